@@ -1,0 +1,32 @@
+# The two commands that matter: `make demo` and `make test`.
+# Each builds the virtual environment from the lock file when it is missing
+# or out of date, so both work on a fresh clone.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test bench clean lock
+
+$(STAMP): pyproject.toml requirements.lock
+	rm -rf $(VENV)
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/kronograph demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q
+
+bench: $(STAMP)
+	$(BIN)/python bench/core.py
+
+# Regenerate the lock file (needs `uv` on PATH; not part of the normal flow).
+lock:
+	uv pip compile pyproject.toml --extra dev -o requirements.lock --python-version 3.11
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build dist src/*.egg-info

@@ -1,0 +1,1 @@
+"""Ingestion: entity and fact resolution, and the ways facts come in."""

@@ -1,0 +1,188 @@
+"""Adding one fact directly: validate, resolve, ask the judge, plan, apply."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..errors import ConcurrentWriteError, InvalidInputError
+from ..ids import new_id
+from ..model import AddFactResult, Entity, RelationType, Verdict, fold_relation, normalise_name
+from ..store.plan import Plan
+from ..store.protocol import Store
+from ..store.records import FactRecord, Neighbourhood, Source
+from ..time import Clock
+from .entities import choose_entity, clean_labels, label_family
+from .judge import Judge, ask_judge
+from .resolution import decide, new_episode_for_fact, plan_fact, refusal_event, screen
+
+__all__ = ["FactInput", "add_fact"]
+
+ATTEMPTS = 5  # concurrent writers from other processes are rare; retry a few times
+
+
+@dataclass(frozen=True, slots=True)
+class FactInput:
+    """A validated ``add_fact`` call."""
+
+    group_id: str
+    subject: str
+    relation: str
+    object: str
+    fact: str
+    valid_at: datetime | None
+    invalid_at: datetime | None
+    episode_id: str | None
+    subject_labels: tuple[str, ...]
+    object_labels: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if self.valid_at is not None and self.invalid_at is not None and self.invalid_at <= self.valid_at:
+            raise InvalidInputError(
+                "invalid_at",
+                f"{self.invalid_at.isoformat()} is not after valid_at {self.valid_at.isoformat()}",
+            )
+
+
+def _sides(relation_type: RelationType | None, has_judge: bool) -> tuple[str, ...]:
+    """Which endpoints' same-relation facts can matter for this relation."""
+    if relation_type is not None:
+        sides = []
+        if relation_type.one_object_per_subject:
+            sides.append("subject")
+        if relation_type.one_subject_per_object:
+            sides.append("object")
+        if sides:
+            return tuple(sides)
+    return ("subject", "object") if has_judge else ()
+
+
+def _resolve_entity(name: str, labels: tuple[str, ...], known: Sequence[Entity], plan: Plan) -> Entity:
+    """Pick the entity a name refers to, or plan a new one; labels accumulate."""
+    key = normalise_name(name)
+    same_name = [e for e in known if normalise_name(e.name) == key]
+    chosen = choose_entity(labels, same_name)
+    if chosen is None:
+        entity = Entity(uuid=new_id(), group_id=plan.group_id, name=name, labels=labels, created_at=plan.now)
+        plan.new_entities.append(entity)
+        return entity
+    families = {label_family(label) for label in chosen.labels}
+    extra = tuple(label for label in labels if label_family(label) not in families)
+    if not extra:
+        return chosen
+    updated = chosen.model_copy(update={"labels": (*chosen.labels, *extra)})
+    if chosen in plan.new_entities:
+        plan.new_entities[plan.new_entities.index(chosen)] = updated
+    else:
+        plan.entity_labels[chosen.uuid] = updated.labels
+    return updated
+
+
+async def add_fact(
+    store: Store,
+    data: FactInput,
+    *,
+    clock: Clock,
+    judge: Judge | None,
+    relation_type: RelationType | None,
+    candidate_limit: int,
+) -> AddFactResult:
+    for attempt in range(ATTEMPTS):
+        try:
+            return await _attempt(store, data, clock, judge, relation_type, candidate_limit)
+        except ConcurrentWriteError:
+            if attempt == ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+async def _attempt(
+    store: Store,
+    data: FactInput,
+    clock: Clock,
+    judge: Judge | None,
+    relation_type: RelationType | None,
+    candidate_limit: int,
+) -> AddFactResult:
+    g = data.group_id
+    now = clock()
+    plan = Plan(group_id=g, now=now, expected_revision=await store.revision(g))
+    episode_id = data.episode_id or new_id()
+    episode = await store.episode(g, episode_id) if data.episode_id else None
+    if episode is None:
+        plan.new_episodes.append(new_episode_for_fact(g, episode_id, now))
+    valid_at = data.valid_at or (episode.reference_time if episode is not None else now)
+    if data.invalid_at is not None and data.invalid_at <= valid_at:
+        raise InvalidInputError(
+            "invalid_at", f"{data.invalid_at.isoformat()} is not after valid_at {valid_at.isoformat()}"
+        )
+
+    known = await store.entities_named(g, {normalise_name(data.subject), normalise_name(data.object)})
+    subject = _resolve_entity(data.subject, clean_labels(data.subject_labels), known, plan)
+    target = _resolve_entity(
+        data.object, clean_labels(data.object_labels), [*known, *plan.new_entities], plan
+    )
+    for entity_uuid in dict.fromkeys((subject.uuid, target.uuid)):
+        plan.mentions.append((episode_id, entity_uuid))
+
+    relation_key = fold_relation(data.relation)
+    record = FactRecord(
+        uuid=new_id(),
+        group_id=g,
+        source_uuid=subject.uuid,
+        target_uuid=target.uuid,
+        subject=subject.name,
+        object=target.name,
+        relation=data.relation,
+        relation_key=relation_key,
+        fact=data.fact,
+        valid_at=valid_at,
+        invalid_at=None,
+        stated_invalid_at=data.invalid_at,
+        created_at=now,
+        expired_at=None,
+        invalidated_by=None,
+        sources=(Source(episode_id, valid_at, data.invalid_at, now),),
+    )
+    fresh = {e.uuid for e in plan.new_entities}
+    candidates = []
+    if not (subject.uuid in fresh and target.uuid in fresh):
+        candidates = await store.fact_candidates(
+            g,
+            subject.uuid,
+            target.uuid,
+            relation_key,
+            sides=_sides(relation_type, judge is not None),
+            limit=candidate_limit,
+        )
+    screening = screen(record, candidates, relation_type)
+    verdict = Verdict()
+    if judge is not None and screening.restatement is None and screening.for_judge:
+        verdict = await ask_judge(judge, record.to_fact(), [c.to_fact() for c in screening.for_judge])
+    decision = decide(screening, verdict)
+
+    seeds = [c.uuid for c in decision.contradicts]
+    into = screening.restatement or decision.duplicate_of
+    if into is not None:
+        seeds.append(into.uuid)
+    hood = await store.conflict_neighbourhood(g, seeds, 2) if seeds else Neighbourhood()
+    outcome = plan_fact(
+        plan=plan,
+        new=record,
+        decision=decision,
+        restatement=screening.restatement,
+        hood=hood,
+        episode_id=episode_id,
+    )
+    if decision.refused:
+        plan.audit.append(refusal_event(g, now, episode_id, outcome.target.uuid, decision.refused))
+    await store.apply(plan)
+    return AddFactResult(
+        fact=outcome.target.to_fact(),
+        merged=outcome.merged,
+        episode_id=episode_id,
+        retired=[r.to_fact() for r in outcome.retired],
+        changed=[r.to_fact() for r in outcome.changed],
+        refused=decision.refused,
+    )

@@ -1,0 +1,193 @@
+"""Fact resolution, as pure functions: candidates in, a plan out.
+
+The four steps of the design:
+
+1. duplicates: facts between the same two entities, either direction; an exact
+   restatement (same direction, same folded relation, overlapping interval)
+   merges provenance instead of writing a new fact;
+2. invalidation candidates: facts touching an endpoint that *could replace*
+   each other: the same pair of entities, or one shared entity and the same
+   folded relation key. Nothing else is ever eligible, whatever a judge says;
+3. the decision: by declared cardinality where there is one, else by the judge;
+4. the timeline: contradiction edges are recorded and the intervals of every
+   fact they touch are recomputed (see :mod:`.timeline`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..model import AuditEvent, Cardinality, Episode, RelationType, Verdict
+from ..store.plan import HistoryEntry, Plan
+from ..store.records import FactRecord, Neighbourhood
+from .timeline import status_of, merge_sources, recompute, refresh
+
+__all__ = ["Decision", "FactOutcome", "Screening", "decide", "new_episode_for_fact", "plan_fact", "refusal_event", "screen"]
+
+
+def _overlaps(a: FactRecord, b: FactRecord) -> bool:
+    """Closed-open intervals that overlap or touch."""
+    a_end, b_end = a.invalid_at or a.stated_invalid_at, b.invalid_at or b.stated_invalid_at
+    return (a_end is None or b.valid_at <= a_end) and (b_end is None or a.valid_at <= b_end)
+
+
+@dataclass(slots=True)
+class Screening:
+    """The candidates of one new fact, sorted by what may happen to them."""
+
+    restatement: FactRecord | None = None
+    by_cardinality: list[FactRecord] = field(default_factory=list)
+    for_judge: list[FactRecord] = field(default_factory=list)
+
+
+def screen(
+    new: FactRecord, candidates: Sequence[FactRecord], relation_type: RelationType | None
+) -> Screening:
+    """Apply the duplicate rule, the *could replace* guard and declared cardinality."""
+    result = Screening()
+    ends = {new.source_uuid, new.target_uuid}
+    declared = relation_type is not None and relation_type.cardinality != Cardinality.MANY_TO_MANY
+    for cand in sorted(candidates, key=lambda c: (c.valid_at, c.created_at, c.uuid)):
+        if cand.expired_at is not None or cand.uuid == new.uuid:
+            continue
+        same_pair = {cand.source_uuid, cand.target_uuid} == ends
+        same_relation = cand.relation_key == new.relation_key
+        if not (same_pair or (same_relation and (cand.source_uuid in ends or cand.target_uuid in ends))):
+            continue  # the guard: this fact could not be replaced by the new one
+        same_direction = cand.source_uuid == new.source_uuid and cand.target_uuid == new.target_uuid
+        if same_pair and same_relation and same_direction:
+            if result.restatement is None and _overlaps(cand, new):
+                result.restatement = cand
+            continue  # the same statement at another time never contradicts itself
+        if same_relation and declared:
+            assert relation_type is not None
+            if relation_type.one_object_per_subject and cand.source_uuid == new.source_uuid:
+                result.by_cardinality.append(cand)
+            elif relation_type.one_subject_per_object and cand.target_uuid == new.target_uuid:
+                result.by_cardinality.append(cand)
+            continue  # declared compatible: nothing for a judge to weigh
+        result.for_judge.append(cand)
+    return result
+
+
+@dataclass(slots=True)
+class Decision:
+    duplicate_of: FactRecord | None
+    contradicts: list[FactRecord]
+    refused: list[str]
+
+
+def decide(screening: Screening, verdict: Verdict) -> Decision:
+    """Combine the screening with a judge's verdict; the judge can only act on
+    candidates it was shown, and only a same-pair fact can be a duplicate."""
+    shown = {c.uuid: c for c in screening.for_judge}
+    refused = [u for u in dict.fromkeys(verdict.contradicts) if u not in shown]
+    duplicate = shown.get(verdict.duplicate_of) if verdict.duplicate_of else None
+    if verdict.duplicate_of and duplicate is None:
+        refused.append(verdict.duplicate_of)
+    contradicts = list(screening.by_cardinality)
+    for uuid in dict.fromkeys(verdict.contradicts):
+        cand = shown.get(uuid)
+        if cand is not None and cand is not duplicate:
+            contradicts.append(cand)
+    return Decision(duplicate_of=duplicate, contradicts=contradicts, refused=refused)
+
+
+@dataclass(slots=True)
+class FactOutcome:
+    plan: Plan
+    target: FactRecord
+    merged: bool
+    retired: list[FactRecord]
+    changed: list[FactRecord]
+
+
+def plan_fact(
+    *,
+    plan: Plan,
+    new: FactRecord,
+    decision: Decision,
+    restatement: FactRecord | None,
+    hood: Neighbourhood,
+    episode_id: str,
+) -> FactOutcome:
+    """Write the new fact (or merge it), link what it contradicts, and recompute
+    every interval the change can move."""
+    source = new.sources[0]
+    into = restatement or decision.duplicate_of
+    records = dict(hood.records)
+    edges = {u: set(v) for u, v in hood.edges.items()}
+    originals = dict(hood.records)
+    if into is not None:
+        into = records.get(into.uuid, into)
+        originals.setdefault(into.uuid, into)
+        known = {s.episode_id for s in into.sources}
+        sources = into.sources if source.episode_id in known else (*into.sources, source)
+        target = merge_sources(into, sources)
+        if source.episode_id not in known:
+            plan.add_sources.append((target.uuid, source))
+        merged = True
+    else:
+        target = new
+        plan.new_facts.append(new)
+        merged = False
+    records[target.uuid] = target
+    edges.setdefault(target.uuid, set())
+    for cand in decision.contradicts:
+        if cand.uuid in edges[target.uuid]:
+            continue
+        edges[target.uuid].add(cand.uuid)
+        edges.setdefault(cand.uuid, set()).add(target.uuid)
+        records.setdefault(cand.uuid, cand)
+        originals.setdefault(cand.uuid, cand)
+        plan.add_conflicts.append((target.uuid, cand.uuid, episode_id))
+
+    targets = {target.uuid} | edges[target.uuid]
+    target_stored = originals.get(target.uuid)
+    changes = refresh(plan, records, edges, targets - {target.uuid}, originals, episode_id)
+    final = recompute(records[target.uuid], (records[n] for n in edges[target.uuid]), plan.now)
+    records[target.uuid] = final
+    if merged:
+        assert target_stored is not None
+        if final.interval_state() != target_stored.interval_state():
+            plan.updated_facts.append(final)
+            plan.history.append(HistoryEntry(final, status_of(final), "restated", episode_id))
+    else:
+        plan.new_facts[-1] = final
+        plan.history.append(HistoryEntry(final, status_of(final), "created", episode_id))
+
+    retired: list[FactRecord] = []
+    changed: list[FactRecord] = []
+    for stored, updated in changes:
+        was_current = stored.invalid_at is None and stored.expired_at is None
+        if was_current and (updated.invalid_at is not None or updated.expired_at is not None):
+            retired.append(updated)
+        else:
+            changed.append(updated)
+    return FactOutcome(plan=plan, target=final, merged=merged, retired=retired, changed=changed)
+
+
+def new_episode_for_fact(group_id: str, episode_id: str, now: datetime) -> Episode:
+    """The source episode a directly added fact records when its id is unknown."""
+    return Episode(
+        uuid=episode_id,
+        group_id=group_id,
+        name=episode_id,
+        kind="fact",
+        source_description="add_fact",
+        reference_time=now,
+        created_at=now,
+    )
+
+
+def refusal_event(group_id: str, now: datetime, episode_id: str, fact_uuid: str, refused: list[str]) -> AuditEvent:
+    """An audit event for judge verdicts the guard did not let through."""
+    return AuditEvent(
+        group_id=group_id,
+        kind="verdict_refused",
+        recorded_at=now,
+        episode_id=episode_id,
+        detail={"fact": fact_uuid, "refused": refused},
+    )

@@ -1,0 +1,1 @@
+"""Maintenance: retraction now; forget, communities, sagas and reconcile later."""

@@ -1,0 +1,94 @@
+"""Retracting an episode: provenance removed everywhere, timelines recomputed.
+
+A fact is deleted only when no source is left; a fact the episode had closed
+or expired gets its interval back unless another fact still closes it; an
+entity left with no fact and no mention is deleted. Fact history is kept, so
+``known_at`` answers about the past do not change (``forget`` erases history).
+"""
+
+from __future__ import annotations
+
+from ..errors import ConcurrentWriteError, NotFoundError
+from ..ingest.timeline import merge_sources, refresh
+from ..model import AuditEvent, RemovalResult
+from ..store.plan import HistoryEntry, Plan
+from ..store.protocol import Store
+from ..store.records import FactRecord, Neighbourhood
+from ..time import Clock
+
+__all__ = ["plan_removal", "remove_episode"]
+
+ATTEMPTS = 5
+
+
+def plan_removal(
+    plan: Plan,
+    episode_id: str,
+    citing: list[FactRecord],
+    hood: Neighbourhood,
+    references: dict[str, tuple[set[str], set[str]]],
+) -> RemovalResult:
+    """Fill ``plan`` with the retraction of ``episode_id``; pure.
+
+    ``references`` covers the entities the episode mentions or its facts touch.
+    """
+    records = dict(hood.records)
+    originals = dict(hood.records)
+    gone: set[str] = set()
+    for record in citing:
+        remaining = tuple(s for s in record.sources if s.episode_id != episode_id)
+        if remaining:
+            plan.remove_sources.append((record.uuid, episode_id))
+            records[record.uuid] = merge_sources(record, remaining)
+            continue
+        gone.add(record.uuid)
+        plan.delete_facts.append(record.uuid)
+        plan.history.append(HistoryEntry(record, "deleted", "source_removed", episode_id))
+    edges = {u: links - gone for u, links in hood.edges.items() if u not in gone}
+    targets: set[str] = set()
+    for record in citing:
+        targets |= hood.edges.get(record.uuid, set())
+        targets.add(record.uuid)
+    changes = refresh(plan, records, edges, targets - gone, originals, episode_id)
+    plan.delete_episodes.append(episode_id)
+    for entity_uuid, (facts, episodes) in sorted(references.items()):
+        if not (facts - gone) and not (episodes - {episode_id}):
+            plan.delete_entities.append(entity_uuid)
+    plan.audit.append(
+        AuditEvent(
+            group_id=plan.group_id,
+            kind="episode_removed",
+            recorded_at=plan.now,
+            episode_id=episode_id,
+            detail={"deleted_facts": len(gone), "changed_facts": len(changes)},
+        )
+    )
+    return RemovalResult(
+        episode_id=episode_id,
+        deleted_facts=sorted(gone),
+        changed=[updated.to_fact() for _, updated in changes],
+        deleted_entities=list(plan.delete_entities),
+    )
+
+
+async def remove_episode(store: Store, group_id: str, episode_id: str, *, clock: Clock) -> RemovalResult:
+    for attempt in range(ATTEMPTS):
+        now = clock()
+        plan = Plan(group_id=group_id, now=now, expected_revision=await store.revision(group_id))
+        if await store.episode(group_id, episode_id) is None:
+            raise NotFoundError(f"no episode {episode_id!r} in group {group_id!r}")
+        citing = await store.facts_citing(group_id, episode_id)
+        touched = set(await store.mentioned_entities(group_id, episode_id))
+        for record in citing:
+            touched.update((record.source_uuid, record.target_uuid))
+        references = await store.entity_references(group_id, touched)
+        hood = await store.conflict_neighbourhood(group_id, [r.uuid for r in citing], 2)
+        result = plan_removal(plan, episode_id, citing, hood, references)
+        try:
+            await store.apply(plan)
+        except ConcurrentWriteError:
+            if attempt == ATTEMPTS - 1:
+                raise
+            continue
+        return result
+    raise AssertionError("unreachable")

@@ -1,0 +1,382 @@
+"""The public API: ``AsyncMemory`` (the core) and ``Memory`` (its sync shell).
+
+Both have the same methods with the same parameters; a test keeps them in step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from pydantic import ValidationError
+
+from ._portal import Portal
+from .errors import ClosedError, InvalidInputError
+from .ingest.direct import FactInput
+from .ingest.direct import add_fact as _add_fact
+from .ingest.judge import Judge
+from .maintain.removal import remove_episode as _remove_episode
+from .model import (
+    AddFactResult,
+    AuditEvent,
+    Entity,
+    Episode,
+    Fact,
+    FactChange,
+    RelationType,
+    RemovalResult,
+    fold_relation,
+    normalise_name,
+)
+from .store import FactQuery, Store, open_store
+from .time import Clock, as_utc, parse_time, system_clock
+
+__all__ = ["AsyncMemory", "Memory"]
+
+TimeLike = datetime | str
+
+
+def _text(field: str, value: Any, *, optional: bool = False) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInputError(field, f"expected a string, got {type(value).__name__}")
+    if not value.strip():
+        raise InvalidInputError(field, "must not be empty")
+    return value.strip()
+
+
+def _time(field: str, value: TimeLike | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return parse_time(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(field, f"not a datetime or ISO 8601 time: {value!r} ({exc})") from None
+
+
+def _labels(field: str, value: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(value, str):
+        raise InvalidInputError(field, "expected a list of labels, got a single string")
+    labels = tuple(value)
+    for label in labels:
+        _text(field, label)
+    return labels
+
+
+def _relation_types(value: Mapping[str, RelationType | Mapping[str, Any]] | None) -> dict[str, RelationType]:
+    out: dict[str, RelationType] = {}
+    for name, spec in (value or {}).items():
+        key = fold_relation(_text("relation_types", name) or "")
+        try:
+            out[key] = spec if isinstance(spec, RelationType) else RelationType.model_validate(spec)
+        except ValidationError as exc:
+            problem = "; ".join(e["msg"] for e in exc.errors())
+            raise InvalidInputError(f"relation_types[{name!r}]", problem) from None
+    return out
+
+
+class AsyncMemory:
+    """A temporal knowledge-graph memory (async API).
+
+    ``store`` is a file path, ``":memory:"``, a ``sqlite:///`` URL or a store
+    object. ``clock`` returns the current time (tests and replays pass their
+    own); ``judge`` decides contradictions a declared cardinality does not;
+    ``relation_types`` declares cardinalities by relation name.
+    ``candidate_limit`` caps, per endpoint, how many same-relation facts a
+    judge is shown (the most recent first).
+    """
+
+    def __init__(
+        self,
+        store: str | Path | Store = ":memory:",
+        *,
+        clock: Clock | None = None,
+        judge: Judge | None = None,
+        relation_types: Mapping[str, RelationType | Mapping[str, Any]] | None = None,
+        candidate_limit: int = 50,
+    ) -> None:
+        self._relation_types = _relation_types(relation_types)
+        if candidate_limit < 1:
+            raise InvalidInputError("candidate_limit", "must be at least 1")
+        if judge is not None and not callable(judge):
+            raise InvalidInputError("judge", "must be callable: judge(new_fact, candidates) -> Verdict")
+        try:
+            self._store = store if isinstance(store, Store) else open_store(store, threaded=self._threaded)
+        except ValueError as exc:
+            raise InvalidInputError("store", str(exc)) from None
+        self._clock = clock or system_clock
+        self._judge = judge
+        self._candidate_limit = candidate_limit
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._opened = False
+        self._closed = False
+
+    _threaded = True  # the sync shell owns its loop and runs the store inline
+
+    @property
+    def store(self) -> Store:
+        return self._store
+
+    def _now(self) -> datetime:
+        return as_utc(self._clock())
+
+    async def _ready(self) -> Store:
+        if self._closed:
+            raise ClosedError("this memory is closed")
+        if not self._opened:
+            await self._store.open()
+            self._opened = True
+        return self._store
+
+    def _group(self, group_id: Any) -> str:
+        return _text("group_id", group_id)  # type: ignore[return-value]
+
+    def _lock(self, group_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(group_id, asyncio.Lock())
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        await self._store.close()
+
+    async def __aenter__(self) -> AsyncMemory:
+        await self._ready()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # -- writing ---------------------------------------------------------------
+    async def add_fact(
+        self,
+        group_id: str,
+        subject: str,
+        relation: str,
+        object: str,
+        *,
+        fact: str | None = None,
+        valid_at: TimeLike | None = None,
+        invalid_at: TimeLike | None = None,
+        episode_id: str | None = None,
+        subject_labels: Iterable[str] = (),
+        object_labels: Iterable[str] = (),
+    ) -> AddFactResult:
+        """Add one fact; returns what was written, merged, retired and changed."""
+        g = self._group(group_id)
+        subject_name = _text("subject", subject)
+        relation_name = _text("relation", relation)
+        object_name = _text("object", object)
+        assert subject_name and relation_name and object_name
+        data = FactInput(
+            group_id=g,
+            subject=subject_name,
+            relation=relation_name,
+            object=object_name,
+            fact=_text("fact", fact, optional=True) or f"{subject_name} {relation_name} {object_name}",
+            valid_at=_time("valid_at", valid_at),
+            invalid_at=_time("invalid_at", invalid_at),
+            episode_id=_text("episode_id", episode_id, optional=True),
+            subject_labels=_labels("subject_labels", subject_labels),
+            object_labels=_labels("object_labels", object_labels),
+        )
+        store = await self._ready()
+        async with self._lock(g):
+            return await _add_fact(
+                store,
+                data,
+                clock=self._now,
+                judge=self._judge,
+                relation_type=self._relation_types.get(fold_relation(relation_name)),
+                candidate_limit=self._candidate_limit,
+            )
+
+    async def remove_episode(self, group_id: str, episode_id: str) -> RemovalResult:
+        """Retract an episode: see :mod:`kronograph.maintain.removal`."""
+        g = self._group(group_id)
+        eid = _text("episode_id", episode_id)
+        assert eid is not None
+        store = await self._ready()
+        async with self._lock(g):
+            return await _remove_episode(store, g, eid, clock=self._now)
+
+    # -- reading ---------------------------------------------------------------
+    async def facts(
+        self,
+        group_id: str,
+        *,
+        subject: str | None = None,
+        relation: str | None = None,
+        object: str | None = None,
+        entity: str | None = None,
+        as_of: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        include_retired: bool = False,
+        include_expired: bool = False,
+        limit: int | None = None,
+    ) -> list[Fact]:
+        """Facts valid now (default), valid at ``as_of``, as believed at
+        ``known_at`` (valid at ``as_of``, which defaults to ``known_at``), or every
+        interval (``include_retired``). Names match case-insensitively, relations
+        by folded key; ``entity`` matches either end."""
+        g = self._group(group_id)
+        when = _time("as_of", as_of)
+        believed = _time("known_at", known_at)
+        if include_retired and when is not None:
+            raise InvalidInputError("as_of", "cannot be combined with include_retired (which returns every interval)")
+        if limit is not None and limit < 1:
+            raise InvalidInputError("limit", "must be at least 1")
+        query = FactQuery(
+            as_of=when or believed or self._now(),
+            subject_key=self._name_key("subject", subject),
+            object_key=self._name_key("object", object),
+            entity_key=self._name_key("entity", entity),
+            relation_key=fold_relation(_text("relation", relation)) if relation is not None else None,  # type: ignore[arg-type]
+            known_at=believed,
+            include_retired=include_retired,
+            include_expired=include_expired,
+            limit=limit,
+        )
+        return await (await self._ready()).facts(g, query)
+
+    @staticmethod
+    def _name_key(field: str, value: str | None) -> str | None:
+        return None if value is None else normalise_name(_text(field, value) or "")
+
+    async def timeline(self, group_id: str, entity: str, relation: str | None = None) -> list[Fact]:
+        """Every interval of the facts touching ``entity``, by ``valid_at``."""
+        g = self._group(group_id)
+        key = self._name_key("entity", entity)
+        assert key is not None
+        rel = fold_relation(_text("relation", relation) or "") if relation is not None else None
+        return await (await self._ready()).timeline(g, key, rel)
+
+    async def entities(self, group_id: str, *, name: str | None = None, label: str | None = None) -> list[Entity]:
+        g = self._group(group_id)
+        return await (await self._ready()).entities(
+            g, name_key=self._name_key("name", name), label=_text("label", label, optional=True)
+        )
+
+    async def episodes(self, group_id: str) -> list[Episode]:
+        return await (await self._ready()).episodes(self._group(group_id))
+
+    async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
+        """Every recorded state of one fact, oldest first, with its cause."""
+        g = self._group(group_id)
+        return await (await self._ready()).history(g, _text("fact_uuid", fact_uuid) or "")
+
+    async def audit_events(self, group_id: str) -> list[AuditEvent]:
+        return await (await self._ready()).audit_events(self._group(group_id))
+
+
+class _SyncCore(AsyncMemory):
+    _threaded = False
+
+
+class Memory:
+    """The same memory with a blocking API; every method mirrors ``AsyncMemory``."""
+
+    def __init__(
+        self,
+        store: str | Path | Store = ":memory:",
+        *,
+        clock: Clock | None = None,
+        judge: Judge | None = None,
+        relation_types: Mapping[str, RelationType | Mapping[str, Any]] | None = None,
+        candidate_limit: int = 50,
+    ) -> None:
+        self._core = _SyncCore(
+            store, clock=clock, judge=judge, relation_types=relation_types, candidate_limit=candidate_limit
+        )
+        self._portal = Portal()
+
+    @property
+    def store(self) -> Store:
+        return self._core.store
+
+    def close(self) -> None:
+        if self._core._closed:
+            return
+        try:
+            self._portal.call(self._core.aclose())
+        finally:
+            self._portal.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def _call(self, coro: Any) -> Any:
+        if self._core._closed:
+            coro.close()
+            raise ClosedError("this memory is closed")
+        return self._portal.call(coro)
+
+    def add_fact(
+        self,
+        group_id: str,
+        subject: str,
+        relation: str,
+        object: str,
+        *,
+        fact: str | None = None,
+        valid_at: TimeLike | None = None,
+        invalid_at: TimeLike | None = None,
+        episode_id: str | None = None,
+        subject_labels: Iterable[str] = (),
+        object_labels: Iterable[str] = (),
+    ) -> AddFactResult:
+        return self._call(
+            self._core.add_fact(
+                group_id, subject, relation, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
+                episode_id=episode_id, subject_labels=subject_labels, object_labels=object_labels,
+            )
+        )
+
+    def remove_episode(self, group_id: str, episode_id: str) -> RemovalResult:
+        return self._call(self._core.remove_episode(group_id, episode_id))
+
+    def facts(
+        self,
+        group_id: str,
+        *,
+        subject: str | None = None,
+        relation: str | None = None,
+        object: str | None = None,
+        entity: str | None = None,
+        as_of: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        include_retired: bool = False,
+        include_expired: bool = False,
+        limit: int | None = None,
+    ) -> list[Fact]:
+        return self._call(
+            self._core.facts(
+                group_id, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
+                known_at=known_at, include_retired=include_retired, include_expired=include_expired, limit=limit,
+            )
+        )
+
+    def timeline(self, group_id: str, entity: str, relation: str | None = None) -> list[Fact]:
+        return self._call(self._core.timeline(group_id, entity, relation))
+
+    def entities(self, group_id: str, *, name: str | None = None, label: str | None = None) -> list[Entity]:
+        return self._call(self._core.entities(group_id, name=name, label=label))
+
+    def episodes(self, group_id: str) -> list[Episode]:
+        return self._call(self._core.episodes(group_id))
+
+    def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
+        return self._call(self._core.history(group_id, fact_uuid))
+
+    def audit_events(self, group_id: str) -> list[AuditEvent]:
+        return self._call(self._core.audit_events(group_id))

@@ -1,0 +1,219 @@
+"""The data model: what a memory stores and returns.
+
+Every datetime field is timezone-aware UTC; a naive value is read as UTC.
+This module imports nothing else from kronograph.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+__all__ = [
+    "AddFactResult",
+    "AuditEvent",
+    "Cardinality",
+    "Entity",
+    "Episode",
+    "EpisodeKind",
+    "Fact",
+    "FactChange",
+    "Mention",
+    "RelationType",
+    "RemovalResult",
+    "UtcDatetime",
+    "Verdict",
+    "fold_relation",
+    "normalise_name",
+]
+
+_SPACE = re.compile(r"\s+")
+_RELATION_NOISE = re.compile(r"[\s_\-]+")
+
+
+def normalise_name(name: str) -> str:
+    """The key two entity names are compared by: case folded, white space runs folded."""
+    return _SPACE.sub(" ", name).strip().casefold()
+
+
+def fold_relation(relation: str) -> str:
+    """The key relations are compared by: ``MIGRATED_OFF``, ``migrated-off`` and
+    ``Migrated Off`` all fold to ``migratedoff``."""
+    return _RELATION_NOISE.sub("", relation).casefold()
+
+
+def _utc(value: datetime) -> datetime:
+    if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
+"""A datetime that is always aware UTC once validated (naive input is read as UTC)."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Cardinality(StrEnum):
+    """How many objects a subject may have at once, and the other way round."""
+
+    MANY_TO_ONE = "many_to_one"  # a subject has one object at a time (LIVES_IN)
+    ONE_TO_MANY = "one_to_many"  # an object has one subject at a time (CEO_OF a company)
+    ONE_TO_ONE = "one_to_one"
+    MANY_TO_MANY = "many_to_many"  # no structural rule: only the judge decides
+
+
+class RelationType(_Model):
+    """A declared relation. A cardinality other than many-to-many makes
+    contradiction detection deterministic for that relation: no judge needed."""
+
+    cardinality: Cardinality = Cardinality.MANY_TO_MANY
+    description: str | None = None
+
+    @property
+    def one_object_per_subject(self) -> bool:
+        return self.cardinality in (Cardinality.MANY_TO_ONE, Cardinality.ONE_TO_ONE)
+
+    @property
+    def one_subject_per_object(self) -> bool:
+        return self.cardinality in (Cardinality.ONE_TO_MANY, Cardinality.ONE_TO_ONE)
+
+
+class Verdict(_Model):
+    """A contradiction judge's answer about one new fact.
+
+    ``contradicts`` lists uuids of candidate facts the new fact replaces;
+    ``duplicate_of`` names a candidate that states the same thing. Uuids of facts
+    the judge was not shown are ignored.
+    """
+
+    contradicts: list[str] = Field(default_factory=list)
+    duplicate_of: str | None = None
+
+
+class EpisodeKind(StrEnum):
+    MESSAGE = "message"
+    TEXT = "text"
+    JSON = "json"
+    FACT = "fact"  # the source of facts added directly with add_fact
+
+
+class Episode(_Model):
+    """One unit of input. ``uuid`` is the caller's episode id when one was given."""
+
+    uuid: str
+    group_id: str
+    name: str
+    kind: EpisodeKind
+    content: str | None = None
+    content_hash: str | None = None
+    source_description: str | None = None
+    reference_time: UtcDatetime
+    created_at: UtcDatetime
+    saga: str | None = None
+    status: str = "complete"
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class Entity(_Model):
+    uuid: str
+    group_id: str
+    name: str
+    labels: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    summary: str | None = None
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    created_at: UtcDatetime
+
+
+class Fact(_Model):
+    """A relation between two entities, with its two times.
+
+    ``valid_at``/``invalid_at``: when it held in the world (business time).
+    ``created_at``/``expired_at``: when this record was believed (transaction time).
+    """
+
+    uuid: str
+    group_id: str
+    subject: str
+    subject_uuid: str
+    relation: str
+    object: str
+    object_uuid: str
+    fact: str
+    valid_at: UtcDatetime
+    invalid_at: UtcDatetime | None = None
+    created_at: UtcDatetime
+    expired_at: UtcDatetime | None = None
+    invalidated_by: str | None = None
+    episodes: tuple[str, ...] = ()
+    attributes: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def triple(self) -> str:
+        return f"{self.subject} {self.relation} {self.object}"
+
+    def is_valid_at(self, moment: datetime) -> bool:
+        """True when the fact held in the world at ``moment``."""
+        moment = _utc(moment)
+        return self.valid_at <= moment and (self.invalid_at is None or moment < self.invalid_at)
+
+
+class FactChange(_Model):
+    """One row of a fact's append-only history: its state from ``recorded_at`` on."""
+
+    fact_uuid: str
+    recorded_at: UtcDatetime
+    cause: str
+    episode_id: str | None = None
+    status: Literal["live", "expired", "deleted"]
+    valid_at: UtcDatetime
+    invalid_at: UtcDatetime | None = None
+    invalidated_by: str | None = None
+    episodes: tuple[str, ...] = ()
+
+
+class Mention(_Model):
+    group_id: str
+    episode_id: str
+    entity_uuid: str
+
+
+class AuditEvent(_Model):
+    group_id: str
+    kind: str
+    recorded_at: UtcDatetime
+    episode_id: str | None = None
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+class AddFactResult(_Model):
+    """What one ``add_fact`` did.
+
+    ``fact`` is the fact written, or the existing fact it was merged into
+    (``merged=True``). ``retired`` are facts it closed or expired; ``changed``
+    are other facts whose interval moved. ``refused`` lists uuids the judge named
+    that the structural guard made ineligible: they were left alone.
+    """
+
+    fact: Fact
+    merged: bool
+    episode_id: str
+    retired: list[Fact] = Field(default_factory=list)
+    changed: list[Fact] = Field(default_factory=list)
+    refused: list[str] = Field(default_factory=list)
+
+
+class RemovalResult(_Model):
+    """What ``remove_episode`` did."""
+
+    episode_id: str
+    deleted_facts: list[str] = Field(default_factory=list)
+    changed: list[Fact] = Field(default_factory=list)
+    deleted_entities: list[str] = Field(default_factory=list)

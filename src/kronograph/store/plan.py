@@ -1,0 +1,51 @@
+"""A plan: the complete list of changes one unit of work makes.
+
+Resolution code (pure) builds plans; a store applies one plan in one
+transaction, all or nothing, and decides nothing itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from ..model import AuditEvent, Entity, Episode
+from .records import FactRecord, Source
+
+__all__ = ["HistoryEntry", "Plan"]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """A snapshot of a fact to append to its history, with why it changed."""
+
+    record: FactRecord
+    status: Literal["live", "expired", "deleted"]
+    cause: str
+    episode_id: str | None
+
+
+@dataclass(slots=True)
+class Plan:
+    group_id: str
+    now: datetime
+    # The group revision the plan was computed from; the store refuses the plan
+    # (ConcurrentWriteError) if another writer moved it since.
+    expected_revision: int
+    new_episodes: list[Episode] = field(default_factory=list)
+    new_entities: list[Entity] = field(default_factory=list)
+    entity_labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    mentions: list[tuple[str, str]] = field(default_factory=list)  # (episode_id, entity_uuid)
+    new_facts: list[FactRecord] = field(default_factory=list)
+    # Full new state of existing facts: times, expiry, invalidated_by.
+    updated_facts: list[FactRecord] = field(default_factory=list)
+    add_sources: list[tuple[str, Source]] = field(default_factory=list)
+    remove_sources: list[tuple[str, str]] = field(default_factory=list)  # (fact_uuid, episode_id)
+    delete_facts: list[str] = field(default_factory=list)
+    add_conflicts: list[tuple[str, str, str | None]] = field(default_factory=list)  # (a, b, episode)
+    history: list[HistoryEntry] = field(default_factory=list)
+    delete_episodes: list[str] = field(default_factory=list)
+    # Entities to delete: nothing refers to them once the rest is applied.
+    delete_entities: list[str] = field(default_factory=list)
+    audit: list[AuditEvent] = field(default_factory=list)

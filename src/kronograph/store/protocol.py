@@ -1,0 +1,110 @@
+"""The store protocol: what the core asks of a backend, in domain terms.
+
+A store answers queries and applies plans. It decides nothing and never calls
+a model; every method is scoped by ``group_id``. All methods are async so a
+server backend can use native async I/O; the embedded SQLite backend runs its
+work on a private thread (or inline, when the caller owns the event loop).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+from ..model import AuditEvent, Entity, Episode, Fact, FactChange
+from .plan import Plan
+from .records import FactRecord, Neighbourhood
+
+__all__ = ["FactQuery", "Store"]
+
+
+@dataclass(frozen=True, slots=True)
+class FactQuery:
+    """A temporal fact query. Names are normalised keys, relations folded keys.
+
+    Exactly one temporal mode applies: ``known_at`` (history, at ``as_of``),
+    ``include_retired`` (every live interval), or valid at ``as_of``.
+    """
+
+    as_of: datetime
+    subject_key: str | None = None
+    object_key: str | None = None
+    entity_key: str | None = None
+    relation_key: str | None = None
+    known_at: datetime | None = None
+    include_retired: bool = False
+    include_expired: bool = False
+    limit: int | None = None
+
+
+@runtime_checkable
+class Store(Protocol):
+    async def open(self) -> None:
+        """Create or migrate the schema; idempotent."""
+
+    async def close(self) -> None: ...
+
+    # -- reads used by resolution -------------------------------------------
+    async def revision(self, group_id: str) -> int:
+        """A number that changes with every plan applied to the group."""
+
+    async def episode(self, group_id: str, episode_id: str) -> Episode | None: ...
+
+    async def entities_named(self, group_id: str, name_keys: Collection[str]) -> list[Entity]:
+        """Entities whose normalised name is one of ``name_keys``."""
+
+    async def fact_candidates(
+        self,
+        group_id: str,
+        subject_uuid: str,
+        object_uuid: str,
+        relation_key: str,
+        *,
+        sides: Collection[str] = ("subject", "object"),
+        limit: int = 50,
+    ) -> list[FactRecord]:
+        """Unexpired facts between the two entities (either direction), and, for each
+        of ``sides``, the ``limit`` latest facts touching that entity with the
+        folded relation ``relation_key``."""
+
+    async def conflict_neighbourhood(
+        self, group_id: str, seeds: Collection[str], depth: int = 2
+    ) -> Neighbourhood:
+        """Seed facts and the facts linked to them by contradiction edges, ``depth``
+        links out; edges are complete for facts fewer than ``depth`` links out."""
+
+    async def facts_citing(self, group_id: str, episode_id: str) -> list[FactRecord]: ...
+
+    async def mentioned_entities(self, group_id: str, episode_id: str) -> list[str]: ...
+
+    async def entity_references(
+        self, group_id: str, entity_uuids: Collection[str]
+    ) -> dict[str, tuple[set[str], set[str]]]:
+        """For each entity: the uuids of facts that touch it and the ids of
+        episodes that mention it."""
+
+    # -- reads for callers ---------------------------------------------------
+    async def facts(self, group_id: str, query: FactQuery) -> list[Fact]: ...
+
+    async def timeline(self, group_id: str, entity_key: str, relation_key: str | None) -> list[Fact]:
+        """Unexpired facts touching an entity of that name, by ``valid_at``."""
+
+    async def entities(
+        self, group_id: str, *, name_key: str | None = None, label: str | None = None
+    ) -> list[Entity]: ...
+
+    async def episodes(self, group_id: str) -> list[Episode]: ...
+
+    async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]: ...
+
+    async def audit_events(self, group_id: str) -> list[AuditEvent]: ...
+
+    # -- the one write -------------------------------------------------------
+    async def apply(self, plan: Plan) -> None:
+        """Apply every change of ``plan`` in one transaction, or none of them.
+
+        Raises ConcurrentWriteError if the group's revision is no longer
+        ``plan.expected_revision``.
+        """

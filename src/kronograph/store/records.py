@@ -1,0 +1,93 @@
+"""Internal records the core reasons about and stores persist.
+
+They carry what the public models leave out (folded keys, a fact's own stated
+end, its per-source times), and are plain dataclasses so the pure resolution
+code can copy them cheaply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from ..model import Fact
+
+__all__ = ["FactRecord", "Neighbourhood", "Source"]
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One episode's statement of a fact: the times *it* gave."""
+
+    episode_id: str
+    valid_at: datetime
+    stated_invalid_at: datetime | None
+    added_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class FactRecord:
+    uuid: str
+    group_id: str
+    source_uuid: str
+    target_uuid: str
+    subject: str
+    object: str
+    relation: str
+    relation_key: str
+    fact: str
+    valid_at: datetime
+    invalid_at: datetime | None
+    stated_invalid_at: datetime | None
+    created_at: datetime
+    expired_at: datetime | None
+    invalidated_by: str | None
+    sources: tuple[Source, ...]
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def episodes(self) -> tuple[str, ...]:
+        return tuple(s.episode_id for s in self.sources)
+
+    def with_(self, **changes: Any) -> FactRecord:
+        return replace(self, **changes)
+
+    def interval_state(self) -> tuple[Any, ...]:
+        """What a history row must be written for when it changes."""
+        return (self.valid_at, self.invalid_at, self.expired_at, self.invalidated_by, self.episodes)
+
+    def to_fact(self) -> Fact:
+        return Fact.model_construct(
+            uuid=self.uuid,
+            group_id=self.group_id,
+            subject=self.subject,
+            subject_uuid=self.source_uuid,
+            relation=self.relation,
+            object=self.object,
+            object_uuid=self.target_uuid,
+            fact=self.fact,
+            valid_at=self.valid_at,
+            invalid_at=self.invalid_at,
+            created_at=self.created_at,
+            expired_at=self.expired_at,
+            invalidated_by=self.invalidated_by,
+            episodes=self.episodes,
+            attributes=dict(self.attributes),
+        )
+
+
+@dataclass(slots=True)
+class Neighbourhood:
+    """Facts linked by recorded contradictions around some seed facts.
+
+    ``edges[u]`` is complete for every uuid in ``complete``; other records are
+    loaded only as neighbours (their times are known, their own links are not).
+    """
+
+    records: dict[str, FactRecord] = field(default_factory=dict)
+    edges: dict[str, set[str]] = field(default_factory=dict)
+    complete: set[str] = field(default_factory=set)
+
+    def neighbours(self, uuid: str) -> set[str]:
+        return self.edges.get(uuid, set())

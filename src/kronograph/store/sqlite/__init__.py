@@ -1,0 +1,5 @@
+"""SQLite backend."""
+
+from .store import SQLiteStore
+
+__all__ = ["SQLiteStore"]

@@ -1,0 +1,307 @@
+"""Queries against the SQLite schema. Every one is scoped by group_id."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from collections.abc import Collection, Iterable
+
+from ...model import AuditEvent, Entity, Episode, Fact, FactChange
+from ...time import from_micros, to_micros
+from ..protocol import FactQuery
+from ..records import FactRecord, Neighbourhood, Source
+from . import rows
+from .rows import opt_time
+
+__all__ = [
+    "audit_events",
+    "conflict_neighbourhood",
+    "entity_references",
+    "entities",
+    "entities_named",
+    "episode",
+    "episodes",
+    "fact_candidates",
+    "facts",
+    "facts_citing",
+    "history",
+    "mentioned_entities",
+    "revision",
+    "timeline",
+]
+
+_FROM_FACTS = (
+    " FROM facts f JOIN entities s ON s.uuid = f.source_uuid JOIN entities o ON o.uuid = f.target_uuid"
+)
+_BY_NAME = "(SELECT uuid FROM entities WHERE group_id = :g AND name_key = :{0})"
+
+
+def _marks(values: Collection[str]) -> str:
+    return ",".join("?" * len(values))
+
+
+def revision(conn: sqlite3.Connection, group_id: str) -> int:
+    row = conn.execute("SELECT revision FROM groups WHERE group_id = ?", (group_id,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def episode(conn: sqlite3.Connection, group_id: str, episode_id: str) -> Episode | None:
+    row = conn.execute(
+        f"SELECT {rows.EPISODE_COLUMNS} FROM episodes p WHERE p.group_id = ? AND p.uuid = ?",
+        (group_id, episode_id),
+    ).fetchone()
+    return rows.episode(row) if row else None
+
+
+def episodes(conn: sqlite3.Connection, group_id: str) -> list[Episode]:
+    cur = conn.execute(
+        f"SELECT {rows.EPISODE_COLUMNS} FROM episodes p WHERE p.group_id = ?"
+        " ORDER BY p.reference_time, p.created_at, p.id",
+        (group_id,),
+    )
+    return [rows.episode(r) for r in cur]
+
+
+def entities_named(conn: sqlite3.Connection, group_id: str, name_keys: Collection[str]) -> list[Entity]:
+    keys = list(name_keys)
+    cur = conn.execute(
+        f"SELECT {rows.ENTITY_COLUMNS} FROM entities e WHERE e.group_id = ? AND e.name_key IN ({_marks(keys)})"
+        " ORDER BY e.created_at, e.uuid",
+        (group_id, *keys),
+    )
+    return [rows.entity(r) for r in cur]
+
+
+def entities(
+    conn: sqlite3.Connection, group_id: str, name_key: str | None, label: str | None
+) -> list[Entity]:
+    sql = f"SELECT {rows.ENTITY_COLUMNS} FROM entities e WHERE e.group_id = :g"
+    if name_key is not None:
+        sql += " AND e.name_key = :name"
+    if label is not None:
+        sql += " AND EXISTS (SELECT 1 FROM json_each(e.labels) WHERE lower(value) = lower(:label))"
+    sql += " ORDER BY e.created_at, e.uuid"
+    return [rows.entity(r) for r in conn.execute(sql, {"g": group_id, "name": name_key, "label": label})]
+
+
+def _records(conn: sqlite3.Connection, group_id: str, where: str, params: Iterable[object]) -> list[FactRecord]:
+    found = conn.execute(
+        f"SELECT {rows.RECORD_COLUMNS}{_FROM_FACTS} WHERE f.group_id = ? AND ({where})",
+        (group_id, *params),
+    ).fetchall()
+    if not found:
+        return []
+    uuids = [r[0] for r in found]
+    sources: dict[str, list[Source]] = defaultdict(list)
+    for fact_uuid, episode_id, valid_at, stated, added_at in conn.execute(
+        "SELECT fact_uuid, episode_id, valid_at, stated_invalid_at, added_at FROM fact_sources"
+        f" WHERE fact_uuid IN ({_marks(uuids)}) ORDER BY added_at, rowid",
+        uuids,
+    ):
+        sources[fact_uuid].append(Source(episode_id, from_micros(valid_at), opt_time(stated), from_micros(added_at)))
+    return [rows.fact_record(r, sources[r[0]]) for r in found]
+
+
+def fact_candidates(
+    conn: sqlite3.Connection,
+    group_id: str,
+    subject_uuid: str,
+    object_uuid: str,
+    relation_key: str,
+    sides: Collection[str],
+    limit: int,
+) -> list[FactRecord]:
+    pair = [subject_uuid, object_uuid]
+    uuids: set[str] = {
+        r[0]
+        for r in conn.execute(
+            "SELECT uuid FROM facts WHERE group_id = ? AND expired_at IS NULL"
+            f" AND source_uuid IN ({_marks(pair)}) AND target_uuid IN ({_marks(pair)})",
+            (group_id, *pair, *pair),
+        )
+    }
+    for side in sides:
+        entity_uuid = subject_uuid if side == "subject" else object_uuid
+        for column in ("source_uuid", "target_uuid"):
+            uuids.update(
+                r[0]
+                for r in conn.execute(
+                    f"SELECT uuid FROM facts WHERE group_id = ? AND {column} = ? AND relation_key = ?"
+                    " AND expired_at IS NULL ORDER BY valid_at DESC LIMIT ?",
+                    (group_id, entity_uuid, relation_key, limit),
+                )
+            )
+    if not uuids:
+        return []
+    return _records(conn, group_id, f"f.uuid IN ({_marks(uuids)})", list(uuids))
+
+
+def conflict_neighbourhood(
+    conn: sqlite3.Connection, group_id: str, seeds: Collection[str], depth: int
+) -> Neighbourhood:
+    hood = Neighbourhood()
+    frontier = set(seeds)
+    if not frontier:
+        return hood
+    for record in _records(conn, group_id, f"f.uuid IN ({_marks(frontier)})", list(frontier)):
+        hood.records[record.uuid] = record
+    for _ in range(depth):
+        if not frontier:
+            break
+        marks = _marks(frontier)
+        links = conn.execute(
+            f"SELECT a, b FROM fact_conflicts WHERE group_id = ? AND a IN ({marks})"
+            f" UNION SELECT b, a FROM fact_conflicts WHERE group_id = ? AND b IN ({marks})",
+            (group_id, *frontier, group_id, *frontier),
+        ).fetchall()
+        for uuid in frontier:
+            hood.edges.setdefault(uuid, set())
+        for a, b in links:
+            hood.edges[a].add(b)
+            hood.edges.setdefault(b, set()).add(a)
+        hood.complete |= frontier
+        frontier = {b for _, b in links} - hood.records.keys()
+        if frontier:
+            for record in _records(conn, group_id, f"f.uuid IN ({_marks(frontier)})", list(frontier)):
+                hood.records[record.uuid] = record
+    # Edges of records outside the complete set are partial: keep only those we know.
+    return hood
+
+
+def facts_citing(conn: sqlite3.Connection, group_id: str, episode_id: str) -> list[FactRecord]:
+    return _records(
+        conn,
+        group_id,
+        "f.uuid IN (SELECT fact_uuid FROM fact_sources WHERE group_id = ? AND episode_id = ?)",
+        (group_id, episode_id),
+    )
+
+
+def mentioned_entities(conn: sqlite3.Connection, group_id: str, episode_id: str) -> list[str]:
+    cur = conn.execute(
+        "SELECT entity_uuid FROM mentions WHERE group_id = ? AND episode_id = ?", (group_id, episode_id)
+    )
+    return [r[0] for r in cur]
+
+
+def entity_references(
+    conn: sqlite3.Connection, group_id: str, entity_uuids: Collection[str]
+) -> dict[str, tuple[set[str], set[str]]]:
+    found: dict[str, tuple[set[str], set[str]]] = {u: (set(), set()) for u in entity_uuids}
+    if not found:
+        return found
+    marks = _marks(found)
+    uuids = list(found)
+    for column in ("source_uuid", "target_uuid"):
+        for entity_uuid, fact_uuid in conn.execute(
+            f"SELECT {column}, uuid FROM facts WHERE group_id = ? AND {column} IN ({marks})",
+            (group_id, *uuids),
+        ):
+            found[entity_uuid][0].add(fact_uuid)
+    for entity_uuid, episode_id in conn.execute(
+        f"SELECT entity_uuid, episode_id FROM mentions WHERE group_id = ? AND entity_uuid IN ({marks})",
+        (group_id, *uuids),
+    ):
+        found[entity_uuid][1].add(episode_id)
+    return found
+
+
+def facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> list[Fact]:
+    if q.known_at is not None:
+        return _believed_facts(conn, group_id, q)
+    params: dict[str, object] = {
+        "g": group_id,
+        "subject": q.subject_key,
+        "object": q.object_key,
+        "entity": q.entity_key,
+        "relation": q.relation_key,
+        "t": to_micros(q.as_of),
+    }
+    where = ["f.group_id = :g"]
+    if q.subject_key is not None:
+        where.append("f.source_uuid IN " + _BY_NAME.format("subject"))
+    if q.object_key is not None:
+        where.append("f.target_uuid IN " + _BY_NAME.format("object"))
+    if q.entity_key is not None:
+        where.append(
+            "(f.source_uuid IN {0} OR f.target_uuid IN {0})".format(_BY_NAME.format("entity"))
+        )
+    if q.relation_key is not None:
+        where.append("f.relation_key = :relation")
+    if not q.include_expired:
+        where.append("f.expired_at IS NULL")
+    if not q.include_retired:
+        where.append("f.valid_at <= :t AND (f.invalid_at IS NULL OR f.invalid_at > :t)")
+    sql = f"SELECT {rows.FACT_COLUMNS}{_FROM_FACTS} WHERE {' AND '.join(where)} ORDER BY f.valid_at, f.created_at, f.uuid"
+    if q.limit is not None:
+        sql += f" LIMIT {int(q.limit)}"
+    return [rows.fact(r) for r in conn.execute(sql, params)]
+
+
+def _believed_facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> list[Fact]:
+    """What the store believed at ``known_at``: for each fact, its latest history
+    row recorded by then."""
+    assert q.known_at is not None
+    params: dict[str, object] = {
+        "g": group_id,
+        "k": to_micros(q.known_at),
+        "t": to_micros(q.as_of),
+        "subject": q.subject_key,
+        "object": q.object_key,
+        "entity": q.entity_key,
+        "relation": q.relation_key,
+    }
+    where = ["h.group_id = :g", "h.recorded_at <= :k"]
+    if q.subject_key is not None:
+        where.append("h.subject_key = :subject")
+    if q.object_key is not None:
+        where.append("h.object_key = :object")
+    if q.entity_key is not None:
+        where.append("(h.subject_key = :entity OR h.object_key = :entity)")
+    if q.relation_key is not None:
+        where.append("h.relation_key = :relation")
+    where.append(
+        "h.seq = (SELECT MAX(h2.seq) FROM fact_history h2"
+        " WHERE h2.fact_uuid = h.fact_uuid AND h2.recorded_at <= :k)"
+    )
+    status = "('live', 'expired')" if q.include_expired else "('live')"
+    where.append(f"h.status IN {status}")
+    if not q.include_retired:
+        where.append("h.valid_at <= :t AND (h.invalid_at IS NULL OR h.invalid_at > :t)")
+    sql = (
+        f"SELECT {rows.HISTORY_FACT_COLUMNS} FROM fact_history h WHERE {' AND '.join(where)}"
+        " ORDER BY h.valid_at, h.created_at, h.fact_uuid"
+    )
+    if q.limit is not None:
+        sql += f" LIMIT {int(q.limit)}"
+    return [rows.fact(r) for r in conn.execute(sql, params)]
+
+
+def timeline(conn: sqlite3.Connection, group_id: str, entity_key: str, relation_key: str | None) -> list[Fact]:
+    sql = (
+        f"SELECT {rows.FACT_COLUMNS}{_FROM_FACTS} WHERE f.group_id = :g AND f.expired_at IS NULL"
+        " AND (f.source_uuid IN {0} OR f.target_uuid IN {0})".format(_BY_NAME.format("entity"))
+    )
+    if relation_key is not None:
+        sql += " AND f.relation_key = :relation"
+    sql += " ORDER BY f.valid_at, f.created_at, f.uuid"
+    cur = conn.execute(sql, {"g": group_id, "entity": entity_key, "relation": relation_key})
+    return [rows.fact(r) for r in cur]
+
+
+def history(conn: sqlite3.Connection, group_id: str, fact_uuid: str) -> list[FactChange]:
+    cur = conn.execute(
+        "SELECT fact_uuid, recorded_at, cause, episode_id, status, valid_at, invalid_at,"
+        " invalidated_by, episodes FROM fact_history WHERE group_id = ? AND fact_uuid = ? ORDER BY seq",
+        (group_id, fact_uuid),
+    )
+    return [rows.fact_change(r) for r in cur]
+
+
+def audit_events(conn: sqlite3.Connection, group_id: str) -> list[AuditEvent]:
+    cur = conn.execute(
+        "SELECT group_id, kind, recorded_at, episode_id, detail FROM audit_events"
+        " WHERE group_id = ? ORDER BY seq",
+        (group_id,),
+    )
+    return [rows.audit_event(r) for r in cur]

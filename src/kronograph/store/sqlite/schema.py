@@ -1,0 +1,254 @@
+"""The SQLite schema, as named forward migrations.
+
+Each migration is a function applied in one transaction together with its row
+in ``schema_migrations``; opening a database applies whatever is missing, and
+refuses a database written by a newer kronograph.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from ...errors import SchemaError
+
+__all__ = ["MIGRATIONS", "migrate", "schema_version"]
+
+_V1 = """
+CREATE TABLE groups (
+    group_id   TEXT PRIMARY KEY,
+    revision   INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL
+);
+
+CREATE TABLE episodes (
+    id                 INTEGER PRIMARY KEY,
+    group_id           TEXT NOT NULL REFERENCES groups(group_id),
+    uuid               TEXT NOT NULL,
+    name               TEXT NOT NULL,
+    kind               TEXT NOT NULL,
+    content            TEXT,
+    content_hash       TEXT,
+    source_description TEXT,
+    reference_time     INTEGER NOT NULL,
+    created_at         INTEGER NOT NULL,
+    saga               TEXT,
+    status             TEXT NOT NULL,
+    metadata           TEXT NOT NULL DEFAULT '{}',
+    UNIQUE (group_id, uuid)
+);
+CREATE INDEX episodes_by_time ON episodes(group_id, reference_time);
+
+CREATE TABLE entities (
+    id         INTEGER PRIMARY KEY,
+    uuid       TEXT NOT NULL UNIQUE,
+    group_id   TEXT NOT NULL REFERENCES groups(group_id),
+    name       TEXT NOT NULL,
+    name_key   TEXT NOT NULL,
+    labels     TEXT NOT NULL DEFAULT '[]',
+    aliases    TEXT NOT NULL DEFAULT '[]',
+    summary    TEXT,
+    attributes TEXT NOT NULL DEFAULT '{}',
+    embedding  BLOB,
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX entities_by_name ON entities(group_id, name_key);
+
+CREATE TABLE facts (
+    id                INTEGER PRIMARY KEY,
+    uuid              TEXT NOT NULL UNIQUE,
+    group_id          TEXT NOT NULL REFERENCES groups(group_id),
+    source_uuid       TEXT NOT NULL REFERENCES entities(uuid),
+    target_uuid       TEXT NOT NULL REFERENCES entities(uuid),
+    relation          TEXT NOT NULL,
+    relation_key      TEXT NOT NULL,
+    fact              TEXT NOT NULL,
+    valid_at          INTEGER NOT NULL,
+    invalid_at        INTEGER,
+    stated_invalid_at INTEGER,
+    created_at        INTEGER NOT NULL,
+    expired_at        INTEGER,
+    invalidated_by    TEXT,
+    attributes        TEXT NOT NULL DEFAULT '{}',
+    embedding         BLOB
+);
+CREATE INDEX facts_by_source ON facts(group_id, source_uuid, relation_key);
+CREATE INDEX facts_by_target ON facts(group_id, target_uuid, relation_key);
+CREATE INDEX facts_by_relation ON facts(group_id, relation_key, valid_at);
+CREATE INDEX facts_by_valid ON facts(group_id, valid_at);
+
+CREATE TABLE fact_sources (
+    fact_uuid         TEXT NOT NULL REFERENCES facts(uuid) ON DELETE CASCADE,
+    group_id          TEXT NOT NULL,
+    episode_id        TEXT NOT NULL,
+    valid_at          INTEGER NOT NULL,
+    stated_invalid_at INTEGER,
+    added_at          INTEGER NOT NULL,
+    PRIMARY KEY (fact_uuid, episode_id),
+    FOREIGN KEY (group_id, episode_id) REFERENCES episodes(group_id, uuid)
+);
+CREATE INDEX fact_sources_by_episode ON fact_sources(group_id, episode_id);
+
+CREATE TABLE fact_conflicts (
+    a          TEXT NOT NULL REFERENCES facts(uuid) ON DELETE CASCADE,
+    b          TEXT NOT NULL REFERENCES facts(uuid) ON DELETE CASCADE,
+    group_id   TEXT NOT NULL,
+    episode_id TEXT,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (a, b)
+);
+CREATE INDEX fact_conflicts_by_b ON fact_conflicts(b);
+
+CREATE TABLE fact_history (
+    seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+    group_id       TEXT NOT NULL,
+    fact_uuid      TEXT NOT NULL,
+    recorded_at    INTEGER NOT NULL,
+    cause          TEXT NOT NULL,
+    episode_id     TEXT,
+    status         TEXT NOT NULL CHECK (status IN ('live', 'expired', 'deleted')),
+    source_uuid    TEXT NOT NULL,
+    target_uuid    TEXT NOT NULL,
+    subject        TEXT NOT NULL,
+    object         TEXT NOT NULL,
+    subject_key    TEXT NOT NULL,
+    object_key     TEXT NOT NULL,
+    relation       TEXT NOT NULL,
+    relation_key   TEXT NOT NULL,
+    fact           TEXT NOT NULL,
+    valid_at       INTEGER NOT NULL,
+    invalid_at     INTEGER,
+    invalidated_by TEXT,
+    created_at     INTEGER NOT NULL,
+    episodes       TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX history_by_fact ON fact_history(fact_uuid, recorded_at, seq);
+CREATE INDEX history_by_subject ON fact_history(group_id, subject_key);
+CREATE INDEX history_by_object ON fact_history(group_id, object_key);
+CREATE INDEX history_by_relation ON fact_history(group_id, relation_key);
+CREATE INDEX history_by_time ON fact_history(group_id, recorded_at);
+
+CREATE TABLE mentions (
+    group_id    TEXT NOT NULL,
+    episode_id  TEXT NOT NULL,
+    entity_uuid TEXT NOT NULL REFERENCES entities(uuid) ON DELETE CASCADE,
+    PRIMARY KEY (group_id, episode_id, entity_uuid),
+    FOREIGN KEY (group_id, episode_id) REFERENCES episodes(group_id, uuid) ON DELETE CASCADE
+);
+CREATE INDEX mentions_by_entity ON mentions(entity_uuid);
+
+CREATE TABLE audit_events (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    group_id    TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    recorded_at INTEGER NOT NULL,
+    episode_id  TEXT,
+    detail      TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX audit_by_group ON audit_events(group_id, seq);
+
+-- Full-text tables, kept in sync by triggers (search reads them).
+CREATE VIRTUAL TABLE facts_fts USING fts5(fact, content='facts', content_rowid='id');
+CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts BEGIN
+    INSERT INTO facts_fts(rowid, fact) VALUES (new.id, new.fact);
+END;
+CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
+    INSERT INTO facts_fts(facts_fts, rowid, fact) VALUES ('delete', old.id, old.fact);
+END;
+CREATE TRIGGER facts_fts_update AFTER UPDATE OF fact ON facts BEGIN
+    INSERT INTO facts_fts(facts_fts, rowid, fact) VALUES ('delete', old.id, old.fact);
+    INSERT INTO facts_fts(rowid, fact) VALUES (new.id, new.fact);
+END;
+
+CREATE VIRTUAL TABLE entities_fts USING fts5(name, summary, content='entities', content_rowid='id');
+CREATE TRIGGER entities_fts_insert AFTER INSERT ON entities BEGIN
+    INSERT INTO entities_fts(rowid, name, summary) VALUES (new.id, new.name, new.summary);
+END;
+CREATE TRIGGER entities_fts_delete AFTER DELETE ON entities BEGIN
+    INSERT INTO entities_fts(entities_fts, rowid, name, summary)
+    VALUES ('delete', old.id, old.name, old.summary);
+END;
+CREATE TRIGGER entities_fts_update AFTER UPDATE OF name, summary ON entities BEGIN
+    INSERT INTO entities_fts(entities_fts, rowid, name, summary)
+    VALUES ('delete', old.id, old.name, old.summary);
+    INSERT INTO entities_fts(rowid, name, summary) VALUES (new.id, new.name, new.summary);
+END;
+
+CREATE VIRTUAL TABLE episodes_fts USING fts5(name, content, content='episodes', content_rowid='id');
+CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes BEGIN
+    INSERT INTO episodes_fts(rowid, name, content) VALUES (new.id, new.name, new.content);
+END;
+CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes BEGIN
+    INSERT INTO episodes_fts(episodes_fts, rowid, name, content)
+    VALUES ('delete', old.id, old.name, old.content);
+END;
+CREATE TRIGGER episodes_fts_update AFTER UPDATE OF name, content ON episodes BEGIN
+    INSERT INTO episodes_fts(episodes_fts, rowid, name, content)
+    VALUES ('delete', old.id, old.name, old.content);
+    INSERT INTO episodes_fts(rowid, name, content) VALUES (new.id, new.name, new.content);
+END;
+"""
+
+
+def _initial(conn: sqlite3.Connection) -> None:
+    for statement in _statements(_V1):
+        conn.execute(statement)
+
+
+def _statements(script: str) -> list[str]:
+    """Split a script into statements (triggers contain semicolons)."""
+    out: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        if line.lstrip().startswith("--") and not buffer:
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            out.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        out.append(buffer.strip())
+    return out
+
+
+MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
+    (1, "initial", _initial),
+]
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    row = conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+    return int(row[0] or 0)
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the schema up to date, one transaction per migration."""
+    current = schema_version(conn)
+    latest = MIGRATIONS[-1][0]
+    if current > latest:
+        raise SchemaError(
+            f"this database has schema version {current}, but this kronograph only knows "
+            f"versions up to {latest}: upgrade kronograph to open it"
+        )
+    for version, name, apply in MIGRATIONS:
+        if version <= current:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if schema_version(conn) >= version:  # another process got there first
+                conn.execute("ROLLBACK")
+                continue
+            apply(conn)
+            conn.execute(
+                "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, datetime('now'))",
+                (version, name),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return latest

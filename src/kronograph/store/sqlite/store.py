@@ -1,0 +1,191 @@
+"""The embedded SQLite store (the default backend)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from collections.abc import Callable, Collection
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ...errors import ClosedError, KronographError, StoreError
+from ...model import AuditEvent, Entity, Episode, Fact, FactChange
+from ..plan import Plan
+from ..protocol import FactQuery
+from ..records import FactRecord, Neighbourhood
+from . import reads
+from .schema import migrate
+from .writes import apply_plan
+
+__all__ = ["SQLiteStore"]
+
+T = TypeVar("T")
+
+
+class SQLiteStore:
+    """A memory in one SQLite file (or in RAM with ``":memory:"``).
+
+    WAL journal, foreign keys on, ``synchronous=NORMAL`` (a power cut may lose
+    the last commits, never corrupt them; pass ``synchronous="FULL"`` to fsync
+    each one). ``threaded=True`` runs every call on one private thread so an
+    event loop is never blocked; ``threaded=False`` runs calls inline, for an
+    owner that runs its own private loop (the sync ``Memory`` does).
+    """
+
+    def __init__(
+        self,
+        path: str | Path = ":memory:",
+        *,
+        threaded: bool = True,
+        timeout: float = 10.0,
+        synchronous: str = "NORMAL",
+    ) -> None:
+        if synchronous.upper() not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
+            raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous!r}")
+        self.path = str(path)
+        self._timeout = timeout
+        self._synchronous = synchronous.upper()
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="kronograph-sqlite") if threaded else None
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._closed = False
+
+    @classmethod
+    def from_url(cls, url: str, **options: Any) -> SQLiteStore:
+        """``sqlite:///relative.db``, ``sqlite:////absolute.db`` or ``sqlite://:memory:``."""
+        if not url.startswith("sqlite://"):
+            raise ValueError(f"not a sqlite URL: {url!r}")
+        rest = url[len("sqlite://") :]
+        if rest in ("", "/", ":memory:", "/:memory:"):
+            return cls(":memory:", **options)
+        if not rest.startswith("/"):
+            raise ValueError(f"a sqlite URL needs three slashes before the path: {url!r}")
+        return cls(rest[1:], **options)
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({self.path!r})"
+
+    # -- plumbing --------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
+        )
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
+        if self.path != ":memory:":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+        migrate(conn)
+        return conn
+
+    def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        with self._lock:
+            if self._closed:
+                raise ClosedError("this store is closed")
+            if self._conn is None:
+                try:
+                    self._conn = self._connect()
+                except sqlite3.Error as exc:
+                    raise StoreError(f"cannot open SQLite database {self.path!r}: {exc}") from exc
+            try:
+                return fn(self._conn, *args)
+            except KronographError:
+                raise
+            except sqlite3.Error as exc:
+                raise StoreError(f"SQLite error on {self.path!r}: {exc}") from exc
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        if self._closed:
+            raise ClosedError("this store is closed")
+        if self._executor is None:
+            return self._call(fn, *args)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._call, fn, *args)
+
+    async def open(self) -> None:
+        await self._run(lambda conn: None)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+
+        def shut() -> None:
+            with self._lock:
+                self._closed = True
+                if self._conn is not None:
+                    self._conn.close()
+                    self._conn = None
+
+        if self._executor is None:
+            shut()
+        else:
+            await asyncio.get_running_loop().run_in_executor(self._executor, shut)
+            self._executor.shutdown(wait=True)
+
+    # -- reads -----------------------------------------------------------------
+    async def revision(self, group_id: str) -> int:
+        return await self._run(reads.revision, group_id)
+
+    async def episode(self, group_id: str, episode_id: str) -> Episode | None:
+        return await self._run(reads.episode, group_id, episode_id)
+
+    async def entities_named(self, group_id: str, name_keys: Collection[str]) -> list[Entity]:
+        return await self._run(reads.entities_named, group_id, name_keys)
+
+    async def fact_candidates(
+        self,
+        group_id: str,
+        subject_uuid: str,
+        object_uuid: str,
+        relation_key: str,
+        *,
+        sides: Collection[str] = ("subject", "object"),
+        limit: int = 50,
+    ) -> list[FactRecord]:
+        return await self._run(
+            reads.fact_candidates, group_id, subject_uuid, object_uuid, relation_key, sides, limit
+        )
+
+    async def conflict_neighbourhood(
+        self, group_id: str, seeds: Collection[str], depth: int = 2
+    ) -> Neighbourhood:
+        return await self._run(reads.conflict_neighbourhood, group_id, seeds, depth)
+
+    async def facts_citing(self, group_id: str, episode_id: str) -> list[FactRecord]:
+        return await self._run(reads.facts_citing, group_id, episode_id)
+
+    async def mentioned_entities(self, group_id: str, episode_id: str) -> list[str]:
+        return await self._run(reads.mentioned_entities, group_id, episode_id)
+
+    async def entity_references(
+        self, group_id: str, entity_uuids: Collection[str]
+    ) -> dict[str, tuple[set[str], set[str]]]:
+        return await self._run(reads.entity_references, group_id, entity_uuids)
+
+    async def facts(self, group_id: str, query: FactQuery) -> list[Fact]:
+        return await self._run(reads.facts, group_id, query)
+
+    async def timeline(self, group_id: str, entity_key: str, relation_key: str | None) -> list[Fact]:
+        return await self._run(reads.timeline, group_id, entity_key, relation_key)
+
+    async def entities(
+        self, group_id: str, *, name_key: str | None = None, label: str | None = None
+    ) -> list[Entity]:
+        return await self._run(reads.entities, group_id, name_key, label)
+
+    async def episodes(self, group_id: str) -> list[Episode]:
+        return await self._run(reads.episodes, group_id)
+
+    async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
+        return await self._run(reads.history, group_id, fact_uuid)
+
+    async def audit_events(self, group_id: str) -> list[AuditEvent]:
+        return await self._run(reads.audit_events, group_id)
+
+    # -- the one write ---------------------------------------------------------
+    async def apply(self, plan: Plan) -> None:
+        await self._run(apply_plan, plan)
+
+

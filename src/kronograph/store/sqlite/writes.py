@@ -1,0 +1,134 @@
+"""Applying a plan to SQLite: one IMMEDIATE transaction, all or nothing."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from ...errors import ConcurrentWriteError
+from ...model import normalise_name
+from ...time import to_micros
+from ..plan import Plan
+from ..records import FactRecord
+
+__all__ = ["apply_plan"]
+
+
+def _t(value):  # type: ignore[no-untyped-def]
+    return None if value is None else to_micros(value)
+
+
+def apply_plan(conn: sqlite3.Connection, plan: Plan) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        _apply(conn, plan)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _apply(conn: sqlite3.Connection, plan: Plan) -> None:
+    g, now = plan.group_id, to_micros(plan.now)
+    conn.execute(
+        "INSERT OR IGNORE INTO groups(group_id, revision, created_at) VALUES (?, 0, ?)", (g, now)
+    )
+    moved = conn.execute(
+        "UPDATE groups SET revision = revision + 1 WHERE group_id = ? AND revision = ?",
+        (g, plan.expected_revision),
+    ).rowcount
+    if moved != 1:
+        raise ConcurrentWriteError(f"group {g!r} changed while this write was being prepared")
+
+    conn.executemany(
+        "INSERT INTO episodes(group_id, uuid, name, kind, content, content_hash, source_description,"
+        " reference_time, created_at, saga, status, metadata) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        [
+            (g, e.uuid, e.name, str(e.kind), e.content, e.content_hash, e.source_description,
+             to_micros(e.reference_time), to_micros(e.created_at), e.saga, e.status, json.dumps(e.metadata))
+            for e in plan.new_episodes
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO entities(uuid, group_id, name, name_key, labels, aliases, summary, attributes,"
+        " created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+        [
+            (e.uuid, g, e.name, normalise_name(e.name), json.dumps(list(e.labels)),
+             json.dumps(list(e.aliases)), e.summary, json.dumps(e.attributes), to_micros(e.created_at))
+            for e in plan.new_entities
+        ],
+    )
+    conn.executemany(
+        "UPDATE entities SET labels = ? WHERE uuid = ? AND group_id = ?",
+        [(json.dumps(list(labels)), uuid, g) for uuid, labels in plan.entity_labels.items()],
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO mentions(group_id, episode_id, entity_uuid) VALUES (?,?,?)",
+        [(g, episode_id, entity_uuid) for episode_id, entity_uuid in plan.mentions],
+    )
+    conn.executemany(
+        "INSERT INTO facts(uuid, group_id, source_uuid, target_uuid, relation, relation_key, fact,"
+        " valid_at, invalid_at, stated_invalid_at, created_at, expired_at, invalidated_by, attributes)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [
+            (f.uuid, g, f.source_uuid, f.target_uuid, f.relation, f.relation_key, f.fact,
+             to_micros(f.valid_at), _t(f.invalid_at), _t(f.stated_invalid_at), to_micros(f.created_at),
+             _t(f.expired_at), f.invalidated_by, json.dumps(f.attributes))
+            for f in plan.new_facts
+        ],
+    )
+    sources = [(f.uuid, s) for f in plan.new_facts for s in f.sources] + plan.add_sources
+    conn.executemany(
+        "INSERT INTO fact_sources(fact_uuid, group_id, episode_id, valid_at, stated_invalid_at, added_at)"
+        " VALUES (?,?,?,?,?,?)",
+        [
+            (fact_uuid, g, s.episode_id, to_micros(s.valid_at), _t(s.stated_invalid_at), to_micros(s.added_at))
+            for fact_uuid, s in sources
+        ],
+    )
+    conn.executemany(
+        "DELETE FROM fact_sources WHERE group_id = ? AND fact_uuid = ? AND episode_id = ?",
+        [(g, fact_uuid, episode_id) for fact_uuid, episode_id in plan.remove_sources],
+    )
+    conn.executemany(
+        "UPDATE facts SET valid_at = ?, invalid_at = ?, stated_invalid_at = ?, expired_at = ?,"
+        " invalidated_by = ? WHERE uuid = ? AND group_id = ?",
+        [
+            (to_micros(f.valid_at), _t(f.invalid_at), _t(f.stated_invalid_at), _t(f.expired_at),
+             f.invalidated_by, f.uuid, g)
+            for f in plan.updated_facts
+        ],
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO fact_conflicts(a, b, group_id, episode_id, created_at) VALUES (?,?,?,?,?)",
+        [(min(a, b), max(a, b), g, episode_id, now) for a, b, episode_id in plan.add_conflicts],
+    )
+    conn.executemany(
+        "INSERT INTO fact_history(group_id, fact_uuid, recorded_at, cause, episode_id, status,"
+        " source_uuid, target_uuid, subject, object, subject_key, object_key, relation, relation_key,"
+        " fact, valid_at, invalid_at, invalidated_by, created_at, episodes)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [_history_row(g, now, h.record, h.status, h.cause, h.episode_id) for h in plan.history],
+    )
+    conn.executemany(
+        "DELETE FROM facts WHERE uuid = ? AND group_id = ?", [(u, g) for u in plan.delete_facts]
+    )
+    conn.executemany(
+        "DELETE FROM episodes WHERE group_id = ? AND uuid = ?", [(g, u) for u in plan.delete_episodes]
+    )
+    conn.executemany(
+        "DELETE FROM entities WHERE uuid = ? AND group_id = ?", [(u, g) for u in plan.delete_entities]
+    )
+    conn.executemany(
+        "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail) VALUES (?,?,?,?,?)",
+        [(g, a.kind, to_micros(a.recorded_at), a.episode_id, json.dumps(a.detail)) for a in plan.audit],
+    )
+
+
+def _history_row(g: str, now: int, f: FactRecord, status: str, cause: str, episode_id: str | None) -> tuple:  # type: ignore[type-arg]
+    return (
+        g, f.uuid, now, cause, episode_id, status, f.source_uuid, f.target_uuid, f.subject, f.object,
+        normalise_name(f.subject), normalise_name(f.object), f.relation, f.relation_key, f.fact,
+        to_micros(f.valid_at), _t(f.invalid_at), f.invalidated_by, to_micros(f.created_at),
+        json.dumps(list(f.episodes)),
+    )
