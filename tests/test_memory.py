@@ -1,0 +1,314 @@
+"""Behaviour of the public API on every backend: judge, provenance, removal, errors."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+import kronograph
+from kronograph import (
+    AsyncMemory,
+    ClosedError,
+    Fact,
+    InvalidInputError,
+    JudgeError,
+    Memory,
+    NotFoundError,
+    Verdict,
+)
+
+MakeMemory = Callable[..., Memory]
+G = "g1"
+
+
+def snapshot(memory: Memory, group: str = G) -> tuple[object, ...]:
+    return (
+        sorted((f.uuid, f.valid_at, f.invalid_at, f.expired_at, f.episodes) for f in
+               memory.facts(group, include_retired=True, include_expired=True)),
+        sorted(e.uuid for e in memory.entities(group)),
+        sorted(e.uuid for e in memory.episodes(group)),
+    )
+
+
+class RecordingJudge:
+    def __init__(self, answer: Callable[[Fact, Sequence[Fact]], Verdict] | None = None) -> None:
+        self.calls: list[tuple[Fact, list[Fact]]] = []
+        self.answer = answer
+
+    def __call__(self, new: Fact, candidates: Sequence[Fact]) -> Verdict:
+        self.calls.append((new, list(candidates)))
+        return self.answer(new, candidates) if self.answer else Verdict()
+
+
+def test_public_names_are_pinned() -> None:
+    assert set(kronograph.__all__) >= {"Memory", "AsyncMemory", "Fact", "RelationType", "Verdict"}
+    for name in kronograph.__all__:
+        assert getattr(kronograph, name) is not None
+
+
+def test_sync_and_async_apis_mirror_each_other() -> None:
+    def public(cls: type) -> dict[str, inspect.Signature]:
+        return {
+            n: inspect.signature(m)
+            for n, m in inspect.getmembers(cls, inspect.isfunction)
+            if not n.startswith("_")
+        }
+
+    sync, async_ = public(Memory), public(AsyncMemory)
+    async_.pop("aclose")
+    sync.pop("close")
+    assert sync.keys() == async_.keys()
+    for name, sig in sync.items():
+        assert list(sig.parameters.values()) == list(async_[name].parameters.values()), name
+        assert inspect.iscoroutinefunction(getattr(AsyncMemory, name)), name
+    assert inspect.signature(Memory.__init__) == inspect.signature(AsyncMemory.__init__)
+
+
+def test_judge_sees_only_guarded_candidates_with_context(memory_factory: MakeMemory, clock) -> None:
+    judge = RecordingJudge()
+    memory = memory_factory(judge=judge)
+    memory.add_fact(G, "Dana", "WORKS_AT", "Initech", valid_at="2023-01-01")
+    memory.add_fact(G, "Dana", "LIKES", "tea", valid_at="2023-01-01")
+    memory.add_fact(G, "Bob", "WORKS_AT", "Initech", valid_at="2023-02-01")
+    clock.tick(days=1)
+    judge.calls.clear()
+    memory.add_fact(G, "Dana", "WORKS_AT", "Globex", valid_at="2024-01-01")
+    assert len(judge.calls) == 1
+    new, shown = judge.calls[0]
+    assert new.triple == "Dana WORKS_AT Globex" and new.valid_at == datetime(2024, 1, 1, tzinfo=UTC)
+    assert [c.triple for c in shown] == ["Dana WORKS_AT Initech"]
+    assert shown[0].valid_at == datetime(2023, 1, 1, tzinfo=UTC) and shown[0].invalid_at is None
+
+
+def test_no_judge_means_nothing_is_contradicted(memory_factory: MakeMemory) -> None:
+    memory = memory_factory()
+    memory.add_fact(G, "Sarah", "CEO_OF", "Acme", valid_at="2024-01-15")
+    result = memory.add_fact(G, "Mike", "CEO_OF", "Acme", valid_at="2024-03-03")
+    assert result.retired == [] and len(memory.facts(G, object="acme")) == 2
+
+
+def test_judge_is_not_called_without_candidates(memory_factory: MakeMemory) -> None:
+    judge = RecordingJudge()
+    memory = memory_factory(judge=judge)
+    memory.add_fact(G, "A", "R", "B")
+    memory.add_fact(G, "A", "R", "B")  # a restatement needs no judge either
+    assert judge.calls == []
+
+
+def test_async_judge_and_dict_verdicts(memory_factory: MakeMemory) -> None:
+    async def judge(new: Fact, candidates: Sequence[Fact]) -> dict[str, object]:
+        await asyncio.sleep(0)
+        return {"contradicts": [c.uuid for c in candidates]}
+
+    memory = memory_factory(judge=judge)
+    memory.add_fact(G, "Sarah", "CEO_OF", "Acme", valid_at="2024-01-15")
+    result = memory.add_fact(G, "Mike", "CEO_OF", "Acme", valid_at="2024-03-03")
+    assert [f.triple for f in result.retired] == ["Sarah CEO_OF Acme"]
+    assert result.retired[0].invalid_at == datetime(2024, 3, 3, tzinfo=UTC)
+    assert result.retired[0].invalidated_by == result.fact.uuid
+
+
+def test_failing_judge_writes_nothing(memory_factory: MakeMemory) -> None:
+    def judge(new: Fact, candidates: Sequence[Fact]) -> Verdict:
+        raise TimeoutError("model timed out")
+
+    memory = memory_factory(judge=judge)
+    memory.add_fact(G, "Sarah", "CEO_OF", "Acme", valid_at="2024-01-15")
+    before = snapshot(memory)
+    with pytest.raises(JudgeError, match="timed out"):
+        memory.add_fact(G, "Mike", "CEO_OF", "Acme", valid_at="2024-03-03", episode_id="e9")
+    assert snapshot(memory) == before
+
+    memory2 = memory_factory(judge=lambda new, cands: "yes")
+    memory2.add_fact(G, "Sarah", "CEO_OF", "Acme")
+    with pytest.raises(JudgeError, match="must return a Verdict"):
+        memory2.add_fact(G, "Mike", "CEO_OF", "Acme")
+
+
+def test_correction_with_same_valid_time_expires_the_old_record(memory_factory: MakeMemory, clock) -> None:
+    memory = memory_factory(relation_types={"LIVES_IN": {"cardinality": "many_to_one"}})
+    first = memory.add_fact(G, "Eve", "LIVES_IN", "Oslo", valid_at="2024-01-01", episode_id="e1")
+    clock.tick(days=1)
+    before_fix = clock()
+    clock.tick(days=1)
+    fix = memory.add_fact(G, "Eve", "LIVES_IN", "Bergen", valid_at="2024-01-01", episode_id="e2")
+    assert [f.uuid for f in fix.retired] == [first.fact.uuid]
+    assert fix.retired[0].expired_at == clock() and fix.retired[0].invalid_at is None
+    assert [f.object for f in memory.facts(G, subject="eve", include_retired=True)] == ["Bergen"]
+    expired = memory.facts(G, subject="eve", include_retired=True, include_expired=True)
+    assert {f.object for f in expired} == {"Oslo", "Bergen"}
+    assert [f.object for f in memory.facts(G, subject="eve", known_at=before_fix, as_of="2024-06-01")] == ["Oslo"]
+    # Retracting the correction brings the old record back.
+    memory.remove_episode(G, "e2")
+    assert [(f.object, f.expired_at) for f in memory.facts(G, subject="eve")] == [("Oslo", None)]
+
+
+def test_history_records_every_change_with_its_cause(memory_factory: MakeMemory, clock) -> None:
+    memory = memory_factory(relation_types={"CEO_OF": {"cardinality": "one_to_many"}})
+    sarah = memory.add_fact(G, "Sarah", "CEO_OF", "Acme", valid_at="2024-01-15", episode_id="e1").fact
+    clock.tick(days=1)
+    memory.add_fact(G, "Mike", "CEO_OF", "Acme", valid_at="2024-03-03", episode_id="e2")
+    clock.tick(days=1)
+    memory.remove_episode(G, "e2")
+    changes = memory.history(G, sarah.uuid)
+    assert [c.cause for c in changes] == ["created", "retired", "reopened"]
+    assert [c.episode_id for c in changes] == ["e1", "e2", "e2"]
+    assert changes[1].invalid_at == datetime(2024, 3, 3, tzinfo=UTC)
+
+
+def test_remove_episode_keeps_other_sources_and_prunes_entities(memory_factory: MakeMemory) -> None:
+    memory = memory_factory()
+    memory.add_fact(G, "Bob", "LIKES", "coffee", valid_at="2024-01-01", episode_id="e1")
+    memory.add_fact(G, "Bob", "LIKES", "coffee", valid_at="2024-06-01", episode_id="e2")
+    memory.add_fact(G, "Bob", "OWNS", "bike", valid_at="2024-02-01", episode_id="e1")
+    result = memory.remove_episode(G, "e1")
+    (coffee,) = memory.facts(G, subject="bob")
+    assert coffee.episodes == ("e2",) and coffee.valid_at == datetime(2024, 6, 1, tzinfo=UTC)
+    assert len(result.deleted_facts) == 1
+    assert {e.name for e in memory.entities(G)} == {"Bob", "coffee"}
+    assert len(result.deleted_entities) == 1
+    memory.remove_episode(G, "e2")
+    assert memory.entities(G) == [] and memory.episodes(G) == []
+    with pytest.raises(NotFoundError, match="e2"):
+        memory.remove_episode(G, "e2")
+
+
+def test_facts_added_without_an_episode_get_their_own(memory_factory: MakeMemory) -> None:
+    memory = memory_factory()
+    result = memory.add_fact(G, "A", "R", "B")
+    assert result.episode_id and result.fact.episodes == (result.episode_id,)
+    (episode,) = memory.episodes(G)
+    assert episode.uuid == result.episode_id and episode.kind == "fact"
+    memory.remove_episode(G, result.episode_id)
+    assert memory.facts(G, include_retired=True) == []
+
+
+def test_filters(memory_factory: MakeMemory) -> None:
+    memory = memory_factory()
+    memory.add_fact(G, "Acme  Corp", "Migrated Off", "Redis", valid_at="2024-01-01")
+    memory.add_fact(G, "Redis", "OWNED_BY", "Redis Ltd", valid_at="2024-01-01")
+    assert len(memory.facts(G, subject="acme corp", relation="MIGRATED_OFF")) == 1
+    assert len(memory.facts(G, relation="migrated-off")) == 1
+    assert len(memory.facts(G, entity="REDIS")) == 2
+    assert len(memory.facts(G, object="redis")) == 1
+    assert len(memory.facts(G, limit=1)) == 1
+    assert [f.triple for f in memory.timeline(G, "redis", relation="owned by")] == ["Redis OWNED_BY Redis Ltd"]
+
+
+def test_times_are_utc_and_naive_means_utc(memory_factory: MakeMemory) -> None:
+    memory = memory_factory()
+    plus2 = timezone(timedelta(hours=2))
+    a = memory.add_fact(G, "A", "R", "B", valid_at=datetime(2024, 1, 1, 12, tzinfo=plus2)).fact
+    b = memory.add_fact(G, "C", "R", "D", valid_at=datetime(2024, 1, 1, 10)).fact
+    assert a.valid_at == b.valid_at == datetime(2024, 1, 1, 10, tzinfo=UTC)
+    assert a.valid_at.tzinfo == UTC and a.created_at.tzinfo is not None
+    assert len(memory.facts(G, as_of=datetime(2024, 1, 1, 10))) == 2
+    assert memory.facts(G, as_of=datetime(2024, 1, 1, 9, 59)) == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"subject": ""}, "subject"),
+        ({"subject": "   "}, "subject"),
+        ({"relation": ""}, "relation"),
+        ({"object": None}, "object"),
+        ({"valid_at": "2024-02-01", "invalid_at": "2024-01-01"}, "invalid_at"),
+        ({"valid_at": "2024-02-01", "invalid_at": "2024-02-01"}, "invalid_at"),
+        ({"valid_at": "yesterday"}, "valid_at"),
+        ({"subject_labels": "Person"}, "subject_labels"),
+        ({"object_labels": [""]}, "object_labels"),
+        ({"episode_id": ""}, "episode_id"),
+        ({"group_id": ""}, "group_id"),
+    ],
+)
+def test_bad_input_is_refused_and_changes_nothing(memory_factory: MakeMemory, kwargs, field) -> None:
+    memory = memory_factory()
+    memory.add_fact(G, "Eve", "LIVES_IN", "Oslo", valid_at="2024-01-01")
+    before = snapshot(memory)
+    call = {"group_id": G, "subject": "Eve", "relation": "LIVES_IN", "object": "Bergen", **kwargs}
+    with pytest.raises(InvalidInputError) as err:
+        memory.add_fact(call.pop("group_id"), call.pop("subject"), call.pop("relation"), call.pop("object"), **call)
+    assert err.value.field == field and field in str(err.value)
+    assert snapshot(memory) == before
+
+
+def test_invalid_at_before_the_episode_time_default(memory_factory: MakeMemory, clock) -> None:
+    memory = memory_factory()
+    memory.add_fact(G, "A", "R", "B", episode_id="e1")  # episode reference time = clock
+    before = snapshot(memory)
+    with pytest.raises(InvalidInputError, match="invalid_at"):
+        memory.add_fact(G, "C", "R", "D", episode_id="e1", invalid_at=clock() - timedelta(days=1))
+    assert snapshot(memory) == before
+
+
+def test_bad_constructor_and_query_arguments(memory_factory: MakeMemory) -> None:
+    with pytest.raises(InvalidInputError, match=r"relation_types\['LIVES_IN'\]"):
+        Memory(relation_types={"LIVES_IN": {"cardinality": "some_to_few"}})
+    with pytest.raises(InvalidInputError, match="judge"):
+        Memory(judge="not callable")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="store"):
+        Memory("")
+    with pytest.raises(InvalidInputError, match="store"):
+        Memory("mysql://localhost/db")
+    memory = memory_factory()
+    with pytest.raises(InvalidInputError, match="as_of"):
+        memory.facts(G, as_of="2024-01-01", include_retired=True)
+    with pytest.raises(InvalidInputError, match="known_at"):
+        memory.facts(G, known_at="not a time")
+    with pytest.raises(InvalidInputError, match="entity"):
+        memory.timeline(G, "")
+
+
+def test_closed_memory_refuses_calls(memory_factory: MakeMemory) -> None:
+    memory = memory_factory()
+    memory.add_fact(G, "A", "R", "B")
+    memory.close()
+    memory.close()  # idempotent
+    with pytest.raises(ClosedError):
+        memory.facts(G)
+    with pytest.raises(ClosedError):
+        memory.add_fact(G, "A", "R", "B")
+
+
+def test_groups_never_see_each_other(memory_factory: MakeMemory) -> None:
+    memory = memory_factory(relation_types={"LIVES_IN": {"cardinality": "many_to_one"}})
+    memory.add_fact("a", "Alice", "LIVES_IN", "Paris", valid_at="2020-01-01", episode_id="e1")
+    memory.add_fact("b", "Alice", "LIVES_IN", "Rome", valid_at="2021-01-01", episode_id="e1")
+    (paris,) = memory.facts("a", subject="alice")
+    (rome,) = memory.facts("b", subject="alice")
+    assert paris.object == "Paris" and paris.invalid_at is None and paris.group_id == "a"
+    assert rome.object == "Rome" and rome.group_id == "b"
+    assert paris.subject_uuid != rome.subject_uuid
+    assert memory.history("b", paris.uuid) == []
+    memory.remove_episode("a", "e1")
+    assert memory.facts("a") == [] and len(memory.facts("b")) == 1
+
+
+def test_async_memory_works_in_a_running_loop(tmp_path) -> None:
+    asyncio.run(_async_roundtrip(tmp_path))
+
+
+async def _async_roundtrip(tmp_path) -> None:
+    async with AsyncMemory(tmp_path / "m.db", relation_types={"LIVES_IN": {"cardinality": "many_to_one"}}) as memory:
+        await memory.add_fact(G, "Eve", "LIVES_IN", "Oslo", valid_at="2024-01-01")
+        result = await memory.add_fact(G, "Eve", "LIVES_IN", "Bergen", valid_at="2025-01-01")
+        assert [f.object for f in result.retired] == ["Oslo"]
+        assert [f.object for f in await memory.facts(G, subject="Eve")] == ["Bergen"]
+        # The sync shell works inside a running loop too (it owns its own).
+        with Memory(tmp_path / "m.db") as sync:
+            assert [f.object for f in sync.facts(G, subject="Eve")] == ["Bergen"]
+    with pytest.raises(ClosedError):
+        await memory.facts(G)
+
+
+def test_memory_reopens_a_file(tmp_path) -> None:
+    path = tmp_path / "m.db"
+    with Memory(path) as memory:
+        memory.add_fact(G, "A", "R", "B")
+    with Memory(f"sqlite:///{path}") as memory:
+        assert [f.triple for f in memory.facts(G)] == ["A R B"]
