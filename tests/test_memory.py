@@ -312,3 +312,17 @@ def test_memory_reopens_a_file(tmp_path) -> None:
         memory.add_fact(G, "A", "R", "B")
     with Memory(f"sqlite:///{path}") as memory:
         assert [f.triple for f in memory.facts(G)] == ["A R B"]
+
+
+def test_late_arrival_in_a_long_slot_finds_its_true_neighbours(memory_factory: MakeMemory) -> None:
+    memory = memory_factory(relation_types={"LIVES_IN": {"cardinality": "many_to_one"}}, candidate_limit=2)
+    for year in range(2000, 2020, 2):
+        memory.add_fact(G, "Nomad", "LIVES_IN", f"City{year}", valid_at=f"{year}-01-01")
+    result = memory.add_fact(G, "Nomad", "LIVES_IN", "Lima", valid_at="2005-01-01")
+    assert result.fact.invalid_at == datetime(2006, 1, 1, tzinfo=UTC)
+    assert [f.object for f in result.changed] == ["City2004"]
+    assert result.changed[0].invalid_at == datetime(2005, 1, 1, tzinfo=UTC)
+    timeline = memory.timeline(G, "nomad")
+    for before, after in zip(timeline, timeline[1:]):
+        assert before.invalid_at == after.valid_at
+    assert [f.object for f in memory.facts(G, subject="nomad")] == ["City2018"]

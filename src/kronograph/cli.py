@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, time
 from pathlib import Path
@@ -71,12 +71,12 @@ def fact_table(facts: Sequence[Fact], title: str | None = None) -> Table:
     """Facts with both valid-time ends and their source episodes."""
     table = Table(title=title, title_justify="left", header_style="bold")
     for name in ("uuid", "subject", "relation", "object", "valid_at", "invalid_at", "episodes"):
-        wraps = name == "episodes"
-        table.add_column(name, style="dim" if name == "uuid" else None, no_wrap=not wraps, overflow="fold" if wraps else "ellipsis")
+        wraps = name == "episodes"  # the one column that may fold on a narrow terminal
+        table.add_column(name, style="dim" if name == "uuid" else None, no_wrap=not wraps, overflow="fold")
     for fact in facts:
         table.add_row(
-            short(fact.uuid), escape(fact.subject), escape(fact.relation), escape(fact.object),
-            when(fact.valid_at), when(fact.invalid_at, "[dim]open[/]"), escape(", ".join(map(short, fact.episodes))),
+            short(fact.uuid), escape(fact.subject), escape(fact.relation), escape(fact.object), when(fact.valid_at),
+            when(fact.invalid_at, "[dim]open[/]"), escape(", ".join(map(short, fact.episodes))),
         )
     return table
 
@@ -142,12 +142,14 @@ def _print_json(facts: Sequence[Fact]) -> None:
 
 # -- commands --------------------------------------------------------------------
 
+
+def _option(metavar: str, help: str, *names: str, **extra: Any) -> Any:
+    return typer.Option(*names, metavar=metavar, help=help, **extra)
+
+
 if _MISSING is None:
-    Db = Annotated[
-        Path,
-        typer.Option("--db", envvar="KRONOGRAPH_DB", metavar="PATH", help="SQLite file of the memory.", show_envvar=True),
-    ]
-    Group = Annotated[str, typer.Option("--group", "-g", metavar="GROUP", help="Group (tenant) to read or write.")]
+    Db = Annotated[Path, _option("PATH", "SQLite file of the memory.", "--db", envvar="KRONOGRAPH_DB")]
+    Group = Annotated[str, _option("GROUP", "Group (tenant) to read or write.", "--group", "-g")]
     AsJson = Annotated[bool, typer.Option("--json", help="Print the facts as a JSON array instead.")]
 
 
@@ -155,14 +157,14 @@ def add_fact(
     subject: Annotated[str, typer.Argument(metavar="SUBJECT", help="Subject entity name.")],
     relation: Annotated[str, typer.Argument(metavar="RELATION", help="Relation, e.g. LIVES_IN.")],
     object: Annotated[str, typer.Argument(metavar="OBJECT", help="Object entity name.")],
-    fact: Annotated[str | None, typer.Option(metavar="TEXT", help="The fact in words (default: the triple).")] = None,
-    valid_at: Annotated[str | None, typer.Option(metavar="TIME", help="When it became true (default: now).")] = None,
-    invalid_at: Annotated[str | None, typer.Option(metavar="TIME", help="When it stopped being true.")] = None,
-    episode: Annotated[str | None, typer.Option(metavar="ID", help="Source episode id (default: a new one).")] = None,
-    subject_label: Annotated[list[str], typer.Option(metavar="LABEL", help="A type of the subject; repeatable.")] = [],  # noqa: B006
-    object_label: Annotated[list[str], typer.Option(metavar="LABEL", help="A type of the object; repeatable.")] = [],  # noqa: B006
+    fact: Annotated[str | None, _option("TEXT", "The fact in words (default: the triple).")] = None,
+    valid_at: Annotated[str | None, _option("TIME", "When it became true (default: now).")] = None,
+    invalid_at: Annotated[str | None, _option("TIME", "When it stopped being true.")] = None,
+    episode: Annotated[str | None, _option("ID", "Source episode id (default: a new one).")] = None,
+    subject_label: Annotated[list[str], _option("LABEL", "A type of the subject; repeatable.")] = [],  # noqa: B006
+    object_label: Annotated[list[str], _option("LABEL", "A type of the object; repeatable.")] = [],  # noqa: B006
     relation_type: Annotated[
-        list[str], typer.Option(metavar="NAME=CARDINALITY", help="Declare NAME=CARDINALITY for this call; repeatable.")
+        list[str], _option("NAME=CARDINALITY", "Declare a relation's cardinality for this call; repeatable.")
     ] = [],  # noqa: B006
     db: Db = DEFAULT_DB,
     group: Group = "default",
@@ -187,13 +189,13 @@ def add_fact(
 
 
 def facts(
-    subject: Annotated[str | None, typer.Option(metavar="NAME", help="Only facts with this subject.")] = None,
-    relation: Annotated[str | None, typer.Option(metavar="RELATION", help="Only this relation (LIVES_IN ≡ lives-in).")] = None,
-    object: Annotated[str | None, typer.Option("--object", metavar="NAME", help="Only facts with this object.")] = None,
-    entity: Annotated[str | None, typer.Option(metavar="NAME", help="Only facts touching this entity, either end.")] = None,
-    as_of: Annotated[str | None, typer.Option(metavar="TIME", help="Facts valid at this time (default: now).")] = None,
-    known_at: Annotated[str | None, typer.Option(metavar="TIME", help="As the memory believed at this time.")] = None,
-    include_retired: Annotated[bool, typer.Option("--include-retired", help="Every interval, closed ones too.")] = False,
+    subject: Annotated[str | None, _option("NAME", "Only facts with this subject.")] = None,
+    relation: Annotated[str | None, _option("RELATION", "Only this relation (LIVES_IN ≡ lives-in).")] = None,
+    object: Annotated[str | None, _option("NAME", "Only facts with this object.", "--object")] = None,
+    entity: Annotated[str | None, _option("NAME", "Only facts touching this entity, either end.")] = None,
+    as_of: Annotated[str | None, _option("TIME", "Facts valid at this time (default: now).")] = None,
+    known_at: Annotated[str | None, _option("TIME", "As the memory believed at this time.")] = None,
+    include_retired: Annotated[bool, typer.Option("--include-retired", help="Closed intervals too.")] = False,
     as_json: AsJson = False,
     db: Db = DEFAULT_DB,
     group: Group = "default",
@@ -213,7 +215,7 @@ def facts(
 
 def timeline(
     entity: Annotated[str, typer.Argument(metavar="ENTITY", help="Entity name.")],
-    relation: Annotated[str | None, typer.Option(metavar="RELATION", help="Only this relation.")] = None,
+    relation: Annotated[str | None, _option("RELATION", "Only this relation.")] = None,
     as_json: AsJson = False,
     db: Db = DEFAULT_DB,
     group: Group = "default",
@@ -224,7 +226,8 @@ def timeline(
     if as_json:
         _print_json(found)
         return
-    _console().print(timeline_table(found, f"timeline of {escape(entity)}") if found else f"[dim]no facts about {escape(entity)}[/]")
+    title = f"timeline of {escape(entity)}"
+    _console().print(timeline_table(found, title) if found else f"[dim]no facts about {escape(entity)}[/]")
 
 
 def remove_episode(
@@ -246,7 +249,8 @@ def remove_episode(
 
 def demo(
     db: Annotated[
-        Path | None, typer.Option("--db", metavar="PATH", help="Keep the demo's memory in this new file (default: a temp file).")
+        Path | None,
+        _option("PATH", "Keep the demo's memory in this new file (default: a temp file).", "--db"),
     ] = None,
 ) -> None:
     """A narrated tour, offline: a CEO change, late history, a refused retirement."""
@@ -274,7 +278,9 @@ def _root(
     """kronograph: a temporal knowledge-graph memory. Times are ISO 8601, naive = UTC."""
 
 
-COMMANDS = {"add-fact": add_fact, "facts": facts, "timeline": timeline, "remove-episode": remove_episode, "demo": demo}
+COMMANDS: dict[str, Callable[..., None]] = {
+    "add-fact": add_fact, "facts": facts, "timeline": timeline, "remove-episode": remove_episode, "demo": demo,
+}
 
 
 def build_app() -> typer.Typer:

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from .cli import short, timeline_table
 from .memory import Memory
-from .model import Fact, RelationType, Verdict
+from .model import Cardinality, Fact, RelationType, Verdict
 from .time import parse_time
 
 __all__ = ["DemoClock", "ScriptedJudge", "run_demo"]
@@ -75,7 +75,7 @@ def run_demo(console: Console, db_path: Path | None = None) -> None:
 
 def _tour(console: Console, path: Path) -> None:
     clock, judge = DemoClock(), ScriptedJudge()
-    types = {"LIVES_IN": RelationType(cardinality="many_to_one")}
+    types = {"LIVES_IN": RelationType(cardinality=Cardinality.MANY_TO_ONE)}
     console.rule("[bold]kronograph demo[/] · offline: a scripted judge and a scripted clock")
     with Memory(path, clock=clock, judge=judge, relation_types=types) as memory:
         _ceo_change(console, memory, clock, judge)
@@ -123,12 +123,11 @@ def _ceo_change(console: Console, memory: Memory, clock: DemoClock, judge: Scrip
         f"interval is closed at Mike's start: {_count(mike.retired, 'fact')} retired, none deleted.",
     )
     console.print(timeline_table(memory.timeline(GROUP, "Acme", "CEO_OF"), "timeline of Acme (CEO_OF)"))
-    ceo = {"relation": "CEO_OF", "object": "Acme"}
     _answers(
         console,
         [
-            ("Who was CEO of Acme on 2024-02-01?", memory.facts(GROUP, as_of="2024-02-01", **ceo), "subject"),
-            ("Who was CEO of Acme on 2024-04-01?", memory.facts(GROUP, as_of="2024-04-01", **ceo), "subject"),
+            (f"Who was CEO of Acme on {day}?", memory.facts(GROUP, object="Acme", as_of=day), "subject")
+            for day in ("2024-02-01", "2024-04-01")
         ],
     )
     _say(
@@ -200,16 +199,14 @@ def _refused_retirement(console: Console, memory: Memory, clock: DemoClock, judg
 def _known_at(console: Console, memory: Memory) -> None:
     _chapter(console, 4, "What did we believe, and when?")
     _say(console, "Valid time says when a fact held; transaction time says when the memory knew it.")
-    ceo = {"relation": "CEO_OF", "object": "Acme", "as_of": "2024-04-01"}
+    def ceo(known_at: str | None) -> list[Fact]:
+        return memory.facts(GROUP, relation="CEO_OF", object="Acme", as_of="2024-04-01", known_at=known_at)
+
     _answers(
         console,
         [
-            (
-                "Who was CEO on 2024-04-01, as we believed on 2024-04-15?",
-                memory.facts(GROUP, known_at="2024-04-15", **ceo),
-                "subject",
-            ),
-            ("Who was CEO on 2024-04-01, as we believe now?", memory.facts(GROUP, **ceo), "subject"),
+            ("Who was CEO on 2024-04-01, as we believed on 2024-04-15?", ceo("2024-04-15"), "subject"),
+            ("Who was CEO on 2024-04-01, as we believe now?", ceo(None), "subject"),
         ],
     )
     _say(

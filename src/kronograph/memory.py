@@ -87,8 +87,9 @@ class AsyncMemory:
     object. ``clock`` returns the current time (tests and replays pass their
     own); ``judge`` decides contradictions a declared cardinality does not;
     ``relation_types`` declares cardinalities by relation name.
-    ``candidate_limit`` caps, per endpoint, how many same-relation facts a
-    judge is shown (the most recent first).
+    ``candidate_limit`` caps, per endpoint and per side of the new fact's
+    valid time, how many same-relation facts are considered (the nearest in
+    time), which bounds the work and what a judge is shown on busy entities.
     """
 
     def __init__(

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..errors import ConcurrentWriteError, InvalidInputError
+from .._retry import retry_on_conflict
+from ..errors import InvalidInputError
 from ..ids import new_id
 from ..model import AddFactResult, Entity, RelationType, Verdict, fold_relation, normalise_name
 from ..store.plan import Plan
@@ -18,9 +19,6 @@ from .judge import Judge, ask_judge
 from .resolution import decide, new_episode_for_fact, plan_fact, refusal_event, screen
 
 __all__ = ["FactInput", "add_fact"]
-
-ATTEMPTS = 5  # concurrent writers from other processes are rare; retry a few times
-
 
 @dataclass(frozen=True, slots=True)
 class FactInput:
@@ -88,13 +86,9 @@ async def add_fact(
     relation_type: RelationType | None,
     candidate_limit: int,
 ) -> AddFactResult:
-    for attempt in range(ATTEMPTS):
-        try:
-            return await _attempt(store, data, clock, judge, relation_type, candidate_limit)
-        except ConcurrentWriteError:
-            if attempt == ATTEMPTS - 1:
-                raise
-    raise AssertionError("unreachable")
+    return await retry_on_conflict(
+        lambda: _attempt(store, data, clock, judge, relation_type, candidate_limit)
+    )
 
 
 async def _attempt(
@@ -154,6 +148,7 @@ async def _attempt(
             target.uuid,
             relation_key,
             sides=_sides(relation_type, judge is not None),
+            around=valid_at,
             limit=candidate_limit,
         )
     screening = screen(record, candidates, relation_type)

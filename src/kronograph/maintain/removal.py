@@ -8,7 +8,8 @@ entity left with no fact and no mention is deleted. Fact history is kept, so
 
 from __future__ import annotations
 
-from ..errors import ConcurrentWriteError, NotFoundError
+from .._retry import retry_on_conflict
+from ..errors import NotFoundError
 from ..ingest.timeline import merge_sources, refresh
 from ..model import AuditEvent, RemovalResult
 from ..store.plan import HistoryEntry, Plan
@@ -17,8 +18,6 @@ from ..store.records import FactRecord, Neighbourhood
 from ..time import Clock
 
 __all__ = ["plan_removal", "remove_episode"]
-
-ATTEMPTS = 5
 
 
 def plan_removal(
@@ -72,9 +71,8 @@ def plan_removal(
 
 
 async def remove_episode(store: Store, group_id: str, episode_id: str, *, clock: Clock) -> RemovalResult:
-    for attempt in range(ATTEMPTS):
-        now = clock()
-        plan = Plan(group_id=group_id, now=now, expected_revision=await store.revision(group_id))
+    async def attempt() -> RemovalResult:
+        plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
         if await store.episode(group_id, episode_id) is None:
             raise NotFoundError(f"no episode {episode_id!r} in group {group_id!r}")
         citing = await store.facts_citing(group_id, episode_id)
@@ -84,11 +82,7 @@ async def remove_episode(store: Store, group_id: str, episode_id: str, *, clock:
         references = await store.entity_references(group_id, touched)
         hood = await store.conflict_neighbourhood(group_id, [r.uuid for r in citing], 2)
         result = plan_removal(plan, episode_id, citing, hood, references)
-        try:
-            await store.apply(plan)
-        except ConcurrentWriteError:
-            if attempt == ATTEMPTS - 1:
-                raise
-            continue
+        await store.apply(plan)
         return result
-    raise AssertionError("unreachable")
+
+    return await retry_on_conflict(attempt)

@@ -63,11 +63,13 @@ class Store(Protocol):
         relation_key: str,
         *,
         sides: Collection[str] = ("subject", "object"),
+        around: datetime,
         limit: int = 50,
     ) -> list[FactRecord]:
         """Unexpired facts between the two entities (either direction), and, for each
-        of ``sides``, the ``limit`` latest facts touching that entity with the
-        folded relation ``relation_key``."""
+        of ``sides``, facts touching that entity with the folded relation
+        ``relation_key``: the ``limit`` nearest in valid time before ``around``
+        and the ``limit`` nearest after it."""
 
     async def conflict_neighbourhood(
         self, group_id: str, seeds: Collection[str], depth: int = 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict
 from collections.abc import Collection, Iterable
+from datetime import datetime
 
 from ...model import AuditEvent, Entity, Episode, Fact, FactChange
 from ...time import from_micros, to_micros
@@ -109,6 +110,7 @@ def fact_candidates(
     object_uuid: str,
     relation_key: str,
     sides: Collection[str],
+    around: datetime,
     limit: int,
 ) -> list[FactRecord]:
     pair = [subject_uuid, object_uuid]
@@ -120,17 +122,21 @@ def fact_candidates(
             (group_id, *pair, *pair),
         )
     }
+    t = to_micros(around)
     for side in sides:
         entity_uuid = subject_uuid if side == "subject" else object_uuid
         for column in ("source_uuid", "target_uuid"):
-            uuids.update(
-                r[0]
-                for r in conn.execute(
-                    f"SELECT uuid FROM facts WHERE group_id = ? AND {column} = ? AND relation_key = ?"
-                    " AND expired_at IS NULL ORDER BY valid_at DESC LIMIT ?",
-                    (group_id, entity_uuid, relation_key, limit),
+            # The nearest facts in time on each side of the new one, so a late
+            # arrival still sees its true predecessor and successor.
+            for order in ("valid_at <= ? ORDER BY valid_at DESC", "valid_at > ? ORDER BY valid_at ASC"):
+                uuids.update(
+                    r[0]
+                    for r in conn.execute(
+                        f"SELECT uuid FROM facts WHERE group_id = ? AND {column} = ? AND relation_key = ?"
+                        f" AND expired_at IS NULL AND {order} LIMIT ?",
+                        (group_id, entity_uuid, relation_key, t, limit),
+                    )
                 )
-            )
     if not uuids:
         return []
     return _records(conn, group_id, f"f.uuid IN ({_marks(uuids)})", list(uuids))

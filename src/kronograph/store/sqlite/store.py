@@ -7,6 +7,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -142,10 +143,11 @@ class SQLiteStore:
         relation_key: str,
         *,
         sides: Collection[str] = ("subject", "object"),
+        around: datetime,
         limit: int = 50,
     ) -> list[FactRecord]:
         return await self._run(
-            reads.fact_candidates, group_id, subject_uuid, object_uuid, relation_key, sides, limit
+            reads.fact_candidates, group_id, subject_uuid, object_uuid, relation_key, sides, around, limit
         )
 
     async def conflict_neighbourhood(

@@ -1,0 +1,150 @@
+"""Store conformance: every backend applies plans faithfully and atomically."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import pytest
+
+from kronograph.errors import ConcurrentWriteError, StoreError
+from kronograph.model import Entity, Episode
+from kronograph.store import FactQuery, Store
+from kronograph.store.plan import HistoryEntry, Plan
+from kronograph.store.records import FactRecord, Source
+
+NOW = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def run(coro):  # type: ignore[no-untyped-def]
+    return asyncio.run(coro)
+
+
+def episode(uuid: str) -> Episode:
+    return Episode(uuid=uuid, group_id="g", name=uuid, kind="fact", reference_time=NOW, created_at=NOW)
+
+
+def entity(uuid: str, name: str) -> Entity:
+    return Entity(uuid=uuid, group_id="g", name=name, created_at=NOW)
+
+
+def record(uuid: str, s: str, o: str, episode_id: str = "e1") -> FactRecord:
+    return FactRecord(
+        uuid=uuid, group_id="g", source_uuid=s, target_uuid=o, subject=s.upper(), object=o.upper(),
+        relation="KNOWS", relation_key="knows", fact=f"{s} knows {o}", valid_at=NOW, invalid_at=None,
+        stated_invalid_at=None, created_at=NOW, expired_at=None, invalidated_by=None,
+        sources=(Source(episode_id, NOW, None, NOW),),
+    )
+
+
+def first_plan(revision: int = 0) -> Plan:
+    plan = Plan(group_id="g", now=NOW, expected_revision=revision)
+    plan.new_episodes.append(episode("e1"))
+    plan.new_entities += [entity("a", "A"), entity("b", "B")]
+    plan.mentions += [("e1", "a"), ("e1", "b")]
+    fact = record("f1", "a", "b")
+    plan.new_facts.append(fact)
+    plan.history.append(HistoryEntry(fact, "live", "created", "e1"))
+    return plan
+
+
+async def counts(store: Store) -> tuple[int, int, int, int]:
+    facts = await store.facts("g", FactQuery(as_of=NOW, include_retired=True, include_expired=True))
+    return (
+        await store.revision("g"),
+        len(facts),
+        len(await store.entities("g")),
+        len(await store.episodes("g")),
+    )
+
+
+def test_a_plan_is_applied_whole(backend: Callable[..., Store]) -> None:
+    async def go() -> None:
+        store = backend(threaded=True)
+        await store.open()
+        await store.apply(first_plan())
+        assert await counts(store) == (1, 1, 2, 1)
+        (fact,) = await store.facts("g", FactQuery(as_of=NOW))
+        assert (fact.subject, fact.object, fact.episodes) == ("A", "B", ("e1",))
+        assert [c.cause for c in await store.history("g", "f1")] == ["created"]
+        assert await store.entity_references("g", ["a", "zz"]) == {"a": ({"f1"}, {"e1"}), "zz": (set(), set())}
+        await store.close()
+
+    run(go())
+
+
+def test_a_failing_plan_leaves_nothing_behind(backend: Callable[..., Store]) -> None:
+    async def go() -> None:
+        store = backend()
+        await store.open()
+        await store.apply(first_plan())
+        before = await counts(store)
+        plan = Plan(group_id="g", now=NOW, expected_revision=1)
+        plan.new_episodes.append(episode("e2"))
+        plan.new_entities.append(entity("c", "C"))
+        plan.new_facts.append(record("f2", "a", "missing-entity", "e2"))  # violates a foreign key
+        with pytest.raises(StoreError):
+            await store.apply(plan)
+        assert await counts(store) == before
+        assert await store.episode("g", "e2") is None
+        await store.close()
+
+    run(go())
+
+
+def test_a_stale_plan_is_refused(backend: Callable[..., Store]) -> None:
+    async def go() -> None:
+        store = backend()
+        await store.open()
+        await store.apply(first_plan())
+        stale = Plan(group_id="g", now=NOW, expected_revision=0)
+        stale.new_entities.append(entity("c", "C"))
+        with pytest.raises(ConcurrentWriteError):
+            await store.apply(stale)
+        assert await counts(store) == (1, 1, 2, 1)
+        await store.close()
+
+    run(go())
+
+
+def test_conflict_neighbourhood_marks_complete_links(backend: Callable[..., Store]) -> None:
+    async def go() -> None:
+        store = backend()
+        await store.open()
+        plan = first_plan()
+        plan.new_entities.append(entity("c", "C"))
+        for uuid, target in (("f2", "c"), ("f3", "a")):
+            fact = record(uuid, "b" if uuid == "f2" else "c", target)
+            plan.new_facts.append(fact)
+        plan.add_conflicts += [("f1", "f2", "e1"), ("f2", "f3", "e1")]
+        await store.apply(plan)
+        hood = await store.conflict_neighbourhood("g", ["f1"], 1)
+        assert hood.complete == {"f1"} and hood.edges["f1"] == {"f2"} and set(hood.records) == {"f1", "f2"}
+        hood = await store.conflict_neighbourhood("g", ["f1"], 2)
+        assert hood.complete == {"f1", "f2"} and set(hood.records) == {"f1", "f2", "f3"}
+        assert hood.edges["f2"] == {"f1", "f3"}
+        assert (await store.conflict_neighbourhood("other", ["f1"], 2)).records == {}
+        await store.close()
+
+    run(go())
+
+
+def test_reads_are_scoped_by_group(backend: Callable[..., Store]) -> None:
+    async def go() -> None:
+        store = backend()
+        await store.open()
+        await store.apply(first_plan())
+        q = FactQuery(as_of=NOW, include_retired=True, include_expired=True)
+        assert await store.facts("h", q) == []
+        assert await store.facts("h", FactQuery(as_of=NOW, known_at=NOW, include_retired=True)) == []
+        assert await store.entities("h") == [] and await store.episodes("h") == []
+        assert await store.episode("h", "e1") is None
+        assert await store.history("h", "f1") == []
+        assert await store.facts_citing("h", "e1") == []
+        assert await store.fact_candidates("h", "a", "b", "knows", around=NOW) == []
+        assert await store.entities_named("h", ["a"]) == []
+        assert await store.timeline("h", "a", None) == []
+        await store.close()
+
+    run(go())
