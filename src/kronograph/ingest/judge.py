@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Union
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -14,7 +14,7 @@ from ..model import Fact, Verdict
 
 __all__ = ["Judge", "ask_judge"]
 
-Judge = Callable[[Fact, Sequence[Fact]], Union[Verdict, Awaitable[Verdict]]]
+Judge = Callable[[Fact, Sequence[Fact]], Verdict | Awaitable[Verdict]]
 """``judge(new_fact, candidates) -> Verdict``; may be ``async``."""
 
 

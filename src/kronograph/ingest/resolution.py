@@ -19,12 +19,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..model import AuditEvent, Cardinality, Episode, RelationType, Verdict
+from ..model import AuditEvent, Cardinality, Episode, EpisodeKind, RelationType, Verdict
 from ..store.plan import HistoryEntry, Plan
 from ..store.records import FactRecord, Neighbourhood
-from .timeline import status_of, merge_sources, recompute, refresh
+from .timeline import merge_sources, recompute, refresh, status_of
 
-__all__ = ["Decision", "FactOutcome", "Screening", "decide", "new_episode_for_fact", "plan_fact", "refusal_event", "screen"]
+__all__ = [
+    "Decision",
+    "FactOutcome",
+    "Screening",
+    "decide",
+    "new_episode_for_fact",
+    "plan_fact",
+    "refusal_event",
+    "screen",
+]
 
 
 def _overlaps(a: FactRecord, b: FactRecord) -> bool:
@@ -175,7 +184,7 @@ def new_episode_for_fact(group_id: str, episode_id: str, now: datetime) -> Episo
         uuid=episode_id,
         group_id=group_id,
         name=episode_id,
-        kind="fact",
+        kind=EpisodeKind.FACT,
         source_description="add_fact",
         reference_time=now,
         created_at=now,

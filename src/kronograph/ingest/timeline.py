@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Literal
 
 from ..store.plan import HistoryEntry, Plan
 from ..store.records import FactRecord, Source
@@ -80,7 +81,7 @@ def merge_sources(record: FactRecord, sources: tuple[Source, ...]) -> FactRecord
     )
 
 
-def status_of(record: FactRecord) -> str:
+def status_of(record: FactRecord) -> Literal["live", "expired"]:
     return "expired" if record.expired_at is not None else "live"
 
 

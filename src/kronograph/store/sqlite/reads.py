@@ -238,7 +238,10 @@ def facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> list[Fact]:
         where.append("f.expired_at IS NULL")
     if not q.include_retired:
         where.append("f.valid_at <= :t AND (f.invalid_at IS NULL OR f.invalid_at > :t)")
-    sql = f"SELECT {rows.FACT_COLUMNS}{_FROM_FACTS} WHERE {' AND '.join(where)} ORDER BY f.valid_at, f.created_at, f.uuid"
+    sql = (
+        f"SELECT {rows.FACT_COLUMNS}{_FROM_FACTS} WHERE {' AND '.join(where)}"
+        " ORDER BY f.valid_at, f.created_at, f.uuid"
+    )
     if q.limit is not None:
         sql += f" LIMIT {int(q.limit)}"
     return [rows.fact(r) for r in conn.execute(sql, params)]
