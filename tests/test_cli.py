@@ -249,7 +249,7 @@ def _commands() -> dict[str, list[str]]:
 def test_every_command_and_option_is_documented() -> None:
     docs = DOCS.read_text(encoding="utf-8")
     commands = _commands()
-    assert set(commands) == {"add-fact", "facts", "timeline", "remove-episode", "demo"}
+    assert set(commands) == {"add-fact", "facts", "timeline", "history", "remove-episode", "demo"}
     for name, options in commands.items():
         assert f"## `kronograph {name}" in docs, name
         section = docs.split(f"## `kronograph {name}", 1)[1].split("\n## ", 1)[0]
@@ -292,3 +292,25 @@ def test_without_the_cli_extra_main_explains_how_to_install_it() -> None:
     assert run.returncode == 1
     assert "pip install 'kronograph[cli]'" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_history_shows_every_change_with_its_cause(cli: Invoke) -> None:
+    _ceo_change(cli)
+    (sarah,) = [f for f in json.loads(cli("facts", "--json", "--include-retired").stdout) if f["subject"] == "Sarah"]
+    out = cli("history", sarah["uuid"]).stdout
+    assert "created" in out and "retired" in out and "2024-01-15 → 2024-03-03" in out
+    changes = json.loads(cli("history", sarah["uuid"], "--json").stdout)
+    assert [c["cause"] for c in changes] == ["created", "retired"]
+    assert [c["episode_id"] for c in changes] == ["e1", "e2"]
+    assert "no fact" in cli("history", "nope", expect=2).stderr
+
+
+def test_limit_and_include_expired(cli: Invoke) -> None:
+    types = ("--relation-type", "LIVES_IN=many_to_one")
+    cli("add-fact", "Eve", "LIVES_IN", "Oslo", "--valid-at", "2024-01-01", *types)
+    cli("add-fact", "Eve", "LIVES_IN", "Bergen", "--valid-at", "2024-01-01", *types)  # a correction
+    assert _triples(cli("facts", "--json", "--include-retired").stdout) == ["Eve LIVES_IN Bergen"]
+    both = _triples(cli("facts", "--json", "--include-retired", "--include-expired").stdout)
+    assert sorted(both) == ["Eve LIVES_IN Bergen", "Eve LIVES_IN Oslo"]
+    assert len(json.loads(cli("facts", "--json", "--include-expired", "--limit", "1").stdout)) == 1
+    cli("facts", "--limit", "0", expect=2)

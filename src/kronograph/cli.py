@@ -31,7 +31,7 @@ except ImportError as exc:  # the optional extra is missing: main() explains
 else:
     _MISSING = None
 
-__all__ = ["app", "build_app", "fact_table", "interval", "main", "timeline_table", "when"]
+__all__ = ["COMMANDS", "app", "build_app", "fact_table", "interval", "main", "short", "timeline_table", "when"]
 
 INSTALL_HINT = (
     "The kronograph command line needs typer and rich, which are not installed.\n"
@@ -49,7 +49,7 @@ _OPTION_NAMES = {
 
 
 def when(moment: datetime | None, open_end: str = "now") -> str:
-    """A UTC time as a reader wants it: a bare date at midnight, else to the minute."""
+    """A UTC time as a reader wants it: a bare date at midnight, else no finer than needed."""
     if moment is None:
         return open_end
     if moment.time() == time(0):
@@ -196,6 +196,10 @@ def facts(
     as_of: Annotated[str | None, _option("TIME", "Facts valid at this time (default: now).")] = None,
     known_at: Annotated[str | None, _option("TIME", "As the memory believed at this time.")] = None,
     include_retired: Annotated[bool, typer.Option("--include-retired", help="Closed intervals too.")] = False,
+    include_expired: Annotated[
+        bool, typer.Option("--include-expired", help="Records replaced by a correction too.")
+    ] = False,
+    limit: Annotated[int | None, _option("N", "At most N facts.", min=1)] = None,
     as_json: AsJson = False,
     db: Db = DEFAULT_DB,
     group: Group = "default",
@@ -203,8 +207,8 @@ def facts(
     """List facts: current ones by default, or as of / as known at a time."""
     with _memory(db) as memory:
         found = memory.facts(
-            group, subject=subject, relation=relation, object=object, entity=entity,
-            as_of=as_of, known_at=known_at, include_retired=include_retired,
+            group, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
+            known_at=known_at, include_retired=include_retired, include_expired=include_expired, limit=limit,
         )
     if as_json:
         _print_json(found)
@@ -228,6 +232,29 @@ def timeline(
         return
     title = f"timeline of {escape(entity)}"
     _console().print(timeline_table(found, title) if found else f"[dim]no facts about {escape(entity)}[/]")
+
+
+def history(
+    fact_uuid: Annotated[str, typer.Argument(metavar="FACT_UUID", help="The fact's full uuid.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the changes as a JSON array instead.")] = False,
+    db: Db = DEFAULT_DB,
+    group: Group = "default",
+) -> None:
+    """Show every recorded state of one fact, oldest first, and why it changed."""
+    with _memory(db) as memory:
+        changes = memory.history(group, fact_uuid)
+    if as_json:
+        typer.echo(json.dumps([c.model_dump(mode="json") for c in changes], indent=2))
+        return
+    if not changes:
+        _fail(f"no fact {fact_uuid} in group {group!r}")
+    table = Table(title=f"history of fact {short(fact_uuid)}", title_justify="left", header_style="bold")
+    for name in ("recorded", "cause", "episode", "status", "valid"):
+        table.add_column(name, no_wrap=True)
+    for change in changes:
+        valid = f"{when(change.valid_at)} → {when(change.invalid_at)}"
+        table.add_row(when(change.recorded_at), change.cause, escape(change.episode_id or ""), change.status, valid)
+    _console().print(table)
 
 
 def remove_episode(
@@ -279,7 +306,8 @@ def _root(
 
 
 COMMANDS: dict[str, Callable[..., None]] = {
-    "add-fact": add_fact, "facts": facts, "timeline": timeline, "remove-episode": remove_episode, "demo": demo,
+    "add-fact": add_fact, "facts": facts, "timeline": timeline, "history": history,
+    "remove-episode": remove_episode, "demo": demo,
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.console import Console
@@ -20,7 +20,6 @@ from rich.table import Table
 from .cli import short, timeline_table
 from .memory import Memory
 from .model import Cardinality, Fact, RelationType, Verdict
-from .time import parse_time
 
 __all__ = ["DemoClock", "ScriptedJudge", "run_demo"]
 
@@ -31,13 +30,13 @@ class DemoClock:
     """A clock the tour moves by hand, so that "learned on" dates are part of the story."""
 
     def __init__(self) -> None:
-        self.now = parse_time("2024-01-01")
+        self.now = datetime(2024, 1, 1, tzinfo=UTC)
 
     def __call__(self) -> datetime:
         return self.now
 
     def set(self, moment: str) -> None:
-        self.now = parse_time(moment)
+        self.now = datetime.fromisoformat(moment).replace(tzinfo=UTC)
 
 
 class ScriptedJudge:
@@ -133,7 +132,7 @@ def _ceo_change(console: Console, memory: Memory, clock: DemoClock, judge: Scrip
     _say(
         console,
         "No judge? Declare the relation instead (--relation-type CEO_OF=one_to_many: one CEO per "
-        "company) and the same change is decided by rule. Chapter 2 does that for LIVES_IN.",
+        "company) and the same change is decided by rule. Part 2 does that for LIVES_IN.",
     )
 
 
@@ -198,7 +197,7 @@ def _refused_retirement(console: Console, memory: Memory, clock: DemoClock, judg
 
 def _known_at(console: Console, memory: Memory) -> None:
     _chapter(console, 4, "What did we believe, and when?")
-    _say(console, "Valid time says when a fact held; transaction time says when the memory knew it.")
+    _say(console, "Valid time says when a fact held; transaction time ('recorded') when the memory learned it.")
     def ceo(known_at: str | None) -> list[Fact]:
         return memory.facts(GROUP, relation="CEO_OF", object="Acme", as_of="2024-04-01", known_at=known_at)
 
