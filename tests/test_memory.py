@@ -326,3 +326,23 @@ def test_late_arrival_in_a_long_slot_finds_its_true_neighbours(memory_factory: M
     for before, after in zip(timeline, timeline[1:]):
         assert before.invalid_at == after.valid_at
     assert [f.object for f in memory.facts(G, subject="nomad")] == ["City2018"]
+
+
+def test_a_wrong_judge_is_refused_and_the_refusal_audited(memory_factory: MakeMemory, clock) -> None:
+    postgres: list[str] = []
+    judge = RecordingJudge(lambda new, cands: Verdict(contradicts=[*postgres, *(c.uuid for c in cands)]))
+    memory = memory_factory(judge=judge)
+    postgres.append(memory.add_fact(G, "Initech", "USES", "Postgres", valid_at="2022-04-01").fact.uuid)
+    memory.add_fact(G, "Initech", "SPONSORS", "EuroPython", valid_at="2024-07-08")
+    clock.tick(days=1)
+    result = memory.add_fact(G, "Initech", "SPONSORS", "PyCon", valid_at="2025-05-20", episode_id="e3")
+    shown = [c.triple for c in judge.calls[-1][1]]
+    assert shown == ["Initech SPONSORS EuroPython"]
+    assert result.refused == postgres
+    assert [f.triple for f in result.retired] == ["Initech SPONSORS EuroPython"]
+    assert {f.triple for f in memory.facts(G, subject="initech")} == {
+        "Initech USES Postgres",
+        "Initech SPONSORS PyCon",
+    }
+    (event,) = [e for e in memory.audit_events(G) if e.kind == "verdict_refused"]
+    assert event.episode_id == "e3" and event.detail == {"fact": result.fact.uuid, "refused": postgres}
