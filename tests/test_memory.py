@@ -346,3 +346,58 @@ def test_a_wrong_judge_is_refused_and_the_refusal_audited(memory_factory: MakeMe
     }
     (event,) = [e for e in memory.audit_events(G) if e.kind == "verdict_refused"]
     assert event.episode_id == "e3" and event.detail == {"fact": result.fact.uuid, "refused": postgres}
+
+
+def test_a_plain_judge_may_read_the_sync_memory(memory_factory: MakeMemory) -> None:
+    box: list[Memory] = []
+
+    def judge(new: Fact, candidates: Sequence[Fact]) -> Verdict:
+        # Reads through the same sync memory while add_fact waits for this verdict.
+        known = box[0].facts(G, object=new.object)
+        return Verdict(contradicts=[f.uuid for f in known if f.uuid in {c.uuid for c in candidates}])
+
+    memory = memory_factory(judge=judge)
+    box.append(memory)
+    memory.add_fact(G, "Sarah", "CEO_OF", "Acme", valid_at="2024-01-15")
+    result = memory.add_fact(G, "Mike", "CEO_OF", "Acme", valid_at="2024-03-03")
+    assert [f.triple for f in result.retired] == ["Sarah CEO_OF Acme"]
+
+
+def test_an_async_judge_calling_the_sync_memory_gets_a_clear_error(memory_factory: MakeMemory) -> None:
+    box: list[Memory] = []
+
+    async def judge(new: Fact, candidates: Sequence[Fact]) -> Verdict:
+        box[0].facts(G)
+        return Verdict()
+
+    memory = memory_factory(judge=judge)
+    box.append(memory)
+    memory.add_fact(G, "Sarah", "CEO_OF", "Acme")
+    with pytest.raises(JudgeError, match="AsyncMemory"):
+        memory.add_fact(G, "Mike", "CEO_OF", "Acme")
+
+
+def test_threads_can_share_one_sync_memory(memory_factory: MakeMemory) -> None:
+    import threading
+
+    memory = memory_factory(relation_types={"LIVES_IN": {"cardinality": "many_to_one"}})
+    errors: list[BaseException] = []
+
+    def worker(n: int) -> None:
+        try:
+            for i in range(20):
+                memory.add_fact(f"t{n}", "Ann", "LIVES_IN", f"City{i}", valid_at=datetime(2000 + i, 1, 1))
+                memory.facts(f"t{n}", subject="ann")
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    for n in range(4):
+        (current,) = memory.facts(f"t{n}", subject="ann", as_of="2030-01-01")
+        assert current.object == "City19"
+        assert len(memory.facts(f"t{n}", subject="ann", include_retired=True)) == 20

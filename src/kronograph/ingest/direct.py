@@ -43,8 +43,10 @@ class FactInput:
             )
 
 
-def _sides(relation_type: RelationType | None, has_judge: bool) -> tuple[str, ...]:
-    """Which endpoints' same-relation facts can matter for this relation."""
+def _sides(relation_type: RelationType | None, has_judge: bool) -> tuple[tuple[str, ...], bool]:
+    """Which same-relation facts can matter: a declared cardinality needs only
+    the slot it constrains; a judge may weigh any fact sharing an endpoint;
+    with neither, only the pair itself (restatements) matters."""
     if relation_type is not None:
         sides = []
         if relation_type.one_object_per_subject:
@@ -52,8 +54,8 @@ def _sides(relation_type: RelationType | None, has_judge: bool) -> tuple[str, ..
         if relation_type.one_subject_per_object:
             sides.append("object")
         if sides:
-            return tuple(sides)
-    return ("subject", "object") if has_judge else ()
+            return tuple(sides), False
+    return (("subject", "object"), True) if has_judge else ((), False)
 
 
 def _resolve_entity(name: str, labels: tuple[str, ...], known: Sequence[Entity], plan: Plan) -> Entity:
@@ -142,12 +144,14 @@ async def _attempt(
     fresh = {e.uuid for e in plan.new_entities}
     candidates = []
     if not (subject.uuid in fresh and target.uuid in fresh):
+        sides, either_end = _sides(relation_type, judge is not None)
         candidates = await store.fact_candidates(
             g,
             subject.uuid,
             target.uuid,
             relation_key,
-            sides=_sides(relation_type, judge is not None),
+            sides=sides,
+            either_end=either_end,
             around=valid_at,
             limit=candidate_limit,
         )

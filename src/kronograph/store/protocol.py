@@ -63,13 +63,16 @@ class Store(Protocol):
         relation_key: str,
         *,
         sides: Collection[str] = ("subject", "object"),
+        either_end: bool = True,
         around: datetime,
         limit: int = 50,
     ) -> list[FactRecord]:
         """Unexpired facts between the two entities (either direction), and, for each
-        of ``sides``, facts touching that entity with the folded relation
-        ``relation_key``: the ``limit`` nearest in valid time before ``around``
-        and the ``limit`` nearest after it."""
+        of ``sides``, facts with the folded relation ``relation_key`` that have
+        the subject as subject (``"subject"``) or the object as object
+        (``"object"``), or touch that entity at either end (``either_end``):
+        the ``limit`` nearest in valid time before ``around`` and the ``limit``
+        nearest after it."""
 
     async def conflict_neighbourhood(
         self, group_id: str, seeds: Collection[str], depth: int = 2

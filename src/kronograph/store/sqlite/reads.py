@@ -85,11 +85,24 @@ def entities(
     return [rows.entity(r) for r in conn.execute(sql, {"g": group_id, "name": name_key, "label": label})]
 
 
-def _records(conn: sqlite3.Connection, group_id: str, where: str, params: Iterable[object]) -> list[FactRecord]:
-    found = conn.execute(
-        f"SELECT {rows.RECORD_COLUMNS}{_FROM_FACTS} WHERE f.group_id = ? AND ({where})",
-        (group_id, *params),
-    ).fetchall()
+def _records(
+    conn: sqlite3.Connection, group_id: str, uuids_sql: str, params: Iterable[object] | dict[str, object]
+) -> list[FactRecord]:
+    """Fact records (with their sources) whose uuid ``uuids_sql`` selects.
+
+    ``uuids_sql`` uses ``?`` placeholders (``params`` a sequence) or named ones
+    (``params`` a dict with the group as ``g``). The CROSS JOIN makes SQLite
+    start from those few uuids instead of scanning the group.
+    """
+    select = (
+        f"WITH wanted(uuid) AS ({uuids_sql}) SELECT {rows.RECORD_COLUMNS} FROM wanted w"
+        " CROSS JOIN facts f ON f.uuid = w.uuid"
+        " JOIN entities s ON s.uuid = f.source_uuid JOIN entities o ON o.uuid = f.target_uuid"
+    )
+    if isinstance(params, dict):
+        found = conn.execute(select + " WHERE f.group_id = :g", params).fetchall()
+    else:
+        found = conn.execute(select + " WHERE f.group_id = ?", (*params, group_id)).fetchall()
     if not found:
         return []
     uuids = [r[0] for r in found]
@@ -103,6 +116,10 @@ def _records(conn: sqlite3.Connection, group_id: str, where: str, params: Iterab
     return [rows.fact_record(r, sources[r[0]]) for r in found]
 
 
+def _values(uuids: Collection[str]) -> str:
+    return "VALUES " + ",".join(["(?)"] * len(uuids))
+
+
 def fact_candidates(
     conn: sqlite3.Connection,
     group_id: str,
@@ -110,36 +127,29 @@ def fact_candidates(
     object_uuid: str,
     relation_key: str,
     sides: Collection[str],
+    either_end: bool,
     around: datetime,
     limit: int,
 ) -> list[FactRecord]:
-    pair = [subject_uuid, object_uuid]
-    uuids: set[str] = {
-        r[0]
-        for r in conn.execute(
-            "SELECT uuid FROM facts WHERE group_id = ? AND expired_at IS NULL"
-            f" AND source_uuid IN ({_marks(pair)}) AND target_uuid IN ({_marks(pair)})",
-            (group_id, *pair, *pair),
-        )
+    params: dict[str, object] = {
+        "g": group_id, "s": subject_uuid, "o": object_uuid, "r": relation_key, "t": to_micros(around), "n": limit,
     }
-    t = to_micros(around)
+    parts = [
+        "SELECT uuid FROM facts WHERE group_id = :g AND expired_at IS NULL"
+        " AND source_uuid IN (:s, :o) AND target_uuid IN (:s, :o)"
+    ]
     for side in sides:
-        entity_uuid = subject_uuid if side == "subject" else object_uuid
-        for column in ("source_uuid", "target_uuid"):
-            # The nearest facts in time on each side of the new one, so a late
-            # arrival still sees its true predecessor and successor.
-            for order in ("valid_at <= ? ORDER BY valid_at DESC", "valid_at > ? ORDER BY valid_at ASC"):
-                uuids.update(
-                    r[0]
-                    for r in conn.execute(
-                        f"SELECT uuid FROM facts WHERE group_id = ? AND {column} = ? AND relation_key = ?"
-                        f" AND expired_at IS NULL AND {order} LIMIT ?",
-                        (group_id, entity_uuid, relation_key, t, limit),
-                    )
+        entity = ":s" if side == "subject" else ":o"
+        own = "source_uuid" if side == "subject" else "target_uuid"
+        for column in ("source_uuid", "target_uuid") if either_end else (own,):
+            # The nearest facts in valid time on each side of the new one, so a
+            # late arrival still sees its true predecessor and successor.
+            for order in ("valid_at <= :t ORDER BY valid_at DESC", "valid_at > :t ORDER BY valid_at ASC"):
+                parts.append(
+                    f"SELECT uuid FROM (SELECT uuid FROM facts WHERE group_id = :g AND {column} = {entity}"
+                    f" AND relation_key = :r AND expired_at IS NULL AND {order} LIMIT :n)"
                 )
-    if not uuids:
-        return []
-    return _records(conn, group_id, f"f.uuid IN ({_marks(uuids)})", list(uuids))
+    return _records(conn, group_id, " UNION ".join(parts), params)
 
 
 def conflict_neighbourhood(
@@ -149,7 +159,7 @@ def conflict_neighbourhood(
     frontier = set(seeds)
     if not frontier:
         return hood
-    for record in _records(conn, group_id, f"f.uuid IN ({_marks(frontier)})", list(frontier)):
+    for record in _records(conn, group_id, _values(frontier), list(frontier)):
         hood.records[record.uuid] = record
     for _ in range(depth):
         if not frontier:
@@ -168,7 +178,7 @@ def conflict_neighbourhood(
         hood.complete |= frontier
         frontier = {b for _, b in links} - hood.records.keys()
         if frontier:
-            for record in _records(conn, group_id, f"f.uuid IN ({_marks(frontier)})", list(frontier)):
+            for record in _records(conn, group_id, _values(frontier), list(frontier)):
                 hood.records[record.uuid] = record
     # Edges of records outside the complete set are partial: keep only those we know.
     return hood
@@ -178,7 +188,7 @@ def facts_citing(conn: sqlite3.Connection, group_id: str, episode_id: str) -> li
     return _records(
         conn,
         group_id,
-        "f.uuid IN (SELECT fact_uuid FROM fact_sources WHERE group_id = ? AND episode_id = ?)",
+        "SELECT fact_uuid FROM fact_sources WHERE group_id = ? AND episode_id = ?",
         (group_id, episode_id),
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
+from typing import Any
 
 from ...model import AuditEvent, Entity, Episode, Fact, FactChange
 from ...time import from_micros
@@ -62,7 +63,7 @@ def fact(row: sqlite3.Row | tuple) -> Fact:  # type: ignore[type-arg]
         created_at=from_micros(row[10]),
         expired_at=opt_time(row[11]),
         invalidated_by=row[12],
-        attributes=json.loads(row[13]) if row[13] else {},
+        attributes=_json(row[13], {}),
         episodes=tuple(json.loads(row[14])) if row[14] else (),
     )
 
@@ -92,8 +93,15 @@ def fact_record(row: tuple, sources: Iterable[Source]) -> FactRecord:  # type: i
         expired_at=opt_time(row[13]),
         invalidated_by=row[14],
         sources=tuple(sources),
-        attributes=json.loads(row[15]) if row[15] else {},
+        attributes=_json(row[15], {}),
     )
+
+
+def _json(text: str | None, empty: Any) -> Any:
+    """Decode a JSON column; the common empty values skip the decoder."""
+    if not text or text == "[]" or text == "{}":
+        return empty
+    return json.loads(text)
 
 
 def entity(row: tuple) -> Entity:  # type: ignore[type-arg]
@@ -101,10 +109,10 @@ def entity(row: tuple) -> Entity:  # type: ignore[type-arg]
         uuid=row[0],
         group_id=row[1],
         name=row[2],
-        labels=tuple(json.loads(row[3])),
-        aliases=tuple(json.loads(row[4])),
+        labels=tuple(_json(row[3], ())),
+        aliases=tuple(_json(row[4], ())),
         summary=row[5],
-        attributes=json.loads(row[6]),
+        attributes=_json(row[6], {}),
         created_at=from_micros(row[7]),
     )
 
@@ -122,7 +130,7 @@ def episode(row: tuple) -> Episode:  # type: ignore[type-arg]
         created_at=from_micros(row[8]),
         saga=row[9],
         status=row[10],
-        metadata=json.loads(row[11]),
+        metadata=_json(row[11], {}),
     )
 
 

@@ -72,10 +72,9 @@ CREATE TABLE facts (
     attributes        TEXT NOT NULL DEFAULT '{}',
     embedding         BLOB
 );
-CREATE INDEX facts_by_source ON facts(group_id, source_uuid, relation_key);
-CREATE INDEX facts_by_target ON facts(group_id, target_uuid, relation_key);
+CREATE INDEX facts_by_source ON facts(group_id, source_uuid, relation_key, valid_at);
+CREATE INDEX facts_by_target ON facts(group_id, target_uuid, relation_key, valid_at);
 CREATE INDEX facts_by_relation ON facts(group_id, relation_key, valid_at);
-CREATE INDEX facts_by_valid ON facts(group_id, valid_at);
 
 CREATE TABLE fact_sources (
     fact_uuid         TEXT NOT NULL REFERENCES facts(uuid) ON DELETE CASCADE,
@@ -125,8 +124,6 @@ CREATE TABLE fact_history (
 CREATE INDEX history_by_fact ON fact_history(fact_uuid, recorded_at, seq);
 CREATE INDEX history_by_subject ON fact_history(group_id, subject_key);
 CREATE INDEX history_by_object ON fact_history(group_id, object_key);
-CREATE INDEX history_by_relation ON fact_history(group_id, relation_key);
-CREATE INDEX history_by_time ON fact_history(group_id, recorded_at);
 
 CREATE TABLE mentions (
     group_id    TEXT NOT NULL,
@@ -175,16 +172,21 @@ CREATE TRIGGER entities_fts_update AFTER UPDATE OF name, summary ON entities BEG
 END;
 
 CREATE VIRTUAL TABLE episodes_fts USING fts5(name, content, content='episodes', content_rowid='id');
-CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes BEGIN
+-- Episodes without content (the sources of facts added directly) are not indexed.
+CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes WHEN new.content IS NOT NULL BEGIN
     INSERT INTO episodes_fts(rowid, name, content) VALUES (new.id, new.name, new.content);
 END;
-CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes BEGIN
+CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes WHEN old.content IS NOT NULL BEGIN
     INSERT INTO episodes_fts(episodes_fts, rowid, name, content)
     VALUES ('delete', old.id, old.name, old.content);
 END;
-CREATE TRIGGER episodes_fts_update AFTER UPDATE OF name, content ON episodes BEGIN
+CREATE TRIGGER episodes_fts_update_old AFTER UPDATE OF name, content ON episodes
+WHEN old.content IS NOT NULL BEGIN
     INSERT INTO episodes_fts(episodes_fts, rowid, name, content)
     VALUES ('delete', old.id, old.name, old.content);
+END;
+CREATE TRIGGER episodes_fts_update_new AFTER UPDATE OF name, content ON episodes
+WHEN new.content IS NOT NULL BEGIN
     INSERT INTO episodes_fts(rowid, name, content) VALUES (new.id, new.name, new.content);
 END;
 """

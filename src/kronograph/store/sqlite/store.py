@@ -78,6 +78,11 @@ class SQLiteStore:
         if self.path != ":memory:":
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+        # A 64 MiB page cache (the default is 2 MiB) and a WAL checkpointed every
+        # ~40 MB instead of ~4 MB: far fewer cache misses and fsyncs per write.
+        conn.execute("PRAGMA cache_size = -65536")
+        conn.execute("PRAGMA wal_autocheckpoint = 10000")
+        conn.execute("PRAGMA journal_size_limit = 67108864")
         migrate(conn)
         return conn
 
@@ -143,11 +148,12 @@ class SQLiteStore:
         relation_key: str,
         *,
         sides: Collection[str] = ("subject", "object"),
+        either_end: bool = True,
         around: datetime,
         limit: int = 50,
     ) -> list[FactRecord]:
         return await self._run(
-            reads.fact_candidates, group_id, subject_uuid, object_uuid, relation_key, sides, around, limit
+            reads.fact_candidates, group_id, subject_uuid, object_uuid, relation_key, sides, either_end, around, limit
         )
 
     async def conflict_neighbourhood(

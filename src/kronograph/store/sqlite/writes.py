@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from typing import Any
 
 from ...errors import ConcurrentWriteError
 from ...model import normalise_name
@@ -28,14 +29,24 @@ def apply_plan(conn: sqlite3.Connection, plan: Plan) -> None:
     conn.execute("COMMIT")
 
 
-def _apply(conn: sqlite3.Connection, plan: Plan) -> None:
+class _Batch:
+    """``executemany`` that skips empty batches (most plans touch few tables)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def executemany(self, sql: str, rows: list[Any]) -> None:
+        if rows:
+            self.conn.executemany(sql, rows)
+
+
+def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
+    conn = _Batch(raw)
     g, now = plan.group_id, to_micros(plan.now)
-    conn.execute(
-        "INSERT OR IGNORE INTO groups(group_id, revision, created_at) VALUES (?, 0, ?)", (g, now)
-    )
-    moved = conn.execute(
-        "UPDATE groups SET revision = revision + 1 WHERE group_id = ? AND revision = ?",
-        (g, plan.expected_revision),
+    moved = raw.execute(
+        "INSERT INTO groups(group_id, revision, created_at) VALUES (?, 1, ?)"
+        " ON CONFLICT(group_id) DO UPDATE SET revision = revision + 1 WHERE revision = ?",
+        (g, now, plan.expected_revision),
     ).rowcount
     if moved != 1:
         raise ConcurrentWriteError(f"group {g!r} changed while this write was being prepared")
