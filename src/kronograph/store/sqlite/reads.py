@@ -35,6 +35,15 @@ _FROM_FACTS = (
     " FROM facts f JOIN entities s ON s.uuid = f.source_uuid JOIN entities o ON o.uuid = f.target_uuid"
 )
 _BY_NAME = "(SELECT uuid FROM entities WHERE group_id = :g AND name_key = :{0})"
+# Facts touching an entity of that name at either end: a union of two index
+# lookups, joined first (CROSS JOIN fixes the order) so that SQLite starts from
+# those few facts instead of scanning the group.
+_FROM_TOUCHING = (
+    " FROM (SELECT uuid FROM facts WHERE group_id = :g AND source_uuid IN {0}"
+    " UNION SELECT uuid FROM facts WHERE group_id = :g AND target_uuid IN {0}) t"
+    " CROSS JOIN facts f ON f.uuid = t.uuid"
+    " JOIN entities s ON s.uuid = f.source_uuid JOIN entities o ON o.uuid = f.target_uuid"
+).replace("{0}", _BY_NAME.format("entity"))
 
 
 def _marks(values: Collection[str]) -> str:
@@ -109,7 +118,7 @@ def _records(
     sources: dict[str, list[Source]] = defaultdict(list)
     for fact_uuid, episode_id, valid_at, stated, added_at in conn.execute(
         "SELECT fact_uuid, episode_id, valid_at, stated_invalid_at, added_at FROM fact_sources"
-        f" WHERE fact_uuid IN ({_marks(uuids)}) ORDER BY added_at, rowid",
+        f" WHERE fact_uuid IN ({_marks(uuids)}) ORDER BY added_at, episode_id",
         uuids,
     ):
         sources[fact_uuid].append(Source(episode_id, from_micros(valid_at), opt_time(stated), from_micros(added_at)))
@@ -238,20 +247,14 @@ def facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> list[Fact]:
         where.append("f.source_uuid IN " + _BY_NAME.format("subject"))
     if q.object_key is not None:
         where.append("f.target_uuid IN " + _BY_NAME.format("object"))
-    if q.entity_key is not None:
-        where.append(
-            "(f.source_uuid IN {0} OR f.target_uuid IN {0})".format(_BY_NAME.format("entity"))
-        )
+    source = _FROM_FACTS if q.entity_key is None else _FROM_TOUCHING
     if q.relation_key is not None:
         where.append("f.relation_key = :relation")
     if not q.include_expired:
         where.append("f.expired_at IS NULL")
     if not q.include_retired:
         where.append("f.valid_at <= :t AND (f.invalid_at IS NULL OR f.invalid_at > :t)")
-    sql = (
-        f"SELECT {rows.FACT_COLUMNS}{_FROM_FACTS} WHERE {' AND '.join(where)}"
-        " ORDER BY f.valid_at, f.created_at, f.uuid"
-    )
+    sql = f"SELECT {rows.FACT_COLUMNS}{source} WHERE {' AND '.join(where)} ORDER BY f.valid_at, f.created_at, f.uuid"
     if q.limit is not None:
         sql += f" LIMIT {int(q.limit)}"
     return [rows.fact(r) for r in conn.execute(sql, params)]
@@ -297,10 +300,7 @@ def _believed_facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> li
 
 
 def timeline(conn: sqlite3.Connection, group_id: str, entity_key: str, relation_key: str | None) -> list[Fact]:
-    sql = (
-        f"SELECT {rows.FACT_COLUMNS}{_FROM_FACTS} WHERE f.group_id = :g AND f.expired_at IS NULL"
-        " AND (f.source_uuid IN {0} OR f.target_uuid IN {0})".format(_BY_NAME.format("entity"))
-    )
+    sql = f"SELECT {rows.FACT_COLUMNS}{_FROM_TOUCHING} WHERE f.group_id = :g AND f.expired_at IS NULL"
     if relation_key is not None:
         sql += " AND f.relation_key = :relation"
     sql += " ORDER BY f.valid_at, f.created_at, f.uuid"

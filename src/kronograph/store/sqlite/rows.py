@@ -35,7 +35,7 @@ FACT_COLUMNS = (
     "f.uuid, f.group_id, s.name, f.source_uuid, f.relation, o.name, f.target_uuid, f.fact,"
     " f.valid_at, f.invalid_at, f.created_at, f.expired_at, f.invalidated_by, f.attributes,"
     " (SELECT json_group_array(episode_id) FROM (SELECT episode_id FROM fact_sources fs"
-    "  WHERE fs.fact_uuid = f.uuid ORDER BY fs.added_at, fs.rowid))"
+    "  WHERE fs.fact_uuid = f.uuid ORDER BY fs.added_at, fs.episode_id))"
 )
 # The same shape, read from a history snapshot.
 HISTORY_FACT_COLUMNS = (

@@ -85,7 +85,7 @@ CREATE TABLE fact_sources (
     added_at          INTEGER NOT NULL,
     PRIMARY KEY (fact_uuid, episode_id),
     FOREIGN KEY (group_id, episode_id) REFERENCES episodes(group_id, uuid)
-);
+) WITHOUT ROWID;
 CREATE INDEX fact_sources_by_episode ON fact_sources(group_id, episode_id);
 
 CREATE TABLE fact_conflicts (
@@ -95,7 +95,7 @@ CREATE TABLE fact_conflicts (
     episode_id TEXT,
     created_at INTEGER NOT NULL,
     PRIMARY KEY (a, b)
-);
+) WITHOUT ROWID;
 CREATE INDEX fact_conflicts_by_b ON fact_conflicts(b);
 
 CREATE TABLE fact_history (
@@ -131,7 +131,7 @@ CREATE TABLE mentions (
     entity_uuid TEXT NOT NULL REFERENCES entities(uuid) ON DELETE CASCADE,
     PRIMARY KEY (group_id, episode_id, entity_uuid),
     FOREIGN KEY (group_id, episode_id) REFERENCES episodes(group_id, uuid) ON DELETE CASCADE
-);
+) WITHOUT ROWID;
 CREATE INDEX mentions_by_entity ON mentions(entity_uuid);
 
 CREATE TABLE audit_events (
