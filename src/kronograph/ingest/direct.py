@@ -119,8 +119,8 @@ async def _attempt(
     target = _resolve_entity(
         data.object, clean_labels(data.object_labels), [*known, *plan.new_entities], plan
     )
-    for entity_uuid in dict.fromkeys((subject.uuid, target.uuid)):
-        plan.mentions.append((episode_id, entity_uuid))
+    # No mention rows: a directly added fact links its episode to both entities
+    # through its provenance already (ingested episodes record mentions).
 
     relation_key = fold_relation(data.relation)
     record = FactRecord(

@@ -262,7 +262,9 @@ def facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> list[Fact]:
 
 def _believed_facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> list[Fact]:
     """What the store believed at ``known_at``: for each fact, its latest history
-    row recorded by then."""
+    row recorded by then. The facts to look at are found by name through the
+    current graph and the record of retracted facts, so history itself needs
+    no per-name index (it is written on every change)."""
     assert q.known_at is not None
     params: dict[str, object] = {
         "g": group_id,
@@ -273,7 +275,7 @@ def _believed_facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> li
         "entity": q.entity_key,
         "relation": q.relation_key,
     }
-    where = ["h.group_id = :g", "h.recorded_at <= :k"]
+    where = ["h.group_id = :g"]
     if q.subject_key is not None:
         where.append("h.subject_key = :subject")
     if q.object_key is not None:
@@ -283,20 +285,39 @@ def _believed_facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> li
     if q.relation_key is not None:
         where.append("h.relation_key = :relation")
     where.append(
-        "h.seq = (SELECT MAX(h2.seq) FROM fact_history h2"
-        " WHERE h2.fact_uuid = h.fact_uuid AND h2.recorded_at <= :k)"
+        "h.seq = (SELECT MAX(h2.seq) FROM fact_history h2 WHERE h2.fact_uuid = w.uuid AND h2.recorded_at <= :k)"
     )
     status = "('live', 'expired')" if q.include_expired else "('live')"
     where.append(f"h.status IN {status}")
     if not q.include_retired:
         where.append("h.valid_at <= :t AND (h.invalid_at IS NULL OR h.invalid_at > :t)")
     sql = (
-        f"SELECT {rows.HISTORY_FACT_COLUMNS} FROM fact_history h WHERE {' AND '.join(where)}"
-        " ORDER BY h.valid_at, h.created_at, h.fact_uuid"
+        f"WITH wanted(uuid) AS ({_believed_candidates(q)})"
+        f" SELECT {rows.HISTORY_FACT_COLUMNS} FROM wanted w CROSS JOIN fact_history h ON h.fact_uuid = w.uuid"
+        f" WHERE {' AND '.join(where)} ORDER BY h.valid_at, h.created_at, h.fact_uuid"
     )
     if q.limit is not None:
         sql += f" LIMIT {int(q.limit)}"
     return [rows.fact(r) for r in conn.execute(sql, params)]
+
+
+def _believed_candidates(q: FactQuery) -> str:
+    """SQL selecting the uuids of every fact that may match ``q`` at any time."""
+    parts: list[str] = []
+    ends = []
+    if q.subject_key is not None:
+        ends.append(("source_uuid", "subject_key", "subject"))
+    elif q.object_key is not None:
+        ends.append(("target_uuid", "object_key", "object"))
+    elif q.entity_key is not None:
+        ends += [("source_uuid", "subject_key", "entity"), ("target_uuid", "object_key", "entity")]
+    for column, key, param in ends:
+        parts.append(f"SELECT uuid FROM facts WHERE group_id = :g AND {column} IN {_BY_NAME.format(param)}")
+        parts.append(f"SELECT fact_uuid FROM retracted_facts WHERE group_id = :g AND {key} = :{param}")
+    if parts:
+        return " UNION ".join(parts)
+    relation = " AND relation_key = :relation" if q.relation_key is not None else ""
+    return f"SELECT DISTINCT fact_uuid FROM fact_history WHERE group_id = :g{relation}"
 
 
 def timeline(conn: sqlite3.Connection, group_id: str, entity_key: str, relation_key: str | None) -> list[Fact]:

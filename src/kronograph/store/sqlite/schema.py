@@ -122,8 +122,19 @@ CREATE TABLE fact_history (
     episodes       TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX history_by_fact ON fact_history(fact_uuid, recorded_at, seq);
-CREATE INDEX history_by_subject ON fact_history(group_id, subject_key);
-CREATE INDEX history_by_object ON fact_history(group_id, object_key);
+CREATE INDEX history_by_relation ON fact_history(group_id, relation_key);
+
+-- Facts retracted by remove_episode: gone from the current graph, but still
+-- findable by name for known_at queries about the time they were believed.
+CREATE TABLE retracted_facts (
+    fact_uuid   TEXT PRIMARY KEY,
+    group_id    TEXT NOT NULL,
+    subject_key TEXT NOT NULL,
+    object_key  TEXT NOT NULL,
+    retracted_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX retracted_by_subject ON retracted_facts(group_id, subject_key);
+CREATE INDEX retracted_by_object ON retracted_facts(group_id, object_key);
 
 CREATE TABLE mentions (
     group_id    TEXT NOT NULL,

@@ -122,6 +122,15 @@ def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
         [_history_row(g, now, h.record, h.status, h.cause, h.episode_id) for h in plan.history],
     )
     conn.executemany(
+        "INSERT OR REPLACE INTO retracted_facts(fact_uuid, group_id, subject_key, object_key, retracted_at)"
+        " VALUES (?,?,?,?,?)",
+        [
+            (h.record.uuid, g, normalise_name(h.record.subject), normalise_name(h.record.object), now)
+            for h in plan.history
+            if h.status == "deleted"
+        ],
+    )
+    conn.executemany(
         "DELETE FROM facts WHERE uuid = ? AND group_id = ?", [(u, g) for u in plan.delete_facts]
     )
     conn.executemany(
