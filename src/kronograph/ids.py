@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import threading
 import time
 import uuid
@@ -10,6 +11,9 @@ import uuid
 __all__ = ["new_id"]
 
 _lock = threading.Lock()
+# Uniqueness, not secrecy, is needed here: a fast generator seeded from the OS.
+_random = random.Random(os.urandom(16))
+os.register_at_fork(after_in_child=lambda: _random.seed(os.urandom(16)))
 _last_ms = 0
 _counter = 0
 
@@ -28,6 +32,6 @@ def new_id() -> str:
         else:
             _last_ms, _counter = ms, 0
         counter = _counter
-    rand_b = int.from_bytes(os.urandom(8), "big") & ((1 << 62) - 1)
+    rand_b = _random.getrandbits(62)
     value = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | counter << 64 | 0b10 << 62 | rand_b
     return str(uuid.UUID(int=value))

@@ -7,6 +7,7 @@ This module imports nothing else from kronograph.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
@@ -35,11 +36,13 @@ _SPACE = re.compile(r"\s+")
 _RELATION_NOISE = re.compile(r"[\s_\-]+")
 
 
+@lru_cache(maxsize=65_536)
 def normalise_name(name: str) -> str:
     """The key two entity names are compared by: case folded, white space runs folded."""
     return _SPACE.sub(" ", name).strip().casefold()
 
 
+@lru_cache(maxsize=4_096)
 def fold_relation(relation: str) -> str:
     """The key relations are compared by: ``MIGRATED_OFF``, ``migrated-off`` and
     ``Migrated Off`` all fold to ``migratedoff``."""

@@ -64,7 +64,10 @@ def _resolve_entity(name: str, labels: tuple[str, ...], known: Sequence[Entity],
     same_name = [e for e in known if normalise_name(e.name) == key]
     chosen = choose_entity(labels, same_name)
     if chosen is None:
-        entity = Entity(uuid=new_id(), group_id=plan.group_id, name=name, labels=labels, created_at=plan.now)
+        entity = Entity.model_construct(
+            uuid=new_id(), group_id=plan.group_id, name=name, labels=labels, aliases=(), summary=None,
+            attributes={}, created_at=plan.now,
+        )
         plan.new_entities.append(entity)
         return entity
     families = {label_family(label) for label in chosen.labels}
@@ -105,10 +108,13 @@ async def _attempt(
     now = clock()
     plan = Plan(group_id=g, now=now, expected_revision=await store.revision(g))
     episode_id = data.episode_id or new_id()
-    episode = await store.episode(g, episode_id) if data.episode_id else None
-    if episode is None:
-        plan.new_episodes.append(new_episode_for_fact(g, episode_id, now))
-    valid_at = data.valid_at or (episode.reference_time if episode is not None else now)
+    # The episode is created if it does not exist yet (the store ignores a known
+    # one); it is read only when its reference time is the fact's default start.
+    plan.new_episodes.append(new_episode_for_fact(g, episode_id, now))
+    valid_at = data.valid_at
+    if valid_at is None:
+        episode = await store.episode(g, episode_id) if data.episode_id else None
+        valid_at = episode.reference_time if episode is not None else now
     if data.invalid_at is not None and data.invalid_at <= valid_at:
         raise InvalidInputError(
             "invalid_at", f"{data.invalid_at.isoformat()} is not after valid_at {valid_at.isoformat()}"
@@ -177,7 +183,7 @@ async def _attempt(
     if decision.refused:
         plan.audit.append(refusal_event(g, now, episode_id, outcome.target.uuid, decision.refused))
     await store.apply(plan)
-    return AddFactResult(
+    return AddFactResult.model_construct(  # built from validated parts
         fact=outcome.target.to_fact(),
         merged=outcome.merged,
         episode_id=episode_id,

@@ -180,14 +180,19 @@ def plan_fact(
 
 def new_episode_for_fact(group_id: str, episode_id: str, now: datetime) -> Episode:
     """The source episode a directly added fact records when its id is unknown."""
-    return Episode(
+    return Episode.model_construct(
         uuid=episode_id,
         group_id=group_id,
         name=episode_id,
         kind=EpisodeKind.FACT,
+        content=None,
+        content_hash=None,
         source_description="add_fact",
         reference_time=now,
         created_at=now,
+        saga=None,
+        status="complete",
+        metadata={},
     )
 
 

@@ -33,6 +33,7 @@ class Plan:
     # The group revision the plan was computed from; the store refuses the plan
     # (ConcurrentWriteError) if another writer moved it since.
     expected_revision: int
+    # Episodes to create; one that already exists is left as it is.
     new_episodes: list[Episode] = field(default_factory=list)
     new_entities: list[Entity] = field(default_factory=list)
     entity_labels: dict[str, tuple[str, ...]] = field(default_factory=dict)

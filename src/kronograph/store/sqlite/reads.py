@@ -143,9 +143,12 @@ def fact_candidates(
     params: dict[str, object] = {
         "g": group_id, "s": subject_uuid, "o": object_uuid, "r": relation_key, "t": to_micros(around), "n": limit,
     }
+    # The pair, both directions, each found from its source: the unary + keeps
+    # SQLite off the target index, which on a busy object (a city, a company)
+    # would walk every incoming fact.
     parts = [
-        "SELECT uuid FROM facts WHERE group_id = :g AND expired_at IS NULL"
-        " AND source_uuid IN (:s, :o) AND target_uuid IN (:s, :o)"
+        "SELECT uuid FROM facts WHERE group_id = :g AND source_uuid = :s AND +target_uuid = :o AND expired_at IS NULL",
+        "SELECT uuid FROM facts WHERE group_id = :g AND source_uuid = :o AND +target_uuid = :s AND expired_at IS NULL",
     ]
     for side in sides:
         entity = ":s" if side == "subject" else ":o"

@@ -121,6 +121,10 @@ class SQLiteStore:
             with self._lock:
                 self._closed = True
                 if self._conn is not None:
+                    try:  # refresh the planner's statistics where they are stale
+                        self._conn.execute("PRAGMA optimize")
+                    except sqlite3.Error:
+                        pass
                     self._conn.close()
                     self._conn = None
 

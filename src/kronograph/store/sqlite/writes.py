@@ -52,7 +52,7 @@ def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
         raise ConcurrentWriteError(f"group {g!r} changed while this write was being prepared")
 
     conn.executemany(
-        "INSERT INTO episodes(group_id, uuid, name, kind, content, content_hash, source_description,"
+        "INSERT OR IGNORE INTO episodes(group_id, uuid, name, kind, content, content_hash, source_description,"
         " reference_time, created_at, saga, status, metadata) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
         [
             (g, e.uuid, e.name, str(e.kind), e.content, e.content_hash, e.source_description,
