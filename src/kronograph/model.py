@@ -7,9 +7,9 @@ This module imports nothing else from kronograph.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
