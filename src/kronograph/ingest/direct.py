@@ -171,7 +171,11 @@ async def _attempt(
     into = screening.restatement or decision.duplicate_of
     if into is not None:
         seeds.append(into.uuid)
-    hood = await store.conflict_neighbourhood(g, seeds, 2) if seeds else Neighbourhood()
+    # Recomputing a fact needs all its links: the new fact's are known, so one
+    # level around what it contradicts is enough; a merge moves an existing
+    # fact, whose neighbours' links are then needed too.
+    depth = 2 if into is not None else 1
+    hood = await store.conflict_neighbourhood(g, seeds, depth) if seeds else Neighbourhood()
     outcome = plan_fact(
         plan=plan,
         new=record,

@@ -19,6 +19,11 @@ def _t(value):  # type: ignore[no-untyped-def]
     return None if value is None else to_micros(value)
 
 
+def _json(value: Any) -> str:
+    """JSON text of a column; the common empty values skip the encoder."""
+    return json.dumps(value) if value else ("{}" if isinstance(value, dict) else "[]")
+
+
 def apply_plan(conn: sqlite3.Connection, plan: Plan) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -56,7 +61,7 @@ def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
         " reference_time, created_at, saga, status, metadata) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
         [
             (g, e.uuid, e.name, str(e.kind), e.content, e.content_hash, e.source_description,
-             to_micros(e.reference_time), to_micros(e.created_at), e.saga, e.status, json.dumps(e.metadata))
+             to_micros(e.reference_time), to_micros(e.created_at), e.saga, e.status, _json(e.metadata))
             for e in plan.new_episodes
         ],
     )
@@ -64,14 +69,14 @@ def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
         "INSERT INTO entities(uuid, group_id, name, name_key, labels, aliases, summary, attributes,"
         " created_at) VALUES (?,?,?,?,?,?,?,?,?)",
         [
-            (e.uuid, g, e.name, normalise_name(e.name), json.dumps(list(e.labels)),
-             json.dumps(list(e.aliases)), e.summary, json.dumps(e.attributes), to_micros(e.created_at))
+            (e.uuid, g, e.name, normalise_name(e.name), _json(list(e.labels)),
+             _json(list(e.aliases)), e.summary, _json(e.attributes), to_micros(e.created_at))
             for e in plan.new_entities
         ],
     )
     conn.executemany(
         "UPDATE entities SET labels = ? WHERE uuid = ? AND group_id = ?",
-        [(json.dumps(list(labels)), uuid, g) for uuid, labels in plan.entity_labels.items()],
+        [(_json(list(labels)), uuid, g) for uuid, labels in plan.entity_labels.items()],
     )
     conn.executemany(
         "INSERT OR IGNORE INTO mentions(group_id, episode_id, entity_uuid) VALUES (?,?,?)",
@@ -84,7 +89,7 @@ def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
         [
             (f.uuid, g, f.source_uuid, f.target_uuid, f.relation, f.relation_key, f.fact,
              to_micros(f.valid_at), _t(f.invalid_at), _t(f.stated_invalid_at), to_micros(f.created_at),
-             _t(f.expired_at), f.invalidated_by, json.dumps(f.attributes))
+             _t(f.expired_at), f.invalidated_by, _json(f.attributes))
             for f in plan.new_facts
         ],
     )
@@ -141,7 +146,7 @@ def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
     )
     conn.executemany(
         "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail) VALUES (?,?,?,?,?)",
-        [(g, a.kind, to_micros(a.recorded_at), a.episode_id, json.dumps(a.detail)) for a in plan.audit],
+        [(g, a.kind, to_micros(a.recorded_at), a.episode_id, _json(a.detail)) for a in plan.audit],
     )
 
 
@@ -150,5 +155,5 @@ def _history_row(g: str, now: int, f: FactRecord, status: str, cause: str, episo
         g, f.uuid, now, cause, episode_id, status, f.source_uuid, f.target_uuid, f.subject, f.object,
         normalise_name(f.subject), normalise_name(f.object), f.relation, f.relation_key, f.fact,
         to_micros(f.valid_at), _t(f.invalid_at), f.invalidated_by, to_micros(f.created_at),
-        json.dumps(list(f.episodes)),
+        _json(list(f.episodes)),
     )
