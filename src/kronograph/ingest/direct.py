@@ -36,11 +36,13 @@ class FactInput:
     object_labels: tuple[str, ...]
 
     def __post_init__(self) -> None:
-        if self.valid_at is not None and self.invalid_at is not None and self.invalid_at <= self.valid_at:
-            raise InvalidInputError(
-                "invalid_at",
-                f"{self.invalid_at.isoformat()} is not after valid_at {self.valid_at.isoformat()}",
-            )
+        if self.valid_at is not None:
+            _check_interval(self.valid_at, self.invalid_at)
+
+
+def _check_interval(valid_at: datetime, invalid_at: datetime | None) -> None:
+    if invalid_at is not None and invalid_at <= valid_at:
+        raise InvalidInputError("invalid_at", f"{invalid_at.isoformat()} is not after valid_at {valid_at.isoformat()}")
 
 
 def _sides(relation_type: RelationType | None, has_judge: bool) -> tuple[tuple[str, ...], bool]:
@@ -115,10 +117,7 @@ async def _attempt(
     if valid_at is None:
         episode = await store.episode(g, episode_id) if data.episode_id else None
         valid_at = episode.reference_time if episode is not None else now
-    if data.invalid_at is not None and data.invalid_at <= valid_at:
-        raise InvalidInputError(
-            "invalid_at", f"{data.invalid_at.isoformat()} is not after valid_at {valid_at.isoformat()}"
-        )
+    _check_interval(valid_at, data.invalid_at)
 
     known = await store.entities_named(g, {normalise_name(data.subject), normalise_name(data.object)})
     subject = _resolve_entity(data.subject, clean_labels(data.subject_labels), known, plan)
