@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from ._portal import Portal
 from .errors import ClosedError, InvalidInputError
-from .ingest.direct import FactInput
+from .ingest.direct import FactInput, Resolver
 from .ingest.direct import add_fact as _add_fact
 from .ingest.judge import Judge
 from .maintain.removal import remove_episode as _remove_episode
@@ -188,14 +188,13 @@ class AsyncMemory:
         )
         store = await self._ready()
         async with self._lock(g):
-            return await _add_fact(
-                store,
-                data,
+            settings = Resolver(
                 clock=self._now,
                 judge=self._judge,
                 relation_type=self._relation_types.get(fold_relation(relation_name)),
                 candidate_limit=self._candidate_limit,
             )
+            return await _add_fact(store, data, settings)
 
     async def remove_episode(self, group_id: str, episode_id: str) -> RemovalResult:
         """Retract an episode: see :mod:`kronograph.maintain.removal`."""

@@ -18,7 +18,7 @@ from .entities import choose_entity, clean_labels, label_family
 from .judge import Judge, ask_judge
 from .resolution import decide, new_episode_for_fact, plan_fact, refusal_event, screen
 
-__all__ = ["FactInput", "add_fact"]
+__all__ = ["FactInput", "Resolver", "add_fact"]
 
 @dataclass(frozen=True, slots=True)
 class FactInput:
@@ -84,28 +84,24 @@ def _resolve_entity(name: str, labels: tuple[str, ...], known: Sequence[Entity],
     return updated
 
 
-async def add_fact(
-    store: Store,
-    data: FactInput,
-    *,
-    clock: Clock,
-    judge: Judge | None,
-    relation_type: RelationType | None,
-    candidate_limit: int,
-) -> AddFactResult:
-    return await retry_on_conflict(
-        lambda: _attempt(store, data, clock, judge, relation_type, candidate_limit)
-    )
+@dataclass(frozen=True, slots=True)
+class Resolver:
+    """What deciding a fact needs besides the fact: the memory's settings."""
+
+    clock: Clock
+    judge: Judge | None
+    relation_type: RelationType | None
+    candidate_limit: int
 
 
-async def _attempt(
-    store: Store,
-    data: FactInput,
-    clock: Clock,
-    judge: Judge | None,
-    relation_type: RelationType | None,
-    candidate_limit: int,
-) -> AddFactResult:
+async def add_fact(store: Store, data: FactInput, settings: Resolver) -> AddFactResult:
+    """Add one fact as one unit of work, redone if another process wrote the
+    group between its reads and its write."""
+    return await retry_on_conflict(lambda: _attempt(store, data, settings))
+
+
+async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFactResult:
+    clock, judge, relation_type = settings.clock, settings.judge, settings.relation_type
     g = data.group_id
     now = clock()
     plan = Plan(group_id=g, now=now, expected_revision=await store.revision(g))
@@ -158,7 +154,7 @@ async def _attempt(
             sides=sides,
             either_end=either_end,
             around=valid_at,
-            limit=candidate_limit,
+            limit=settings.candidate_limit,
         )
     screening = screen(record, candidates, relation_type)
     verdict = Verdict()
