@@ -101,3 +101,34 @@ def test_two_processes_writing_one_group_keep_the_slot_consistent(tmp_path: Path
             assert before.invalid_at == after.valid_at
         assert ordered[-1].invalid_at is None
         assert len(memory.facts("g", subject="alice")) == 1
+
+
+def test_a_write_by_another_connection_makes_a_prepared_plan_stale(tmp_path: Path) -> None:
+    import asyncio
+
+    from kronograph.errors import ConcurrentWriteError
+    from kronograph.model import Entity
+    from kronograph.store.plan import Plan
+
+    now = datetime(2025, 1, 1, tzinfo=UTC)
+
+    def plan(revision: int, uuid: str) -> Plan:
+        p = Plan(group_id="g", now=now, expected_revision=revision)
+        p.new_entities.append(Entity(uuid=uuid, group_id="g", name=uuid, created_at=now))
+        return p
+
+    async def go() -> None:
+        path = tmp_path / "m.db"
+        first, second = SQLiteStore(path, threaded=False), SQLiteStore(path, threaded=False)
+        await first.open()
+        await second.open()
+        prepared = await first.revision("g")
+        await second.apply(plan(await second.revision("g"), "from-second"))
+        with pytest.raises(ConcurrentWriteError):
+            await first.apply(plan(prepared, "from-first"))
+        await first.apply(plan(await first.revision("g"), "from-first"))  # a fresh read succeeds
+        assert {e.uuid for e in await first.entities("g")} == {"from-first", "from-second"}
+        await first.close()
+        await second.close()
+
+    asyncio.run(go())

@@ -49,10 +49,9 @@ def first_plan(revision: int = 0) -> Plan:
     return plan
 
 
-async def counts(store: Store) -> tuple[int, int, int, int]:
+async def counts(store: Store) -> tuple[int, int, int]:
     facts = await store.facts("g", FactQuery(as_of=NOW, include_retired=True, include_expired=True))
     return (
-        await store.revision("g"),
         len(facts),
         len(await store.entities("g")),
         len(await store.episodes("g")),
@@ -63,8 +62,10 @@ def test_a_plan_is_applied_whole(backend: Callable[..., Store]) -> None:
     async def go() -> None:
         store = backend(threaded=True)
         await store.open()
-        await store.apply(first_plan())
-        assert await counts(store) == (1, 1, 2, 1)
+        before = await store.revision("g")
+        await store.apply(first_plan(before))
+        assert await store.revision("g") != before
+        assert await counts(store) == (1, 2, 1)
         (fact,) = await store.facts("g", FactQuery(as_of=NOW))
         assert (fact.subject, fact.object, fact.episodes) == ("A", "B", ("e1",))
         assert [c.cause for c in await store.history("g", "f1")] == ["created"]
@@ -78,15 +79,17 @@ def test_a_failing_plan_leaves_nothing_behind(backend: Callable[..., Store]) -> 
     async def go() -> None:
         store = backend()
         await store.open()
-        await store.apply(first_plan())
+        await store.apply(first_plan(await store.revision("g")))
         before = await counts(store)
-        plan = Plan(group_id="g", now=NOW, expected_revision=1)
+        revision = await store.revision("g")
+        plan = Plan(group_id="g", now=NOW, expected_revision=revision)
         plan.new_episodes.append(episode("e2"))
         plan.new_entities.append(entity("c", "C"))
         plan.new_facts.append(record("f2", "a", "missing-entity", "e2"))  # violates a foreign key
         with pytest.raises(StoreError):
             await store.apply(plan)
         assert await counts(store) == before
+        assert await store.revision("g") == revision
         assert await store.episode("g", "e2") is None
         await store.close()
 
@@ -97,12 +100,13 @@ def test_a_stale_plan_is_refused(backend: Callable[..., Store]) -> None:
     async def go() -> None:
         store = backend()
         await store.open()
-        await store.apply(first_plan())
-        stale = Plan(group_id="g", now=NOW, expected_revision=0)
+        read_before = await store.revision("g")
+        await store.apply(first_plan(read_before))
+        stale = Plan(group_id="g", now=NOW, expected_revision=read_before)
         stale.new_entities.append(entity("c", "C"))
         with pytest.raises(ConcurrentWriteError):
             await store.apply(stale)
-        assert await counts(store) == (1, 1, 2, 1)
+        assert await counts(store) == (1, 2, 1)
         await store.close()
 
     run(go())
@@ -112,7 +116,7 @@ def test_conflict_neighbourhood_marks_complete_links(backend: Callable[..., Stor
     async def go() -> None:
         store = backend()
         await store.open()
-        plan = first_plan()
+        plan = first_plan(await store.revision("g"))
         plan.new_entities.append(entity("c", "C"))
         for uuid, target in (("f2", "c"), ("f3", "a")):
             fact = record(uuid, "b" if uuid == "f2" else "c", target)
@@ -134,7 +138,7 @@ def test_reads_are_scoped_by_group(backend: Callable[..., Store]) -> None:
     async def go() -> None:
         store = backend()
         await store.open()
-        await store.apply(first_plan())
+        await store.apply(first_plan(await store.revision("g")))
         q = FactQuery(as_of=NOW, include_retired=True, include_expired=True)
         assert await store.facts("h", q) == []
         assert await store.facts("h", FactQuery(as_of=NOW, known_at=NOW, include_retired=True)) == []

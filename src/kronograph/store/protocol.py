@@ -48,7 +48,8 @@ class Store(Protocol):
 
     # -- reads used by resolution -------------------------------------------
     async def revision(self, group_id: str) -> int:
-        """A number that changes with every plan applied to the group."""
+        """A number that changes whenever a plan is applied to the group (it may
+        also change for writes elsewhere: a plan refused needlessly is redone)."""
 
     async def episode(self, group_id: str, episode_id: str) -> Episode | None: ...
 

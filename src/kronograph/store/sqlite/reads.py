@@ -27,7 +27,6 @@ __all__ = [
     "facts_citing",
     "history",
     "mentioned_entities",
-    "revision",
     "timeline",
 ]
 
@@ -48,11 +47,6 @@ _FROM_TOUCHING = (
 
 def _marks(values: Collection[str]) -> str:
     return ",".join("?" * len(values))
-
-
-def revision(conn: sqlite3.Connection, group_id: str) -> int:
-    row = conn.execute("SELECT revision FROM groups WHERE group_id = ?", (group_id,)).fetchone()
-    return int(row[0]) if row else 0
 
 
 def episode(conn: sqlite3.Connection, group_id: str, episode_id: str) -> Episode | None:

@@ -17,7 +17,6 @@ __all__ = ["MIGRATIONS", "migrate", "schema_version"]
 _V1 = """
 CREATE TABLE groups (
     group_id   TEXT PRIMARY KEY,
-    revision   INTEGER NOT NULL DEFAULT 0,
     created_at INTEGER NOT NULL
 );
 

@@ -76,6 +76,7 @@ class SQLiteStore:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._checkpointer: _Checkpointer | None = None
+        self._applied = 0  # plans this connection committed: part of the revision
         self._closed = False
 
     @classmethod
@@ -167,8 +168,14 @@ class SQLiteStore:
             self._executor.shutdown(wait=True)
 
     # -- reads -----------------------------------------------------------------
+    def _revision(self, conn: sqlite3.Connection) -> int:
+        """SQLite's data_version (moved by commits of other connections) with
+        this connection's own count of applied plans. It covers the whole file,
+        so a write to another group also counts: a needless but harmless redo."""
+        return int(conn.execute("PRAGMA data_version").fetchone()[0]) << 32 | self._applied
+
     async def revision(self, group_id: str) -> int:
-        return await self._run(reads.revision, group_id)
+        return await self._run(self._revision)
 
     async def episode(self, group_id: str, episode_id: str) -> Episode | None:
         return await self._run(reads.episode, group_id, episode_id)
@@ -230,6 +237,10 @@ class SQLiteStore:
 
     # -- the one write ---------------------------------------------------------
     async def apply(self, plan: Plan) -> None:
-        await self._run(apply_plan, plan)
+        await self._run(self._apply, plan)
+
+    def _apply(self, conn: sqlite3.Connection, plan: Plan) -> None:
+        apply_plan(conn, plan, self._revision)
+        self._applied += 1
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from typing import Any
 
 from ...errors import ConcurrentWriteError
@@ -24,9 +25,13 @@ def _json(value: Any) -> str:
     return json.dumps(value) if value else ("{}" if isinstance(value, dict) else "[]")
 
 
-def apply_plan(conn: sqlite3.Connection, plan: Plan) -> None:
+def apply_plan(conn: sqlite3.Connection, plan: Plan, revision: Callable[[sqlite3.Connection], int]) -> None:
+    """Apply ``plan`` in one IMMEDIATE transaction, refusing it if the database
+    moved on (``revision``) since the plan's reads."""
     conn.execute("BEGIN IMMEDIATE")
     try:
+        if revision(conn) != plan.expected_revision:
+            raise ConcurrentWriteError(f"group {plan.group_id!r} changed while this write was being prepared")
         _apply(conn, plan)
     except BaseException:
         conn.execute("ROLLBACK")
@@ -48,14 +53,7 @@ class _Batch:
 def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
     conn = _Batch(raw)
     g, now = plan.group_id, to_micros(plan.now)
-    moved = raw.execute(
-        "INSERT INTO groups(group_id, revision, created_at) VALUES (?, 1, ?)"
-        " ON CONFLICT(group_id) DO UPDATE SET revision = revision + 1 WHERE revision = ?",
-        (g, now, plan.expected_revision),
-    ).rowcount
-    if moved != 1:
-        raise ConcurrentWriteError(f"group {g!r} changed while this write was being prepared")
-
+    raw.execute("INSERT OR IGNORE INTO groups(group_id, created_at) VALUES (?, ?)", (g, now))
     conn.executemany(
         "INSERT OR IGNORE INTO episodes(group_id, uuid, name, kind, content, content_hash, source_description,"
         " reference_time, created_at, saga, status, metadata) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
