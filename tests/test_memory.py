@@ -401,3 +401,24 @@ def test_threads_can_share_one_sync_memory(memory_factory: MakeMemory) -> None:
         (current,) = memory.facts(f"t{n}", subject="ann", as_of="2030-01-01")
         assert current.object == "City19"
         assert len(memory.facts(f"t{n}", subject="ann", include_retired=True)) == 20
+
+
+def test_judge_duplicate_merges_provenance_into_the_existing_fact(memory_factory: MakeMemory) -> None:
+    memory = memory_factory(judge=lambda new, cands: Verdict(duplicate_of=cands[0].uuid if cands else None))
+    first = memory.add_fact(G, "Alice", "WORKS_FOR", "Acme", valid_at="2024-02-01", episode_id="e1").fact
+    result = memory.add_fact(G, "Acme", "EMPLOYS", "Alice", valid_at="2024-01-01", episode_id="e2")
+    assert result.merged and result.fact.uuid == first.uuid
+    assert result.fact.episodes == ("e1", "e2") and result.fact.valid_at == datetime(2024, 1, 1, tzinfo=UTC)
+    assert [f.triple for f in memory.facts(G, entity="alice")] == ["Alice WORKS_FOR Acme"]
+    memory.remove_episode(G, "e2")
+    (back,) = memory.facts(G, entity="alice")
+    assert back.episodes == ("e1",) and back.valid_at == datetime(2024, 2, 1, tzinfo=UTC)
+
+
+def test_one_to_one_constrains_both_ends(memory_factory: MakeMemory) -> None:
+    memory = memory_factory(relation_types={"MARRIED_TO": {"cardinality": "one_to_one"}})
+    memory.add_fact(G, "Ann", "MARRIED_TO", "Ben", valid_at="2010-01-01")
+    memory.add_fact(G, "Cat", "MARRIED_TO", "Dan", valid_at="2011-01-01")
+    result = memory.add_fact(G, "Ann", "MARRIED_TO", "Dan", valid_at="2020-01-01")
+    assert sorted(f.triple for f in result.retired) == ["Ann MARRIED_TO Ben", "Cat MARRIED_TO Dan"]
+    assert [f.triple for f in memory.facts(G, relation="married to")] == ["Ann MARRIED_TO Dan"]

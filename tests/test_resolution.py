@@ -190,3 +190,16 @@ class TestEntities:
         assert choose_entity(["Company"], [food, org]) is org
         assert choose_entity([], [food, org]) is org
         assert choose_entity(["Person"], [org, food]) is None
+
+
+def test_only_a_fact_of_the_same_pair_can_be_a_duplicate() -> None:
+    old = rec("f1", "helper.py", "part_of", "toolkit", 1)
+    new = rec("f2", "helper.rb", "part_of", "toolkit", 9, created=9)
+    screening = screen(new, [old], None)
+    assert [c.uuid for c in screening.for_judge] == ["f1"]
+    decision = decide(screening, Verdict(duplicate_of="f1"))
+    assert decision.duplicate_of is None and decision.refused == ["f1"]
+    works = rec("f3", "alice", "works_for", "acme", 1)
+    employed = rec("f4", "acme", "employs", "alice", 9, created=9)
+    decision = decide(screen(employed, [works], None), Verdict(duplicate_of="f3"))
+    assert decision.duplicate_of is works and decision.refused == []

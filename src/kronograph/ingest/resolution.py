@@ -49,6 +49,7 @@ class Screening:
     restatement: FactRecord | None = None
     by_cardinality: list[FactRecord] = field(default_factory=list)
     for_judge: list[FactRecord] = field(default_factory=list)
+    same_pair: set[str] = field(default_factory=set)  # candidates between the same two entities
 
 
 def screen(
@@ -65,6 +66,8 @@ def screen(
         same_relation = cand.relation_key == new.relation_key
         if not (same_pair or (same_relation and (cand.source_uuid in ends or cand.target_uuid in ends))):
             continue  # the guard: this fact could not be replaced by the new one
+        if same_pair:
+            result.same_pair.add(cand.uuid)
         same_direction = cand.source_uuid == new.source_uuid and cand.target_uuid == new.target_uuid
         if same_pair and same_relation and same_direction:
             if result.restatement is None and _overlaps(cand, new):
@@ -93,7 +96,7 @@ def decide(screening: Screening, verdict: Verdict) -> Decision:
     candidates it was shown, and only a same-pair fact can be a duplicate."""
     shown = {c.uuid: c for c in screening.for_judge}
     refused = [u for u in dict.fromkeys(verdict.contradicts) if u not in shown]
-    duplicate = shown.get(verdict.duplicate_of) if verdict.duplicate_of else None
+    duplicate = shown.get(verdict.duplicate_of) if verdict.duplicate_of in screening.same_pair else None
     if verdict.duplicate_of and duplicate is None:
         refused.append(verdict.duplicate_of)
     contradicts = list(screening.by_cardinality)
