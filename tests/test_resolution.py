@@ -135,7 +135,8 @@ class TestRestatement:
         )
         assert outcome.merged and outcome.target.uuid == "f1"
         assert outcome.target.valid_at == day(2) and outcome.target.episodes == ("e1", "e2")
-        assert plan.new_facts == [] and [h.cause for h in plan.history] == ["restated"]
+        assert plan.new_facts == [] and [u.cause for u in plan.updated_facts] == ["restated"]
+        assert [(h.record.uuid, h.record.valid_at) for h in plan.history] == [("f1", day(5))]  # the old version
 
 
 class TestTimeline:

@@ -11,7 +11,7 @@ import pytest
 from kronograph.errors import ConcurrentWriteError, StoreError
 from kronograph.model import Entity, Episode
 from kronograph.store import FactQuery, Store
-from kronograph.store.plan import HistoryEntry, Plan
+from kronograph.store.plan import Plan
 from kronograph.store.records import FactRecord, Source
 
 NOW = datetime(2025, 1, 1, tzinfo=UTC)
@@ -45,7 +45,6 @@ def first_plan(revision: int = 0) -> Plan:
     plan.mentions += [("e1", "a"), ("e1", "b")]
     fact = record("f1", "a", "b")
     plan.new_facts.append(fact)
-    plan.history.append(HistoryEntry(fact, "live", "created", "e1"))
     return plan
 
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..model import AuditEvent, Cardinality, Episode, EpisodeKind, RelationType, Verdict
-from ..store.plan import HistoryEntry, Plan
+from ..store.plan import Plan
 from ..store.records import FactRecord, Neighbourhood
-from .timeline import merge_sources, recompute, refresh, status_of
+from .timeline import merge_sources, recompute, refresh, supersede
 
 __all__ = [
     "Decision",
@@ -164,11 +164,10 @@ def plan_fact(
     if merged:
         assert target_stored is not None
         if final.interval_state() != target_stored.interval_state():
-            plan.updated_facts.append(final)
-            plan.history.append(HistoryEntry(final, status_of(final), "restated", episode_id))
+            final = supersede(plan, target_stored, final, "restated", episode_id)
     else:
+        final = final.with_(recorded_at=plan.now, cause="created", cause_episode=episode_id)
         plan.new_facts[-1] = final
-        plan.history.append(HistoryEntry(final, status_of(final), "created", episode_id))
 
     retired: list[FactRecord] = []
     changed: list[FactRecord] = []

@@ -23,7 +23,7 @@ from typing import Literal
 from ..store.plan import HistoryEntry, Plan
 from ..store.records import FactRecord, Source
 
-__all__ = ["arrival_order", "merge_sources", "recompute", "refresh", "status_of"]
+__all__ = ["arrival_order", "merge_sources", "recompute", "refresh", "status_of", "supersede"]
 
 
 def arrival_order(record: FactRecord) -> tuple[datetime, str]:
@@ -99,6 +99,17 @@ def _cause(old: FactRecord, new: FactRecord) -> str:
     return "interval_changed"
 
 
+def supersede(
+    plan: Plan, stored: FactRecord, updated: FactRecord, cause: str, episode_id: str | None
+) -> FactRecord:
+    """Make ``updated`` the fact's new version in ``plan``: the stored version
+    goes to history, the new one is stamped with the plan's time and cause."""
+    version = updated.with_(recorded_at=plan.now, cause=cause, cause_episode=episode_id)
+    plan.history.append(HistoryEntry(stored, status_of(stored)))
+    plan.updated_facts.append(version)
+    return version
+
+
 def refresh(
     plan: Plan,
     records: dict[str, FactRecord],
@@ -120,7 +131,7 @@ def refresh(
         stored = originals.get(uuid)
         if stored is None or stored.interval_state() == updated.interval_state():
             continue
-        plan.updated_facts.append(updated)
-        plan.history.append(HistoryEntry(updated, status_of(updated), _cause(stored, updated), episode_id))
+        updated = supersede(plan, stored, updated, _cause(stored, updated), episode_id)
+        records[uuid] = updated
         changes.append((stored, updated))
     return changes

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .._retry import retry_on_conflict
 from ..errors import NotFoundError
-from ..ingest.timeline import merge_sources, refresh
+from ..ingest.timeline import merge_sources, refresh, status_of
 from ..model import AuditEvent, RemovalResult
 from ..store.plan import HistoryEntry, Plan
 from ..store.protocol import Store
@@ -42,7 +42,9 @@ def plan_removal(
             continue
         gone.add(record.uuid)
         plan.delete_facts.append(record.uuid)
-        plan.history.append(HistoryEntry(record, "deleted", "source_removed", episode_id))
+        plan.history.append(HistoryEntry(record, status_of(record)))
+        marker = record.with_(recorded_at=plan.now, cause="source_removed", cause_episode=episode_id)
+        plan.history.append(HistoryEntry(marker, "deleted"))
     edges = {u: links - gone for u, links in hood.edges.items() if u not in gone}
     targets: set[str] = set()
     for record in citing:

@@ -18,12 +18,12 @@ __all__ = ["HistoryEntry", "Plan"]
 
 @dataclass(frozen=True, slots=True)
 class HistoryEntry:
-    """A snapshot of a fact to append to its history, with why it changed."""
+    """A version of a fact to append to its history: one that a change is
+    superseding (its ``record`` carries when it was recorded and why), or the
+    marker of a deletion (``status="deleted"``)."""
 
     record: FactRecord
     status: Literal["live", "expired", "deleted"]
-    cause: str
-    episode_id: str | None
 
 
 @dataclass(slots=True)
@@ -39,12 +39,15 @@ class Plan:
     entity_labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
     mentions: list[tuple[str, str]] = field(default_factory=list)  # (episode_id, entity_uuid)
     new_facts: list[FactRecord] = field(default_factory=list)
-    # Full new state of existing facts: times, expiry, invalidated_by.
+    # Full new state (a new version) of existing facts: times, expiry,
+    # invalidated_by, and the version's recorded_at and cause.
     updated_facts: list[FactRecord] = field(default_factory=list)
     add_sources: list[tuple[str, Source]] = field(default_factory=list)
     remove_sources: list[tuple[str, str]] = field(default_factory=list)  # (fact_uuid, episode_id)
     delete_facts: list[str] = field(default_factory=list)
     add_conflicts: list[tuple[str, str, str | None]] = field(default_factory=list)  # (a, b, episode)
+    # Superseded versions and deletion markers. A fact's current version lives
+    # in the fact itself, so creating a fact writes no history.
     history: list[HistoryEntry] = field(default_factory=list)
     delete_episodes: list[str] = field(default_factory=list)
     # Entities to delete: nothing refers to them once the rest is applied.

@@ -45,6 +45,14 @@ class FactRecord:
     invalidated_by: str | None
     sources: tuple[Source, ...]
     attributes: dict[str, Any] = field(default_factory=dict)
+    # This version of the fact: when the memory came to believe it, and why.
+    recorded_at: datetime | None = None  # None: since created_at
+    cause: str = "created"
+    cause_episode: str | None = None
+
+    @property
+    def version_at(self) -> datetime:
+        return self.recorded_at or self.created_at
 
     @property
     def episodes(self) -> tuple[str, ...]:

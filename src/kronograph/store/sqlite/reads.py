@@ -258,10 +258,10 @@ def facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> list[Fact]:
 
 
 def _believed_facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> list[Fact]:
-    """What the store believed at ``known_at``: for each fact, its latest history
-    row recorded by then. The facts to look at are found by name through the
-    current graph and the record of retracted facts, so history itself needs
-    no per-name index (it is written on every change)."""
+    """What the store believed at ``known_at``: each fact's version recorded by
+    then. That is the current version (the fact row) when it was recorded by
+    then, else the latest superseded version in the history. The facts to look
+    at are found by name through the graph and the record of retracted facts."""
     assert q.known_at is not None
     params: dict[str, object] = {
         "g": group_id,
@@ -272,30 +272,43 @@ def _believed_facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> li
         "entity": q.entity_key,
         "relation": q.relation_key,
     }
-    where = ["h.group_id = :g"]
-    if q.subject_key is not None:
-        where.append("h.subject_key = :subject")
-    if q.object_key is not None:
-        where.append("h.object_key = :object")
+    current = ["f.group_id = :g", "f.recorded_at <= :k"]
+    past = [
+        "h.group_id = :g",
+        "NOT EXISTS (SELECT 1 FROM facts f2 WHERE f2.uuid = w.uuid AND f2.recorded_at <= :k)",
+        "h.seq = (SELECT MAX(h2.seq) FROM fact_history h2 WHERE h2.fact_uuid = w.uuid AND h2.recorded_at <= :k)",
+        "h.status IN ('live', 'expired')" if q.include_expired else "h.status = 'live'",
+    ]
+    for key, param in (("subject_key", "subject"), ("object_key", "object")):
+        if getattr(q, key) is not None:
+            current.append(f"{_NAME_KEY[param]} = :{param}")
+            past.append(f"h.{key} = :{param}")
     if q.entity_key is not None:
-        where.append("(h.subject_key = :entity OR h.object_key = :entity)")
+        current.append("(s.name_key = :entity OR o.name_key = :entity)")
+        past.append("(h.subject_key = :entity OR h.object_key = :entity)")
     if q.relation_key is not None:
-        where.append("h.relation_key = :relation")
-    where.append(
-        "h.seq = (SELECT MAX(h2.seq) FROM fact_history h2 WHERE h2.fact_uuid = w.uuid AND h2.recorded_at <= :k)"
-    )
-    status = "('live', 'expired')" if q.include_expired else "('live')"
-    where.append(f"h.status IN {status}")
+        current.append("f.relation_key = :relation")
+        past.append("h.relation_key = :relation")
+    if not q.include_expired:
+        current.append("f.expired_at IS NULL")
     if not q.include_retired:
-        where.append("h.valid_at <= :t AND (h.invalid_at IS NULL OR h.invalid_at > :t)")
+        current.append("f.valid_at <= :t AND (f.invalid_at IS NULL OR f.invalid_at > :t)")
+        past.append("h.valid_at <= :t AND (h.invalid_at IS NULL OR h.invalid_at > :t)")
     sql = (
         f"WITH wanted(uuid) AS ({_believed_candidates(q)})"
-        f" SELECT {rows.HISTORY_FACT_COLUMNS} FROM wanted w CROSS JOIN fact_history h ON h.fact_uuid = w.uuid"
-        f" WHERE {' AND '.join(where)} ORDER BY h.valid_at, h.created_at, h.fact_uuid"
+        f" SELECT {rows.FACT_COLUMNS} FROM wanted w CROSS JOIN facts f ON f.uuid = w.uuid"
+        " JOIN entities s ON s.uuid = f.source_uuid JOIN entities o ON o.uuid = f.target_uuid"
+        f" WHERE {' AND '.join(current)}"
+        f" UNION ALL SELECT {rows.HISTORY_FACT_COLUMNS} FROM wanted w CROSS JOIN fact_history h"
+        f" ON h.fact_uuid = w.uuid WHERE {' AND '.join(past)}"
+        " ORDER BY 9, 11, 1"  # valid_at, created_at, uuid
     )
     if q.limit is not None:
         sql += f" LIMIT {int(q.limit)}"
     return [rows.fact(r) for r in conn.execute(sql, params)]
+
+
+_NAME_KEY = {"subject": "s.name_key", "object": "o.name_key"}
 
 
 def _believed_candidates(q: FactQuery) -> str:
@@ -314,7 +327,10 @@ def _believed_candidates(q: FactQuery) -> str:
     if parts:
         return " UNION ".join(parts)
     relation = " AND relation_key = :relation" if q.relation_key is not None else ""
-    return f"SELECT DISTINCT fact_uuid FROM fact_history WHERE group_id = :g{relation}"
+    return (
+        f"SELECT uuid FROM facts WHERE group_id = :g{relation}"
+        f" UNION SELECT fact_uuid FROM fact_history WHERE group_id = :g{relation}"
+    )
 
 
 def timeline(conn: sqlite3.Connection, group_id: str, entity_key: str, relation_key: str | None) -> list[Fact]:
@@ -327,10 +343,16 @@ def timeline(conn: sqlite3.Connection, group_id: str, entity_key: str, relation_
 
 
 def history(conn: sqlite3.Connection, group_id: str, fact_uuid: str) -> list[FactChange]:
+    """Superseded versions and deletion markers, then the current version."""
     cur = conn.execute(
-        "SELECT fact_uuid, recorded_at, cause, episode_id, status, valid_at, invalid_at,"
-        " invalidated_by, episodes FROM fact_history WHERE group_id = ? AND fact_uuid = ? ORDER BY seq",
-        (group_id, fact_uuid),
+        "SELECT fact_uuid, recorded_at, cause, episode_id, status, valid_at, invalid_at, invalidated_by, episodes"
+        " FROM fact_history WHERE group_id = :g AND fact_uuid = :u"
+        " UNION ALL SELECT f.uuid, f.recorded_at, f.cause, f.cause_episode,"
+        " CASE WHEN f.expired_at IS NULL THEN 'live' ELSE 'expired' END, f.valid_at, f.invalid_at,"
+        " f.invalidated_by, (SELECT json_group_array(episode_id) FROM (SELECT episode_id FROM fact_sources fs"
+        "  WHERE fs.fact_uuid = f.uuid ORDER BY fs.added_at, fs.episode_id))"
+        " FROM facts f WHERE f.group_id = :g AND f.uuid = :u",
+        {"g": group_id, "u": fact_uuid},
     )
     return [rows.fact_change(r) for r in cur]
 

@@ -40,7 +40,7 @@ FACT_COLUMNS = (
 # The same shape, read from a history snapshot.
 HISTORY_FACT_COLUMNS = (
     "h.fact_uuid, h.group_id, h.subject, h.source_uuid, h.relation, h.object, h.target_uuid, h.fact,"
-    " h.valid_at, h.invalid_at, h.created_at, NULL, h.invalidated_by, '{}', h.episodes"
+    " h.valid_at, h.invalid_at, h.created_at, h.expired_at, h.invalidated_by, '{}', h.episodes"
 )
 
 
@@ -71,7 +71,7 @@ def fact(row: sqlite3.Row | tuple) -> Fact:  # type: ignore[type-arg]
 RECORD_COLUMNS = (
     "f.uuid, f.group_id, f.source_uuid, f.target_uuid, s.name, o.name, f.relation, f.relation_key,"
     " f.fact, f.valid_at, f.invalid_at, f.stated_invalid_at, f.created_at, f.expired_at,"
-    " f.invalidated_by, f.attributes"
+    " f.invalidated_by, f.attributes, f.recorded_at, f.cause, f.cause_episode"
 )
 
 
@@ -94,6 +94,9 @@ def fact_record(row: tuple, sources: Iterable[Source]) -> FactRecord:  # type: i
         invalidated_by=row[14],
         sources=tuple(sources),
         attributes=_json(row[15], {}),
+        recorded_at=from_micros(row[16]),
+        cause=row[17],
+        cause_episode=row[18],
     )
 
 

@@ -69,7 +69,12 @@ CREATE TABLE facts (
     expired_at        INTEGER,
     invalidated_by    TEXT,
     attributes        TEXT NOT NULL DEFAULT '{}',
-    embedding         BLOB
+    embedding         BLOB,
+    -- The current version: since when it is believed, and why. Earlier
+    -- versions are in fact_history.
+    recorded_at       INTEGER NOT NULL,
+    cause             TEXT NOT NULL,
+    cause_episode     TEXT
 );
 CREATE INDEX facts_by_source ON facts(group_id, source_uuid, relation_key, valid_at);
 CREATE INDEX facts_by_target ON facts(group_id, target_uuid, relation_key, valid_at);
@@ -97,6 +102,8 @@ CREATE TABLE fact_conflicts (
 ) WITHOUT ROWID;
 CREATE INDEX fact_conflicts_by_b ON fact_conflicts(b);
 
+-- Append-only: every superseded version of a fact (from its recorded_at until
+-- the next version's), and a 'deleted' marker when a retraction removes it.
 CREATE TABLE fact_history (
     seq            INTEGER PRIMARY KEY AUTOINCREMENT,
     group_id       TEXT NOT NULL,
@@ -118,6 +125,7 @@ CREATE TABLE fact_history (
     invalid_at     INTEGER,
     invalidated_by TEXT,
     created_at     INTEGER NOT NULL,
+    expired_at     INTEGER,
     episodes       TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX history_by_fact ON fact_history(fact_uuid, recorded_at, seq);

@@ -82,12 +82,13 @@ def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
     )
     conn.executemany(
         "INSERT INTO facts(uuid, group_id, source_uuid, target_uuid, relation, relation_key, fact,"
-        " valid_at, invalid_at, stated_invalid_at, created_at, expired_at, invalidated_by, attributes)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " valid_at, invalid_at, stated_invalid_at, created_at, expired_at, invalidated_by, attributes,"
+        " recorded_at, cause, cause_episode) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         [
             (f.uuid, g, f.source_uuid, f.target_uuid, f.relation, f.relation_key, f.fact,
              to_micros(f.valid_at), _t(f.invalid_at), _t(f.stated_invalid_at), to_micros(f.created_at),
-             _t(f.expired_at), f.invalidated_by, _json(f.attributes))
+             _t(f.expired_at), f.invalidated_by, _json(f.attributes), to_micros(f.version_at), f.cause,
+             f.cause_episode)
             for f in plan.new_facts
         ],
     )
@@ -106,10 +107,10 @@ def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
     )
     conn.executemany(
         "UPDATE facts SET valid_at = ?, invalid_at = ?, stated_invalid_at = ?, expired_at = ?,"
-        " invalidated_by = ? WHERE uuid = ? AND group_id = ?",
+        " invalidated_by = ?, recorded_at = ?, cause = ?, cause_episode = ? WHERE uuid = ? AND group_id = ?",
         [
             (to_micros(f.valid_at), _t(f.invalid_at), _t(f.stated_invalid_at), _t(f.expired_at),
-             f.invalidated_by, f.uuid, g)
+             f.invalidated_by, to_micros(f.version_at), f.cause, f.cause_episode, f.uuid, g)
             for f in plan.updated_facts
         ],
     )
@@ -120,9 +121,9 @@ def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
     conn.executemany(
         "INSERT INTO fact_history(group_id, fact_uuid, recorded_at, cause, episode_id, status,"
         " source_uuid, target_uuid, subject, object, subject_key, object_key, relation, relation_key,"
-        " fact, valid_at, invalid_at, invalidated_by, created_at, episodes)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        [_history_row(g, now, h.record, h.status, h.cause, h.episode_id) for h in plan.history],
+        " fact, valid_at, invalid_at, invalidated_by, created_at, expired_at, episodes)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [_history_row(g, h.record, h.status) for h in plan.history],
     )
     conn.executemany(
         "INSERT OR REPLACE INTO retracted_facts(fact_uuid, group_id, subject_key, object_key, retracted_at)"
@@ -148,10 +149,10 @@ def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
     )
 
 
-def _history_row(g: str, now: int, f: FactRecord, status: str, cause: str, episode_id: str | None) -> tuple:  # type: ignore[type-arg]
+def _history_row(g: str, f: FactRecord, status: str) -> tuple:  # type: ignore[type-arg]
     return (
-        g, f.uuid, now, cause, episode_id, status, f.source_uuid, f.target_uuid, f.subject, f.object,
-        normalise_name(f.subject), normalise_name(f.object), f.relation, f.relation_key, f.fact,
-        to_micros(f.valid_at), _t(f.invalid_at), f.invalidated_by, to_micros(f.created_at),
-        _json(list(f.episodes)),
+        g, f.uuid, to_micros(f.version_at), f.cause, f.cause_episode, status, f.source_uuid, f.target_uuid,
+        f.subject, f.object, normalise_name(f.subject), normalise_name(f.object), f.relation, f.relation_key,
+        f.fact, to_micros(f.valid_at), _t(f.invalid_at), f.invalidated_by, to_micros(f.created_at),
+        _t(f.expired_at), _json(list(f.episodes)),
     )
