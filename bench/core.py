@@ -156,7 +156,7 @@ def db_stats(path: Path) -> dict[str, int]:
             for t in ("entities", "facts", "fact_history", "episodes")
         }
         multi = conn.execute(
-            "SELECT COUNT(*) FROM (SELECT 1 FROM fact_history GROUP BY fact_uuid HAVING COUNT(*) > 1)"
+            "SELECT COUNT(DISTINCT fact_uuid) FROM fact_history"
         ).fetchone()[0]
     return {"db_bytes": size, **count, "facts_with_history": multi}
 
@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  retired {loaded['retired']:,}  merged {loaded['merged']:,}")
     print(
         f"store     {stats['db_bytes'] / 2**20:.1f} MiB  facts {stats['facts']:,}  history rows"
-        f" {stats['fact_history']:,} ({stats['facts_with_history']:,} facts with >1)"
+        f" {stats['fact_history']:,} (superseded versions of {stats['facts_with_history']:,} facts)"
         f"  entities {stats['entities']:,}  episodes {stats['episodes']:,}"
     )
     print(f"memory    peak RSS {peak_rss_mb:.0f} MiB")

@@ -10,7 +10,7 @@ import re
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import lru_cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
@@ -30,6 +30,7 @@ __all__ = [
     "Verdict",
     "fold_relation",
     "normalise_name",
+    "trusted",
 ]
 
 _SPACE = re.compile(r"\s+")
@@ -47,6 +48,22 @@ def fold_relation(relation: str) -> str:
     """The key relations are compared by: ``MIGRATED_OFF``, ``migrated-off`` and
     ``Migrated Off`` all fold to ``migratedoff``."""
     return _RELATION_NOISE.sub("", relation).casefold()
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def trusted(cls: type[M], **values: Any) -> M:
+    """Build a model from values already known to be valid (read back from our
+    own store, or made by our own code) without validating them again: what
+    pydantic's ``model_construct`` does, minus its per-field default handling,
+    so every field must be given. This sits on the hot path of every write."""
+    obj = cls.__new__(cls)
+    object.__setattr__(obj, "__dict__", values)
+    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
+    object.__setattr__(obj, "__pydantic_extra__", None)
+    object.__setattr__(obj, "__pydantic_private__", None)
+    return obj
 
 
 def _utc(value: datetime) -> datetime:

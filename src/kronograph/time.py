@@ -41,7 +41,7 @@ def parse_time(value: str | datetime) -> datetime:
 
 def to_micros(value: datetime) -> int:
     """Microseconds since the Unix epoch: how stores keep times (exact, sortable)."""
-    delta = as_utc(value) - EPOCH
+    delta = (value if value.tzinfo is UTC else as_utc(value)) - EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 

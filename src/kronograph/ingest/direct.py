@@ -9,7 +9,7 @@ from datetime import datetime
 from .._retry import retry_on_conflict
 from ..errors import InvalidInputError
 from ..ids import new_id
-from ..model import AddFactResult, Entity, RelationType, Verdict, fold_relation, normalise_name
+from ..model import AddFactResult, Entity, RelationType, Verdict, fold_relation, normalise_name, trusted
 from ..store.plan import Plan
 from ..store.protocol import Store
 from ..store.records import FactRecord, Neighbourhood, Source
@@ -66,7 +66,7 @@ def _resolve_entity(name: str, labels: tuple[str, ...], known: Sequence[Entity],
     same_name = [e for e in known if normalise_name(e.name) == key]
     chosen = choose_entity(labels, same_name)
     if chosen is None:
-        entity = Entity.model_construct(
+        entity = trusted(Entity,
             uuid=new_id(), group_id=plan.group_id, name=name, labels=labels, aliases=(), summary=None,
             attributes={}, created_at=plan.now,
         )
@@ -182,7 +182,7 @@ async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFact
     if decision.refused:
         plan.audit.append(refusal_event(g, now, episode_id, outcome.target.uuid, decision.refused))
     await store.apply(plan)
-    return AddFactResult.model_construct(  # built from validated parts
+    return trusted(AddFactResult,   # built from validated parts
         fact=outcome.target.to_fact(),
         merged=outcome.merged,
         episode_id=episode_id,

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..model import AuditEvent, Cardinality, Episode, EpisodeKind, RelationType, Verdict
+from ..model import AuditEvent, Cardinality, Episode, EpisodeKind, RelationType, Verdict, trusted
 from ..store.plan import Plan
 from ..store.records import FactRecord, Neighbourhood
 from .timeline import merge_sources, recompute, refresh, supersede
@@ -182,7 +182,7 @@ def plan_fact(
 
 def new_episode_for_fact(group_id: str, episode_id: str, now: datetime) -> Episode:
     """The source episode a directly added fact records when its id is unknown."""
-    return Episode.model_construct(
+    return trusted(Episode,
         uuid=episode_id,
         group_id=group_id,
         name=episode_id,

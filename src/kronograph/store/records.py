@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from ..model import Fact
+from ..model import Fact, trusted
 
 __all__ = ["FactRecord", "Neighbourhood", "Source"]
 
@@ -66,7 +66,7 @@ class FactRecord:
         return (self.valid_at, self.invalid_at, self.expired_at, self.invalidated_by, self.episodes)
 
     def to_fact(self) -> Fact:
-        return Fact.model_construct(
+        return trusted(Fact,
             uuid=self.uuid,
             group_id=self.group_id,
             subject=self.subject,

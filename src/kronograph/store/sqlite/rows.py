@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-from ...model import AuditEvent, Entity, Episode, Fact, FactChange
+from ...model import AuditEvent, Entity, Episode, Fact, FactChange, trusted
 from ...time import from_micros
 from ..records import FactRecord, Source
 
@@ -49,7 +49,7 @@ def opt_time(value: int | None):  # type: ignore[no-untyped-def]
 
 
 def fact(row: sqlite3.Row | tuple) -> Fact:  # type: ignore[type-arg]
-    return Fact.model_construct(
+    return trusted(Fact,
         uuid=row[0],
         group_id=row[1],
         subject=row[2],
@@ -108,7 +108,7 @@ def _json(text: str | None, empty: Any) -> Any:
 
 
 def entity(row: tuple) -> Entity:  # type: ignore[type-arg]
-    return Entity.model_construct(
+    return trusted(Entity,
         uuid=row[0],
         group_id=row[1],
         name=row[2],
@@ -121,7 +121,7 @@ def entity(row: tuple) -> Entity:  # type: ignore[type-arg]
 
 
 def episode(row: tuple) -> Episode:  # type: ignore[type-arg]
-    return Episode.model_construct(
+    return trusted(Episode,
         uuid=row[0],
         group_id=row[1],
         name=row[2],
@@ -138,7 +138,7 @@ def episode(row: tuple) -> Episode:  # type: ignore[type-arg]
 
 
 def fact_change(row: tuple) -> FactChange:  # type: ignore[type-arg]
-    return FactChange.model_construct(
+    return trusted(FactChange,
         fact_uuid=row[0],
         recorded_at=from_micros(row[1]),
         cause=row[2],
@@ -152,7 +152,7 @@ def fact_change(row: tuple) -> FactChange:  # type: ignore[type-arg]
 
 
 def audit_event(row: tuple) -> AuditEvent:  # type: ignore[type-arg]
-    return AuditEvent.model_construct(
+    return trusted(AuditEvent,
         group_id=row[0],
         kind=row[1],
         recorded_at=from_micros(row[2]),
