@@ -153,6 +153,7 @@ async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFact
             relation_key,
             sides=sides,
             either_end=either_end,
+            whole_pair=judge is not None,  # other facts of the pair only matter to a judge
             around=valid_at,
             limit=settings.candidate_limit,
         )

@@ -65,10 +65,13 @@ class Store(Protocol):
         *,
         sides: Collection[str] = ("subject", "object"),
         either_end: bool = True,
+        whole_pair: bool = True,
         around: datetime,
         limit: int = 50,
     ) -> list[FactRecord]:
-        """Unexpired facts between the two entities (either direction), and, for each
+        """Unexpired facts between the two entities (either direction, any
+        relation; with ``whole_pair=False`` only subject to object with the same
+        relation), and, for each
         of ``sides``, facts with the folded relation ``relation_key`` that have
         the subject as subject (``"subject"``) or the object as object
         (``"object"``), or touch that entity at either end (``either_end``):

@@ -131,19 +131,29 @@ def fact_candidates(
     relation_key: str,
     sides: Collection[str],
     either_end: bool,
+    whole_pair: bool,
     around: datetime,
     limit: int,
 ) -> list[FactRecord]:
     params: dict[str, object] = {
         "g": group_id, "s": subject_uuid, "o": object_uuid, "r": relation_key, "t": to_micros(around), "n": limit,
     }
-    # The pair, both directions, each found from its source: the unary + keeps
-    # SQLite off the target index, which on a busy object (a city, a company)
-    # would walk every incoming fact.
-    parts = [
-        "SELECT uuid FROM facts WHERE group_id = :g AND source_uuid = :s AND +target_uuid = :o AND expired_at IS NULL",
-        "SELECT uuid FROM facts WHERE group_id = :g AND source_uuid = :o AND +target_uuid = :s AND expired_at IS NULL",
-    ]
+    # The pair, found from its source: the unary + keeps SQLite off the target
+    # index, which on a busy object (a city, a company) would walk every
+    # incoming fact. Without ``whole_pair``, only restatements can matter: the
+    # same direction and relation.
+    if whole_pair:
+        parts = [
+            "SELECT uuid FROM facts WHERE group_id = :g AND source_uuid = :s AND +target_uuid = :o"
+            " AND expired_at IS NULL",
+            "SELECT uuid FROM facts WHERE group_id = :g AND source_uuid = :o AND +target_uuid = :s"
+            " AND expired_at IS NULL",
+        ]
+    else:
+        parts = [
+            "SELECT uuid FROM facts WHERE group_id = :g AND source_uuid = :s AND relation_key = :r"
+            " AND +target_uuid = :o AND expired_at IS NULL"
+        ]
     for side in sides:
         entity = ":s" if side == "subject" else ":o"
         own = "source_uuid" if side == "subject" else "target_uuid"

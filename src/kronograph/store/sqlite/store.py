@@ -192,11 +192,13 @@ class SQLiteStore:
         *,
         sides: Collection[str] = ("subject", "object"),
         either_end: bool = True,
+        whole_pair: bool = True,
         around: datetime,
         limit: int = 50,
     ) -> list[FactRecord]:
         return await self._run(
-            reads.fact_candidates, group_id, subject_uuid, object_uuid, relation_key, sides, either_end, around, limit
+            reads.fact_candidates,
+            group_id, subject_uuid, object_uuid, relation_key, sides, either_end, whole_pair, around, limit,
         )
 
     async def conflict_neighbourhood(
