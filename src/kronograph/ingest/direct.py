@@ -141,6 +141,9 @@ async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFact
         expired_at=None,
         invalidated_by=None,
         sources=(Source(episode_id, valid_at, data.invalid_at, now),),
+        recorded_at=now,
+        cause="created",
+        cause_episode=episode_id,
     )
     fresh = {e.uuid for e in plan.new_entities}
     candidates = []

@@ -166,8 +166,7 @@ def plan_fact(
         if final.interval_state() != target_stored.interval_state():
             final = supersede(plan, target_stored, final, "restated", episode_id)
     else:
-        final = final.with_(recorded_at=plan.now, cause="created", cause_episode=episode_id)
-        plan.new_facts[-1] = final
+        plan.new_facts[-1] = final  # a new fact's record is its first version already
 
     retired: list[FactRecord] = []
     changed: list[FactRecord] = []
