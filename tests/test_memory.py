@@ -422,3 +422,65 @@ def test_one_to_one_constrains_both_ends(memory_factory: MakeMemory) -> None:
     result = memory.add_fact(G, "Ann", "MARRIED_TO", "Dan", valid_at="2020-01-01")
     assert sorted(f.triple for f in result.retired) == ["Ann MARRIED_TO Ben", "Cat MARRIED_TO Dan"]
     assert [f.triple for f in memory.facts(G, relation="married to")] == ["Ann MARRIED_TO Dan"]
+
+
+def test_a_restored_correction_is_closed_by_what_came_after(memory_factory: MakeMemory, clock) -> None:
+    memory = memory_factory(relation_types={"LIVES_IN": {"cardinality": "many_to_one"}})
+    for city, start, episode in (("Paris", 2020, "e1"), ("Berlin", 2022, "e2"), ("Munich", 2022, "e3")):
+        memory.add_fact(G, "Alice", "LIVES_IN", city, valid_at=f"{start}-01-01", episode_id=episode)
+        clock.tick()
+    memory.add_fact(G, "Alice", "LIVES_IN", "Rome", valid_at="2024-01-01", episode_id="e4")
+    clock.tick()
+    memory.remove_episode(G, "e3")  # the correction goes: Berlin is believed again
+    assert [f.object for f in memory.facts(G, subject="alice")] == ["Rome"]
+    timeline = memory.timeline(G, "alice")
+    assert [(f.object, f.valid_at.year, f.invalid_at and f.invalid_at.year) for f in timeline] == [
+        ("Paris", 2020, 2022),
+        ("Berlin", 2022, 2024),
+        ("Rome", 2024, None),
+    ]
+
+
+@pytest.mark.parametrize("write", ["same group", "other group", "remove"])
+def test_a_judge_that_writes_gets_a_clear_error_not_a_deadlock(memory_factory: MakeMemory, write: str) -> None:
+    import threading
+
+    box: list[Memory] = []
+
+    def judge(new: Fact, candidates: Sequence[Fact]) -> Verdict:
+        if write == "remove":
+            box[0].remove_episode(G, "e1")
+        else:
+            box[0].add_fact(G if write == "same group" else "elsewhere", "X", "R", "Y")
+        return Verdict()
+
+    memory = memory_factory(judge=judge)
+    box.append(memory)
+    memory.add_fact(G, "Sarah", "CEO_OF", "Acme", episode_id="e1")
+    before = snapshot(memory)
+    errors: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            memory.add_fact(G, "Mike", "CEO_OF", "Acme")
+        except BaseException as exc:
+            errors.append(exc)
+
+    worker = threading.Thread(target=call, daemon=True)
+    worker.start()
+    worker.join(20)
+    assert not worker.is_alive(), "add_fact deadlocked"
+    assert len(errors) == 1 and isinstance(errors[0], JudgeError) and "must not write" in str(errors[0])
+    assert snapshot(memory) == before and memory.facts("elsewhere") == []
+
+
+def test_the_same_episode_restating_with_new_times_updates_them(memory_factory: MakeMemory) -> None:
+    memory = memory_factory()
+    first = memory.add_fact(G, "Bob", "LIKES", "tea", valid_at="2024-05-01", episode_id="e1").fact
+    again = memory.add_fact(G, "Bob", "LIKES", "tea", valid_at="2024-05-01", episode_id="e1")
+    assert again.merged and again.fact == first  # idempotent: nothing changed
+    assert len(memory.history(G, first.uuid)) == 1
+    moved = memory.add_fact(G, "Bob", "LIKES", "tea", valid_at="2024-03-01", invalid_at="2024-09-01", episode_id="e1")
+    assert moved.fact.valid_at == datetime(2024, 3, 1, tzinfo=UTC)
+    assert moved.fact.invalid_at == datetime(2024, 9, 1, tzinfo=UTC) and moved.fact.episodes == ("e1",)
+    assert [c.cause for c in memory.history(G, first.uuid)] == ["created", "restated"]

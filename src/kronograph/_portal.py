@@ -4,7 +4,7 @@ The memory owns a private event loop. A call runs it right in the calling
 thread (no thread hop: the cheapest path, and the common one). When another
 thread is already driving the loop, the work is handed to it instead, so
 concurrent callers share one loop, and a plain judge running on a worker
-thread may itself call the sync memory. A caller that has an event loop of
+thread may itself read through the sync memory. A caller that has an event loop of
 its own running (a notebook) gets a short-lived helper thread.
 """
 

@@ -18,7 +18,7 @@ from ._portal import Portal
 from .errors import ClosedError, InvalidInputError
 from .ingest.direct import FactInput, Resolver
 from .ingest.direct import add_fact as _add_fact
-from .ingest.judge import Judge
+from .ingest.judge import Judge, refuse_writes_from_a_judge
 from .maintain.removal import remove_episode as _remove_episode
 from .model import (
     AddFactResult,
@@ -169,6 +169,7 @@ class AsyncMemory:
         object_labels: Iterable[str] = (),
     ) -> AddFactResult:
         """Add one fact; returns what was written, merged, retired and changed."""
+        refuse_writes_from_a_judge()
         g = self._group(group_id)
         subject_name = _text("subject", subject)
         relation_name = _text("relation", relation)
@@ -198,6 +199,7 @@ class AsyncMemory:
 
     async def remove_episode(self, group_id: str, episode_id: str) -> RemovalResult:
         """Retract an episode: see :mod:`kronograph.maintain.removal`."""
+        refuse_writes_from_a_judge()
         g = self._group(group_id)
         eid = _text("episode_id", episode_id)
         assert eid is not None
@@ -335,6 +337,7 @@ class Memory:
         subject_labels: Iterable[str] = (),
         object_labels: Iterable[str] = (),
     ) -> AddFactResult:
+        refuse_writes_from_a_judge()  # here too: the judge's thread is the caller
         return self._call(
             self._core.add_fact(
                 group_id, subject, relation, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
@@ -343,6 +346,7 @@ class Memory:
         )
 
     def remove_episode(self, group_id: str, episode_id: str) -> RemovalResult:
+        refuse_writes_from_a_judge()
         return self._call(self._core.remove_episode(group_id, episode_id))
 
     def facts(

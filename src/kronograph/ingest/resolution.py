@@ -16,7 +16,7 @@ The four steps of the design:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from ..model import AuditEvent, Cardinality, Episode, EpisodeKind, RelationType, Verdict, trusted
@@ -55,22 +55,28 @@ class Screening:
 def screen(
     new: FactRecord, candidates: Sequence[FactRecord], relation_type: RelationType | None
 ) -> Screening:
-    """Apply the duplicate rule, the *could replace* guard and declared cardinality."""
+    """Apply the duplicate rule, the *could replace* guard and declared cardinality.
+
+    Expired records (replaced by a same-time correction) are still linked by a
+    declared cardinality, so that retracting the correction later brings back
+    a record that is closed by whatever came after it; they are never merged
+    into, and a judge is shown only what is believed."""
     result = Screening()
     ends = {new.source_uuid, new.target_uuid}
     declared = relation_type is not None and relation_type.cardinality != Cardinality.MANY_TO_MANY
     for cand in sorted(candidates, key=lambda c: (c.valid_at, c.created_at, c.uuid)):
-        if cand.expired_at is not None or cand.uuid == new.uuid:
+        if cand.uuid == new.uuid:
             continue
+        expired = cand.expired_at is not None
         same_pair = {cand.source_uuid, cand.target_uuid} == ends
         same_relation = cand.relation_key == new.relation_key
         if not (same_pair or (same_relation and (cand.source_uuid in ends or cand.target_uuid in ends))):
             continue  # the guard: this fact could not be replaced by the new one
-        if same_pair:
+        if same_pair and not expired:
             result.same_pair.add(cand.uuid)
         same_direction = cand.source_uuid == new.source_uuid and cand.target_uuid == new.target_uuid
         if same_pair and same_relation and same_direction:
-            if result.restatement is None and _overlaps(cand, new):
+            if result.restatement is None and not expired and _overlaps(cand, new):
                 result.restatement = cand
             continue  # the same statement at another time never contradicts itself
         if same_relation and declared:
@@ -80,7 +86,8 @@ def screen(
             elif relation_type.one_subject_per_object and cand.target_uuid == new.target_uuid:
                 result.by_cardinality.append(cand)
             continue  # declared compatible: nothing for a judge to weigh
-        result.for_judge.append(cand)
+        if not expired:
+            result.for_judge.append(cand)
     return result
 
 
@@ -135,10 +142,14 @@ def plan_fact(
     if into is not None:
         into = records.get(into.uuid, into)
         originals.setdefault(into.uuid, into)
-        known = {s.episode_id for s in into.sources}
-        sources = into.sources if source.episode_id in known else (*into.sources, source)
+        previous = next((s for s in into.sources if s.episode_id == source.episode_id), None)
+        if previous is None:
+            sources = (*into.sources, source)
+        else:  # the same episode again: its latest statement of the times counts
+            source = replace(source, added_at=previous.added_at)
+            sources = tuple(source if s is previous else s for s in into.sources)
         target = merge_sources(into, sources)
-        if source.episode_id not in known:
+        if source != previous:
             plan.add_sources.append((target.uuid, source))
         merged = True
     else:

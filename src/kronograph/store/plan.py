@@ -42,6 +42,7 @@ class Plan:
     # Full new state (a new version) of existing facts: times, expiry,
     # invalidated_by, and the version's recorded_at and cause.
     updated_facts: list[FactRecord] = field(default_factory=list)
+    # New sources of existing facts, or new times from a known source (replaced).
     add_sources: list[tuple[str, Source]] = field(default_factory=list)
     remove_sources: list[tuple[str, str]] = field(default_factory=list)  # (fact_uuid, episode_id)
     delete_facts: list[str] = field(default_factory=list)

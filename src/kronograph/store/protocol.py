@@ -69,7 +69,7 @@ class Store(Protocol):
         around: datetime,
         limit: int = 50,
     ) -> list[FactRecord]:
-        """Unexpired facts between the two entities (either direction, any
+        """Facts (expired records too) between the two entities (either direction, any
         relation; with ``whole_pair=False`` only subject to object with the same
         relation), and, for each
         of ``sides``, facts with the folded relation ``relation_key`` that have

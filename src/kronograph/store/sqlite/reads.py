@@ -144,15 +144,13 @@ def fact_candidates(
     # same direction and relation.
     if whole_pair:
         parts = [
-            "SELECT uuid FROM facts WHERE group_id = :g AND source_uuid = :s AND +target_uuid = :o"
-            " AND expired_at IS NULL",
-            "SELECT uuid FROM facts WHERE group_id = :g AND source_uuid = :o AND +target_uuid = :s"
-            " AND expired_at IS NULL",
+            "SELECT uuid FROM facts WHERE group_id = :g AND source_uuid = :s AND +target_uuid = :o",
+            "SELECT uuid FROM facts WHERE group_id = :g AND source_uuid = :o AND +target_uuid = :s",
         ]
     else:
         parts = [
             "SELECT uuid FROM facts WHERE group_id = :g AND source_uuid = :s AND relation_key = :r"
-            " AND +target_uuid = :o AND expired_at IS NULL"
+            " AND +target_uuid = :o"
         ]
     for side in sides:
         entity = ":s" if side == "subject" else ":o"
@@ -163,7 +161,7 @@ def fact_candidates(
             for order in ("valid_at <= :t ORDER BY valid_at DESC", "valid_at > :t ORDER BY valid_at ASC"):
                 parts.append(
                     f"SELECT uuid FROM (SELECT uuid FROM facts WHERE group_id = :g AND {column} = {entity}"
-                    f" AND relation_key = :r AND expired_at IS NULL AND {order} LIMIT :n)"
+                    f" AND relation_key = :r AND {order} LIMIT :n)"
                 )
     return _records(conn, group_id, " UNION ".join(parts), params)
 
@@ -355,13 +353,14 @@ def timeline(conn: sqlite3.Connection, group_id: str, entity_key: str, relation_
 def history(conn: sqlite3.Connection, group_id: str, fact_uuid: str) -> list[FactChange]:
     """Superseded versions and deletion markers, then the current version."""
     cur = conn.execute(
-        "SELECT fact_uuid, recorded_at, cause, episode_id, status, valid_at, invalid_at, invalidated_by, episodes"
-        " FROM fact_history WHERE group_id = :g AND fact_uuid = :u"
+        "SELECT fact_uuid, recorded_at, cause, episode_id, status, valid_at, invalid_at, invalidated_by, episodes,"
+        " 0, seq FROM fact_history WHERE group_id = :g AND fact_uuid = :u"
         " UNION ALL SELECT f.uuid, f.recorded_at, f.cause, f.cause_episode,"
         " CASE WHEN f.expired_at IS NULL THEN 'live' ELSE 'expired' END, f.valid_at, f.invalid_at,"
         " f.invalidated_by, (SELECT json_group_array(episode_id) FROM (SELECT episode_id FROM fact_sources fs"
         "  WHERE fs.fact_uuid = f.uuid ORDER BY fs.added_at, fs.episode_id))"
-        " FROM facts f WHERE f.group_id = :g AND f.uuid = :u",
+        ", 1, 0 FROM facts f WHERE f.group_id = :g AND f.uuid = :u"
+        " ORDER BY 10, 11",  # superseded versions in the order written, then the current one
         {"g": group_id, "u": fact_uuid},
     )
     return [rows.fact_change(r) for r in cur]

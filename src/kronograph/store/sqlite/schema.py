@@ -269,6 +269,7 @@ def migrate(conn: sqlite3.Connection) -> int:
             )
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise
     return latest

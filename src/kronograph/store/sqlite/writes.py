@@ -34,7 +34,8 @@ def apply_plan(conn: sqlite3.Connection, plan: Plan, revision: Callable[[sqlite3
             raise ConcurrentWriteError(f"group {plan.group_id!r} changed while this write was being prepared")
         _apply(conn, plan)
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite may have rolled back already (disk full, I/O error)
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
 
@@ -94,7 +95,7 @@ def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
     )
     sources = [(f.uuid, s) for f in plan.new_facts for s in f.sources] + plan.add_sources
     conn.executemany(
-        "INSERT INTO fact_sources(fact_uuid, group_id, episode_id, valid_at, stated_invalid_at, added_at)"
+        "INSERT OR REPLACE INTO fact_sources(fact_uuid, group_id, episode_id, valid_at, stated_invalid_at, added_at)"
         " VALUES (?,?,?,?,?,?)",
         [
             (fact_uuid, g, s.episode_id, to_micros(s.valid_at), _t(s.stated_invalid_at), to_micros(s.added_at))
