@@ -484,3 +484,20 @@ def test_the_same_episode_restating_with_new_times_updates_them(memory_factory: 
     assert moved.fact.valid_at == datetime(2024, 3, 1, tzinfo=UTC)
     assert moved.fact.invalid_at == datetime(2024, 9, 1, tzinfo=UTC) and moved.fact.episodes == ("e1",)
     assert [c.cause for c in memory.history(G, first.uuid)] == ["created", "restated"]
+
+
+def test_entities_by_name_and_label(memory_factory: MakeMemory) -> None:
+    memory = memory_factory()
+    memory.add_fact(G, "Tim", "WORKS_AT", "Apple", subject_labels=["Person"], object_labels=["Organization"])
+    memory.add_fact(G, "Tim", "EATS", "apple", object_labels=["Food"])
+    memory.add_fact(G, "Tim", "VISITS", "Apple Park")
+    assert {(e.name, e.labels) for e in memory.entities(G, name="APPLE")} == {
+        ("Apple", ("Organization",)),
+        ("apple", ("Food",)),
+    }
+    assert [e.name for e in memory.entities(G, label="food")] == ["apple"]
+    assert [e.name for e in memory.entities(G, label="Person")] == ["Tim"]
+    assert len(memory.entities(G)) == 4 and memory.entities("other") == []
+    # A later mention labelled with the same family (Company ~ Organization) joins that entity.
+    memory.add_fact(G, "Tim", "JOINED", "Apple", object_labels=["Company"])
+    assert {e.labels for e in memory.entities(G, name="apple")} == {("Organization",), ("Food",)}
