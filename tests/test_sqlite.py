@@ -132,3 +132,24 @@ def test_a_write_by_another_connection_makes_a_prepared_plan_stale(tmp_path: Pat
         await second.close()
 
     asyncio.run(go())
+
+
+def test_entity_lookups_see_other_connections_and_own_writes(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    with Memory(path) as one, Memory(path) as two:
+        one.add_fact("g", "Apple", "MAKES", "iPhone", subject_labels=["Organization"])
+        two.add_fact("g", "apple", "IS_A", "fruit", subject_labels=["Food"])  # another connection
+        one.add_fact("g", "Apple", "MAKES", "Mac", subject_labels=["Company"])  # must see both entities
+        one.add_fact("g", "apple", "GROWS_ON", "trees", subject_labels=["Fruit"])
+        assert {(e.name, e.labels) for e in one.entities("g", name="apple")} == {
+            ("Apple", ("Organization",)),
+            ("apple", ("Food",)),
+        }
+        made = {f.subject_uuid for f in one.facts("g", subject="apple") if f.relation == "MAKES"}
+        grows = {f.subject_uuid for f in one.facts("g", subject="apple") if f.relation != "MAKES"}
+        assert len(made) == 1 and len(grows) == 1 and made != grows
+        # A retraction that deletes an entity is followed by the cache too.
+        episode = one.add_fact("g", "Zed", "KNOWS", "Ann").episode_id
+        one.remove_episode("g", episode)
+        again = one.add_fact("g", "Zed", "KNOWS", "Ann").fact
+        assert [e.uuid for e in one.entities("g", name="zed")] == [again.subject_uuid]

@@ -17,6 +17,7 @@ from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import FactRecord, Neighbourhood
 from . import reads
+from .entity_cache import EntityCache
 from .schema import migrate
 from .writes import apply_plan
 
@@ -77,6 +78,7 @@ class SQLiteStore:
         self._conn: sqlite3.Connection | None = None
         self._checkpointer: _Checkpointer | None = None
         self._applied = 0  # plans this connection committed: part of the revision
+        self._entity_cache = EntityCache()
         self._closed = False
 
     @classmethod
@@ -181,7 +183,16 @@ class SQLiteStore:
         return await self._run(reads.episode, group_id, episode_id)
 
     async def entities_named(self, group_id: str, name_keys: Collection[str]) -> list[Entity]:
-        return await self._run(reads.entities_named, group_id, name_keys)
+        return await self._run(self._entities_named, group_id, name_keys)
+
+    def _entities_named(self, conn: sqlite3.Connection, group_id: str, name_keys: Collection[str]) -> list[Entity]:
+        self._entity_cache.check(int(conn.execute("PRAGMA data_version").fetchone()[0]))
+        found, missing = self._entity_cache.lookup(group_id, name_keys)
+        if missing:
+            loaded = reads.entities_named(conn, group_id, missing)
+            self._entity_cache.fill(group_id, missing, loaded)
+            found.extend(loaded)
+        return found
 
     async def fact_candidates(
         self,
@@ -244,5 +255,6 @@ class SQLiteStore:
     def _apply(self, conn: sqlite3.Connection, plan: Plan) -> None:
         apply_plan(conn, plan, self._revision)
         self._applied += 1
+        self._entity_cache.applied(plan)
 
 
