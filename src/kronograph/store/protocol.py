@@ -24,8 +24,9 @@ __all__ = ["FactQuery", "Store"]
 class FactQuery:
     """A temporal fact query. Names are normalised keys, relations folded keys.
 
-    Exactly one temporal mode applies: ``known_at`` (history, at ``as_of``),
-    ``include_retired`` (every live interval), or valid at ``as_of``.
+    Transaction time: what was believed at ``known_at``, or what is believed
+    now. Valid time: facts valid at ``as_of``, or every interval with
+    ``include_retired``. Expired records only with ``include_expired``.
     """
 
     as_of: datetime
