@@ -66,7 +66,8 @@ def _resolve_entity(name: str, labels: tuple[str, ...], known: Sequence[Entity],
     same_name = [e for e in known if normalise_name(e.name) == key]
     chosen = choose_entity(labels, same_name)
     if chosen is None:
-        entity = trusted(Entity,
+        entity = trusted(
+            Entity,
             uuid=new_id(), group_id=plan.group_id, name=name, labels=labels, aliases=(), summary=None,
             attributes={}, created_at=plan.now,
         )
@@ -186,7 +187,8 @@ async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFact
     if decision.refused:
         plan.audit.append(refusal_event(g, now, episode_id, outcome.target.uuid, decision.refused))
     await store.apply(plan)
-    return trusted(AddFactResult,   # built from validated parts
+    return trusted(  # built from validated parts
+        AddFactResult,
         fact=outcome.target.to_fact(),
         merged=outcome.merged,
         episode_id=episode_id,

@@ -192,7 +192,8 @@ def plan_fact(
 
 def new_episode_for_fact(group_id: str, episode_id: str, now: datetime) -> Episode:
     """The source episode a directly added fact records when its id is unknown."""
-    return trusted(Episode,
+    return trusted(
+        Episode,
         uuid=episode_id,
         group_id=group_id,
         name=episode_id,

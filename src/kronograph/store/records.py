@@ -66,7 +66,8 @@ class FactRecord:
         return (self.valid_at, self.invalid_at, self.expired_at, self.invalidated_by, self.episodes)
 
     def to_fact(self) -> Fact:
-        return trusted(Fact,
+        return trusted(
+            Fact,
             uuid=self.uuid,
             group_id=self.group_id,
             subject=self.subject,

@@ -49,7 +49,8 @@ def opt_time(value: int | None):  # type: ignore[no-untyped-def]
 
 
 def fact(row: sqlite3.Row | tuple) -> Fact:  # type: ignore[type-arg]
-    return trusted(Fact,
+    return trusted(
+        Fact,
         uuid=row[0],
         group_id=row[1],
         subject=row[2],
@@ -108,7 +109,8 @@ def _json(text: str | None, empty: Any) -> Any:
 
 
 def entity(row: tuple) -> Entity:  # type: ignore[type-arg]
-    return trusted(Entity,
+    return trusted(
+        Entity,
         uuid=row[0],
         group_id=row[1],
         name=row[2],
@@ -121,7 +123,8 @@ def entity(row: tuple) -> Entity:  # type: ignore[type-arg]
 
 
 def episode(row: tuple) -> Episode:  # type: ignore[type-arg]
-    return trusted(Episode,
+    return trusted(
+        Episode,
         uuid=row[0],
         group_id=row[1],
         name=row[2],
@@ -138,7 +141,8 @@ def episode(row: tuple) -> Episode:  # type: ignore[type-arg]
 
 
 def fact_change(row: tuple) -> FactChange:  # type: ignore[type-arg]
-    return trusted(FactChange,
+    return trusted(
+        FactChange,
         fact_uuid=row[0],
         recorded_at=from_micros(row[1]),
         cause=row[2],
@@ -152,7 +156,8 @@ def fact_change(row: tuple) -> FactChange:  # type: ignore[type-arg]
 
 
 def audit_event(row: tuple) -> AuditEvent:  # type: ignore[type-arg]
-    return trusted(AuditEvent,
+    return trusted(
+        AuditEvent,
         group_id=row[0],
         kind=row[1],
         recorded_at=from_micros(row[2]),
