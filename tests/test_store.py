@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 import pytest
@@ -17,8 +17,20 @@ from kronograph.store.records import FactRecord, Source
 NOW = datetime(2025, 1, 1, tzinfo=UTC)
 
 
-def run(coro):  # type: ignore[no-untyped-def]
-    return asyncio.run(coro)
+def on_store(
+    backend: Callable[..., Store], check: Callable[[Store], Awaitable[None]], *, threaded: bool = False
+) -> None:
+    """Run ``check`` against a fresh, open store of the backend, then close it."""
+
+    async def go() -> None:
+        store = backend(threaded=threaded)
+        await store.open()
+        try:
+            await check(store)
+        finally:
+            await store.close()
+
+    asyncio.run(go())
 
 
 def episode(uuid: str) -> Episode:
@@ -58,9 +70,7 @@ async def counts(store: Store) -> tuple[int, int, int]:
 
 
 def test_a_plan_is_applied_whole(backend: Callable[..., Store]) -> None:
-    async def go() -> None:
-        store = backend(threaded=True)
-        await store.open()
+    async def check(store: Store) -> None:
         before = await store.revision("g")
         await store.apply(first_plan(before))
         assert await store.revision("g") != before
@@ -69,15 +79,12 @@ def test_a_plan_is_applied_whole(backend: Callable[..., Store]) -> None:
         assert (fact.subject, fact.object, fact.episodes) == ("A", "B", ("e1",))
         assert [c.cause for c in await store.history("g", "f1")] == ["created"]
         assert await store.entity_references("g", ["a", "zz"]) == {"a": ({"f1"}, {"e1"}), "zz": (set(), set())}
-        await store.close()
 
-    run(go())
+    on_store(backend, check, threaded=True)
 
 
 def test_a_failing_plan_leaves_nothing_behind(backend: Callable[..., Store]) -> None:
-    async def go() -> None:
-        store = backend()
-        await store.open()
+    async def check(store: Store) -> None:
         await store.apply(first_plan(await store.revision("g")))
         before = await counts(store)
         revision = await store.revision("g")
@@ -90,15 +97,12 @@ def test_a_failing_plan_leaves_nothing_behind(backend: Callable[..., Store]) -> 
         assert await counts(store) == before
         assert await store.revision("g") == revision
         assert await store.episode("g", "e2") is None
-        await store.close()
 
-    run(go())
+    on_store(backend, check)
 
 
 def test_a_stale_plan_is_refused(backend: Callable[..., Store]) -> None:
-    async def go() -> None:
-        store = backend()
-        await store.open()
+    async def check(store: Store) -> None:
         read_before = await store.revision("g")
         await store.apply(first_plan(read_before))
         stale = Plan(group_id="g", now=NOW, expected_revision=read_before)
@@ -106,15 +110,12 @@ def test_a_stale_plan_is_refused(backend: Callable[..., Store]) -> None:
         with pytest.raises(ConcurrentWriteError):
             await store.apply(stale)
         assert await counts(store) == (1, 2, 1)
-        await store.close()
 
-    run(go())
+    on_store(backend, check)
 
 
 def test_conflict_neighbourhood_marks_complete_links(backend: Callable[..., Store]) -> None:
-    async def go() -> None:
-        store = backend()
-        await store.open()
+    async def check(store: Store) -> None:
         plan = first_plan(await store.revision("g"))
         plan.new_entities.append(entity("c", "C"))
         for uuid, target in (("f2", "c"), ("f3", "a")):
@@ -128,15 +129,12 @@ def test_conflict_neighbourhood_marks_complete_links(backend: Callable[..., Stor
         assert hood.complete == {"f1", "f2"} and set(hood.records) == {"f1", "f2", "f3"}
         assert hood.edges["f2"] == {"f1", "f3"}
         assert (await store.conflict_neighbourhood("other", ["f1"], 2)).records == {}
-        await store.close()
 
-    run(go())
+    on_store(backend, check)
 
 
 def test_reads_are_scoped_by_group(backend: Callable[..., Store]) -> None:
-    async def go() -> None:
-        store = backend()
-        await store.open()
+    async def check(store: Store) -> None:
         await store.apply(first_plan(await store.revision("g")))
         q = FactQuery(as_of=NOW, include_retired=True, include_expired=True)
         assert await store.facts("h", q) == []
@@ -148,6 +146,5 @@ def test_reads_are_scoped_by_group(backend: Callable[..., Store]) -> None:
         assert await store.fact_candidates("h", "a", "b", "knows", around=NOW) == []
         assert await store.entities_named("h", ["a"]) == []
         assert await store.timeline("h", "a", None) == []
-        await store.close()
 
-    run(go())
+    on_store(backend, check)

@@ -83,10 +83,9 @@ def choose_entity(labels: Sequence[str], candidates: Sequence[Entity]) -> Entity
     best: tuple[int, object, str] | None = None
     chosen: Entity | None = None
     for entity in candidates:
-        have = _families(entity.labels)
-        if wanted and have and not (wanted & have):
+        if not compatible(labels, entity.labels):
             continue
-        rank = 0 if (wanted & have) else 1
+        rank = 0 if (wanted & _families(entity.labels)) else 1
         key = (rank, entity.created_at, entity.uuid)
         if best is None or key < best:
             best, chosen = key, entity

@@ -97,6 +97,3 @@ class Neighbourhood:
     records: dict[str, FactRecord] = field(default_factory=dict)
     edges: dict[str, set[str]] = field(default_factory=dict)
     complete: set[str] = field(default_factory=set)
-
-    def neighbours(self, uuid: str) -> set[str]:
-        return self.edges.get(uuid, set())
