@@ -7,6 +7,11 @@
     ├── NotFoundError          the named episode, fact or entity does not exist (also a KeyError)
     ├── ClosedError            the memory or store was used after close()
     ├── JudgeError             the contradiction judge failed; nothing was written
+    ├── ModelError             a language model failed or answered what cannot be used
+    │   ├── TransientModelError
+    │   │                      worth retrying: rate limit, 5xx, timeout, dropped connection
+    │   └── ModelOutputError   the answer did not validate, even after a repair round
+    ├── EmbeddingError         an embedder failed, or its dimension is not the store's
     └── StoreError             the backend failed; its own exception is the __cause__
         ├── SchemaError        the database schema is newer than this library, or broken
         └── ConcurrentWriteError
@@ -23,7 +28,11 @@ __all__ = [
     "ClosedError",
     "ConcurrentWriteError",
     "InvalidInputError",
+    "EmbeddingError",
     "JudgeError",
+    "ModelError",
+    "ModelOutputError",
+    "TransientModelError",
     "KronographError",
     "NotFoundError",
     "SchemaError",
@@ -69,3 +78,30 @@ class ConcurrentWriteError(StoreError):
 class JudgeError(KronographError):
     """The contradiction judge failed or answered something that is not a Verdict.
     Nothing was written; the judge's own exception is the __cause__."""
+
+
+class ModelError(KronographError):
+    """A language model call failed; the provider's own exception is the __cause__."""
+
+
+class TransientModelError(ModelError):
+    """A model call failed in a way worth retrying later (429, 5xx, timeout).
+    ``retry_after`` is the server's hint in seconds, when it gave one."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
+class ModelOutputError(ModelError):
+    """The model's answer could not be parsed or validated, even after it was
+    shown its error once. ``text`` is its last answer."""
+
+    def __init__(self, message: str, *, text: str = "") -> None:
+        self.text = text
+        super().__init__(message)
+
+
+class EmbeddingError(KronographError):
+    """An embedder failed, or produced vectors of another dimension than the
+    store records for its embeddings."""

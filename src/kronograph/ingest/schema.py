@@ -1,0 +1,73 @@
+"""What an extractor returns for one episode: the contract between every
+extractor (a model, the offline rules, the JSON mapping) and resolution.
+
+A model fills these models through structured output, so field order and
+descriptions matter: ``reasoning`` comes first and is required, which makes a
+model think before it lists anything; descriptions are the model's
+instructions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["ExtractedEntity", "ExtractedFact", "Extraction", "Provenance"]
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # a model's extra keys are dropped, not fatal
+
+
+class ExtractedEntity(_Out):
+    name: str = Field(description="The entity's most complete name as written in the episode.")
+    labels: list[str] = Field(
+        default_factory=list,
+        description="Its types, e.g. Person, Organization, Location, or one of the custom entity types given.",
+    )
+    attributes: dict[str, Any] = Field(
+        default_factory=dict, description="Values of the attributes its custom entity type defines, if any."
+    )
+    summary: str | None = Field(default=None, description="One short sentence about it, from this episode only.")
+
+
+class ExtractedFact(_Out):
+    subject: str = Field(description="Name of the entity the fact is about (one of the entities listed).")
+    relation: str = Field(description="The relation in SCREAMING_SNAKE_CASE, e.g. WORKS_AT, LIVES_IN.")
+    object: str = Field(description="Name of the other entity (one of the entities listed).")
+    fact: str = Field(description="The fact as one self-contained sentence.")
+    valid_at: str | None = Field(
+        default=None,
+        description="ISO 8601 time the fact became true, resolved against the reference time; "
+        "null when the text gives no time (the reference time then applies).",
+    )
+    invalid_at: str | None = Field(
+        default=None, description="ISO 8601 time the fact stopped being true, when the text says so; else null."
+    )
+    time_expression: str | None = Field(
+        default=None, description="The words in the text that gave the time (e.g. 'last March', 'since 2019')."
+    )
+    attributes: dict[str, Any] = Field(
+        default_factory=dict, description="Values of the attributes its custom fact type defines, if any."
+    )
+    confidence: float | None = Field(default=None, ge=0, le=1, description="How sure you are, 0 to 1.")
+
+
+class Extraction(_Out):
+    reasoning: str = Field(
+        description="Think first: who and what the episode mentions, which relations it states, and when."
+    )
+    entities: list[ExtractedEntity] = Field(default_factory=list)
+    facts: list[ExtractedFact] = Field(default_factory=list)
+
+
+class Provenance(BaseModel):
+    """What produced an entity or a fact, stored with it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    extractor: str  # "model", "offline", "json", "direct"
+    model: str | None = None
+    prompt_version: str | None = None
+    ontology_version: str | None = None
