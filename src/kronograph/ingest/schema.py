@@ -13,7 +13,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["ExtractedEntity", "ExtractedFact", "Extraction", "Provenance"]
+__all__ = [
+    "DedupeAnswer",
+    "EntityMatch",
+    "ExtractedEntity",
+    "ExtractedFact",
+    "Extraction",
+    "FactVerdict",
+    "JudgeAnswer",
+    "Provenance",
+]
 
 
 class _Out(BaseModel):
@@ -71,3 +80,31 @@ class Provenance(BaseModel):
     model: str | None = None
     prompt_version: str | None = None
     ontology_version: str | None = None
+
+
+class FactVerdict(_Out):
+    new_fact: str = Field(description="The id of the new fact (N1, N2...).")
+    contradicts: list[str] = Field(
+        default_factory=list,
+        description="Ids of existing facts (E1, E2...) that cannot hold at the same time as the new fact.",
+    )
+    duplicate_of: str | None = Field(
+        default=None, description="Id of an existing fact that states the same thing, else null."
+    )
+
+
+class JudgeAnswer(_Out):
+    reasoning: str = Field(description="Think first: for each new fact, what it changes and what it restates.")
+    verdicts: list[FactVerdict] = Field(default_factory=list)
+
+
+class EntityMatch(_Out):
+    mention: str = Field(description="The id of the mention (M1, M2...).")
+    entity: str | None = Field(
+        default=None, description="Id of the existing entity (K1, K2...) it is the same as, or null for a new one."
+    )
+
+
+class DedupeAnswer(_Out):
+    reasoning: str = Field(description="Think first: what each mention refers to, given the context.")
+    matches: list[EntityMatch] = Field(default_factory=list)

@@ -1,0 +1,170 @@
+"""Custom entity and fact types: pydantic models the caller declares.
+
+An ``Ontology`` is their plain-data form (names, descriptions, attribute
+fields, cardinalities, exclusions), which is what a prompt shows, what an
+episode records for its resumption, and what attributes are checked against.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ..errors import InvalidInputError
+from ..model import Cardinality, RelationType, fold_relation
+
+__all__ = ["Ontology", "TypeSpec"]
+
+TypesArg = Mapping[str, type[BaseModel]] | Sequence[type[BaseModel]] | None
+
+
+@dataclass(frozen=True, slots=True)
+class TypeSpec:
+    """One declared type: its fields are ``{name: description}``."""
+
+    name: str
+    description: str
+    fields: dict[str, str]
+    cardinality: Cardinality | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "description": self.description, "fields": self.fields}
+        if self.cardinality is not None:
+            out["cardinality"] = self.cardinality.value
+        return out
+
+
+def _named(arg: TypesArg, what: str) -> dict[str, type[BaseModel]]:
+    if arg is None:
+        return {}
+    items = arg.items() if isinstance(arg, Mapping) else ((cls.__name__, cls) for cls in arg)
+    out: dict[str, type[BaseModel]] = {}
+    for name, cls in items:
+        if not (isinstance(cls, type) and issubclass(cls, BaseModel)):
+            raise InvalidInputError(what, f"{name!r} must be a pydantic model class, not {cls!r}")
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidInputError(what, f"type names must be non-empty strings, not {name!r}")
+        out[name.strip()] = cls
+    return out
+
+
+def _type_name(annotation: Any) -> str:
+    return annotation.__name__ if isinstance(annotation, type) else str(annotation)
+
+
+def _spec(name: str, cls: type[BaseModel], what: str) -> TypeSpec:
+    fields = {key: info.description or _type_name(info.annotation) for key, info in cls.model_fields.items()}
+    raw = getattr(cls, "cardinality", None)
+    cardinality: Cardinality | None = None
+    if raw is not None and not isinstance(raw, property):
+        try:
+            cardinality = Cardinality(raw)
+        except ValueError:
+            allowed = [c.value for c in Cardinality]
+            raise InvalidInputError(what, f"{name}.cardinality must be one of {allowed}") from None
+    doc = (cls.__doc__ or "").strip()
+    if doc.startswith(f"{cls.__name__}(") or "BaseModel" in doc[:40]:
+        doc = ""  # pydantic's generated docstring says nothing useful
+    return TypeSpec(name=name, description=" ".join(doc.split()), fields=fields, cardinality=cardinality)
+
+
+@dataclass(frozen=True, slots=True)
+class Ontology:
+    entity_types: dict[str, TypeSpec] = field(default_factory=dict)
+    fact_types: dict[str, TypeSpec] = field(default_factory=dict)
+    excluded: frozenset[str] = frozenset()
+    # The classes themselves, when this ontology was built from them (not when
+    # it was read back from an episode awaiting resumption).
+    classes: dict[str, type[BaseModel]] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def build(
+        cls, entity_types: TypesArg = None, fact_types: TypesArg = None, excluded: Iterable[str] | None = None
+    ) -> Ontology:
+        ents = _named(entity_types, "entity_types")
+        facts = _named(fact_types, "fact_types")
+        if isinstance(excluded, str):
+            raise InvalidInputError("excluded_entity_types", "expected a list of type names, got a single string")
+        return cls(
+            entity_types={n: _spec(n, c, "entity_types") for n, c in ents.items()},
+            fact_types={n: _spec(n, c, "fact_types") for n, c in facts.items()},
+            excluded=frozenset(x.strip().casefold() for x in (excluded or ()) if x.strip()),
+            classes={**{f"entity:{n}": c for n, c in ents.items()}, **{f"fact:{n}": c for n, c in facts.items()}},
+        )
+
+    @property
+    def empty(self) -> bool:
+        return not (self.entity_types or self.fact_types or self.excluded)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "entity_types": [s.as_dict() for s in self.entity_types.values()],
+            "fact_types": [s.as_dict() for s in self.fact_types.values()],
+            "excluded": sorted(self.excluded),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Ontology:
+        def specs(rows: Iterable[Mapping[str, Any]]) -> dict[str, TypeSpec]:
+            return {
+                r["name"]: TypeSpec(
+                    name=r["name"],
+                    description=r.get("description", ""),
+                    fields=dict(r.get("fields", {})),
+                    cardinality=Cardinality(r["cardinality"]) if r.get("cardinality") else None,
+                )
+                for r in rows
+            }
+
+        return cls(
+            entity_types=specs(data.get("entity_types", ())),
+            fact_types=specs(data.get("fact_types", ())),
+            excluded=frozenset(data.get("excluded", ())),
+        )
+
+    @property
+    def version(self) -> str:
+        """A short hash of the declared types, recorded with what they produced."""
+        if self.empty:
+            return "default"
+        text = json.dumps(self.as_dict(), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    def relation_types(self) -> dict[str, RelationType]:
+        """Cardinalities the fact types declare, by folded relation key."""
+        return {
+            fold_relation(name): RelationType(cardinality=spec.cardinality, description=spec.description or None)
+            for name, spec in self.fact_types.items()
+            if spec.cardinality is not None
+        }
+
+    def is_excluded(self, labels: Iterable[str]) -> bool:
+        return any(label.casefold() in self.excluded for label in labels)
+
+    def attributes(self, kind: str, type_name: str | None, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The attributes of an extracted entity (``kind="entity"``) or fact that
+        its declared type defines, validated by the type's model when it is at
+        hand; what does not validate is dropped, never stored half-right."""
+        specs = self.entity_types if kind == "entity" else self.fact_types
+        spec = specs.get(type_name or "")
+        if spec is None or not values:
+            return {}
+        known = {k: v for k, v in values.items() if k in spec.fields and v is not None}
+        model = self.classes.get(f"{kind}:{type_name}")
+        if model is None or not known:
+            return known
+        out: dict[str, Any] = {}
+        for key, value in known.items():  # field by field: one bad value costs only itself
+            try:
+                checked = model.__pydantic_validator__.validate_assignment(
+                    model.model_construct(), key, value
+                )
+                out[key] = getattr(checked, key)
+            except (ValidationError, TypeError, ValueError):
+                continue
+        return json.loads(json.dumps(out, default=str))
