@@ -11,6 +11,7 @@
     │   ├── TransientModelError
     │   │                      worth retrying: rate limit, 5xx, timeout, dropped connection
     │   └── ModelOutputError   the answer did not validate, even after a repair round
+    ├── EpisodeFailedError     an episode ended retryable or quarantined (raise_for_status)
     ├── EmbeddingError         an embedder failed, or its dimension is not the store's
     └── StoreError             the backend failed; its own exception is the __cause__
         ├── SchemaError        the database schema is newer than this library, or broken
@@ -29,6 +30,7 @@ __all__ = [
     "ConcurrentWriteError",
     "InvalidInputError",
     "EmbeddingError",
+    "EpisodeFailedError",
     "JudgeError",
     "ModelError",
     "ModelOutputError",
@@ -105,3 +107,11 @@ class ModelOutputError(ModelError):
 class EmbeddingError(KronographError):
     """An embedder failed, or produced vectors of another dimension than the
     store records for its embeddings."""
+
+
+class EpisodeFailedError(KronographError):
+    """An episode ended ``retryable`` or ``quarantined``; nothing of it was written."""
+
+    def __init__(self, episode_id: str, status: str, error: str) -> None:
+        self.episode_id, self.status, self.error = episode_id, status, error
+        super().__init__(f"episode {episode_id!r} is {status}: {error}")

@@ -16,14 +16,19 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 __all__ = [
     "AddFactResult",
+    "acronym",
     "AuditEvent",
     "Cardinality",
     "Entity",
     "Episode",
     "EpisodeKind",
+    "EpisodeResult",
+    "EpisodeStatus",
     "Fact",
     "FactChange",
+    "FactSource",
     "Mention",
+    "ModelUsage",
     "RelationType",
     "RemovalResult",
     "UtcDatetime",
@@ -41,6 +46,19 @@ _RELATION_NOISE = re.compile(r"[\s_\-]+")
 def normalise_name(name: str) -> str:
     """The key two entity names are compared by: case folded, white space runs folded."""
     return _SPACE.sub(" ", name).strip().casefold()
+
+
+_WORD = re.compile(r"[^\W\d_][\w'&.-]*", re.UNICODE)
+
+
+@lru_cache(maxsize=65_536)
+def acronym(name: str) -> str | None:
+    """The initials of a name of two or more words (``NYC`` for ``New York
+    City``), lower-cased; ``None`` for a single word."""
+    words = _WORD.findall(name)
+    if len(words) < 2:
+        return None
+    return "".join(w[0] for w in words).casefold()
 
 
 @lru_cache(maxsize=4_096)
@@ -124,8 +142,24 @@ class EpisodeKind(StrEnum):
     FACT = "fact"  # the source of facts added directly with add_fact
 
 
+class EpisodeStatus(StrEnum):
+    """Where an episode is in the pipeline. ``complete`` and ``quarantined`` are
+    final; ``retryable`` waits for :meth:`resume`; the others mean work in
+    progress, or work a crash interrupted (resumed when the memory is opened)."""
+
+    RECEIVED = "received"
+    EXTRACTING = "extracting"
+    RESOLVING = "resolving"
+    COMMITTING = "committing"
+    COMPLETE = "complete"
+    RETRYABLE = "retryable"
+    QUARANTINED = "quarantined"
+
+
 class Episode(_Model):
-    """One unit of input. ``uuid`` is the caller's episode id when one was given."""
+    """One unit of input. ``uuid`` is the caller's episode id when one was given;
+    ``created_at`` is when it was received; ``error`` says why it is retryable
+    or quarantined."""
 
     uuid: str
     group_id: str
@@ -139,6 +173,7 @@ class Episode(_Model):
     saga: str | None = None
     status: str = "complete"
     metadata: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
 
 
 class Entity(_Model):
@@ -150,6 +185,8 @@ class Entity(_Model):
     summary: str | None = None
     attributes: dict[str, Any] = Field(default_factory=dict)
     created_at: UtcDatetime
+    # What produced it: extractor, model, prompt and ontology versions, episode.
+    provenance: dict[str, Any] = Field(default_factory=dict)
 
 
 class Fact(_Model):
@@ -199,6 +236,19 @@ class FactChange(_Model):
     episodes: tuple[str, ...] = ()
 
 
+class FactSource(_Model):
+    """One episode's statement of a fact: the times it gave, and what produced
+    the statement (extractor, model, prompt and ontology versions, the raw time
+    expression, the reference time and zone it was resolved against, and the
+    extractor's confidence)."""
+
+    episode_id: str
+    valid_at: UtcDatetime
+    invalid_at: UtcDatetime | None = None
+    added_at: UtcDatetime
+    provenance: dict[str, Any] = Field(default_factory=dict)
+
+
 class Mention(_Model):
     group_id: str
     episode_id: str
@@ -237,3 +287,52 @@ class RemovalResult(_Model):
     deleted_facts: list[str] = Field(default_factory=list)
     changed: list[Fact] = Field(default_factory=list)
     deleted_entities: list[str] = Field(default_factory=list)
+
+
+class ModelUsage(_Model):
+    """Model calls and tokens some work cost, in all and by purpose (extract,
+    dedupe, judge). Answers served from the response cache count as ``cached``."""
+
+    calls: int = 0
+    cached: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    prompt_chars: int = 0
+    by_purpose: dict[str, dict[str, int]] = Field(default_factory=dict)
+
+
+class EpisodeResult(_Model):
+    """What one ``add_episode`` did.
+
+    ``status`` is ``complete``, or ``retryable`` / ``quarantined`` with the
+    ``error``; nothing of a failed episode is in the graph. ``duplicate`` means
+    the episode id was already ingested: nothing was done again. ``created``
+    are new facts, ``merged`` existing facts the episode restated, ``retired``
+    facts it closed or expired, ``changed`` other facts whose interval moved.
+    """
+
+    episode_id: str
+    group_id: str
+    status: EpisodeStatus
+    error: str | None = None
+    duplicate: bool = False
+    extractor: str = ""
+    entities: list[Entity] = Field(default_factory=list)
+    created: list[Fact] = Field(default_factory=list)
+    merged: list[Fact] = Field(default_factory=list)
+    retired: list[Fact] = Field(default_factory=list)
+    changed: list[Fact] = Field(default_factory=list)
+    refused: list[str] = Field(default_factory=list)
+    usage: ModelUsage = Field(default_factory=ModelUsage)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == EpisodeStatus.COMPLETE
+
+    def raise_for_status(self) -> EpisodeResult:
+        """Raise :class:`~kronograph.errors.EpisodeFailedError` unless complete."""
+        if not self.ok:
+            from .errors import EpisodeFailedError  # errors imports nothing of ours either
+
+            raise EpisodeFailedError(self.episode_id, str(self.status), self.error or "")
+        return self

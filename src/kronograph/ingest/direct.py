@@ -69,7 +69,7 @@ def _resolve_entity(name: str, labels: tuple[str, ...], known: Sequence[Entity],
         entity = trusted(
             Entity,
             uuid=new_id(), group_id=plan.group_id, name=name, labels=labels, aliases=(), summary=None,
-            attributes={}, created_at=plan.now,
+            attributes={}, created_at=plan.now, provenance={"extractor": "direct"},
         )
         plan.new_entities.append(entity)
         return entity

@@ -206,6 +206,7 @@ def new_episode_for_fact(group_id: str, episode_id: str, now: datetime) -> Episo
         saga=None,
         status="complete",
         metadata={},
+        error=None,
     )
 
 

@@ -8,12 +8,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 from ..model import AuditEvent, Entity, Episode
 from .records import FactRecord, Source
 
-__all__ = ["HistoryEntry", "Plan"]
+__all__ = ["EpisodeState", "HistoryEntry", "Plan"]
+
+_KEEP: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeState:
+    """A new state of an episode's row. ``pending`` (what resuming it needs) and
+    ``checkpoint`` (model outputs already paid for) are JSON-ready values;
+    fields left at ``KEEP`` are not changed, ``None`` clears them."""
+
+    uuid: str
+    status: str
+    updated_at: datetime
+    error: str | None = None
+    pending: Any = _KEEP
+    checkpoint: Any = _KEEP
+    result: Any = _KEEP
+    clear_content: bool = False  # drop the raw text (store_raw_content=False)
+
+    KEEP: ClassVar[Any] = _KEEP
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,8 +55,17 @@ class Plan:
     expected_revision: int
     # Episodes to create; one that already exists is left as it is.
     new_episodes: list[Episode] = field(default_factory=list)
+    # Episode row updates, applied after the new episodes are inserted.
+    episode_states: list[EpisodeState] = field(default_factory=list)
     new_entities: list[Entity] = field(default_factory=list)
     entity_labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    entity_summaries: dict[str, str] = field(default_factory=dict)  # only where an entity has none
+    entity_aliases: list[tuple[str, str]] = field(default_factory=list)  # (entity_uuid, alias)
+    # Pairs that may be one entity, with the match score: (a, b, score, episode_id).
+    fragments: list[tuple[str, str, float, str | None]] = field(default_factory=list)
+    # float32 vectors (as bytes) of entity names and fact texts, by uuid.
+    entity_embeddings: dict[str, bytes] = field(default_factory=dict)
+    fact_embeddings: dict[str, bytes] = field(default_factory=dict)
     mentions: list[tuple[str, str]] = field(default_factory=list)  # (episode_id, entity_uuid)
     new_facts: list[FactRecord] = field(default_factory=list)
     # Full new state (a new version) of existing facts: times, expiry,

@@ -9,13 +9,14 @@ work on a private thread (or inline, when the caller owns the event loop).
 from __future__ import annotations
 
 from collections.abc import Collection
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
-from ..model import AuditEvent, Entity, Episode, Fact, FactChange
+from ..model import AuditEvent, Entity, Episode, Fact, FactChange, FactSource
 from .plan import Plan
-from .records import FactRecord, Neighbourhood
+from .records import EntityMatch, EpisodeProgress, FactRecord, Neighbourhood
 
 __all__ = ["FactQuery", "Store"]
 
@@ -105,7 +106,50 @@ class Store(Protocol):
         self, group_id: str, *, name_key: str | None = None, label: str | None = None
     ) -> list[Entity]: ...
 
-    async def episodes(self, group_id: str) -> list[Episode]: ...
+    async def episodes(self, group_id: str, status: str | None = None) -> list[Episode]: ...
+
+    async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]: ...
+
+    # -- reads for ingestion -------------------------------------------------
+    async def episode_progress(self, group_id: str, episode_id: str) -> EpisodeProgress | None:
+        """The episode with its pending work, checkpoint and result."""
+
+    async def unfinished_episodes(self, statuses: Collection[str]) -> list[tuple[str, str, str, datetime]]:
+        """Store-wide: (group_id, episode id, status, last update) in those statuses."""
+
+    async def context_episodes(
+        self,
+        group_id: str,
+        *,
+        before: datetime,
+        exclude: str,
+        limit: int,
+        saga: str | None = None,
+        ids: Collection[str] | None = None,
+    ) -> list[Episode]:
+        """Episodes shown to extraction as context: ``ids``, or the ``limit``
+        latest with content before ``before`` (in ``saga`` if given), oldest first."""
+
+    async def entity_matches(
+        self, group_id: str, names: Collection[str], limit: int = 10
+    ) -> dict[str, list[EntityMatch]]:
+        """By normalised name: entities of that name, alias or acronym, and up
+        to ``limit`` sharing a word with it, each with its name vector."""
+
+    # -- store-wide: the model reply cache and settings ------------------------
+    async def cached_reply(self, key: str) -> str | None: ...
+
+    async def cache_reply(self, key: str, model: str, reply: str, at: datetime) -> None: ...
+
+    async def setting(self, key: str) -> str | None: ...
+
+    async def claim_setting(self, key: str, value: str) -> str:
+        """Record ``value`` unless the key has one; returns the value kept."""
+
+    def unit(self, group_id: str) -> AbstractAsyncContextManager[Store]:
+        """A unit of work: plans applied through the yielded store commit
+        together at the end, or not at all, and reads made through it see
+        them. Nothing inside may wait on a network call."""
 
     async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]: ...
 

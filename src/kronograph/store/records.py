@@ -11,9 +11,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from ..model import Fact, trusted
+from ..model import Entity, Episode, Fact, trusted
 
-__all__ = ["FactRecord", "Neighbourhood", "Source"]
+__all__ = ["EntityMatch", "EpisodeProgress", "FactRecord", "Neighbourhood", "Source"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +24,8 @@ class Source:
     valid_at: datetime
     stated_invalid_at: datetime | None
     added_at: datetime
+    # What produced this statement; written with it, not read back for resolution.
+    provenance: dict[str, Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,3 +99,23 @@ class Neighbourhood:
     records: dict[str, FactRecord] = field(default_factory=dict)
     edges: dict[str, set[str]] = field(default_factory=dict)
     complete: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True, slots=True)
+class EntityMatch:
+    """An existing entity a name may refer to: found by its ``name``, an
+    ``alias``, an ``acronym`` or shared words (``text``), with its name vector."""
+
+    entity: Entity
+    how: str
+    vector: Any = None  # numpy float32 array, or None when it has no embedding
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeProgress:
+    """An episode with what its ingestion stored along the way."""
+
+    episode: Episode
+    pending: dict[str, Any] | None
+    checkpoint: dict[str, Any] | None
+    result: dict[str, Any] | None

@@ -21,7 +21,6 @@ __all__ = [
     "entities",
     "entities_named",
     "episode",
-    "episodes",
     "fact_candidates",
     "facts",
     "facts_citing",
@@ -55,15 +54,6 @@ def episode(conn: sqlite3.Connection, group_id: str, episode_id: str) -> Episode
         (group_id, episode_id),
     ).fetchone()
     return rows.episode(row) if row else None
-
-
-def episodes(conn: sqlite3.Connection, group_id: str) -> list[Episode]:
-    cur = conn.execute(
-        f"SELECT {rows.EPISODE_COLUMNS} FROM episodes p WHERE p.group_id = ?"
-        " ORDER BY p.reference_time, p.created_at, p.id",
-        (group_id,),
-    )
-    return [rows.episode(r) for r in cur]
 
 
 def entities_named(conn: sqlite3.Connection, group_id: str, name_keys: Collection[str]) -> list[Entity]:

@@ -25,10 +25,12 @@ __all__ = [
     "opt_time",
 ]
 
-ENTITY_COLUMNS = "e.uuid, e.group_id, e.name, e.labels, e.aliases, e.summary, e.attributes, e.created_at"
+ENTITY_COLUMNS = (
+    "e.uuid, e.group_id, e.name, e.labels, e.aliases, e.summary, e.attributes, e.created_at, e.provenance"
+)
 EPISODE_COLUMNS = (
     "p.uuid, p.group_id, p.name, p.kind, p.content, p.content_hash, p.source_description,"
-    " p.reference_time, p.created_at, p.saga, p.status, p.metadata"
+    " p.reference_time, p.created_at, p.saga, p.status, p.metadata, p.error"
 )
 # Public facts: the stored columns, the endpoint names and the sources in order.
 FACT_COLUMNS = (
@@ -119,6 +121,7 @@ def entity(row: tuple) -> Entity:  # type: ignore[type-arg]
         summary=row[5],
         attributes=_json(row[6], {}),
         created_at=from_micros(row[7]),
+        provenance=_json(row[8], {}),
     )
 
 
@@ -137,6 +140,7 @@ def episode(row: tuple) -> Episode:  # type: ignore[type-arg]
         saga=row[9],
         status=row[10],
         metadata=_json(row[11], {}),
+        error=row[12],
     )
 
 

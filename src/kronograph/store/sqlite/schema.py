@@ -210,8 +210,68 @@ END;
 """
 
 
+_V2 = """
+-- Episode ingestion: an episode's progress, what it needs to be resumed
+-- (pending), the model outputs already paid for (checkpoint) and its outcome.
+ALTER TABLE episodes ADD COLUMN error TEXT;
+ALTER TABLE episodes ADD COLUMN pending TEXT;
+ALTER TABLE episodes ADD COLUMN checkpoint TEXT;
+ALTER TABLE episodes ADD COLUMN result TEXT;
+ALTER TABLE episodes ADD COLUMN updated_at INTEGER;
+CREATE INDEX episodes_unfinished ON episodes(status) WHERE status NOT IN ('complete', 'quarantined');
+CREATE INDEX episodes_by_saga ON episodes(group_id, saga, reference_time) WHERE saga IS NOT NULL;
+
+ALTER TABLE entities ADD COLUMN provenance TEXT NOT NULL DEFAULT '{}';
+-- Initials of a name of two or more words (NYC for New York City), for alias lookups.
+ALTER TABLE entities ADD COLUMN acronym TEXT;
+CREATE INDEX entities_by_acronym ON entities(group_id, acronym) WHERE acronym IS NOT NULL;
+
+CREATE TABLE entity_aliases (
+    group_id    TEXT NOT NULL,
+    alias_key   TEXT NOT NULL,
+    entity_uuid TEXT NOT NULL REFERENCES entities(uuid) ON DELETE CASCADE,
+    PRIMARY KEY (group_id, alias_key, entity_uuid)
+) WITHOUT ROWID;
+CREATE INDEX entity_aliases_by_entity ON entity_aliases(entity_uuid);
+
+-- Pairs of entities that may be one (a fuzzy match no one could confirm).
+CREATE TABLE entity_fragments (
+    a          TEXT NOT NULL REFERENCES entities(uuid) ON DELETE CASCADE,
+    b          TEXT NOT NULL REFERENCES entities(uuid) ON DELETE CASCADE,
+    group_id   TEXT NOT NULL,
+    score      REAL NOT NULL,
+    episode_id TEXT,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (a, b)
+) WITHOUT ROWID;
+CREATE INDEX entity_fragments_by_group ON entity_fragments(group_id);
+
+ALTER TABLE fact_sources ADD COLUMN provenance TEXT NOT NULL DEFAULT '{}';
+
+-- Model replies by a hash of model, schema and prompt: a retry or a
+-- re-ingestion of the same prompt is not paid twice.
+CREATE TABLE model_replies (
+    key        TEXT PRIMARY KEY,
+    model      TEXT NOT NULL,
+    reply      TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- Store-wide settings, e.g. the embedder whose vectors the store holds.
+CREATE TABLE store_settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+"""
+
+
 def _initial(conn: sqlite3.Connection) -> None:
     for statement in _statements(_V1):
+        conn.execute(statement)
+
+
+def _ingestion(conn: sqlite3.Connection) -> None:
+    for statement in _statements(_V2):
         conn.execute(statement)
 
 
@@ -233,6 +293,7 @@ def _statements(script: str) -> list[str]:
 
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "initial", _initial),
+    (2, "ingestion", _ingestion),
 ]
 
 

@@ -5,25 +5,32 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import AsyncIterator, Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ...errors import ClosedError, KronographError, StoreError
-from ...model import AuditEvent, Entity, Episode, Fact, FactChange
+from ...model import AuditEvent, Entity, Episode, Fact, FactChange, FactSource
+from ...time import to_micros
 from ..plan import Plan
 from ..protocol import FactQuery
-from ..records import FactRecord, Neighbourhood
-from . import reads
+from ..records import EntityMatch, EpisodeProgress, FactRecord, Neighbourhood
+from . import ingest_reads, reads
 from .entity_cache import EntityCache
 from .schema import migrate
-from .writes import apply_plan
+from .writes import apply_plan, write_plan
 
 __all__ = ["SQLiteStore"]
 
 T = TypeVar("T")
+
+# Set while a task runs a unit of work on a store: its calls go straight in,
+# everyone else's wait at the gate until the unit commits or rolls back.
+_unit_of: ContextVar[object | None] = ContextVar("kronograph_sqlite_unit", default=None)
 
 
 class _Checkpointer(threading.Thread):
@@ -80,6 +87,8 @@ class SQLiteStore:
         self._applied = 0  # plans this connection committed: part of the revision
         self._entity_cache = EntityCache()
         self._closed = False
+        self._gate: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
+        self._unit_plans: list[Plan] | None = None  # plans written by the open unit of work
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> SQLiteStore:
@@ -135,13 +144,69 @@ class SQLiteStore:
             except sqlite3.Error as exc:
                 raise StoreError(f"SQLite error on {self.path!r}: {exc}") from exc
 
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        if self._closed:
-            raise ClosedError("this store is closed")
+    def _gate_lock(self) -> asyncio.Lock:
+        """The lock that keeps calls out of another task's unit of work. One per
+        event loop: a store is used from one loop at a time."""
+        loop = asyncio.get_running_loop()
+        if self._gate is None or self._gate[0] is not loop:
+            self._gate = (loop, asyncio.Lock())
+        return self._gate[1]
+
+    async def _exec(self, fn: Callable[..., T], *args: Any) -> T:
         if self._executor is None:
             return self._call(fn, *args)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._call, fn, *args)
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        if self._closed:
+            raise ClosedError("this store is closed")
+        if _unit_of.get() is self:
+            return await self._exec(fn, *args)
+        async with self._gate_lock():
+            return await self._exec(fn, *args)
+
+    @asynccontextmanager
+    async def unit(self, group_id: str) -> AsyncIterator[SQLiteStore]:
+        """One transaction for several plans, with reads in between that see
+        the plans already written: what one episode's facts need. Yields this
+        store; its calls from within the unit join the transaction, other
+        tasks' calls wait until it ends. Nothing in it may wait on a network."""
+        if _unit_of.get() is self:
+            raise StoreError("units of work do not nest")
+        if self._closed:
+            raise ClosedError("this store is closed")
+        async with self._gate_lock():
+            token = _unit_of.set(self)
+            try:
+                await self._exec(self._begin)
+                try:
+                    yield self
+                except BaseException:
+                    await self._exec(self._rollback)
+                    raise
+                await self._exec(self._commit)
+            finally:
+                _unit_of.reset(token)
+                self._unit_plans = None
+
+    def _begin(self, conn: sqlite3.Connection) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        self._unit_plans = []
+
+    def _rollback(self, conn: sqlite3.Connection) -> None:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+
+    def _commit(self, conn: sqlite3.Connection) -> None:
+        try:
+            conn.execute("COMMIT")
+        except BaseException:
+            self._rollback(conn)
+            raise
+        self._applied += 1
+        for plan in self._unit_plans or ():
+            self._entity_cache.applied(plan)
 
     async def open(self) -> None:
         await self._run(lambda conn: None)
@@ -186,6 +251,8 @@ class SQLiteStore:
         return await self._run(self._entities_named, group_id, name_keys)
 
     def _entities_named(self, conn: sqlite3.Connection, group_id: str, name_keys: Collection[str]) -> list[Entity]:
+        if self._unit_plans is not None:  # inside a unit: uncommitted entities are not cached
+            return reads.entities_named(conn, group_id, name_keys)
         self._entity_cache.check(int(conn.execute("PRAGMA data_version").fetchone()[0]))
         found, missing = self._entity_cache.lookup(group_id, name_keys)
         if missing:
@@ -239,8 +306,63 @@ class SQLiteStore:
     ) -> list[Entity]:
         return await self._run(reads.entities, group_id, name_key, label)
 
-    async def episodes(self, group_id: str) -> list[Episode]:
-        return await self._run(reads.episodes, group_id)
+    async def episodes(self, group_id: str, status: str | None = None) -> list[Episode]:
+        return await self._run(ingest_reads.episodes, group_id, status)
+
+    async def episode_progress(self, group_id: str, episode_id: str) -> EpisodeProgress | None:
+        return await self._run(ingest_reads.episode_progress, group_id, episode_id)
+
+    async def unfinished_episodes(self, statuses: Collection[str]) -> list[tuple[str, str, str, datetime]]:
+        return await self._run(ingest_reads.unfinished_episodes, statuses)
+
+    async def context_episodes(
+        self,
+        group_id: str,
+        *,
+        before: datetime,
+        exclude: str,
+        limit: int,
+        saga: str | None = None,
+        ids: Collection[str] | None = None,
+    ) -> list[Episode]:
+        return await self._run(
+            lambda conn: ingest_reads.context_episodes(
+                conn, group_id, before=before, exclude=exclude, limit=limit, saga=saga, ids=ids
+            )
+        )
+
+    async def entity_matches(
+        self, group_id: str, names: Collection[str], limit: int = 10
+    ) -> dict[str, list[EntityMatch]]:
+        return await self._run(ingest_reads.entity_matches, group_id, names, limit)
+
+    async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]:
+        return await self._run(ingest_reads.fact_sources, group_id, fact_uuid)
+
+    # -- store-wide small writes (outside plans: they decide nothing) ---------
+    async def cached_reply(self, key: str) -> str | None:
+        return await self._run(ingest_reads.cached_reply, key)
+
+    async def cache_reply(self, key: str, model: str, reply: str, at: datetime) -> None:
+        def put(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT OR REPLACE INTO model_replies(key, model, reply, created_at) VALUES (?,?,?,?)",
+                (key, model, reply, to_micros(at)),
+            )
+
+        await self._run(put)
+
+    async def setting(self, key: str) -> str | None:
+        return await self._run(ingest_reads.setting, key)
+
+    async def claim_setting(self, key: str, value: str) -> str:
+        """Record ``value`` unless the key has one already; returns the value kept."""
+
+        def claim(conn: sqlite3.Connection) -> str:
+            conn.execute("INSERT OR IGNORE INTO store_settings(key, value) VALUES (?, ?)", (key, value))
+            return ingest_reads.setting(conn, key) or value
+
+        return await self._run(claim)
 
     async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
         return await self._run(reads.history, group_id, fact_uuid)
@@ -253,6 +375,10 @@ class SQLiteStore:
         await self._run(self._apply, plan)
 
     def _apply(self, conn: sqlite3.Connection, plan: Plan) -> None:
+        if self._unit_plans is not None:  # inside a unit: its reads already saw the latest state
+            write_plan(conn, plan)
+            self._unit_plans.append(plan)
+            return
         apply_plan(conn, plan, self._revision)
         self._applied += 1
         self._entity_cache.applied(plan)

@@ -8,12 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ...errors import ConcurrentWriteError
-from ...model import normalise_name
+from ...model import acronym, normalise_name
 from ...time import to_micros
-from ..plan import Plan
+from ..plan import EpisodeState, Plan
 from ..records import FactRecord
 
-__all__ = ["apply_plan"]
+__all__ = ["apply_plan", "write_plan"]
 
 
 def _t(value):  # type: ignore[no-untyped-def]
@@ -32,7 +32,7 @@ def apply_plan(conn: sqlite3.Connection, plan: Plan, revision: Callable[[sqlite3
     try:
         if revision(conn) != plan.expected_revision:
             raise ConcurrentWriteError(f"group {plan.group_id!r} changed while this write was being prepared")
-        _apply(conn, plan)
+        write_plan(conn, plan)
     except BaseException:
         if conn.in_transaction:  # SQLite may have rolled back already (disk full, I/O error)
             conn.execute("ROLLBACK")
@@ -51,7 +51,8 @@ class _Batch:
             self.conn.executemany(sql, rows)
 
 
-def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
+def write_plan(raw: sqlite3.Connection, plan: Plan) -> None:
+    """Write every change of ``plan`` inside the caller's open transaction."""
     conn = _Batch(raw)
     g, now = plan.group_id, to_micros(plan.now)
     raw.execute("INSERT OR IGNORE INTO groups(group_id, created_at) VALUES (?, ?)", (g, now))
@@ -64,12 +65,15 @@ def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
             for e in plan.new_episodes
         ],
     )
+    for state in plan.episode_states:
+        _episode_state(raw, g, state)
     conn.executemany(
         "INSERT INTO entities(uuid, group_id, name, name_key, labels, aliases, summary, attributes,"
-        " created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+        " created_at, provenance, acronym, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
         [
             (e.uuid, g, e.name, normalise_name(e.name), _json(list(e.labels)),
-             _json(list(e.aliases)), e.summary, _json(e.attributes), to_micros(e.created_at))
+             _json(list(e.aliases)), e.summary, _json(e.attributes), to_micros(e.created_at),
+             _json(e.provenance), acronym(e.name), plan.entity_embeddings.get(e.uuid))
             for e in plan.new_entities
         ],
     )
@@ -78,27 +82,45 @@ def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
         [(_json(list(labels)), uuid, g) for uuid, labels in plan.entity_labels.items()],
     )
     conn.executemany(
+        "UPDATE entities SET summary = ? WHERE uuid = ? AND group_id = ? AND summary IS NULL",
+        [(summary, uuid, g) for uuid, summary in plan.entity_summaries.items()],
+    )
+    conn.executemany(
+        "UPDATE entities SET aliases = (SELECT json_group_array(value) FROM"
+        " (SELECT value FROM json_each(entities.aliases) UNION SELECT ?)) WHERE uuid = ? AND group_id = ?",
+        [(alias, uuid, g) for uuid, alias in plan.entity_aliases],
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO entity_aliases(group_id, alias_key, entity_uuid) VALUES (?,?,?)",
+        [(g, normalise_name(alias), uuid) for uuid, alias in plan.entity_aliases],
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO entity_fragments(a, b, group_id, score, episode_id, created_at) VALUES (?,?,?,?,?,?)",
+        [(min(a, b), max(a, b), g, score, episode_id, now) for a, b, score, episode_id in plan.fragments],
+    )
+    conn.executemany(
         "INSERT OR IGNORE INTO mentions(group_id, episode_id, entity_uuid) VALUES (?,?,?)",
         [(g, episode_id, entity_uuid) for episode_id, entity_uuid in plan.mentions],
     )
     conn.executemany(
         "INSERT INTO facts(uuid, group_id, source_uuid, target_uuid, relation, relation_key, fact,"
         " valid_at, invalid_at, stated_invalid_at, created_at, expired_at, invalidated_by, attributes,"
-        " recorded_at, cause, cause_episode) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " recorded_at, cause, cause_episode, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         [
             (f.uuid, g, f.source_uuid, f.target_uuid, f.relation, f.relation_key, f.fact,
              to_micros(f.valid_at), _t(f.invalid_at), _t(f.stated_invalid_at), to_micros(f.created_at),
              _t(f.expired_at), f.invalidated_by, _json(f.attributes), to_micros(f.version_at), f.cause,
-             f.cause_episode)
+             f.cause_episode, plan.fact_embeddings.get(f.uuid))
             for f in plan.new_facts
         ],
     )
     sources = [(f.uuid, s) for f in plan.new_facts for s in f.sources] + plan.add_sources
     conn.executemany(
-        "INSERT OR REPLACE INTO fact_sources(fact_uuid, group_id, episode_id, valid_at, stated_invalid_at, added_at)"
-        " VALUES (?,?,?,?,?,?)",
+        "INSERT OR REPLACE INTO fact_sources(fact_uuid, group_id, episode_id, valid_at, stated_invalid_at, added_at,"
+        " provenance) VALUES (?,?,?,?,?,?,?)",
         [
-            (fact_uuid, g, s.episode_id, to_micros(s.valid_at), _t(s.stated_invalid_at), to_micros(s.added_at))
+            (fact_uuid, g, s.episode_id, to_micros(s.valid_at), _t(s.stated_invalid_at), to_micros(s.added_at),
+             _json(s.provenance or {}))
             for fact_uuid, s in sources
         ],
     )
@@ -148,6 +170,19 @@ def _apply(raw: sqlite3.Connection, plan: Plan) -> None:
         "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail) VALUES (?,?,?,?,?)",
         [(g, a.kind, to_micros(a.recorded_at), a.episode_id, _json(a.detail)) for a in plan.audit],
     )
+
+
+def _episode_state(conn: sqlite3.Connection, g: str, state: EpisodeState) -> None:
+    sets = ["status = ?", "error = ?", "updated_at = ?"]
+    values: list[Any] = [state.status, state.error, to_micros(state.updated_at)]
+    for column in ("pending", "checkpoint", "result"):
+        value = getattr(state, column)
+        if value is not EpisodeState.KEEP:
+            sets.append(f"{column} = ?")
+            values.append(None if value is None else json.dumps(value))
+    if state.clear_content:
+        sets.append("content = NULL")
+    conn.execute(f"UPDATE episodes SET {', '.join(sets)} WHERE group_id = ? AND uuid = ?", (*values, g, state.uuid))
 
 
 def _history_row(g: str, f: FactRecord, status: str) -> tuple:  # type: ignore[type-arg]
