@@ -1,0 +1,41 @@
+"""One object per event loop, for things that bind to the loop that first
+uses them (semaphores, SDK clients holding connection pools): a client shared
+by threads that each run their own loop must not hand one loop's object to
+another."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+__all__ = ["LoopLocal"]
+
+T = TypeVar("T")
+
+
+class LoopLocal(Generic[T]):
+    """Lazily makes one ``T`` per running event loop; forgets it with the loop."""
+
+    def __init__(self, factory: Callable[[], T]) -> None:
+        self._factory = factory
+        self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, T] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def get(self) -> T:
+        """The running loop's object (call from a coroutine)."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            value = self._by_loop.get(loop)
+            if value is None:
+                value = self._factory()
+                self._by_loop[loop] = value
+            return value
+
+    def pop_current(self) -> T | None:
+        """Forget and return the running loop's object, if it made one."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            return self._by_loop.pop(loop, None)
