@@ -113,6 +113,13 @@ class RelationType(_Model):
 
     cardinality: Cardinality = Cardinality.MANY_TO_MANY
     description: str | None = None
+    # Relations a fact of this one ends between the same two entities
+    # (``LEFT`` ends ``WORKS_AT``): deterministic too, no judge needed.
+    ends: tuple[str, ...] = ()
+
+    @property
+    def ends_keys(self) -> frozenset[str]:
+        return frozenset(fold_relation(r) for r in self.ends)
 
     @property
     def one_object_per_subject(self) -> bool:

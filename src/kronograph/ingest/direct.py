@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -16,9 +16,18 @@ from ..store.records import FactRecord, Neighbourhood, Source
 from ..time import Clock
 from .entities import choose_entity, clean_labels, label_family
 from .judge import Judge, ask_judge
-from .resolution import decide, new_episode_for_fact, plan_fact, refusal_event, screen
+from .resolution import (
+    Decision,
+    FactOutcome,
+    Screening,
+    decide,
+    new_episode_for_fact,
+    plan_fact,
+    refusal_event,
+    screen,
+)
 
-__all__ = ["FactInput", "Resolver", "add_fact"]
+__all__ = ["FactInput", "Resolver", "add_fact", "resolve_entity", "resolve_fact"]
 
 @dataclass(frozen=True, slots=True)
 class FactInput:
@@ -60,7 +69,7 @@ def _sides(relation_type: RelationType | None, has_judge: bool) -> tuple[tuple[s
     return (("subject", "object"), True) if has_judge else ((), False)
 
 
-def _resolve_entity(name: str, labels: tuple[str, ...], known: Sequence[Entity], plan: Plan) -> Entity:
+def resolve_entity(name: str, labels: tuple[str, ...], known: Sequence[Entity], plan: Plan) -> Entity:
     """Pick the entity a name refers to, or plan a new one; labels accumulate."""
     key = normalise_name(name)
     same_name = [e for e in known if normalise_name(e.name) == key]
@@ -95,6 +104,64 @@ class Resolver:
     candidate_limit: int
 
 
+Ask = Callable[[Screening], Awaitable[Verdict]]
+"""Gets a verdict on the candidates a screening leaves to a judge."""
+
+
+async def resolve_fact(
+    store: Store,
+    plan: Plan,
+    record: FactRecord,
+    *,
+    fresh: Collection[str],
+    relation_type: RelationType | None,
+    verdict: Ask | None,
+    candidate_limit: int,
+) -> tuple[FactOutcome, Decision]:
+    """Resolve one new fact against what ``store`` holds and add the outcome to
+    ``plan``: candidates, the guard, cardinality or the judge, the timeline.
+    ``fresh`` are entities the plan creates (they have no facts yet)."""
+    g = plan.group_id
+    candidates: list[FactRecord] = []
+    if not (record.source_uuid in fresh and record.target_uuid in fresh):
+        sides, either_end = _sides(relation_type, verdict is not None)
+        candidates = await store.fact_candidates(
+            g,
+            record.source_uuid,
+            record.target_uuid,
+            record.relation_key,
+            sides=sides,
+            either_end=either_end,
+            whole_pair=verdict is not None or bool(relation_type and relation_type.ends),
+            around=record.valid_at,
+            limit=candidate_limit,
+        )
+    screening = screen(record, candidates, relation_type)
+    answer = Verdict()
+    if verdict is not None and screening.restatement is None and screening.for_judge:
+        answer = await verdict(screening)
+    decision = decide(screening, answer)
+
+    seeds = [c.uuid for c in decision.contradicts]
+    into = screening.restatement or decision.duplicate_of
+    if into is not None:
+        seeds.append(into.uuid)
+    # Recomputing a fact needs all its links: the new fact's are known, so one
+    # level around what it contradicts is enough; a merge moves an existing
+    # fact, whose neighbours' links are then needed too.
+    depth = 2 if into is not None else 1
+    hood = await store.conflict_neighbourhood(g, seeds, depth) if seeds else Neighbourhood()
+    outcome = plan_fact(
+        plan=plan,
+        new=record,
+        decision=decision,
+        restatement=screening.restatement,
+        hood=hood,
+        episode_id=record.sources[0].episode_id,
+    )
+    return outcome, decision
+
+
 async def add_fact(store: Store, data: FactInput, settings: Resolver) -> AddFactResult:
     """Add one fact as one unit of work, redone if another process wrote the
     group between its reads and its write."""
@@ -117,8 +184,8 @@ async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFact
     _check_interval(valid_at, data.invalid_at)
 
     known = await store.entities_named(g, {normalise_name(data.subject), normalise_name(data.object)})
-    subject = _resolve_entity(data.subject, clean_labels(data.subject_labels), known, plan)
-    target = _resolve_entity(
+    subject = resolve_entity(data.subject, clean_labels(data.subject_labels), known, plan)
+    target = resolve_entity(
         data.object, clean_labels(data.object_labels), [*known, *plan.new_entities], plan
     )
     # No mention rows: a directly added fact links its episode to both entities
@@ -141,48 +208,24 @@ async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFact
         created_at=now,
         expired_at=None,
         invalidated_by=None,
-        sources=(Source(episode_id, valid_at, data.invalid_at, now),),
+        sources=(Source(episode_id, valid_at, data.invalid_at, now, {"extractor": "direct"}),),
         recorded_at=now,
         cause="created",
         cause_episode=episode_id,
     )
-    fresh = {e.uuid for e in plan.new_entities}
-    candidates = []
-    if not (subject.uuid in fresh and target.uuid in fresh):
-        sides, either_end = _sides(relation_type, judge is not None)
-        candidates = await store.fact_candidates(
-            g,
-            subject.uuid,
-            target.uuid,
-            relation_key,
-            sides=sides,
-            either_end=either_end,
-            whole_pair=judge is not None,  # other facts of the pair only matter to a judge
-            around=valid_at,
-            limit=settings.candidate_limit,
-        )
-    screening = screen(record, candidates, relation_type)
-    verdict = Verdict()
-    if judge is not None and screening.restatement is None and screening.for_judge:
-        verdict = await ask_judge(judge, record.to_fact(), [c.to_fact() for c in screening.for_judge])
-    decision = decide(screening, verdict)
 
-    seeds = [c.uuid for c in decision.contradicts]
-    into = screening.restatement or decision.duplicate_of
-    if into is not None:
-        seeds.append(into.uuid)
-    # Recomputing a fact needs all its links: the new fact's are known, so one
-    # level around what it contradicts is enough; a merge moves an existing
-    # fact, whose neighbours' links are then needed too.
-    depth = 2 if into is not None else 1
-    hood = await store.conflict_neighbourhood(g, seeds, depth) if seeds else Neighbourhood()
-    outcome = plan_fact(
-        plan=plan,
-        new=record,
-        decision=decision,
-        restatement=screening.restatement,
-        hood=hood,
-        episode_id=episode_id,
+    async def verdict(screening: Screening) -> Verdict:
+        assert judge is not None
+        return await ask_judge(judge, record.to_fact(), [c.to_fact() for c in screening.for_judge])
+
+    outcome, decision = await resolve_fact(
+        store,
+        plan,
+        record,
+        fresh={e.uuid for e in plan.new_entities},
+        relation_type=relation_type,
+        verdict=verdict if judge is not None else None,
+        candidate_limit=settings.candidate_limit,
     )
     if decision.refused:
         plan.audit.append(refusal_event(g, now, episode_id, outcome.target.uuid, decision.refused))

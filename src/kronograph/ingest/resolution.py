@@ -79,6 +79,9 @@ def screen(
             if result.restatement is None and not expired and _overlaps(cand, new):
                 result.restatement = cand
             continue  # the same statement at another time never contradicts itself
+        if same_pair and relation_type is not None and cand.relation_key in relation_type.ends_keys:
+            result.by_cardinality.append(cand)  # declared: this relation ends that one
+            continue
         if same_relation and declared:
             assert relation_type is not None
             if relation_type.one_object_per_subject and cand.source_uuid == new.source_uuid:

@@ -51,8 +51,9 @@ class Plan:
     group_id: str
     now: datetime
     # The group revision the plan was computed from; the store refuses the plan
-    # (ConcurrentWriteError) if another writer moved it since.
-    expected_revision: int
+    # (ConcurrentWriteError) if another writer moved it since. None: the plan
+    # does not depend on what it read (an episode's status, say).
+    expected_revision: int | None
     # Episodes to create; one that already exists is left as it is.
     new_episodes: list[Episode] = field(default_factory=list)
     # Episode row updates, applied after the new episodes are inserted.

@@ -30,7 +30,7 @@ def apply_plan(conn: sqlite3.Connection, plan: Plan, revision: Callable[[sqlite3
     moved on (``revision``) since the plan's reads."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        if revision(conn) != plan.expected_revision:
+        if plan.expected_revision is not None and revision(conn) != plan.expected_revision:
             raise ConcurrentWriteError(f"group {plan.group_id!r} changed while this write was being prepared")
         write_plan(conn, plan)
     except BaseException:
