@@ -193,10 +193,11 @@ def test_cache_key_separates_what_shapes_the_answer(server: FakeServer) -> None:
     extract(client, user="Bob lives in Paris.")
     assert len(server.requests) == 3 and len(cache.data) == 3
     assert server.requests[1].body["model"] == "gpt-small"
-    base = dict(provider="openai", model="m", small=False, schema_name="S", schema={"a": 1}, system="s", user="u")
-    keys = {cache_key(**base)} | {cache_key(**{**base, k: v}) for k, v in  # type: ignore[arg-type]
-                                 [("provider", "x"), ("model", "n"), ("small", True), ("schema_name", "T"),
-                                  ("schema", {"a": 2}), ("system", "t"), ("user", "v")]}
+    base: dict[str, Any] = dict(provider="openai", model="m", small=False, schema_name="S", schema={"a": 1},
+                                system="s", user="u")
+    changes: list[tuple[str, Any]] = [("provider", "x"), ("model", "n"), ("small", True), ("schema_name", "T"),
+                                      ("schema", {"a": 2}), ("system", "t"), ("user", "v")]
+    keys = {cache_key(**base)} | {cache_key(**{**base, k: v}) for k, v in changes}
     assert len(keys) == 8
     # fields cannot bleed into each other
     assert cache_key(**{**base, "system": "ab", "user": "c"}) != cache_key(**{**base, "system": "a", "user": "bc"})
@@ -316,7 +317,7 @@ class PlainProvider:
 
     name = "plain"
     model = "plain-1"
-    small_model = None
+    small_model: str | None = None
 
     def __init__(self, *texts: str) -> None:
         self.texts = list(texts)

@@ -29,10 +29,13 @@ class ModelReply:
 
 @runtime_checkable
 class Provider(Protocol):
-    """Sends one prompt. ``schema`` is a JSON schema the reply must follow:
-    a provider with native structured output passes it on, one without it
-    leaves the instruction in the prompt to do the work (the prompt always
-    carries it). Raises :class:`~kronograph.errors.TransientModelError` for
+    """Sends one prompt. ``schema`` is a JSON schema the reply must follow.
+    A provider that makes the schema reach the model itself (native
+    structured output, a forced tool, or its own fallback instruction) sets
+    the optional attribute ``native_schema = True``; for one without it (the
+    default) :class:`~kronograph.llm.client.ModelClient` appends a plain
+    "answer with one JSON object following this schema" instruction to the
+    system prompt. Raises :class:`~kronograph.errors.TransientModelError` for
     what is worth retrying (429, 5xx, timeouts, dropped connections) and
     :class:`~kronograph.errors.ModelError` for the rest."""
 
