@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -375,3 +376,29 @@ def test_deterministic_and_valid() -> None:
     a, b = map_json(record), map_json(json.loads(json.dumps(record)))
     assert a == b
     assert Extraction.model_validate(a.model_dump()) == a
+
+
+# -- the documentation's examples ------------------------------------------------
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "json-episodes.md"
+
+
+def doc_examples() -> list[tuple[str, str]]:
+    """Each ```json block of the doc that is followed by a ```facts block."""
+    return re.findall(r"```json\n(.*?)```\s*\n\s*gives\s*\n\s*```facts\n(.*?)```", DOC.read_text(), re.S)
+
+
+def test_the_doc_has_examples() -> None:
+    assert len(doc_examples()) >= 4
+
+
+@pytest.mark.parametrize(("record", "facts"), doc_examples())
+def test_doc_examples_hold(record: str, facts: str) -> None:
+    got = []
+    for f in map_json(record).facts:
+        row = [f.subject, f.relation, f.object, f.fact]
+        if f.valid_at or f.invalid_at:
+            row += [f.valid_at or "", f.invalid_at or ""]
+        got.append(row)
+    expected = [[cell.strip() for cell in line.split("|")] for line in facts.strip().splitlines()]
+    assert got == expected
