@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import kronograph.embed as embed
-from kronograph.embed import Embedder, HashingEmbedder, check_dimension
+from kronograph.embed import CachedEmbedder, Embedder, HashingEmbedder, check_dimension
 from kronograph.embed.local import SentenceTransformerEmbedder
 from kronograph.errors import EmbeddingError, InvalidInputError
 
@@ -222,6 +222,7 @@ def test_local_real_library_refuses_an_uncached_model(tmp_path: Any, monkeypatch
 
 def test_public_names() -> None:
     assert set(embed.__all__) == {
+        "CachedEmbedder",
         "Embedder",
         "HashingEmbedder",
         "OpenAIEmbedder",
@@ -261,3 +262,50 @@ def test_check_dimension_warns_about_mixing_models(caplog: pytest.LogCaptureFixt
     with caplog.at_level(logging.WARNING, logger="kronograph.embed"):
         check_dimension(_Named("local:bge-small", 256), ("hashing-v1:256", 256))
     assert "hashing-v1:256" in caplog.text and "local:bge-small" in caplog.text
+
+
+# -- CachedEmbedder --------------------------------------------------------------
+
+
+class _Counting:
+    def __init__(self) -> None:
+        self.inner = HashingEmbedder(32)
+        self.name, self.dimension = self.inner.name, self.inner.dimension
+        self.batches: list[list[str]] = []
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.batches.append(list(texts))
+        return await self.inner.embed(texts)
+
+
+def test_cache_sends_each_text_once_and_returns_the_same_vectors() -> None:
+    inner = _Counting()
+    cached = CachedEmbedder(inner, maxsize=3)
+    assert isinstance(cached, Embedder) and cached.name == "hashing-v1:32" and cached.dimension == 32
+    first = asyncio.run(cached.embed(["Acme", "Alice", "Acme"]))
+    again = asyncio.run(cached.embed(["Alice", "Berlin"]))
+    assert inner.batches == [["Acme", "Alice"], ["Berlin"]]
+    assert np.array_equal(first, inner.inner.embed_sync(["Acme", "Alice", "Acme"]))
+    assert np.array_equal(again[0], first[1])
+    assert (cached.hits, cached.misses) == (2, 3)
+    assert asyncio.run(cached.embed([])).shape == (0, 32)
+
+
+def test_cache_evicts_the_least_recently_used() -> None:
+    inner = _Counting()
+    cached = CachedEmbedder(inner, maxsize=2)
+    for batch in (["a"], ["b"], ["a"], ["c"], ["a", "b"]):
+        asyncio.run(cached.embed(batch))
+    assert inner.batches == [["a"], ["b"], ["c"], ["b"]]  # "b" was evicted by "c"; "a" stayed, being used
+
+
+def test_cache_batch_larger_than_the_cache() -> None:
+    cached = CachedEmbedder(_Counting(), maxsize=1)
+    assert asyncio.run(cached.embed(["x", "y", "z"])).shape == (3, 32)
+
+
+def test_cache_vectors_cannot_be_changed_by_a_caller() -> None:
+    cached = CachedEmbedder(_Counting())
+    out = asyncio.run(cached.embed(["Acme"]))
+    out[0, :] = 0.0  # the returned array is the caller's own
+    assert asyncio.run(cached.embed(["Acme"])).any()

@@ -1,6 +1,7 @@
 """Embedders: texts in, unit vectors out.
 
-:class:`HashingEmbedder` is the offline default (numpy only). The others are
+:class:`HashingEmbedder` is the offline default (numpy only);
+:class:`CachedEmbedder` puts a cache in front of any embedder. The others are
 imported on first use, so a missing optional SDK or model library breaks
 only the embedder that needs it, never this package.
 """
@@ -12,6 +13,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbeddingError
+from .cache import CachedEmbedder
 from .hashing import HashingEmbedder
 from .protocol import Embedder
 
@@ -19,7 +21,14 @@ if TYPE_CHECKING:
     from .local import SentenceTransformerEmbedder
     from .openai import OpenAIEmbedder
 
-__all__ = ["Embedder", "HashingEmbedder", "OpenAIEmbedder", "SentenceTransformerEmbedder", "check_dimension"]
+__all__ = [
+    "CachedEmbedder",
+    "Embedder",
+    "HashingEmbedder",
+    "OpenAIEmbedder",
+    "SentenceTransformerEmbedder",
+    "check_dimension",
+]
 
 _log = logging.getLogger(__name__)
 _LAZY = {"SentenceTransformerEmbedder": ".local", "OpenAIEmbedder": ".openai"}
