@@ -1,0 +1,7 @@
+"""The offline extractor: English rules that turn an episode into entities and
+facts with no model and no network (see docs/offline-extractor.md)."""
+
+from .dates import TimeMention, find_times, resolve_time
+from .extractor import OfflineExtractor
+
+__all__ = ["OfflineExtractor", "TimeMention", "find_times", "resolve_time"]

@@ -1,0 +1,152 @@
+"""Reading the two ends of a matched verb phrase: who does it, and to what.
+
+The subject is the name or pronoun right before the verb, with only known
+small words between them (auxiliaries, adverbs, "no longer", "might"...).
+Anything else in between means the clause is not understood, and nothing is
+extracted: a wrong subject is worse than a missed fact. The words between
+also carry the clause's mood: negated, hedged, closing ("no longer", "used
+to") or future ("will").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .names import Run, Token
+
+__all__ = ["Gap", "Obj", "read_gap", "read_objects"]
+
+FILLER = frozenset(
+    """
+    is am are was were be been being has have had 's 'm 're 've now still currently also recently just already
+    officially finally both all really actually then later eventually happily once too soon even again truly
+    definitely absolutely mostly mainly primarily totally very much always quietly secretly started began
+    start begin got get gets who , will 'll shall going gonna
+    """.split()
+)
+NEGATION = frozenset("not n't never no neither nor hardly barely stopped quit".split())
+HEDGE = frozenset(
+    """
+    might may could would should must can 'd want wants wanted wanna plan plans planning planned hope hopes
+    hoping hoped think thinks thinking thought consider considers considering considered try tries trying
+    tried wish wishes need needs supposed likely probably maybe perhaps possibly about of if unless whether
+    dream dreams dreaming decide decided deciding expect expects expected intend intends intending
+    """.split()
+)
+_TO_AFTER = frozenset({"going", "used", "got", "have", "has", "had"}) | HEDGE
+PRONOUNS = frozenset("i we he she they it".split())
+CLAUSE_BREAK = frozenset({"and", "then", ",", "but", "so", ";", "also"})
+_DETERMINERS = frozenset("the a an my his her their our its your".split())
+_FOLLOW_OK = frozenset(
+    """
+    . , ; : ! ? ) - and or but so then as at in on for with since until till from to by during after before about
+    of now still too again ago every each this last next today yesterday tomorrow tonight recently together
+    nowadays anymore these those there here which who where when while because full-time part-time project team
+    """.split()
+)
+_STOPISH = _FOLLOW_OK | _DETERMINERS | PRONOUNS | FILLER | NEGATION | HEDGE | frozenset(
+    "me you him her us them it this that what something everything nothing anything one".split()
+)
+
+
+@dataclass(slots=True)
+class Gap:
+    """The small words between a subject and its verb, and what they say."""
+
+    subject_at: int  # index of the token before the gap: the subject's last token, or -1
+    negated: bool = False
+    hedged: bool = False
+    closing: bool = False
+    future: bool = False
+    perfect: bool = False
+    has_comma: bool = False
+    words: list[str] = field(default_factory=list)
+
+
+def read_gap(tokens: list[Token], verb_at: int) -> Gap | None:
+    """Walk left from the verb over known small words; None when an unknown word is in the way."""
+    j = verb_at - 1
+    gap = Gap(subject_at=-1)
+    while j >= 0:
+        word = tokens[j].lower
+        if word == "to":
+            if j == 0 or tokens[j - 1].lower not in _TO_AFTER:
+                return None
+        elif word == "longer" and j > 0 and tokens[j - 1].lower == "no":
+            gap.closing = True
+            j -= 2
+            continue
+        elif word == "used" and gap.words and gap.words[-1] == "to":
+            gap.closing = True
+        elif word in NEGATION:
+            gap.negated = True
+        elif word in HEDGE:
+            gap.hedged = True
+        elif word not in FILLER:
+            break
+        gap.future |= word in ("will", "'ll", "going", "gonna", "shall")
+        gap.perfect |= word in ("has", "have", "'ve")
+        gap.has_comma |= word in (",", "who")
+        gap.words.append(word)
+        j -= 1
+    gap.subject_at = j
+    return gap
+
+
+@dataclass(slots=True)
+class Obj:
+    name: str
+    label: str | None
+    last: int  # index of its last token
+    loose: bool = False
+
+
+def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, loose: bool) -> Obj | None:
+    n = len(tokens)
+    if i >= n:
+        return None
+    start = i
+    if tokens[i].lower in _DETERMINERS:
+        i += 1
+        while i < n and i - start <= 3 and tokens[i].lower not in _STOPISH and tokens[i].text[0].islower():
+            i += 1
+        if i < n and tokens[i].lower in ("called", "named"):
+            i += 1
+    run = runs_at.get(i)
+    if run is None:
+        if not loose or i != start or tokens[i].lower in _STOPISH or not tokens[i].text.isalpha():
+            return None
+        if tokens[i].text[0].isupper() or tokens[i].lower.endswith("ly"):
+            return None
+        j = i + 1 if i + 1 < n and tokens[i + 1].text.isalpha() and tokens[i + 1].lower not in _STOPISH else i
+        if j + 1 < n and tokens[j + 1].lower not in _FOLLOW_OK:
+            return None
+        return Obj(text[tokens[i].start : tokens[j].end], None, j, loose=True)
+    last, label = run.last, None
+    if last + 1 < n:
+        follower = tokens[last + 1].lower
+        if follower == "project":
+            last, label = last + 1, "Project"
+        elif follower not in _FOLLOW_OK and not follower.endswith("ly") and follower.isalpha():
+            return None  # "the Berlin office": the name only qualifies the real object
+    return Obj(run.name, label, last)
+
+
+def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, loose: bool) -> list[Obj]:
+    """The object after a verb, and any joined to it by "and" or commas ("Notion and Linear")."""
+    first = _object_at(text, tokens, runs_at, i, loose)
+    if first is None:
+        return []
+    found = [first]
+    while True:
+        k = found[-1].last + 1
+        if k < len(tokens) and tokens[k].lower == ",":
+            k += 1
+        if k < len(tokens) and tokens[k].lower in ("and", "or"):
+            k += 1
+        if k == found[-1].last + 1:
+            return found
+        nxt = _object_at(text, tokens, runs_at, k, loose and found[-1].loose)
+        if nxt is None:
+            return found
+        found.append(nxt)

@@ -1,0 +1,208 @@
+"""Time expressions in English text, resolved against an episode's reference time.
+
+Resolution rules (each documented once, here):
+
+- A day resolves to UTC midnight of that day; a coarser expression to the
+  first day of its period: "last month" and "in March 2024" to the 1st of the
+  month, "in 2019", "last year" and "three years ago" to the 1st of January,
+  "last week" to the Monday of that week.
+- A month or a day-and-month with no year is the latest one that is not more
+  than 31 days after the reference time ("in May" read in August is this May;
+  "on 4 March" read on 20 February is in two weeks).
+- A bare weekday ("on Saturday", "last Friday") is the latest such day strictly
+  before the reference day; "next Monday" the first one strictly after it.
+- A bare year, and a bare month name, count only after a preposition ("in 2019",
+  "since March"), so "2019 was great" or "I may join" yield nothing.
+
+Each mention carries a role from the word before it: ``since`` (since, from,
+starting, as of), ``until`` (until, till, through, and the "to" of "from X to
+Y"), ``other`` (before, after, by: no usable bound) or ``at``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+__all__ = ["Role", "TimeMention", "find_times", "resolve_time"]
+
+Role = Literal["at", "since", "until", "other"]
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+            ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+            ("october", "oct"), ("november", "nov"), ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_WEEKDAYS = {d: i for i, d in enumerate(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])}
+_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2,
+}
+_ROLES: dict[str, Role] = {
+    "since": "since", "from": "since", "starting": "since", "starting from": "since", "starting on": "since",
+    "starting in": "since", "as of": "since", "beginning": "since", "until": "until", "till": "until",
+    "til": "until", "through": "until", "to": "until", "before": "other", "after": "other", "by": "other",
+}
+
+_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_FULL_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_NUM = r"(?:\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:a\s+)?couple\s+of)"
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_YEAR = r"(?:19|20)\d{2}"
+
+_PATTERN = re.compile(
+    r"\b(?:(?P<pre>since|from|starting(?:\s+(?:from|on|in))?|as\s+of|beginning|until|till|til|through|to|"
+    r"by|in|on|during|around|before|after)\s+)?"
+    r"(?:(?P<iso>(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2}))"
+    rf"|(?P<mdy>(?P<m1>{_MONTH})\s+(?P<d1>{_DAY})(?:,?\s+(?P<y1>{_YEAR}))?)"
+    rf"|(?P<dmy>(?P<d2>{_DAY})\s+(?:of\s+)?(?P<m2>{_MONTH})(?:,?\s+(?P<y2>{_YEAR}))?)"
+    rf"|(?P<my>(?P<m3>{_MONTH})(?:\s+of)?,?\s+(?P<y3>{_YEAR}))"
+    rf"|(?P<mmy>(?P<m4>0?[1-9]|1[0-2])/(?P<y4>{_YEAR}))"
+    rf"|(?P<ago>(?P<n>{_NUM})\s+(?P<unit>day|week|month|year)s?\s+ago)"
+    r"|(?P<rel>(?P<q>last|past|previous|this|next)\s+(?:(?P<unit2>week|month|year)"
+    rf"|(?P<m5>{_FULL_MONTH})|(?P<w5>{_WEEKDAY})))"
+    r"|(?P<dw>the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|this\s+(?:morning|afternoon|evening))"
+    rf"|(?P<wd>{_WEEKDAY})|(?P<mo>{_FULL_MONTH})|(?P<yr>{_YEAR}))\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TimeMention:
+    """One time expression: where it is, what it says, and what it resolves to."""
+
+    start: int
+    end: int
+    text: str
+    when: datetime
+    role: Role
+
+
+def _day(year: int, month: int, day: int) -> datetime | None:
+    try:
+        return datetime(year, month, day, tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def _shift_months(ref: datetime, months: int) -> datetime:
+    index = ref.year * 12 + ref.month - 1 + months
+    return datetime(index // 12, index % 12 + 1, 1, tzinfo=UTC)
+
+
+def _yearless(month: int, day: int, ref: datetime) -> datetime | None:
+    """The latest such date not more than 31 days after ``ref``."""
+    when = _day(ref.year, month, day)
+    if when is None or when > ref + timedelta(days=31):
+        when = _day(ref.year - 1, month, day)
+    return when
+
+
+def _relative(m: re.Match[str], ref: datetime, today: datetime) -> datetime | None:
+    q = m["q"].lower()
+    step = {"last": -1, "past": -1, "previous": -1, "this": 0, "next": 1}[q]
+    if unit := m["unit2"]:
+        unit = unit.lower()
+        if unit == "week":
+            return today - timedelta(days=today.weekday()) + timedelta(weeks=step)
+        if unit == "month":
+            return _shift_months(today, step)
+        return datetime(today.year + step, 1, 1, tzinfo=UTC)
+    if month_name := m["m5"]:
+        month = _MONTHS[month_name.lower()]
+        year = today.year + step
+        if q in ("last", "past", "previous"):
+            year = today.year if month < today.month else today.year - 1
+        elif q == "next":
+            year = today.year if month > today.month else today.year + 1
+        return datetime(year, month, 1, tzinfo=UTC)
+    weekday = _WEEKDAYS[m["w5"].lower()]
+    if step > 0:
+        return today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)
+    if step == 0:
+        return today + timedelta(days=weekday - today.weekday())
+    return today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1)
+
+
+def _resolve(m: re.Match[str], ref: datetime) -> datetime | None:
+    """The UTC time a match stands for, or None when it is not a time after all."""
+    today = datetime(ref.year, ref.month, ref.day, tzinfo=UTC)
+    pre = (m["pre"] or "").lower()
+    if m["iso"]:
+        return _day(int(m["iy"]), int(m["im"]), int(m["id"]))
+    if m["mdy"] or m["dmy"]:
+        month = _MONTHS[(m["m1"] or m["m2"]).lower().rstrip(".")]
+        day = int(re.sub(r"\D", "", m["d1"] or m["d2"]))
+        year = m["y1"] or m["y2"]
+        return _day(int(year), month, day) if year else _yearless(month, day, ref)
+    if m["my"]:
+        return datetime(int(m["y3"]), _MONTHS[m["m3"].lower().rstrip(".")], 1, tzinfo=UTC)
+    if m["mmy"]:
+        return datetime(int(m["y4"]), int(m["m4"]), 1, tzinfo=UTC)
+    if m["ago"]:
+        count = _NUMBERS.get(re.sub(r"\s+", " ", m["n"].lower())) or int(m["n"])
+        unit = m["unit"].lower()
+        if unit in ("day", "week"):
+            return today - timedelta(days=count * (7 if unit == "week" else 1))
+        if unit == "month":
+            return _shift_months(today, -count)
+        return datetime(today.year - count, 1, 1, tzinfo=UTC)
+    if m["rel"]:
+        return _relative(m, ref, today)
+    if word := m["dw"]:
+        word = word.lower()
+        offset = {"yesterday": -1, "tomorrow": 1}.get(word, -2 if word.startswith("the day") else 0)
+        return today + timedelta(days=offset)
+    if m["wd"]:
+        if pre not in ("on", "since", "from", "until", "till", "by", "starting on"):
+            return None  # "see you Monday", "happy Friday": no statement about the past
+        weekday = _WEEKDAYS[m["wd"].lower()]
+        return today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1)
+    if not pre or pre == "on":
+        return None  # a bare month name or year: "I may join", "2019 was great"
+    if m["mo"]:
+        when = _yearless(_MONTHS[m["mo"].lower()], 1, ref)
+        return when
+    return datetime(int(m["yr"]), 1, 1, tzinfo=UTC)
+
+
+def find_times(text: str, reference: datetime) -> list[TimeMention]:
+    """Every time expression in ``text``, in order, resolved against ``reference``."""
+    if not any(ch.isdigit() for ch in text) and _QUICK.search(text) is None:
+        return []
+    ref = reference if reference.tzinfo is not None else reference.replace(tzinfo=UTC)
+    ref = ref.astimezone(UTC)
+    found: list[TimeMention] = []
+    for m in _PATTERN.finditer(text):
+        when = _resolve(m, ref)
+        if when is None:
+            continue
+        pre = re.sub(r"\s+", " ", (m["pre"] or "").lower())
+        role: Role = _ROLES.get(pre, "at")
+        if pre == "to" and not (found and found[-1].role == "since" and m.start() - found[-1].end <= 2):
+            continue  # "to" bounds a range only right after "from X": "moved to May" is no date
+        found.append(TimeMention(m.start(), m.end(), m.group(0), when, role))
+    return found
+
+
+def resolve_time(text: str, reference: datetime) -> datetime | None:
+    """The first time expression in ``text`` resolved, or None: handy for one-off phrases."""
+    found = find_times(text, reference)
+    return found[0].when if found else None
+
+
+_QUICK = re.compile(
+    rf"\b(?:{_FULL_MONTH}|{_WEEKDAY}|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|yesterday|today|tonight|"
+    r"tomorrow|ago|last|past|previous|this|next)\b",
+    re.IGNORECASE,
+)

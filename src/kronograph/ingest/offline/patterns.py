@@ -1,0 +1,171 @@
+"""The relation patterns: the verb phrases the offline extractor understands.
+
+Each pattern matches only the verb phrase; the subject is found to its left
+and the object to its right by the extractor, so one pattern serves "I work
+at", "Tom is now working at" and "my sister Elena works at" alike.
+
+``kind`` says how the phrase relates to time, which decides what a date next
+to it means:
+
+- ``state``: true from some time on ("works at", "lives in", "joined",
+  "moved to"); a plain date or "since X" is its ``valid_at``, "until Y" its
+  ``invalid_at``.
+- ``event``: happened at a time ("left", "had lunch with", "met").
+- ``past``: a past state ("worked at", "lived in", "was the CEO of"): kept
+  only with an explicit end ("from X to Y", "until Y"), since on its own it
+  does not say whether it still holds.
+
+``closes`` marks the states that "no longer", "used to" and "not ...
+anymore" end: employment and residence. Those become ``LEFT`` facts (the
+resolver or judge closes the open ``WORKS_AT``/``LIVES_IN``), so every way of
+saying that someone left reads the same downstream.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["PATTERNS", "Pattern", "phrase", "title_at_ok", "title_relation"]
+
+Kind = Literal["state", "event", "past"]
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    regex: re.Pattern[str]
+    relation: str  # "" for the title patterns: the relation comes from the words matched
+    kind: Kind
+    subject_label: str | None = None
+    object_label: str | None = None
+    closes: bool = False
+    loose_object: bool = False  # a plain noun may be the object ("I love hiking")
+    pair: bool = False  # "Camille and Antoine got married": two subjects, no object
+    org_relation: str | None = None  # the relation when the subject is an organisation
+
+
+def _p(regex: str, relation: str, kind: Kind, subject: str | None = None, obj: str | None = None, **flags: object) -> Pattern:
+    return Pattern(re.compile(regex, re.IGNORECASE), relation, kind, subject, obj, **flags)  # type: ignore[arg-type]
+
+
+_UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised: a name follows
+_COPULA = r"(?:\b(?:is|am|are|was|were|been|became|becomes|remains)|'(?:s|m|re))\s+"
+
+PATTERNS: tuple[Pattern, ...] = (
+    # employment
+    _p(r"\b(?:works?|working)\s+(?:at|for)\b", "WORKS_AT", "state", "Person", "Organization", closes=True),
+    _p(r"\bemployed\s+(?:at|by)\b", "WORKS_AT", "state", "Person", "Organization", closes=True),
+    _p(r"\b(?:start(?:s|ed|ing)?)\s+(?:working\s+|a\s+job\s+|a\s+new\s+job\s+)?(?:at|for)\b", "WORKS_AT", "state",
+       "Person", "Organization"),
+    _p(r"\b(?:re)?(?:joined|joins|joining|join)\b", "WORKS_AT", "state", None, "Organization"),
+    _p(r"\bgot\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|offer|position|role)\s+(?:at|with)\b", "WORKS_AT", "state", "Person",
+       "Organization"),
+    _p(r"\bhired\s+(?:by|at)\b", "WORKS_AT", "state", "Person", "Organization"),
+    _p(r"\bworked\s+(?:at|for)\b", "WORKS_AT", "past", "Person", "Organization", closes=True),
+    _p(r"\b(?:left|quit|quits|leaves)\b", "LEFT", "event"),
+    _p(r"\b(?:resign(?:ed|s)?|retire[ds]?|stepped\s+down|laid\s+off|fired|departed)\s+(?:from|by)\b", "LEFT", "event",
+       "Person", "Organization"),
+    _p(r"\bmoved\s+(?:out\s+of|away\s+from)\b", "LEFT", "event", None, "Location"),
+    # residence
+    _p(r"\b(?:lives?|living|resides?|residing)\s+in\b", "LIVES_IN", "state", "Person", "Location", closes=True),
+    _p(r"\bbased\s+(?:in|out\s+of)\b", "LIVES_IN", "state", None, "Location", closes=True, org_relation="BASED_IN"),
+    _p(r"\bheadquartered\s+in\b", "BASED_IN", "state", "Organization", "Location"),
+    _p(r"\b(?:mov(?:e|es|ed|ing)|relocat(?:e|es|ed|ing))(?:\s+(?:back|over|here|there|away))?"
+       r"(?:\s+from\s+[^,.;!?]+?)?\s+to\b", "LIVES_IN", "state", None, "Location", org_relation="BASED_IN"),
+    _p(r"\bsettled\s+(?:down\s+)?in\b", "LIVES_IN", "state", "Person", "Location"),
+    _p(r"\blived\s+in\b", "LIVES_IN", "past", "Person", "Location", closes=True),
+    _p(r"\bborn\s+in\b", "BORN_IN", "event", "Person", "Location"),
+    _p(r"\bopened\s+(?:a\s+|an\s+|its\s+|their\s+)?(?:new\s+|first\s+|second\s+|third\s+)?(?:office|offices|branch|hub)"
+       r"\s+in\b", "HAS_OFFICE_IN", "event", "Organization", "Location"),
+    _p(r"\bha(?:s|ve)\s+(?:an?\s+)?(?:office|offices)\s+in\b", "HAS_OFFICE_IN", "state", "Organization", "Location"),
+    # tools, things, tastes
+    _p(r"\b(?:uses|use|using)\b", "USES", "state", None, "Product", loose_object=True),
+    _p(r"\b(?:switched|migrated)\s+(?:over\s+)?to\b", "USES", "state", None, "Product"),
+    _p(r"\b(?:owns|own|bought|purchased)\b", "OWNS", "state"),
+    _p(r"\b(?:likes|like|loves|love|enjoys|enjoy|adores|adore)\b", "LIKES", "state", loose_object=True),
+    _p(r"(?:\b(?:is|am|are)|'(?:s|m|re))\s+(?:a\s+)?(?:big\s+|huge\s+|great\s+)?(?:fan|fond)\s+of\b", "LIKES", "state",
+       loose_object=True),
+    _p(r"\b(?:hates|hate|dislikes|dislike|detests)\b", "DISLIKES", "state", loose_object=True),
+    # people
+    _p(r"\b(?:married|marries)(?:\s+to)?\b", "MARRIED_TO", "state", "Person", "Person", pair=True),
+    _p(r"\bengaged\s+to\b", "ENGAGED_TO", "state", "Person", "Person"),
+    _p(r"\b(?:had|grabbed|having|have)\s+(?:a\s+)?(?P<meal>lunch|dinner|breakfast|brunch|coffee|drinks|drink|tea)\s+with\b",
+       "HAD_{meal}_WITH", "event", "Person", "Person"),
+    _p(r"\bmet(?:\s+up)?(?:\s+with)?\b", "MET", "event", "Person", "Person"),
+    _p(r"\breports?\s+(?:directly\s+)?to\b", "REPORTS_TO", "state", "Person", "Person"),
+    _p(r"\bfriends\s+with\b", "FRIENDS_WITH", "state", "Person", "Person"),
+    _p(r"\bvisited\b", "VISITED", "event", None, "Location"),
+    # projects and organisations
+    _p(r"\b(?:works?|working)\s+on\b", "WORKS_ON", "state", "Person", "Project"),
+    _p(r"\b(?:leads|lead|leading|heads|heading)\b", "LEADS", "state", "Person", "Project"),
+    _p(r"\b(?:manages|manage|managing)\b", "MANAGES", "state", "Person", "Project"),
+    _p(r"\b(?:co-?)?founded\b", "FOUNDED", "event", "Person", "Organization"),
+    _p(r"\bacquired\b", "ACQUIRED", "event", "Organization", "Organization"),
+    _p(r"\b(?:studied|studies|study|studying)\s+at\b|\bgraduated\s+from\b", "STUDIED_AT", "event", "Person",
+       "Organization"),
+    # "is the CEO of X", "is a software engineer at X"
+    _p(_COPULA + r"(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+" + _UP,
+       "", "state"),
+    _p(_COPULA + r"(?:now\s+)?(?:the\s+|a\s+|an\s+|our\s+|their\s+)(?P<title>[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:at|for|with)\s+"
+       + _UP, "WORKS_AT", "state", "Person", "Organization"),
+)
+
+_NOT_TITLES = frozenset(
+    """
+    afraid aware proud fond fan tired sick full capable ahead out made part one some all most none each many
+    both rest end kind sort lot lots couple few number outside inside front top bottom because instead
+    married based working living using moving staying still now also just not never no longer been being
+    """.split()
+)
+_PERSON_TITLES = frozenset(
+    "ceo cto cfo coo cio cmo cpo founder co-founder cofounder president director head manager chair chairman "
+    "chairwoman owner partner scientist engineer officer editor principal dean lead vp".split()
+)
+_PLACE_TITLES = frozenset("capital city".split())
+
+_PHRASES = {
+    "WORKS_AT": ("works at", "worked at"), "LEFT": ("left", "left"), "LIVES_IN": ("lives in", "lived in"),
+    "BASED_IN": ("is based in", "was based in"), "BORN_IN": ("was born in", "was born in"),
+    "HAS_OFFICE_IN": ("has an office in", "had an office in"), "USES": ("uses", "used"), "OWNS": ("owns", "owned"),
+    "LIKES": ("likes", "liked"), "DISLIKES": ("dislikes", "disliked"), "MARRIED_TO": ("is married to", "was married to"),
+    "ENGAGED_TO": ("is engaged to", "was engaged to"), "MET": ("met", "met"), "REPORTS_TO": ("reports to", "reported to"),
+    "FRIENDS_WITH": ("is friends with", "was friends with"), "VISITED": ("visited", "visited"),
+    "WORKS_ON": ("works on", "worked on"), "LEADS": ("leads", "led"), "MANAGES": ("manages", "managed"),
+    "FOUNDED": ("founded", "founded"), "ACQUIRED": ("acquired", "acquired"), "STUDIED_AT": ("studied at", "studied at"),
+}
+
+
+def title_relation(title: str) -> tuple[str, str | None, str | None] | None:
+    """``CEO_OF`` from "CEO", with the labels its two ends get; None when the
+    words are no title ("is proud of", "is one of")."""
+    words = title.lower().split()
+    if not words or any(w in _NOT_TITLES for w in words) or words[-1].endswith(("ing", "ly")):
+        return None
+    if words[-1] in ("fan", "fond"):
+        return None
+    relation = "_".join(re.sub(r"[^a-z0-9]+", "_", w).strip("_") for w in words) + "_OF"
+    if words[-1] in _PLACE_TITLES:
+        return relation.upper(), "Location", "Location"
+    if words[-1] in _PERSON_TITLES:
+        return relation.upper(), "Person", "Organization" if words[-1] != "mayor" else "Location"
+    if words[-1] in ("mayor", "governor"):
+        return relation.upper(), "Person", "Location"
+    return relation.upper(), None, None
+
+
+def title_at_ok(title: str) -> bool:
+    """Whether "is a/the <title> at X" names a job ("a software engineer"), not a state."""
+    words = title.lower().split()
+    return bool(words) and not any(w in _NOT_TITLES for w in words) and not words[0].endswith(("ing", "ed"))
+
+
+def phrase(relation: str, past: bool = False) -> str:
+    """The verb phrase of a fact sentence: "works at", or "is the CEO of" for a title relation."""
+    if relation in _PHRASES:
+        return _PHRASES[relation][past]
+    if relation.startswith("HAD_") and relation.endswith("_WITH"):
+        return "had " + relation[4:-5].lower() + " with"
+    if relation.endswith("_OF"):
+        return ("was" if past else "is") + " the " + relation[:-3].lower().replace("_", " ") + " of"
+    return relation.lower().replace("_", " ")
