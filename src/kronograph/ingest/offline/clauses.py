@@ -21,7 +21,7 @@ FILLER = frozenset(
     is am are was were be been being has have had 's 'm 're 've now still currently also recently just already
     officially finally both all really actually then later eventually happily once too soon even again truly
     definitely absolutely mostly mainly primarily totally very much always quietly secretly started began
-    start begin got get gets who , will 'll shall going gonna
+    start begin got get gets who , will 'll shall going gonna do does did
     """.split()
 )
 NEGATION = frozenset("not n't never no neither nor hardly barely stopped quit".split())
@@ -42,6 +42,8 @@ _FOLLOW_OK = frozenset(
     . , ; : ! ? ) - and or but so then as at in on for with since until till from to by during after before about
     of now still too again ago every each this last next today yesterday tomorrow tonight recently together
     nowadays anymore these those there here which who where when while because full-time part-time project team
+    a an the one two three four five six seven eight nine ten eleven twelve several few couple some many almost
+    over nearly around just early late mid earlier later soon right last since
     """.split()
 )
 _STOPISH = _FOLLOW_OK | _DETERMINERS | PRONOUNS | FILLER | NEGATION | HEDGE | frozenset(
@@ -60,6 +62,7 @@ class Gap:
     future: bool = False
     perfect: bool = False
     has_comma: bool = False
+    relative: bool = False  # "Anna, who lives in Leeds": the comma belongs to the relative clause
     words: list[str] = field(default_factory=list)
 
 
@@ -86,7 +89,8 @@ def read_gap(tokens: list[Token], verb_at: int) -> Gap | None:
             break
         gap.future |= word in ("will", "'ll", "going", "gonna", "shall")
         gap.perfect |= word in ("has", "have", "'ve")
-        gap.has_comma |= word in (",", "who")
+        gap.has_comma |= word == ","
+        gap.relative |= word == "who"
         gap.words.append(word)
         j -= 1
     gap.subject_at = j

@@ -178,7 +178,7 @@ def _resolve(m: re.Match[str], ref: datetime) -> datetime | None:
 
 def find_times(text: str, reference: datetime) -> list[TimeMention]:
     """Every time expression in ``text``, in order, resolved against ``reference``."""
-    if not any(ch.isdigit() for ch in text) and _QUICK.search(text) is None:
+    if _DIGIT.search(text) is None and _QUICK.search(text) is None:
         return []
     ref = reference if reference.tzinfo is not None else reference.replace(tzinfo=UTC)
     ref = ref.astimezone(UTC)
@@ -201,6 +201,7 @@ def resolve_time(text: str, reference: datetime) -> datetime | None:
     return found[0].when if found else None
 
 
+_DIGIT = re.compile(r"\d")
 _QUICK = re.compile(
     rf"\b(?:{_FULL_MONTH}|{_WEEKDAY}|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|yesterday|today|tonight|"
     r"tomorrow|ago|last|past|previous|this|next)\b",

@@ -31,7 +31,7 @@ _STRONG_HEDGES = frozenset(
     """.split()
 )
 _QUESTION_START = frozenset("do does did is are was were will would can could should shall has have".split())
-_WEAK_HEDGE_PAIRS = (("not", "sure"), ("i", "think"), ("i", "believe"), ("no", "idea"))
+_WEAK_HEDGE_PAIRS = frozenset({("not", "sure"), ("i", "think"), ("i", "believe"), ("no", "idea")})
 _ANYMORE = frozenset({"anymore", "nowadays"})
 
 
@@ -103,11 +103,11 @@ class OfflineExtractor:
         if (why := _skip_reason(tokens)) is not None:
             ctx.skipped[why] = ctx.skipped.get(why, 0) + 1
             return
-        runs_at = {r.first: r for r in runs}
+        runs_at = {r.lead: r for r in runs}
         runs_end = {r.last: r for r in runs}
         times = find_times(text, reference)
-        made = _Clauses(text, tokens, runs_at, runs_end, times, ctx).read()
-        if made == 0 and any(p.regex.search(text) for p in PATTERNS):
+        clauses = _Clauses(text, tokens, runs_at, runs_end, times, ctx)
+        if clauses.read() == 0 and clauses.candidates:
             ctx.not_understood += 1
 
 
@@ -123,14 +123,19 @@ class _Clauses:
         self.index = {t.start: i for i, t in enumerate(tokens)}
         self.consumed = -1  # tokens up to here belong to an earlier clause's object
         self.previous: list[_Subject] = []
+        self.candidates = 0
 
     def read(self) -> int:
+        words = {t.lower for t in self.tokens}
         matches: list[tuple[int, int, Pattern, re.Match[str]]] = []
         for pattern in PATTERNS:
+            if pattern.keys.isdisjoint(words):
+                continue
             for m in pattern.regex.finditer(self.text):
                 if m.start() in self.index:
                     matches.append((m.start(), -m.end(), pattern, m))
         matches.sort(key=lambda item: (item[0], item[1]))
+        self.candidates = len(matches)
         pending: list[tuple[list[_Subject], Pattern, re.Match[str], list[tuple[str, str | None]], int, int]] = []
         used_until = -1
         for start, _, pattern, m in matches:
@@ -142,8 +147,10 @@ class _Clauses:
                 pending.append((subjects, pattern, m, objects, clause_start, flags))
                 used_until = m.end()
         made = 0
+        verbs = [start for start, *_ in matches]
         for n, (subjects, pattern, m, objects, clause_start, flags) in enumerate(pending):
             clause_end = pending[n + 1][4] if n + 1 < len(pending) else len(self.text)
+            clause_end = min([clause_end] + [v for v in verbs if v >= m.end()])  # a verb not understood ends it too
             head = pending[0][4]
             made += self._emit(subjects, pattern, m, objects, (clause_start, clause_end, head), flags)
         return made
@@ -158,7 +165,7 @@ class _Clauses:
         closing = gap.closing or gap.negated
         if closing and not pattern.closes:
             return None
-        subjects, clause_start = self._subjects(gap.subject_at, gap.has_comma, m.start())
+        subjects, clause_start = self._subjects(gap.subject_at, gap.has_comma and not gap.relative, m.start())
         if not subjects:
             return None
         end_at = self.index.get(m.end() + 1, self.index.get(m.end()))
@@ -173,6 +180,11 @@ class _Clauses:
             objs = [(o.name, o.label) for o in objects]
             self.consumed = max(self.consumed, objects[-1].last)
         self.previous = subjects
+        if pattern.relation:  # label now, so that a pronoun later in the sentence can find them
+            for subject in subjects:
+                self.ctx.mention(subject.name, name_label(subject.name) or self.ctx.label(subject.name) or pattern.subject_label)
+            for name, label in objs:
+                self.ctx.mention(name, name_label(name) or label or self.ctx.label(name) or pattern.object_label)
         flags = (1 if closing else 0) | (2 if gap.future else 0) | (4 if gap.perfect else 0)
         return subjects, objs, clause_start, flags
 
@@ -195,8 +207,9 @@ class _Clauses:
             if comma and (k < 0 or self.tokens[k].lower != ","):
                 return [], 0  # "Paris, like Berlin": a comma only around an appositive name
             comma = False
-            if k >= 1 and self.tokens[k].lower in ("and", ",") and k - 1 > self.consumed:
-                k -= 1
+            joiner = self.tokens[k].lower if k >= 1 else ""
+            if (joiner == "and" or (joiner == "," and len(found) > 1)) and k - 1 > self.consumed:
+                k -= 1  # "Aylin and I", "Tom, Ana and I"; but not "In Madrid, Javier"
                 continue
             return found, self.tokens[first].start
 
@@ -309,9 +322,7 @@ def _skip_reason(tokens: list[Token]) -> str | None:
     words = [t.lower for t in tokens]
     if words[-1] == "?" or (words[0] in _QUESTION_START and len(words) > 2 and words[1] in PRONOUNS | {"you"}):
         return "question"
-    if any(w in _STRONG_HEDGES for w in words) or any(
-        words[i] == a and words[i + 1] == b for i in range(len(words) - 1) for a, b in _WEAK_HEDGE_PAIRS
-    ):
+    if not _STRONG_HEDGES.isdisjoint(words) or not _WEAK_HEDGE_PAIRS.isdisjoint(zip(words, words[1:])):
         return "hedged"
     return None
 

@@ -80,6 +80,7 @@ class Run:
     first: int
     last: int
     name: str
+    lead: int = -1  # first token including a title ("Dr. Helen Park" starts at "Dr")
     title: bool = False  # preceded by Dr./Mr./Professor...: a person
     sentence_initial: bool = False
     labels: list[str] = field(default_factory=list)
@@ -115,7 +116,7 @@ def find_runs(text: str, tokens: list[Token]) -> list[Run]:
         if not (_capitalised(token) or title):
             i += 1
             continue
-        first, j = i, i
+        first, lead, j = i, i, i
         while j + 1 < n:
             nxt = tokens[j + 1]
             if nxt.start != tokens[j].end + 1:  # a name's words are one space apart...
@@ -141,7 +142,7 @@ def find_runs(text: str, tokens: list[Token]) -> list[Run]:
         name = text[tokens[first].start : tokens[j].end]
         if name.endswith("'s"):
             name = name[:-2]
-        runs.append(Run(first, j, name, title=title, sentence_initial=first == 0))
+        runs.append(Run(first, j, name, lead=lead, title=title, sentence_initial=first == 0))
         i = j + 1
     return runs
 
