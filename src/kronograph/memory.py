@@ -15,18 +15,28 @@ from typing import Any
 from pydantic import ValidationError
 
 from ._portal import Portal
+from .embed.protocol import Embedder
 from .errors import ClosedError, InvalidInputError
+from .ingest.bulk import EpisodeItem, Ingestion
 from .ingest.direct import FactInput, Resolver
 from .ingest.direct import add_fact as _add_fact
+from .ingest.json_map import JsonMapping
 from .ingest.judge import Judge, refuse_writes_from_a_judge
+from .ingest.ontology import TypesArg
+from .llm.client import ModelClient
+from .llm.config import ModelSettings
+from .llm.protocol import Provider
 from .maintain.removal import remove_episode as _remove_episode
 from .model import (
     AddFactResult,
     AuditEvent,
     Entity,
     Episode,
+    EpisodeResult,
+    EpisodeStatus,
     Fact,
     FactChange,
+    FactSource,
     RelationType,
     RemovalResult,
     fold_relation,
@@ -38,6 +48,7 @@ from .time import Clock, as_utc, parse_time, system_clock
 __all__ = ["AsyncMemory", "Memory"]
 
 TimeLike = datetime | str
+ModelArg = Provider | ModelClient | ModelSettings | str | None
 
 
 def _text(field: str, value: Any, *, optional: bool = False) -> str | None:
@@ -90,6 +101,15 @@ class AsyncMemory:
     ``candidate_limit`` caps, per endpoint and per side of the new fact's
     valid time, how many same-relation facts are considered (the nearest in
     time), which bounds the work and what a judge is shown on busy entities.
+
+    Ingestion: ``model`` is a provider, a :class:`~kronograph.llm.ModelClient`,
+    :class:`~kronograph.llm.ModelSettings`, ``"auto"`` (the default: explicit
+    environment keys, else a local Ollama, else none; see ``docs/models.md``)
+    or ``None`` for the offline extractor. ``embedder`` defaults to the
+    built-in offline one. ``store_raw_content=False`` keeps episodes' text out
+    of the store once they complete. ``context_episodes`` is how many earlier
+    episodes extraction sees. ``max_concurrency`` bounds bulk extraction.
+    ``resume`` resumes, on opening, episodes a crash left unfinished.
     """
 
     def __init__(
@@ -100,6 +120,12 @@ class AsyncMemory:
         judge: Judge | None = None,
         relation_types: Mapping[str, RelationType | Mapping[str, Any]] | None = None,
         candidate_limit: int = 50,
+        model: ModelArg = "auto",
+        embedder: Embedder | None = None,
+        store_raw_content: bool = True,
+        context_episodes: int = 4,
+        max_concurrency: int = 4,
+        resume: bool = True,
     ) -> None:
         self._relation_types = _relation_types(relation_types)
         if candidate_limit < 1:
@@ -116,6 +142,24 @@ class AsyncMemory:
         self._locks: dict[str, asyncio.Lock] = {}
         self._opened = False
         self._closed = False
+        if context_episodes < 0:
+            raise InvalidInputError("context_episodes", "must be 0 or more")
+        if max_concurrency < 1:
+            raise InvalidInputError("max_concurrency", "must be at least 1")
+        self._ingestion = Ingestion(
+            self._store,
+            clock=self._now,
+            model=model,
+            embedder=embedder,
+            judge=judge,
+            relation_types=self._relation_types,
+            candidate_limit=candidate_limit,
+            store_raw_content=store_raw_content,
+            context_episodes=context_episodes,
+            max_concurrency=max_concurrency,
+            lock=self._lock,
+        )
+        self._resume_on_open = resume
 
     _threaded = True  # the sync shell owns its loop and runs the store inline
 
@@ -131,7 +175,10 @@ class AsyncMemory:
             raise ClosedError("this memory is closed")
         if not self._opened:
             await self._store.open()
+            await self._ingestion.check_embedder()
             self._opened = True
+            if self._resume_on_open:
+                await self._ingestion.resume(include_retryable=False)
         return self._store
 
     def _group(self, group_id: Any) -> str:
@@ -196,6 +243,61 @@ class AsyncMemory:
                 candidate_limit=self._candidate_limit,
             )
             return await _add_fact(store, data, settings)
+
+    async def add_episode(
+        self,
+        group_id: str,
+        content: Any,
+        *,
+        kind: str = "message",
+        reference_time: TimeLike | None = None,
+        name: str | None = None,
+        source_description: str | None = None,
+        episode_id: str | None = None,
+        saga: str | None = None,
+        previous_episode_ids: Iterable[str] | None = None,
+        entity_types: TypesArg = None,
+        fact_types: TypesArg = None,
+        excluded_entity_types: Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        json_mapping: JsonMapping | Mapping[str, Any] | None = None,
+    ) -> EpisodeResult:
+        """Ingest one episode (``kind`` ``"message"``, ``"text"`` or ``"json"``):
+        extract, resolve and commit it in one transaction. Idempotent by
+        ``episode_id``. Bad arguments raise InvalidInputError; a model or store
+        failure ends the episode ``retryable`` or ``quarantined`` (see the
+        result's ``status`` and ``raise_for_status()``), with nothing of it written."""
+        refuse_writes_from_a_judge()
+        g = self._group(group_id)
+        item = EpisodeItem(
+            content=content, kind=kind, reference_time=reference_time, name=name,
+            source_description=source_description, episode_id=episode_id, saga=saga,
+            previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
+            excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
+        )
+        await self._ready()
+        return await self._ingestion.add_episode(g, item)
+
+    async def add_episodes(
+        self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]
+    ) -> list[EpisodeResult]:
+        """Ingest many episodes of a group: extracted concurrently, resolved and
+        committed one by one in reference-time order, so the graph is the one
+        ``add_episode`` would build one at a time. Each item is a dict (or an
+        :class:`EpisodeItem`) with ``add_episode``'s keyword fields and
+        ``content``; all are validated before anything is stored. Results come
+        back in the order given."""
+        refuse_writes_from_a_judge()
+        g = self._group(group_id)
+        await self._ready()
+        return await self._ingestion.add_episodes(g, episodes)
+
+    async def resume(self, *, include_retryable: bool = True) -> list[EpisodeResult]:
+        """Finish episodes a crash left unfinished and, with ``include_retryable``,
+        retry those that failed for a reason worth retrying."""
+        refuse_writes_from_a_judge()
+        await self._ready()
+        return await self._ingestion.resume(include_retryable=include_retryable)
 
     async def remove_episode(self, group_id: str, episode_id: str) -> RemovalResult:
         """Retract an episode: see :mod:`kronograph.maintain.removal`."""
@@ -264,8 +366,18 @@ class AsyncMemory:
             g, name_key=self._name_key("name", name), label=_text("label", label, optional=True)
         )
 
-    async def episodes(self, group_id: str) -> list[Episode]:
-        return await (await self._ready()).episodes(self._group(group_id))
+    async def episodes(self, group_id: str, *, status: str | None = None) -> list[Episode]:
+        """A group's episodes by reference time, with their status and error;
+        ``status`` keeps one status (``"complete"``, ``"quarantined"``...)."""
+        g = self._group(group_id)
+        if status is not None and status not in {s.value for s in EpisodeStatus}:
+            raise InvalidInputError("status", f"must be one of {[s.value for s in EpisodeStatus]}, not {status!r}")
+        return await (await self._ready()).episodes(g, status)
+
+    async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]:
+        """Each episode's statement of a fact: its times and what produced it."""
+        g = self._group(group_id)
+        return await (await self._ready()).fact_sources(g, _text("fact_uuid", fact_uuid) or "")
 
     async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
         """Every recorded state of one fact, oldest first, with its cause."""
@@ -291,9 +403,17 @@ class Memory:
         judge: Judge | None = None,
         relation_types: Mapping[str, RelationType | Mapping[str, Any]] | None = None,
         candidate_limit: int = 50,
+        model: ModelArg = "auto",
+        embedder: Embedder | None = None,
+        store_raw_content: bool = True,
+        context_episodes: int = 4,
+        max_concurrency: int = 4,
+        resume: bool = True,
     ) -> None:
         self._core = _SyncCore(
-            store, clock=clock, judge=judge, relation_types=relation_types, candidate_limit=candidate_limit
+            store, clock=clock, judge=judge, relation_types=relation_types, candidate_limit=candidate_limit,
+            model=model, embedder=embedder, store_raw_content=store_raw_content,
+            context_episodes=context_episodes, max_concurrency=max_concurrency, resume=resume,
         )
         self._portal = Portal()
 
@@ -345,6 +465,44 @@ class Memory:
             )
         )
 
+    def add_episode(
+        self,
+        group_id: str,
+        content: Any,
+        *,
+        kind: str = "message",
+        reference_time: TimeLike | None = None,
+        name: str | None = None,
+        source_description: str | None = None,
+        episode_id: str | None = None,
+        saga: str | None = None,
+        previous_episode_ids: Iterable[str] | None = None,
+        entity_types: TypesArg = None,
+        fact_types: TypesArg = None,
+        excluded_entity_types: Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        json_mapping: JsonMapping | Mapping[str, Any] | None = None,
+    ) -> EpisodeResult:
+        refuse_writes_from_a_judge()
+        return self._call(
+            self._core.add_episode(
+                group_id, content, kind=kind, reference_time=reference_time, name=name,
+                source_description=source_description, episode_id=episode_id, saga=saga,
+                previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
+                excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
+            )
+        )
+
+    def add_episodes(
+        self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]
+    ) -> list[EpisodeResult]:
+        refuse_writes_from_a_judge()
+        return self._call(self._core.add_episodes(group_id, episodes))
+
+    def resume(self, *, include_retryable: bool = True) -> list[EpisodeResult]:
+        refuse_writes_from_a_judge()
+        return self._call(self._core.resume(include_retryable=include_retryable))
+
     def remove_episode(self, group_id: str, episode_id: str) -> RemovalResult:
         refuse_writes_from_a_judge()
         return self._call(self._core.remove_episode(group_id, episode_id))
@@ -376,8 +534,11 @@ class Memory:
     def entities(self, group_id: str, *, name: str | None = None, label: str | None = None) -> list[Entity]:
         return self._call(self._core.entities(group_id, name=name, label=label))
 
-    def episodes(self, group_id: str) -> list[Episode]:
-        return self._call(self._core.episodes(group_id))
+    def episodes(self, group_id: str, *, status: str | None = None) -> list[Episode]:
+        return self._call(self._core.episodes(group_id, status=status))
+
+    def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]:
+        return self._call(self._core.fact_sources(group_id, fact_uuid))
 
     def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
         return self._call(self._core.history(group_id, fact_uuid))

@@ -27,7 +27,7 @@ from .resolution import (
     screen,
 )
 
-__all__ = ["FactInput", "Resolver", "add_fact", "resolve_entity", "resolve_fact"]
+__all__ = ["FactInput", "Resolver", "add_fact", "fact_candidates", "resolve_entity", "resolve_fact"]
 
 @dataclass(frozen=True, slots=True)
 class FactInput:
@@ -104,6 +104,25 @@ class Resolver:
     candidate_limit: int
 
 
+async def fact_candidates(
+    store: Store, record: FactRecord, relation_type: RelationType | None, *, judged: bool, limit: int
+) -> list[FactRecord]:
+    """The stored facts that could matter to ``record``: what a judge (when
+    there is one), a declared cardinality or a declared ending can act on."""
+    sides, either_end = _sides(relation_type, judged)
+    return await store.fact_candidates(
+        record.group_id,
+        record.source_uuid,
+        record.target_uuid,
+        record.relation_key,
+        sides=sides,
+        either_end=either_end,
+        whole_pair=judged or bool(relation_type and relation_type.ends),
+        around=record.valid_at,
+        limit=limit,
+    )
+
+
 Ask = Callable[[Screening], Awaitable[Verdict]]
 """Gets a verdict on the candidates a screening leaves to a judge."""
 
@@ -124,18 +143,8 @@ async def resolve_fact(
     g = plan.group_id
     candidates: list[FactRecord] = []
     if not (record.source_uuid in fresh and record.target_uuid in fresh):
-        sides, either_end = _sides(relation_type, verdict is not None)
-        candidates = await store.fact_candidates(
-            g,
-            record.source_uuid,
-            record.target_uuid,
-            record.relation_key,
-            sides=sides,
-            either_end=either_end,
-            whole_pair=verdict is not None or bool(relation_type and relation_type.ends),
-            around=record.valid_at,
-            limit=candidate_limit,
-        )
+        candidates = await fact_candidates(store, record, relation_type, judged=verdict is not None,
+                                           limit=candidate_limit)
     screening = screen(record, candidates, relation_type)
     answer = Verdict()
     if verdict is not None and screening.restatement is None and screening.for_judge:

@@ -136,6 +136,8 @@ class Store(Protocol):
         """By normalised name: entities of that name, alias or acronym, and up
         to ``limit`` sharing a word with it, each with its name vector."""
 
+    async def entities_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Entity]: ...
+
     # -- store-wide: the model reply cache and settings ------------------------
     async def cached_reply(self, key: str) -> str | None: ...
 

@@ -12,7 +12,7 @@ from datetime import datetime
 
 import numpy as np
 
-from ...model import Episode, FactSource, acronym, normalise_name, trusted
+from ...model import Entity, Episode, FactSource, acronym, normalise_name, trusted
 from ...time import from_micros, to_micros
 from ..records import EntityMatch, EpisodeProgress
 from . import rows
@@ -21,6 +21,7 @@ from .rows import opt_time
 __all__ = [
     "cached_reply",
     "context_episodes",
+    "entities_by_uuid",
     "entity_matches",
     "episode_progress",
     "episodes",
@@ -146,6 +147,16 @@ def entity_matches(
             ), "text")
         out[key] = list(seen.values())
     return out
+
+
+def entities_by_uuid(conn: sqlite3.Connection, group_id: str, uuids: Collection[str]) -> list[Entity]:
+    keys = list(uuids)
+    cur = conn.execute(
+        f"SELECT {rows.ENTITY_COLUMNS} FROM entities e"
+        f" WHERE e.group_id = ? AND e.uuid IN ({','.join('?' * len(keys))})",
+        (group_id, *keys),
+    )
+    return [rows.entity(r) for r in cur]
 
 
 def fact_sources(conn: sqlite3.Connection, group_id: str, fact_uuid: str) -> list[FactSource]:

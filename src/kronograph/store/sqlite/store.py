@@ -336,6 +336,9 @@ class SQLiteStore:
     ) -> dict[str, list[EntityMatch]]:
         return await self._run(ingest_reads.entity_matches, group_id, names, limit)
 
+    async def entities_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Entity]:
+        return await self._run(ingest_reads.entities_by_uuid, group_id, uuids)
+
     async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]:
         return await self._run(ingest_reads.fact_sources, group_id, fact_uuid)
 

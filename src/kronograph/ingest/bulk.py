@@ -1,0 +1,313 @@
+"""Ingestion as the memory runs it: one episode, many, and resumption.
+
+Within a group, episodes resolve and commit one at a time (the group's lock),
+in reference-time order for a batch; groups run in parallel. A batch extracts
+concurrently first, since extraction depends only on the episode and its
+context, which registering the whole batch up front makes the same as for
+one-by-one ingestion.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import socket
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..embed.hashing import HashingEmbedder
+from ..embed.protocol import Embedder
+from ..errors import EmbeddingError, InvalidInputError, KronographError
+from ..llm.client import ModelClient
+from ..llm.config import ModelSettings, build_provider, choose_provider
+from ..llm.protocol import Provider, Usage
+from ..model import EpisodeResult, EpisodeStatus, RelationType
+from ..store.protocol import Store
+from ..time import Clock
+from .episode_input import EpisodeInput, episode_input
+from .judge import Judge
+from .pipeline import Pipeline, PipelineSettings
+
+__all__ = ["EpisodeItem", "Ingestion"]
+
+_log = logging.getLogger("kronograph")
+
+_UNFINISHED = (
+    EpisodeStatus.RECEIVED.value,
+    EpisodeStatus.EXTRACTING.value,
+    EpisodeStatus.RESOLVING.value,
+    EpisodeStatus.COMMITTING.value,
+)
+LEASE_SECONDS = 600.0  # an unfinished episode untouched this long is abandoned, whoever held it
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeItem:
+    """One episode of a batch: ``add_episode``'s arguments."""
+
+    content: Any
+    kind: str = "message"
+    reference_time: datetime | str | None = None
+    name: str | None = None
+    source_description: str | None = None
+    episode_id: str | None = None
+    saga: str | None = None
+    previous_episode_ids: Iterable[str] | None = None
+    entity_types: Any = None
+    fact_types: Any = None
+    excluded_entity_types: Iterable[str] | None = None
+    metadata: Mapping[str, Any] | None = None
+    json_mapping: Any = None
+
+    @classmethod
+    def of(cls, value: Any, where: str) -> EpisodeItem:
+        if isinstance(value, EpisodeItem):
+            return value
+        if isinstance(value, BaseModel):
+            value = value.model_dump()
+        if not isinstance(value, Mapping):
+            raise InvalidInputError(where, f"expected a dict with add_episode's fields, got {type(value).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(value) - known)
+        if unknown:
+            raise InvalidInputError(where, f"unknown field(s) {unknown}; expected some of {sorted(known)}")
+        if "content" not in value:
+            raise InvalidInputError(f"{where}.content", "is required")
+        return cls(**value)
+
+
+class _ReplyCache:
+    """The model client's reply cache, kept in the store."""
+
+    def __init__(self, store: Store, clock: Clock) -> None:
+        self.store, self.clock = store, clock
+
+    async def get(self, key: str) -> str | None:
+        return await self.store.cached_reply(key)
+
+    async def put(self, key: str, model: str, text: str) -> None:
+        await self.store.cache_reply(key, model, text, self.clock())
+
+
+def _alive(owner: Mapping[str, Any] | None) -> bool:
+    """Whether another live process on this machine holds the episode."""
+    if not owner or owner.get("host") != socket.gethostname():
+        return False
+    pid = owner.get("pid")
+    if not isinstance(pid, int) or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Ingestion:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock,
+        model: Any,
+        embedder: Embedder | None,
+        judge: Judge | None,
+        relation_types: Mapping[str, RelationType],
+        candidate_limit: int,
+        store_raw_content: bool,
+        context_episodes: int,
+        max_concurrency: int,
+        lock: Callable[[str], asyncio.Lock],
+    ) -> None:
+        if embedder is not None and not isinstance(embedder, Embedder):
+            raise InvalidInputError("embedder", "must have name, dimension and async embed(texts)")
+        self.store = store
+        self._clock = clock
+        self._model_arg = model
+        self._model: ModelClient | None = None
+        self._model_chosen = False
+        self._lock = lock
+        self._max_concurrency = max_concurrency
+        self._in_flight: set[tuple[str, str]] = set()
+        self._settings = PipelineSettings(
+            clock=clock, model=None, embedder=embedder or HashingEmbedder(), judge=judge,
+            relation_types=relation_types, candidate_limit=candidate_limit,
+            store_raw_content=store_raw_content, context_episodes=context_episodes,
+        )
+        if not (model is None or model == "auto" or isinstance(model, Provider | ModelClient | ModelSettings)):
+            raise InvalidInputError(
+                "model", 'expected a provider, a ModelClient, ModelSettings, "auto" or None, '
+                f"not {model!r}"
+            )
+
+    # -- configuration -------------------------------------------------------------
+    def _pipeline(self) -> Pipeline:
+        if not self._model_chosen:
+            arg = self._model_arg
+            provider: Provider | None
+            if isinstance(arg, ModelClient):
+                self._model = arg
+            else:
+                if arg == "auto":
+                    provider = choose_provider()
+                elif isinstance(arg, ModelSettings):
+                    provider = build_provider(arg)
+                else:
+                    provider = arg
+                self._model = (
+                    ModelClient(provider, cache=_ReplyCache(self.store, self._clock)) if provider is not None else None
+                )
+            if self._model is None:
+                _log.info("kronograph: no model configured: episodes are read by the offline extractor")
+            self._settings.model = self._model
+            self._model_chosen = True
+        return Pipeline(self.store, self._settings)
+
+    async def check_embedder(self) -> None:
+        """Record the embedder with the store's first vectors; refuse another dimension."""
+        embedder = self._settings.embedder
+        mine = json.dumps({"name": embedder.name, "dimension": embedder.dimension})
+        kept = json.loads(await self.store.claim_setting("embedder", mine))
+        from ..embed import check_dimension
+
+        try:
+            check_dimension(embedder, (str(kept["name"]), int(kept["dimension"])))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise EmbeddingError(f"this store's embedder record is unreadable: {kept!r}") from exc
+
+    def _input(self, group_id: str, item: EpisodeItem, where: str) -> EpisodeInput:
+        try:
+            return episode_input(
+                group_id, item.content, kind=item.kind, reference_time=item.reference_time, name=item.name,
+                source_description=item.source_description, episode_id=item.episode_id, saga=item.saga,
+                previous_episode_ids=item.previous_episode_ids, entity_types=item.entity_types,
+                fact_types=item.fact_types, excluded_entity_types=item.excluded_entity_types,
+                metadata=item.metadata, json_mapping=item.json_mapping, now=self._clock(),
+            )
+        except InvalidInputError as exc:
+            if not where:
+                raise
+            raise InvalidInputError(f"{where}.{exc.field}", str(exc).split(": ", 1)[-1]) from None
+
+    # -- one -------------------------------------------------------------------------
+    async def add_episode(self, group_id: str, item: EpisodeItem) -> EpisodeResult:
+        inp = self._input(group_id, item, "")
+        pipeline = self._pipeline()
+        async with self._lock(group_id):
+            done, checkpoint = await pipeline.admit(inp)
+            if done is not None:
+                return done
+            return await self._run(pipeline, inp, checkpoint)
+
+    async def _run(self, pipeline: Pipeline, inp: EpisodeInput, checkpoint: dict[str, Any]) -> EpisodeResult:
+        key = (inp.group_id, inp.episode_id)
+        self._in_flight.add(key)
+        try:
+            return await pipeline.run(inp, checkpoint)
+        finally:
+            self._in_flight.discard(key)
+
+    # -- many ------------------------------------------------------------------------
+    async def add_episodes(
+        self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]
+    ) -> list[EpisodeResult]:
+        if isinstance(episodes, Mapping | str | bytes):
+            raise InvalidInputError("episodes", "expected a list of episodes")
+        items = [EpisodeItem.of(e, f"episodes[{i}]") for i, e in enumerate(episodes)]
+        inputs = [self._input(group_id, item, f"episodes[{i}]") for i, item in enumerate(items)]
+        order = sorted(range(len(inputs)), key=lambda i: (inputs[i].reference_time, i))
+        pipeline = self._pipeline()
+        results: list[EpisodeResult | None] = [None] * len(inputs)
+        async with self._lock(group_id):
+            checkpoints: dict[int, dict[str, Any]] = {}
+            first: dict[str, int] = {}
+            for i in order:  # register everything first: extraction context is then as one by one
+                inp = inputs[i]
+                if inp.episode_id in first:
+                    if inputs[first[inp.episode_id]].content_hash != inp.content_hash:
+                        raise InvalidInputError(f"episodes[{i}].episode_id", "repeats an id with other content")
+                    continue
+                first[inp.episode_id] = i
+                done, checkpoint = await pipeline.admit(inp)
+                if done is not None:
+                    results[i] = done
+                else:
+                    checkpoints[i] = checkpoint
+            gate = asyncio.Semaphore(self._max_concurrency)
+            usages = {i: Usage() for i in checkpoints}
+
+            async def extract_one(i: int) -> None:
+                async with gate:
+                    try:
+                        checkpoints[i] = await pipeline.extract_stage(inputs[i], checkpoints[i], usages[i])
+                    except KronographError:
+                        pass  # the sequential pass below meets the error again and records it
+
+            await asyncio.gather(*(extract_one(i) for i in checkpoints))
+            for i in order:
+                if results[i] is not None:
+                    continue
+                if i not in checkpoints:  # a repeated id within the batch
+                    results[i] = pipeline.duplicate(inputs[i], {})
+                    continue
+                results[i] = await self._run_with(pipeline, inputs[i], checkpoints[i], usages[i])
+        return [r for r in results if r is not None]
+
+    async def _run_with(
+        self, pipeline: Pipeline, inp: EpisodeInput, checkpoint: dict[str, Any], usage: Usage
+    ) -> EpisodeResult:
+        key = (inp.group_id, inp.episode_id)
+        self._in_flight.add(key)
+        try:
+            return await pipeline.run(inp, checkpoint, usage)
+        finally:
+            self._in_flight.discard(key)
+
+    # -- resumption --------------------------------------------------------------------
+    async def resume(self, *, include_retryable: bool) -> list[EpisodeResult]:
+        statuses = list(_UNFINISHED) + ([EpisodeStatus.RETRYABLE.value] if include_retryable else [])
+        rows = await self.store.unfinished_episodes(statuses)
+        if not rows:
+            return []
+        pipeline = self._pipeline()
+        results = []
+        now = self._clock()
+        for group_id, episode_id, _status, updated in rows:
+            if (group_id, episode_id) in self._in_flight:
+                continue
+            async with self._lock(group_id):
+                progress = await self.store.episode_progress(group_id, episode_id)
+                if progress is None or progress.episode.status not in statuses:
+                    continue  # finished meanwhile
+                pending = progress.pending or {}
+                fresh = (now - updated).total_seconds() < LEASE_SECONDS
+                if fresh and progress.episode.status != EpisodeStatus.RETRYABLE and _alive(pending.get("owner")):
+                    continue  # another live process is working on it
+                try:
+                    inp = EpisodeInput.resumed(progress.episode, pending)
+                except InvalidInputError as exc:
+                    results.append(await pipeline.failed(_stub(progress.episode), exc, False, Usage()))
+                    continue
+                _log.info("kronograph: resuming episode %s of group %s (%s)", episode_id, group_id, _status)
+                results.append(await self._run(pipeline, inp, progress.checkpoint or {}))
+        return results
+
+
+def _stub(episode: Any) -> EpisodeInput:
+    """Just enough of an input to record why an episode cannot be resumed."""
+    from .ontology import Ontology
+
+    return EpisodeInput(
+        group_id=episode.group_id, episode_id=episode.uuid, content="", kind=episode.kind,
+        reference_time=episode.reference_time, time_zone="UTC", name=episode.name,
+        source_description=None, saga=None, previous_episode_ids=None, ontology=Ontology(),
+        metadata={}, json_mapping=None, content_hash=episode.content_hash or "",
+    )

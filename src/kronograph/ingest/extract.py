@@ -1,0 +1,186 @@
+"""Extraction: an episode's text to entity and fact drafts.
+
+Three extractors fill the same :class:`~.schema.Extraction`: JSON episodes
+are mapped deterministically (no model), other episodes go to the model when
+one is configured, else to the offline rules. Cleaning then makes every
+extractor's output safe for resolution: names trimmed, excluded types
+dropped, every fact's ends listed, times resolved against the reference time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..llm.client import ModelClient
+from ..llm.protocol import Usage
+from ..model import Episode, EpisodeKind, normalise_name
+from ..time import parse_time
+from .entities import clean_labels
+from .episode_input import EpisodeInput
+from .json_map import map_json
+from .offline.dates import resolve_time
+from .prompts import PROMPT_VERSION, ContextEpisode, extraction_prompt
+from .schema import ExtractedFact, Extraction
+
+__all__ = ["Drafts", "EntityDraft", "FactDraft", "clean", "extract"]
+
+
+@dataclass(slots=True)
+class EntityDraft:
+    name: str
+    key: str
+    labels: tuple[str, ...]
+    attributes: dict[str, Any] = field(default_factory=dict)
+    summary: str | None = None
+
+
+@dataclass(slots=True)
+class FactDraft:
+    subject: str  # entity keys
+    object: str
+    relation: str
+    fact: str
+    valid_at: datetime | None
+    invalid_at: datetime | None
+    attributes: dict[str, Any]
+    provenance: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Drafts:
+    entities: list[EntityDraft]
+    facts: list[FactDraft]
+    provenance: dict[str, Any]  # the extractor's, shared by everything it produced
+
+
+async def extract(
+    inp: EpisodeInput, *, model: ModelClient | None, context: list[Episode], usage: Usage
+) -> tuple[Extraction, dict[str, Any]]:
+    """Run the extractor the episode needs; returns its output and provenance."""
+    ontology_version = inp.ontology.version
+    if inp.kind == EpisodeKind.JSON:
+        return (
+            map_json(inp.content, root_name=inp.name, mapping=inp.json_mapping),
+            {"extractor": "json", "ontology_version": ontology_version},
+        )
+    if model is None:
+        from .offline import OfflineExtractor  # the rules load once, on first use
+
+        extraction = OfflineExtractor().extract(inp.content, reference_time=inp.reference_time, kind=inp.kind.value)
+        return extraction, {"extractor": "offline", "ontology_version": ontology_version}
+    prompt = extraction_prompt(
+        content=inp.content,
+        kind=inp.kind.value,
+        reference_time=inp.reference_time,
+        source_description=inp.source_description,
+        previous=[ContextEpisode(e.reference_time, e.content or "") for e in context],
+        ontology=inp.ontology,
+    )
+    extraction = await model.structured(
+        "extract", system=prompt.system, user=prompt.user, schema=Extraction, usage=usage
+    )
+    return extraction, {
+        "extractor": "model",
+        "model": model.name,
+        "prompt_version": PROMPT_VERSION,
+        "ontology_version": ontology_version,
+    }
+
+
+def _time(value: str | None, expression: str | None, reference: datetime) -> tuple[datetime | None, str | None]:
+    """A stated time: the extractor's ISO value, else its words resolved here."""
+    if value:
+        try:
+            return parse_time(value), "stated"
+        except (TypeError, ValueError):
+            pass
+    if expression:
+        resolved = resolve_time(expression, reference)
+        if resolved is not None:
+            return resolved, "expression"
+    return None, None
+
+
+def _name(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.split()).strip(" \t\"'.,;:")
+    return text or None
+
+
+def clean(extraction: Extraction, inp: EpisodeInput, provenance: dict[str, Any]) -> Drafts:
+    """Drafts ready for resolution. What cannot be used is dropped, never guessed."""
+    ontology = inp.ontology
+    entities: dict[str, EntityDraft] = {}
+    dropped: set[str] = set()
+    for item in extraction.entities:
+        name = _name(item.name)
+        if name is None:
+            continue
+        key = normalise_name(name)
+        labels = clean_labels(label for label in item.labels if isinstance(label, str))
+        if ontology.is_excluded(labels):
+            dropped.add(key)
+            continue
+        typed = next((label for label in labels if label in ontology.entity_types), None)
+        attributes = ontology.attributes("entity", typed, item.attributes)
+        known = entities.get(key)
+        if known is None:
+            entities[key] = EntityDraft(name, key, labels, attributes, _name(item.summary))
+        else:  # the same name twice: one entity, everything it was said to be
+            known.labels = clean_labels((*known.labels, *labels))
+            known.attributes = {**attributes, **known.attributes}
+            known.summary = known.summary or _name(item.summary)
+    facts: list[FactDraft] = []
+    for item in extraction.facts:
+        draft = _fact(item, inp, provenance, entities, dropped)
+        if draft is not None:
+            facts.append(draft)
+    return Drafts(entities=list(entities.values()), facts=facts, provenance=provenance)
+
+
+def _fact(
+    item: ExtractedFact,
+    inp: EpisodeInput,
+    provenance: dict[str, Any],
+    entities: dict[str, EntityDraft],
+    dropped: set[str],
+) -> FactDraft | None:
+    subject, obj, relation = _name(item.subject), _name(item.object), _name(item.relation)
+    if subject is None or obj is None or relation is None:
+        return None
+    s_key, o_key = normalise_name(subject), normalise_name(obj)
+    if s_key == o_key or s_key in dropped or o_key in dropped:
+        return None
+    for name, key in ((subject, s_key), (obj, o_key)):
+        entities.setdefault(key, EntityDraft(name, key, ()))  # a fact's end the extractor did not list
+    valid_at, valid_how = _time(item.valid_at, item.time_expression, inp.reference_time)
+    invalid_at, _ = _time(item.invalid_at, None, inp.reference_time)
+    if valid_at is not None and invalid_at is not None and invalid_at <= valid_at:
+        invalid_at = None  # an impossible interval: keep the start the text gave, not the end
+    if valid_at is None and invalid_at is not None and invalid_at <= inp.reference_time:
+        return None  # ended before the episode, start unknown: no interval can be placed
+    typed = relation if relation in inp.ontology.fact_types else None
+    words = relation.lower().replace("_", " ")
+    fact_text = _name(item.fact) or f"{entities[s_key].name} {words} {entities[o_key].name}"
+    return FactDraft(
+        subject=s_key,
+        object=o_key,
+        relation=relation,
+        fact=fact_text,
+        valid_at=valid_at,
+        invalid_at=invalid_at,
+        attributes=inp.ontology.attributes("fact", typed, item.attributes),
+        provenance={
+            **provenance,
+            "episode": inp.episode_id,
+            "time_expression": item.time_expression,
+            "valid_at_from": valid_how or "reference_time",
+            "reference_time": inp.reference_time.isoformat(),
+            "time_zone": inp.time_zone,
+            "confidence": item.confidence,
+        },
+    )
+

@@ -1,0 +1,421 @@
+"""One episode through the pipeline: receive, extract, resolve, commit.
+
+The status is written as the episode moves (received → extracting →
+resolving → committing → complete), and whatever a model answered is
+checkpointed with it, so that resuming after a crash or a transient failure
+never pays for the same answer twice. Model calls all happen before the
+episode's transaction; the transaction itself (everything the episode
+writes, and its ``complete`` status) never waits on a network.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from ..embed.protocol import Embedder
+from ..errors import (
+    ConcurrentWriteError,
+    EmbeddingError,
+    InvalidInputError,
+    JudgeError,
+    KronographError,
+    ModelError,
+    ModelOutputError,
+    SchemaError,
+    StoreError,
+    TransientModelError,
+)
+from ..ids import new_id
+from ..llm.client import ModelClient
+from ..llm.protocol import Usage
+from ..model import (
+    Cardinality,
+    EpisodeResult,
+    EpisodeStatus,
+    ModelUsage,
+    RelationType,
+    Verdict,
+    fold_relation,
+    trusted,
+)
+from ..store.plan import EpisodeState, Plan
+from ..store.protocol import Store
+from ..store.records import FactRecord, Source
+from ..time import Clock
+from .direct import resolve_fact
+from .entity_match import choose_entities, place_entities
+from .episode_input import EpisodeInput
+from .episode_judge import gather_verdicts
+from .extract import Drafts, FactDraft, clean, extract
+from .judge import Judge
+from .resolution import Screening, refusal_event
+from .schema import Extraction
+
+__all__ = ["OFFLINE_RELATION_TYPES", "Pipeline", "PipelineSettings"]
+
+_log = logging.getLogger("kronograph")
+
+# With neither a model nor a judge, these relations (the ones the offline
+# extractor emits) decide contradictions by structure: a person works at one
+# place and lives in one place at a time, and leaving a place ends working
+# there. Declared relation types and custom fact types override them.
+OFFLINE_RELATION_TYPES: dict[str, RelationType] = {
+    fold_relation("WORKS_AT"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
+    fold_relation("LIVES_IN"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
+    fold_relation("MARRIED_TO"): RelationType(cardinality=Cardinality.ONE_TO_ONE),
+    fold_relation("LEFT"): RelationType(ends=("WORKS_AT", "WORKS_ON", "MEMBER_OF")),
+}
+
+_RETRYABLE = (TransientModelError, ConcurrentWriteError, EmbeddingError, JudgeError)
+
+
+@dataclass(slots=True)
+class PipelineSettings:
+    clock: Clock
+    model: ModelClient | None
+    embedder: Embedder
+    judge: Judge | None
+    relation_types: Mapping[str, RelationType]
+    candidate_limit: int = 50
+    store_raw_content: bool = True
+    context_episodes: int = 4
+
+
+@dataclass(slots=True)
+class _Outcome:
+    """What the facts of an episode did, by uuid, last version kept."""
+
+    created: dict[str, FactRecord] = field(default_factory=dict)
+    merged: dict[str, FactRecord] = field(default_factory=dict)
+    retired: dict[str, FactRecord] = field(default_factory=dict)
+    changed: dict[str, FactRecord] = field(default_factory=dict)
+    refused: list[str] = field(default_factory=list)
+
+
+class Pipeline:
+    def __init__(self, store: Store, settings: PipelineSettings) -> None:
+        self.store = store
+        self.settings = settings
+
+    def _now(self) -> datetime:
+        return self.settings.clock()
+
+    # -- status ------------------------------------------------------------------
+    async def _state(self, group_id: str, state: EpisodeState) -> None:
+        plan = Plan(group_id=group_id, now=state.updated_at, expected_revision=None)
+        plan.episode_states.append(state)
+        await self.store.apply(plan)
+
+    async def register(self, inp: EpisodeInput) -> None:
+        """Record the episode as received, with what resuming it needs."""
+        now = self._now()
+        plan = Plan(group_id=inp.group_id, now=now, expected_revision=None)
+        raw = self.settings.store_raw_content
+        plan.new_episodes.append(inp.episode(now, store_raw_content=raw))
+        plan.episode_states.append(
+            EpisodeState(inp.episode_id, EpisodeStatus.RECEIVED.value, now, pending=inp.pending(store_raw_content=raw))
+        )
+        await self.store.apply(plan)
+
+    async def admit(self, inp: EpisodeInput) -> tuple[EpisodeResult | None, dict[str, Any]]:
+        """Register a new episode, or find where a known one got to: returns the
+        result to give back at once (a duplicate), or the checkpoint to go on from."""
+        progress = await self.store.episode_progress(inp.group_id, inp.episode_id)
+        if progress is None:
+            await self.register(inp)
+            return None, {}
+        if progress.episode.content_hash not in (None, inp.content_hash):
+            raise InvalidInputError(
+                "episode_id", f"{inp.episode_id!r} was already used for an episode with other content"
+            )
+        if progress.episode.status == EpisodeStatus.COMPLETE:
+            return self.duplicate(inp, progress.result or {}), {}
+        return None, progress.checkpoint or {}
+
+    def duplicate(self, inp: EpisodeInput, stored: Mapping[str, Any]) -> EpisodeResult:
+        return EpisodeResult(
+            episode_id=inp.episode_id, group_id=inp.group_id, status=EpisodeStatus.COMPLETE,
+            duplicate=True, extractor=str(stored.get("extractor", "")),
+        )
+
+    # -- stages ------------------------------------------------------------------
+    async def extract_stage(self, inp: EpisodeInput, checkpoint: dict[str, Any], usage: Usage) -> dict[str, Any]:
+        """The extractor's output, from the checkpoint or freshly made (and
+        checkpointed when a model was paid for it)."""
+        if "extraction" in checkpoint:
+            return checkpoint
+        model = self.settings.model if inp.kind.value != "json" else None
+        context = []
+        if model is not None:
+            await self._state(inp.group_id, EpisodeState(inp.episode_id, EpisodeStatus.EXTRACTING.value, self._now()))
+            if self.settings.context_episodes > 0 or inp.previous_episode_ids is not None:
+                context = await self.store.context_episodes(
+                    inp.group_id, before=inp.reference_time, exclude=inp.episode_id,
+                    limit=self.settings.context_episodes, saga=inp.saga, ids=inp.previous_episode_ids,
+                )
+        calls = usage.calls
+        extraction, provenance = await extract(inp, model=model, context=context, usage=usage)
+        checkpoint = {**checkpoint, "extraction": extraction.model_dump(mode="json"), "provenance": provenance}
+        if usage.calls > calls:
+            checkpoint["usage"] = usage.as_dict()
+            await self._state(
+                inp.group_id,
+                EpisodeState(inp.episode_id, EpisodeStatus.RESOLVING.value, self._now(), checkpoint=checkpoint),
+            )
+        return checkpoint
+
+    def _relation_type(self, inp: EpisodeInput, relation: str) -> RelationType | None:
+        key = fold_relation(relation)
+        declared = inp.ontology.relation_types().get(key) or self.settings.relation_types.get(key)
+        if declared is not None:
+            return declared
+        if self.settings.model is None and self.settings.judge is None:
+            return OFFLINE_RELATION_TYPES.get(key)
+        return None
+
+    async def _vectors(self, drafts: Drafts) -> tuple[dict[str, np.ndarray], list[np.ndarray]]:
+        texts = [d.name for d in drafts.entities] + [f.fact for f in drafts.facts]
+        if not texts:
+            return {}, []
+        matrix = await self.settings.embedder.embed(texts)
+        if matrix.shape != (len(texts), self.settings.embedder.dimension):
+            raise EmbeddingError(
+                f"{self.settings.embedder.name} returned vectors of shape {matrix.shape}, "
+                f"expected ({len(texts)}, {self.settings.embedder.dimension})"
+            )
+        n = len(drafts.entities)
+        names = {d.key: matrix[i] for i, d in enumerate(drafts.entities)}
+        return names, [matrix[n + j] for j in range(len(drafts.facts))]
+
+    async def resolve_stage(
+        self, inp: EpisodeInput, checkpoint: dict[str, Any], drafts: Drafts, vectors: dict[str, np.ndarray],
+        usage: Usage,
+    ) -> dict[str, Any]:
+        """Entity choices and judge verdicts, against the graph as it is now."""
+        if "entities" in checkpoint and "verdicts" in checkpoint:
+            return checkpoint
+        model = self.settings.model
+        calls = usage.calls
+        choices = checkpoint.get("entities")
+        if choices is None:
+            choices = await choose_entities(
+                self.store, inp.group_id, drafts.entities, vectors,
+                model=model, context=inp.content[:400], usage=usage,
+            )
+        records = [self._record(inp, f, drafts, choices, None, provisional=True) for f in drafts.facts]
+        verdicts = await gather_verdicts(
+            self.store, records, [self._relation_type(inp, f.relation) for f in drafts.facts],
+            model=model, judge=self.settings.judge if model is None else None,
+            candidate_limit=self.settings.candidate_limit, usage=usage,
+        )
+        checkpoint = {**checkpoint, "entities": choices, "verdicts": verdicts}
+        if usage.calls > calls:
+            checkpoint["usage"] = usage.as_dict()
+            await self._state(
+                inp.group_id,
+                EpisodeState(inp.episode_id, EpisodeStatus.COMMITTING.value, self._now(), checkpoint=checkpoint),
+            )
+        return checkpoint
+
+    def _record(
+        self,
+        inp: EpisodeInput,
+        draft: FactDraft,
+        drafts: Drafts,
+        choices: Mapping[str, Any],
+        placed: Mapping[str, Any] | None,
+        *,
+        provisional: bool = False,
+        now: datetime | None = None,
+    ) -> FactRecord | None:
+        """The fact as resolution sees it. Provisional records (before the
+        transaction) use the chosen existing entities, and ``None`` when both
+        ends are new (nothing stored can be a candidate)."""
+        names = {d.key: d.name for d in drafts.entities}
+        if placed is not None:
+            s_uuid, o_uuid = placed[draft.subject].uuid, placed[draft.object].uuid
+            s_name, o_name = placed[draft.subject].name, placed[draft.object].name
+        else:
+            s_uuid = (choices.get(draft.subject) or {}).get("uuid")
+            o_uuid = (choices.get(draft.object) or {}).get("uuid")
+            if s_uuid is None and o_uuid is None:
+                return None
+            s_uuid, o_uuid = s_uuid or f"new:{draft.subject}", o_uuid or f"new:{draft.object}"
+            s_name, o_name = names.get(draft.subject, draft.subject), names.get(draft.object, draft.object)
+        when = now or self._now()
+        valid_at = draft.valid_at or inp.reference_time
+        return FactRecord(
+            uuid=new_id() if not provisional else f"new:{id(draft)}",
+            group_id=inp.group_id,
+            source_uuid=s_uuid,
+            target_uuid=o_uuid,
+            subject=s_name,
+            object=o_name,
+            relation=draft.relation,
+            relation_key=fold_relation(draft.relation),
+            fact=draft.fact,
+            valid_at=valid_at,
+            invalid_at=None,
+            stated_invalid_at=draft.invalid_at,
+            created_at=when,
+            expired_at=None,
+            invalidated_by=None,
+            sources=(Source(inp.episode_id, valid_at, draft.invalid_at, when, draft.provenance),),
+            attributes=draft.attributes,
+            recorded_at=when,
+            cause="created",
+            cause_episode=inp.episode_id,
+        )
+
+    async def commit_stage(
+        self, inp: EpisodeInput, checkpoint: dict[str, Any], drafts: Drafts, vectors: dict[str, np.ndarray],
+        fact_vectors: list[np.ndarray], usage: Usage,
+    ) -> EpisodeResult:
+        """Everything the episode writes, and its completion, in one transaction."""
+        g = inp.group_id
+        choices: dict[str, Any] = checkpoint.get("entities") or {}
+        verdicts: dict[str, Any] = checkpoint.get("verdicts") or {}
+        outcome = _Outcome()
+        async with self.store.unit(g) as tx:
+            progress = await tx.episode_progress(g, inp.episode_id)
+            if progress is not None and progress.episode.status == EpisodeStatus.COMPLETE:
+                return self.duplicate(inp, progress.result or {})  # another worker got there first
+            now = self._now()
+            plan = Plan(group_id=g, now=now, expected_revision=None)
+            placed = await place_entities(
+                tx, plan, drafts.entities, choices, vectors, drafts.provenance, inp.episode_id
+            )
+            await tx.apply(plan)
+            for i, draft in enumerate(drafts.facts):
+                await self._commit_fact(tx, inp, i, draft, drafts, placed, verdicts, fact_vectors, outcome)
+            final = Plan(group_id=g, now=self._now(), expected_revision=None)
+            summary = {
+                "extractor": drafts.provenance.get("extractor"),
+                "entities": len(placed),
+                "created": len(outcome.created),
+                "merged": len(outcome.merged),
+                "retired": len(outcome.retired),
+                "changed": len(outcome.changed),
+                "usage": usage.as_dict(),
+            }
+            final.episode_states.append(
+                EpisodeState(
+                    inp.episode_id, EpisodeStatus.COMPLETE.value, final.now, pending=None, checkpoint=None,
+                    result=summary, clear_content=not self.settings.store_raw_content,
+                )
+            )
+            await tx.apply(final)
+        entities = list({e.uuid: e for e in placed.values()}.values())
+        return EpisodeResult(
+            episode_id=inp.episode_id,
+            group_id=g,
+            status=EpisodeStatus.COMPLETE,
+            extractor=str(drafts.provenance.get("extractor", "")),
+            entities=entities,
+            created=[r.to_fact() for r in outcome.created.values()],
+            merged=[r.to_fact() for r in outcome.merged.values()],
+            retired=[r.to_fact() for r in outcome.retired.values()],
+            changed=[r.to_fact() for r in outcome.changed.values()],
+            refused=outcome.refused,
+            usage=_usage(usage),
+        )
+
+    async def _commit_fact(
+        self,
+        tx: Store,
+        inp: EpisodeInput,
+        index: int,
+        draft: FactDraft,
+        drafts: Drafts,
+        placed: Mapping[str, Any],
+        verdicts: Mapping[str, Any],
+        fact_vectors: list[np.ndarray],
+        outcome: _Outcome,
+    ) -> None:
+        g = inp.group_id
+        plan = Plan(group_id=g, now=self._now(), expected_revision=None)
+        record = self._record(inp, draft, drafts, {}, placed, now=plan.now)
+        assert record is not None
+        if record.source_uuid == record.target_uuid:
+            return  # two names of one entity: a fact from an entity to itself says nothing
+        judged = verdicts.get(str(index))
+        has_judge = self.settings.model is not None or self.settings.judge is not None
+
+        async def verdict(screening: Screening) -> Verdict:
+            if judged is None:
+                return Verdict()
+            shown = {c.uuid for c in screening.for_judge}
+            return Verdict(
+                contradicts=[u for u in judged["contradicts"] if u in shown],
+                duplicate_of=judged["duplicate_of"] if judged["duplicate_of"] in shown else None,
+            )
+
+        result, _ = await resolve_fact(
+            tx, plan, record, fresh=(), relation_type=self._relation_type(inp, draft.relation),
+            verdict=verdict if has_judge else None, candidate_limit=self.settings.candidate_limit,
+        )
+        if judged and judged.get("refused"):
+            outcome.refused.extend(judged["refused"])
+            plan.audit.append(refusal_event(g, plan.now, inp.episode_id, result.target.uuid, judged["refused"]))
+        if not result.merged and index < len(fact_vectors):
+            plan.fact_embeddings[result.target.uuid] = np.asarray(fact_vectors[index], dtype=np.float32).tobytes()
+        await tx.apply(plan)
+        target = result.target
+        if result.merged and target.uuid not in outcome.created:
+            outcome.merged[target.uuid] = target
+        else:
+            outcome.created[target.uuid] = target
+        for rec in result.retired:
+            outcome.retired[rec.uuid] = rec
+            outcome.changed.pop(rec.uuid, None)
+            if rec.uuid in outcome.created:
+                outcome.created[rec.uuid] = rec
+        for rec in result.changed:
+            if rec.uuid in outcome.created:
+                outcome.created[rec.uuid] = rec
+            elif rec.uuid not in outcome.retired:
+                outcome.changed[rec.uuid] = rec
+
+    # -- the whole way -----------------------------------------------------------
+    async def run(
+        self, inp: EpisodeInput, checkpoint: dict[str, Any] | None = None, usage: Usage | None = None
+    ) -> EpisodeResult:
+        """Take an admitted episode from its checkpoint to complete, or to
+        retryable / quarantined with the reason (nothing of it written)."""
+        usage = usage or Usage()
+        checkpoint = dict(checkpoint or {})
+        try:
+            checkpoint = await self.extract_stage(inp, checkpoint, usage)
+            extraction = Extraction.model_validate(checkpoint["extraction"])
+            drafts = clean(extraction, inp, dict(checkpoint.get("provenance") or {}))
+            vectors, fact_vectors = await self._vectors(drafts)
+            checkpoint = await self.resolve_stage(inp, checkpoint, drafts, vectors, usage)
+            return await self.commit_stage(inp, checkpoint, drafts, vectors, fact_vectors, usage)
+        except SchemaError:
+            raise
+        except (*_RETRYABLE, ModelError, StoreError) as exc:
+            retry = isinstance(exc, _RETRYABLE + (StoreError,)) or (
+                isinstance(exc, ModelError) and not isinstance(exc, ModelOutputError)
+            )
+            return await self.failed(inp, exc, retry, usage)
+        except (InvalidInputError, KronographError, ValueError, TypeError, KeyError) as exc:
+            _log.warning("episode %s quarantined: %r", inp.episode_id, exc)
+            return await self.failed(inp, exc, False, usage)
+
+    async def failed(self, inp: EpisodeInput, exc: Exception, retry: bool, usage: Usage) -> EpisodeResult:
+        status = EpisodeStatus.RETRYABLE if retry else EpisodeStatus.QUARANTINED
+        error = f"{type(exc).__name__}: {exc}"
+        await self._state(inp.group_id, EpisodeState(inp.episode_id, status.value, self._now(), error=error))
+        return EpisodeResult(
+            episode_id=inp.episode_id, group_id=inp.group_id, status=status, error=error, usage=_usage(usage)
+        )
+
+
+def _usage(usage: Usage) -> ModelUsage:
+    return trusted(ModelUsage, **usage.as_dict())
