@@ -154,6 +154,8 @@ class Ingestion:
             arg = self._model_arg
             provider: Provider | None
             if isinstance(arg, ModelClient):
+                if arg.cache is None:  # a client without a cache of its own uses the store's
+                    arg.cache = _ReplyCache(self.store, self._clock)
                 self._model = arg
             else:
                 if arg == "auto":

@@ -125,7 +125,10 @@ def clean(extraction: Extraction, inp: EpisodeInput, provenance: dict[str, Any])
             dropped.add(key)
             continue
         typed = next((label for label in labels if label in ontology.entity_types), None)
-        attributes = ontology.attributes("entity", typed, item.attributes)
+        if typed is None and provenance.get("extractor") == "json":
+            attributes = dict(item.attributes)  # the record's own fields, kept as they are
+        else:
+            attributes = ontology.attributes("entity", typed, item.attributes)
         known = entities.get(key)
         if known is None:
             entities[key] = EntityDraft(name, key, labels, attributes, _name(item.summary))

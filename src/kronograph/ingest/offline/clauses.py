@@ -46,8 +46,14 @@ _FOLLOW_OK = frozenset(
     over nearly around just early late mid earlier later soon right last since
     """.split()
 )
-_STOPISH = _FOLLOW_OK | _DETERMINERS | PRONOUNS | FILLER | NEGATION | HEDGE | frozenset(
-    "me you him her us them it this that what something everything nothing anything one".split()
+_STOPISH = (
+    _FOLLOW_OK
+    | _DETERMINERS
+    | PRONOUNS
+    | FILLER
+    | NEGATION
+    | HEDGE
+    | frozenset("me you him her us them it this that what something everything nothing anything one".split())
 )
 
 

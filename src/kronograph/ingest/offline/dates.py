@@ -34,9 +34,18 @@ _MONTHS = {
     name: number
     for number, names in enumerate(
         [
-            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
-            ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
-            ("october", "oct"), ("november", "nov"), ("december", "dec"),
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
         ],
         start=1,
     )
@@ -44,16 +53,46 @@ _MONTHS = {
 }
 _WEEKDAYS = {d: i for i, d in enumerate(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])}
 _NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a couple of": 2,
+    "couple of": 2,
 }
 _ROLES: dict[str, Role] = {
-    "since": "since", "from": "since", "starting": "since", "starting from": "since", "starting on": "since",
-    "starting in": "since", "as of": "since", "beginning": "since", "until": "until", "till": "until",
-    "til": "until", "through": "until", "to": "until", "before": "other", "after": "other", "by": "other",
+    "since": "since",
+    "from": "since",
+    "starting": "since",
+    "starting from": "since",
+    "starting on": "since",
+    "starting in": "since",
+    "as of": "since",
+    "beginning": "since",
+    "until": "until",
+    "till": "until",
+    "til": "until",
+    "through": "until",
+    "to": "until",
+    "before": "other",
+    "after": "other",
+    "by": "other",
 }
 
-_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
 _FULL_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _NUM = r"(?:\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:a\s+)?couple\s+of)"

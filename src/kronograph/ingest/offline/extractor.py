@@ -31,6 +31,7 @@ _STRONG_HEDGES = frozenset(
     """.split()
 )
 _QUESTION_START = frozenset("do does did is are was were will would can could should shall has have".split())
+_QUESTION_SUBJECTS = frozenset("i we you he she they it there".split())
 _WEAK_HEDGE_PAIRS = frozenset({("not", "sure"), ("i", "think"), ("i", "believe"), ("no", "idea")})
 _ANYMORE = frozenset({"anymore", "nowadays"})
 
@@ -89,7 +90,9 @@ class OfflineExtractor:
                 body = m.group(2)
             for sentence in _sentences(body):
                 self._sentence(sentence, reference_time, ctx)
-        return Extraction(reasoning=_reasoning(ctx), entities=list(ctx.entities.values()), facts=list(ctx.facts.values()))
+        return Extraction(
+            reasoning=_reasoning(ctx), entities=list(ctx.entities.values()), facts=list(ctx.facts.values())
+        )
 
     def _sentence(self, text: str, reference: datetime, ctx: _Context) -> None:
         tokens = tokenize(text)
@@ -115,8 +118,13 @@ class _Clauses:
     """One sentence's pattern matches turned into facts."""
 
     def __init__(
-        self, text: str, tokens: list[Token], runs_at: dict[int, Run], runs_end: dict[int, Run],
-        times: list[TimeMention], ctx: _Context,
+        self,
+        text: str,
+        tokens: list[Token],
+        runs_at: dict[int, Run],
+        runs_end: dict[int, Run],
+        times: list[TimeMention],
+        ctx: _Context,
     ) -> None:
         self.text, self.tokens, self.runs_at, self.runs_end = text, tokens, runs_at, runs_end
         self.times, self.ctx = times, ctx
@@ -158,6 +166,10 @@ class _Clauses:
     def _clause(
         self, pattern: Pattern, m: re.Match[str]
     ) -> tuple[list[_Subject], list[tuple[str, str | None]], int, int] | None:
+        if "title" in m.re.groupindex:
+            title = m.group("title")
+            if not (title_relation(title) if not pattern.relation else title_at_ok(title)):
+                return None  # "is proud of", "is a big fan of": no title
         verb_at = self.index[m.start()]
         gap = read_gap(self.tokens, verb_at)
         if gap is None or gap.negated and not _anymore(self.tokens, verb_at) or gap.hedged:
@@ -182,7 +194,9 @@ class _Clauses:
         self.previous = subjects
         if pattern.relation:  # label now, so that a pronoun later in the sentence can find them
             for subject in subjects:
-                self.ctx.mention(subject.name, name_label(subject.name) or self.ctx.label(subject.name) or pattern.subject_label)
+                self.ctx.mention(
+                    subject.name, name_label(subject.name) or self.ctx.label(subject.name) or pattern.subject_label
+                )
             for name, label in objs:
                 self.ctx.mention(name, name_label(name) or label or self.ctx.label(name) or pattern.object_label)
         flags = (1 if closing else 0) | (2 if gap.future else 0) | (4 if gap.perfect else 0)
@@ -236,8 +250,13 @@ class _Clauses:
         return _Subject(ctx.entities[chosen[0]].name, 0.7) if len(chosen) == 1 else None
 
     def _emit(
-        self, subjects: list[_Subject], pattern: Pattern, m: re.Match[str], objects: list[tuple[str, str | None]],
-        span: tuple[int, int, int], flags: int,
+        self,
+        subjects: list[_Subject],
+        pattern: Pattern,
+        m: re.Match[str],
+        objects: list[tuple[str, str | None]],
+        span: tuple[int, int, int],
+        flags: int,
     ) -> int:
         relation, s_label, o_label = pattern.relation, pattern.subject_label, pattern.object_label
         if not relation:
@@ -281,7 +300,9 @@ class _Clauses:
                     continue
                 used = [t for t in (valid, invalid) if t is not None]
                 self.ctx.facts[key] = ExtractedFact(
-                    subject=subject.name, relation=rel, object=name,
+                    subject=subject.name,
+                    relation=rel,
+                    object=name,
                     fact=f"{subject.name} {phrase(rel, past)} {name}",
                     valid_at=valid.when.isoformat() if valid else None,
                     invalid_at=invalid.when.isoformat() if invalid else None,
@@ -293,7 +314,7 @@ class _Clauses:
 
 
 def _anymore(tokens: list[Token], verb_at: int) -> bool:
-    """"doesn't work at Acme anymore": a negation that closes, not one that denies."""
+    """ "doesn't work at Acme anymore": a negation that closes, not one that denies."""
     return any(t.lower in _ANYMORE or t.lower == "longer" for t in tokens[verb_at:])
 
 
@@ -320,8 +341,12 @@ def _expression(text: str, used: list[TimeMention]) -> str | None:
 def _skip_reason(tokens: list[Token]) -> str | None:
     """Why a whole sentence states no fact: a question, a condition, hearsay or a hedge."""
     words = [t.lower for t in tokens]
-    if words[-1] == "?" or (words[0] in _QUESTION_START and len(words) > 2 and words[1] in PRONOUNS | {"you"}):
-        return "question"
+    if words[-1] == "?" or (
+        words[0] in _QUESTION_START
+        and len(words) > 2
+        and (words[0].startswith("d") or words[1] in _QUESTION_SUBJECTS or tokens[1].text[0].isupper())
+    ):
+        return "question"  # "Does Tom work at Acme", "Is she still in Rome": asked, not told
     if not _STRONG_HEDGES.isdisjoint(words) or not _WEAK_HEDGE_PAIRS.isdisjoint(zip(words, words[1:])):
         return "hedged"
     return None
@@ -331,7 +356,7 @@ def _sentences(text: str) -> list[str]:
     """Split at sentence ends, but not after "Dr." or "St."."""
     found, start = [], 0
     for m in _SENTENCE_END.finditer(text):
-        word = text[:m.start()].rsplit(None, 1)[-1].lower() if text[:m.start()].strip() else ""
+        word = text[: m.start()].rsplit(None, 1)[-1].lower() if text[: m.start()].strip() else ""
         if m.group(0).startswith(".") and word.rstrip(".") in _ABBREVIATIONS and m.end() < len(text):
             continue
         found.append(text[start : m.end()].strip())

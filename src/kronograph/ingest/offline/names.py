@@ -126,8 +126,11 @@ def find_runs(text: str, tokens: list[Token]) -> list[Run]:
                 break
             if _capitalised(nxt):
                 j += 1
-            elif nxt.lower in _CONNECTORS and j + 2 < n and _capitalised(tokens[j + 2]) and (
-                tokens[j + 2].start == nxt.end + 1
+            elif (
+                nxt.lower in _CONNECTORS
+                and j + 2 < n
+                and _capitalised(tokens[j + 2])
+                and (tokens[j + 2].start == nxt.end + 1)
             ):
                 j += 2
             else:

@@ -50,77 +50,99 @@ _COPULA_KEYS = "is am are was were been became becomes remains 's 'm 're"
 
 
 def _p(
-    keys: str, regex: str, relation: str, kind: Kind, subject: str | None = None, obj: str | None = None,
+    keys: str,
+    regex: str,
+    relation: str,
+    kind: Kind,
+    subject: str | None = None,
+    obj: str | None = None,
     **flags: object,
 ) -> Pattern:
     """A pattern, tried only on sentences holding one of ``keys`` (a cheap filter: forty regexes per sentence
     would cost more than everything else together)."""
     return Pattern(
-        re.compile(regex, re.IGNORECASE), relation, kind, subject, obj, keys=frozenset(keys.split()), **flags  # type: ignore[arg-type]
+        re.compile(regex, re.IGNORECASE),
+        relation,
+        kind,
+        subject,
+        obj,
+        keys=frozenset(keys.split()),
+        **flags,  # type: ignore[arg-type]
     )
 
 
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised: a name follows
 _COPULA = r"(?:\b(?:is|am|are|was|were|been|became|becomes|remains)|'(?:s|m|re))\s+"
 
+# fmt: off
+_P, _O, _L = "Person", "Organization", "Location"
 PATTERNS: tuple[Pattern, ...] = (
     # employment
-    _p("work works working", r"\b(?:works?|working)\s+(?:at|for)\b", "WORKS_AT", "state", "Person", "Organization", closes=True),
-    _p("employed", r"\bemployed\s+(?:at|by)\b", "WORKS_AT", "state", "Person", "Organization", closes=True),
-    _p("start starts started starting", r"\b(?:start(?:s|ed|ing)?)\s+(?:working\s+|a\s+job\s+|a\s+new\s+job\s+)?(?:at|for)\b", "WORKS_AT", "state",
-       "Person", "Organization"),
-    _p("join joins joined joining rejoined rejoins", r"\b(?:re)?(?:joined|joins|joining|join)\b", "WORKS_AT", "state", None, "Organization"),
-    _p("got", r"\bgot\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|offer|position|role)\s+(?:at|with)\b", "WORKS_AT", "state", "Person",
-       "Organization"),
-    _p("hired", r"\bhired\s+(?:by|at)\b", "WORKS_AT", "state", "Person", "Organization"),
-    _p("worked", r"\bworked\s+(?:at|for)\b", "WORKS_AT", "past", "Person", "Organization", closes=True),
+    _p("work works working", r"\b(?:works?|working)\s+(?:at|for)\b", "WORKS_AT", "state", _P, _O, closes=True),
+    _p("employed", r"\bemployed\s+(?:at|by)\b", "WORKS_AT", "state", _P, _O, closes=True),
+    _p("start starts started starting",
+       r"\b(?:start(?:s|ed|ing)?)\s+(?:working\s+|a\s+job\s+|a\s+new\s+job\s+)?(?:at|for)\b", "WORKS_AT", "state", _P, _O),
+    _p("join joins joined joining rejoined rejoins", r"\b(?:re)?(?:joined|joins|joining|join)\b", "WORKS_AT", "state",
+       None, _O),
+    _p("got", r"\bgot\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|offer|position|role)\s+(?:at|with)\b", "WORKS_AT", "state",
+       _P, _O),
+    _p("hired", r"\bhired\s+(?:by|at)\b", "WORKS_AT", "state", _P, _O),
+    _p("worked", r"\bworked\s+(?:at|for)\b", "WORKS_AT", "past", _P, _O, closes=True),
     _p("left quit quits leaves", r"\b(?:left|quit|quits|leaves)\b", "LEFT", "event"),
-    _p("resign resigned resigns retire retired retires stepped laid fired departed", r"\b(?:resign(?:ed|s)?|retire[ds]?|stepped\s+down|laid\s+off|fired|departed)\s+(?:from|by)\b", "LEFT", "event",
-       "Person", "Organization"),
-    _p("moved", r"\bmoved\s+(?:out\s+of|away\s+from)\b", "LEFT", "event", None, "Location"),
+    _p("resign resigned resigns retire retired retires stepped laid fired departed",
+       r"\b(?:resign(?:ed|s)?|retire[ds]?|stepped\s+down|laid\s+off|fired|departed)\s+(?:from|by)\b", "LEFT", "event",
+       _P, _O),
+    _p("moved", r"\bmoved\s+(?:out\s+of|away\s+from)\b", "LEFT", "event", None, _L),
     # residence
-    _p("live lives living reside resides residing", r"\b(?:lives?|living|resides?|residing)\s+in\b", "LIVES_IN", "state", "Person", "Location", closes=True),
-    _p("based", r"\bbased\s+(?:in|out\s+of)\b", "LIVES_IN", "state", "Person", "Location", closes=True, org_relation="BASED_IN"),
-    _p("headquartered", r"\bheadquartered\s+in\b", "BASED_IN", "state", "Organization", "Location"),
-    _p("move moves moved moving relocate relocates relocated relocating", r"\b(?:mov(?:e|es|ed|ing)|relocat(?:e|es|ed|ing))(?:\s+(?:back|over|here|there|away))?"
-       r"(?:\s+from\s+[^,.;!?]+?)?\s+to\b", "LIVES_IN", "state", "Person", "Location", org_relation="BASED_IN"),
-    _p("settled", r"\bsettled\s+(?:down\s+)?in\b", "LIVES_IN", "state", "Person", "Location"),
-    _p("lived", r"\blived\s+in\b", "LIVES_IN", "past", "Person", "Location", closes=True),
-    _p("born", r"\bborn\s+in\b", "BORN_IN", "event", "Person", "Location"),
-    _p("opened", r"\bopened\s+(?:a\s+|an\s+|its\s+|their\s+)?(?:new\s+|first\s+|second\s+|third\s+)?(?:office|offices|branch|hub)"
-       r"\s+in\b", "HAS_OFFICE_IN", "event", "Organization", "Location"),
-    _p("has have", r"\bha(?:s|ve)\s+(?:an?\s+)?(?:office|offices)\s+in\b", "HAS_OFFICE_IN", "state", "Organization", "Location"),
+    _p("live lives living reside resides residing", r"\b(?:lives?|living|resides?|residing)\s+in\b", "LIVES_IN",
+       "state", _P, _L, closes=True),
+    _p("based", r"\bbased\s+(?:in|out\s+of)\b", "LIVES_IN", "state", _P, _L, closes=True, org_relation="BASED_IN"),
+    _p("headquartered", r"\bheadquartered\s+in\b", "BASED_IN", "state", _O, _L),
+    _p("move moves moved moving relocate relocates relocated relocating",
+       r"\b(?:mov(?:e|es|ed|ing)|relocat(?:e|es|ed|ing))(?:\s+(?:back|over|here|there|away))?"
+       r"(?:\s+from\s+[^,.;!?]+?)?\s+to\b", "LIVES_IN", "state", _P, _L, org_relation="BASED_IN"),
+    _p("settled", r"\bsettled\s+(?:down\s+)?in\b", "LIVES_IN", "state", _P, _L),
+    _p("lived", r"\blived\s+in\b", "LIVES_IN", "past", _P, _L, closes=True),
+    _p("born", r"\bborn\s+in\b", "BORN_IN", "event", _P, _L),
+    _p("opened", r"\bopened\s+(?:a\s+|an\s+|its\s+|their\s+)?(?:new\s+|first\s+|second\s+|third\s+)?"
+       r"(?:office|offices|branch|hub)\s+in\b", "HAS_OFFICE_IN", "event", _O, _L),
+    _p("has have", r"\bha(?:s|ve)\s+(?:an?\s+)?(?:office|offices)\s+in\b", "HAS_OFFICE_IN", "state", _O, _L),
     # tools, things, tastes
     _p("use uses using", r"\b(?:uses|use|using)\b", "USES", "state", None, "Product", loose_object=True),
     _p("switched migrated", r"\b(?:switched|migrated)\s+(?:over\s+)?to\b", "USES", "state", None, "Product"),
     _p("own owns bought purchased", r"\b(?:owns|own|bought|purchased)\b", "OWNS", "state"),
-    _p("like likes love loves enjoy enjoys adore adores", r"\b(?:likes|like|loves|love|enjoys|enjoy|adores|adore)\b", "LIKES", "state", loose_object=True),
-    _p("fan fond", r"(?:\b(?:is|am|are)|'(?:s|m|re))\s+(?:a\s+)?(?:big\s+|huge\s+|great\s+)?(?:fan|fond)\s+of\b", "LIKES", "state",
+    _p("like likes love loves enjoy enjoys adore adores",
+       r"\b(?:likes|like|loves|love|enjoys|enjoy|adores|adore)\b", "LIKES", "state", loose_object=True),
+    _p("fan fond", r"(?:\b(?:is|am|are)|'(?:s|m|re))\s+(?:a\s+)?(?:big\s+|huge\s+|great\s+)?(?:fan|fond)\s+of\b",
+       "LIKES", "state", loose_object=True),
+    _p("hate hates dislike dislikes detests", r"\b(?:hates|hate|dislikes|dislike|detests)\b", "DISLIKES", "state",
        loose_object=True),
-    _p("hate hates dislike dislikes detests", r"\b(?:hates|hate|dislikes|dislike|detests)\b", "DISLIKES", "state", loose_object=True),
     # people
-    _p("married marries", r"\b(?:married|marries)(?:\s+to)?\b", "MARRIED_TO", "state", "Person", "Person", pair=True),
-    _p("engaged", r"\bengaged\s+to\b", "ENGAGED_TO", "state", "Person", "Person"),
-    _p("had grabbed having have", r"\b(?:had|grabbed|having|have)\s+(?:a\s+)?(?P<meal>lunch|dinner|breakfast|brunch|coffee|drinks|drink|tea)\s+with\b",
-       "HAD_{meal}_WITH", "event", "Person", "Person"),
-    _p("met", r"\bmet(?:\s+up)?(?:\s+with)?\b", "MET", "event", "Person", "Person"),
-    _p("report reports", r"\breports?\s+(?:directly\s+)?to\b", "REPORTS_TO", "state", "Person", "Person"),
-    _p("friends", r"\bfriends\s+with\b", "FRIENDS_WITH", "state", "Person", "Person"),
-    _p("visited", r"\bvisited\b", "VISITED", "event", None, "Location"),
+    _p("married marries", r"\b(?:married|marries)(?:\s+to)?\b", "MARRIED_TO", "state", _P, _P, pair=True),
+    _p("engaged", r"\bengaged\s+to\b", "ENGAGED_TO", "state", _P, _P),
+    _p("had grabbed having have",
+       r"\b(?:had|grabbed|having|have)\s+(?:a\s+)?(?P<meal>lunch|dinner|breakfast|brunch|coffee|drinks|drink|tea)"
+       r"\s+with\b", "HAD_{meal}_WITH", "event", _P, _P),
+    _p("met", r"\bmet(?:\s+up)?(?:\s+with)?\b", "MET", "event", _P, _P),
+    _p("report reports", r"\breports?\s+(?:directly\s+)?to\b", "REPORTS_TO", "state", _P, _P),
+    _p("friends", r"\bfriends\s+with\b", "FRIENDS_WITH", "state", _P, _P),
+    _p("visited", r"\bvisited\b", "VISITED", "event", None, _L),
     # projects and organisations
-    _p("work works working", r"\b(?:works?|working)\s+on\b", "WORKS_ON", "state", "Person", "Project"),
-    _p("lead leads leading heads heading", r"\b(?:leads|lead|leading|heads|heading)\b", "LEADS", "state", "Person", "Project"),
-    _p("manage manages managing", r"\b(?:manages|manage|managing)\b", "MANAGES", "state", "Person", "Project"),
-    _p("founded co-founded cofounded", r"\b(?:co-?)?founded\b", "FOUNDED", "event", "Person", "Organization"),
-    _p("acquired", r"\bacquired\b", "ACQUIRED", "event", "Organization", "Organization"),
-    _p("studied studies study studying graduated", r"\b(?:studied|studies|study|studying)\s+at\b|\bgraduated\s+from\b", "STUDIED_AT", "event", "Person",
-       "Organization"),
+    _p("work works working", r"\b(?:works?|working)\s+on\b", "WORKS_ON", "state", _P, "Project"),
+    _p("lead leads leading heads heading", r"\b(?:leads|lead|leading|heads|heading)\b", "LEADS", "state", _P,
+       "Project"),
+    _p("manage manages managing", r"\b(?:manages|manage|managing)\b", "MANAGES", "state", _P, "Project"),
+    _p("founded co-founded cofounded", r"\b(?:co-?)?founded\b", "FOUNDED", "event", _P, _O),
+    _p("acquired", r"\bacquired\b", "ACQUIRED", "event", _O, _O),
+    _p("studied studies study studying graduated",
+       r"\b(?:studied|studies|study|studying)\s+at\b|\bgraduated\s+from\b", "STUDIED_AT", "event", _P, _O),
     # "is the CEO of X", "is a software engineer at X"
-    _p(_COPULA_KEYS, _COPULA + r"(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+" + _UP,
-       "", "state"),
-    _p(_COPULA_KEYS, _COPULA + r"(?:now\s+)?(?:the\s+|a\s+|an\s+|our\s+|their\s+)(?P<title>[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:at|for|with)\s+"
-       + _UP, "WORKS_AT", "state", "Person", "Organization"),
+    _p(_COPULA_KEYS, _COPULA + r"(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?"
+       r"(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+" + _UP, "", "state"),
+    _p(_COPULA_KEYS, _COPULA + r"(?:now\s+)?(?:the\s+|a\s+|an\s+|our\s+|their\s+)"
+       r"(?P<title>[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O),
 )
+# fmt: on
 
 _NOT_TITLES = frozenset(
     """
@@ -135,16 +157,19 @@ _PERSON_TITLES = frozenset(
 )
 _PLACE_TITLES = frozenset("capital city".split())
 
+# fmt: off
 _PHRASES = {
     "WORKS_AT": ("works at", "worked at"), "LEFT": ("left", "left"), "LIVES_IN": ("lives in", "lived in"),
     "BASED_IN": ("is based in", "was based in"), "BORN_IN": ("was born in", "was born in"),
     "HAS_OFFICE_IN": ("has an office in", "had an office in"), "USES": ("uses", "used"), "OWNS": ("owns", "owned"),
-    "LIKES": ("likes", "liked"), "DISLIKES": ("dislikes", "disliked"), "MARRIED_TO": ("is married to", "was married to"),
-    "ENGAGED_TO": ("is engaged to", "was engaged to"), "MET": ("met", "met"), "REPORTS_TO": ("reports to", "reported to"),
+    "LIKES": ("likes", "liked"), "DISLIKES": ("dislikes", "disliked"),
+    "MARRIED_TO": ("is married to", "was married to"), "ENGAGED_TO": ("is engaged to", "was engaged to"),
+    "MET": ("met", "met"), "REPORTS_TO": ("reports to", "reported to"),
     "FRIENDS_WITH": ("is friends with", "was friends with"), "VISITED": ("visited", "visited"),
     "WORKS_ON": ("works on", "worked on"), "LEADS": ("leads", "led"), "MANAGES": ("manages", "managed"),
     "FOUNDED": ("founded", "founded"), "ACQUIRED": ("acquired", "acquired"), "STUDIED_AT": ("studied at", "studied at"),
 }
+# fmt: on
 
 
 def title_relation(title: str) -> tuple[str, str | None, str | None] | None:
@@ -153,13 +178,11 @@ def title_relation(title: str) -> tuple[str, str | None, str | None] | None:
     words = title.lower().split()
     if not words or any(w in _NOT_TITLES for w in words) or words[-1].endswith(("ing", "ly")):
         return None
-    if words[-1] in ("fan", "fond"):
-        return None
     relation = "_".join(re.sub(r"[^a-z0-9]+", "_", w).strip("_") for w in words) + "_OF"
     if words[-1] in _PLACE_TITLES:
         return relation.upper(), "Location", "Location"
     if words[-1] in _PERSON_TITLES:
-        return relation.upper(), "Person", "Organization" if words[-1] != "mayor" else "Location"
+        return relation.upper(), "Person", "Organization"
     if words[-1] in ("mayor", "governor"):
         return relation.upper(), "Person", "Location"
     return relation.upper(), None, None
