@@ -282,8 +282,8 @@ class AsyncMemory:
         self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]
     ) -> list[EpisodeResult]:
         """Ingest many episodes of a group: extracted concurrently, resolved and
-        committed one by one in reference-time order, so the graph is the one
-        ``add_episode`` would build one at a time. Each item is a dict (or an
+        committed one by one in the order given, so the graph is the one
+        ``add_episode`` builds from the same list one at a time. Each item is a dict (or an
         :class:`EpisodeItem`) with ``add_episode``'s keyword fields and
         ``content``; all are validated before anything is stored. Results come
         back in the order given."""

@@ -1,10 +1,12 @@
 """Ingestion as the memory runs it: one episode, many, and resumption.
 
 Within a group, episodes resolve and commit one at a time (the group's lock),
-in reference-time order for a batch; groups run in parallel. A batch extracts
+a batch in the order given; groups run in parallel. A batch extracts
 concurrently first, since extraction depends only on the episode and its
-context, which registering the whole batch up front makes the same as for
-one-by-one ingestion.
+context (the earlier episodes by reference time), which registering the whole
+batch up front makes the same as for one-by-one ingestion. So a batch builds
+exactly the graph that ``add_episode`` called on the same list one by one
+builds.
 """
 
 from __future__ import annotations
@@ -225,7 +227,8 @@ class Ingestion:
             raise InvalidInputError("episodes", "expected a list of episodes")
         items = [EpisodeItem.of(e, f"episodes[{i}]") for i, e in enumerate(episodes)]
         inputs = [self._input(group_id, item, f"episodes[{i}]") for i, item in enumerate(items)]
-        order = sorted(range(len(inputs)), key=lambda i: (inputs[i].reference_time, i))
+        # The order given: one-by-one ingestion of the same list builds the same graph.
+        order = list(range(len(inputs)))
         pipeline = self._pipeline()
         results: list[EpisodeResult | None] = [None] * len(inputs)
         async with self._lock(group_id):

@@ -82,8 +82,9 @@ def context_episodes(
     ids: Collection[str] | None,
 ) -> list[Episode]:
     """The episodes an extraction sees as context: the given ids, or the
-    ``limit`` latest of the group (or saga) before ``before``, oldest first.
-    Only episodes with content, never quarantined ones."""
+    ``limit`` latest of the group (or saga) before ``before`` that were
+    received before ``exclude``, oldest first. Only episodes with content,
+    never quarantined ones."""
     base = f"SELECT {rows.EPISODE_COLUMNS} FROM episodes p WHERE p.group_id = ? AND p.content IS NOT NULL"
     if ids is not None:
         keys = list(ids)
@@ -92,8 +93,13 @@ def context_episodes(
             (group_id, *keys),
         )
         return [rows.episode(r) for r in cur]
-    sql = f"{base} AND p.uuid != ? AND p.status != 'quarantined' AND p.kind != 'fact'"
-    args: list[object] = [group_id, exclude]
+    # Received before this episode (a batch registers in its order), so that a
+    # batch's context is what one-by-one ingestion of the same list would see.
+    sql = (
+        f"{base} AND p.uuid != ? AND p.status != 'quarantined' AND p.kind != 'fact'"
+        " AND p.id < COALESCE((SELECT id FROM episodes WHERE group_id = ? AND uuid = ?), 1 << 62)"
+    )
+    args: list[object] = [group_id, exclude, group_id, exclude]
     if saga is not None:
         sql += " AND p.saga = ?"
         args.append(saga)
