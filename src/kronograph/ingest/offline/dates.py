@@ -99,6 +99,7 @@ _NUM = r"(?:\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _YEAR = r"(?:19|20)\d{2}"
 
+# Matched against lower-cased text: IGNORECASE would make this regex twice as slow.
 _PATTERN = re.compile(
     r"\b(?:(?P<pre>since|from|starting(?:\s+(?:from|on|in))?|as\s+of|beginning|until|till|til|through|to|"
     r"by|in|on|during|around|before|after)\s+)?"
@@ -112,8 +113,8 @@ _PATTERN = re.compile(
     rf"|(?P<m5>{_FULL_MONTH})|(?P<w5>{_WEEKDAY})))"
     r"|(?P<dw>the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|this\s+(?:morning|afternoon|evening))"
     rf"|(?P<wd>{_WEEKDAY})|(?P<mo>{_FULL_MONTH})|(?P<yr>{_YEAR}))\b",
-    re.IGNORECASE,
 )
+_PATTERN_ANY_CASE = re.compile(_PATTERN.pattern, re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +223,9 @@ def find_times(text: str, reference: datetime) -> list[TimeMention]:
     ref = reference if reference.tzinfo is not None else reference.replace(tzinfo=UTC)
     ref = ref.astimezone(UTC)
     found: list[TimeMention] = []
-    for m in _PATTERN.finditer(text):
+    lower = text.lower()
+    pattern = _PATTERN if len(lower) == len(text) else _PATTERN_ANY_CASE  # lower() keeps offsets, nearly always
+    for m in pattern.finditer(lower if pattern is _PATTERN else text):
         when = _resolve(m, ref)
         if when is None:
             continue
@@ -230,7 +233,7 @@ def find_times(text: str, reference: datetime) -> list[TimeMention]:
         role: Role = _ROLES.get(pre, "at")
         if pre == "to" and not (found and found[-1].role == "since" and m.start() - found[-1].end <= 2):
             continue  # "to" bounds a range only right after "from X": "moved to May" is no date
-        found.append(TimeMention(m.start(), m.end(), m.group(0), when, role))
+        found.append(TimeMention(m.start(), m.end(), text[m.start() : m.end()], when, role))
     return found
 
 

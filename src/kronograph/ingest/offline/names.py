@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 __all__ = ["Run", "Token", "name_label", "tokenize", "find_runs"]
 
@@ -150,6 +151,7 @@ def find_runs(text: str, tokens: list[Token]) -> list[Run]:
     return runs
 
 
+@lru_cache(maxsize=8192)
 def name_label(name: str, title: bool = False) -> str | None:
     """The label a name's own words imply, or None when they imply nothing."""
     if title:
