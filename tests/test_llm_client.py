@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from kronograph.errors import ModelError, ModelOutputError, TransientModelError
 from kronograph.ingest.schema import Extraction
 from kronograph.llm import ModelClient, ModelReply, OpenAIProvider, Usage
+from kronograph.llm._loop_local import LoopLocal
 from kronograph.llm.backoff import Backoff, retry_after_seconds
 from kronograph.llm.client import cache_key
 
@@ -266,6 +267,28 @@ def test_one_client_serves_loops_in_several_threads(server: FakeServer) -> None:
         thread.join()
     assert failures == [] and len(results) == 4
     assert server.max_in_flight <= 2  # one per loop
+
+
+def test_per_loop_objects_of_closed_loops_are_dropped() -> None:
+    local: LoopLocal[asyncio.Semaphore] = LoopLocal(lambda: asyncio.Semaphore(1))
+
+    async def use() -> None:
+        async with local.get():
+            await asyncio.sleep(0)
+
+    for _ in range(5):
+        asyncio.run(use())
+    assert len(local) <= 1  # the running loop's at most (a collected loop drops by itself)
+
+
+def test_a_failing_cache_write_does_not_lose_the_answer(server: FakeServer) -> None:
+    class BrokenCache(DictCache):
+        async def put(self, key: str, model: str, text: str) -> None:
+            raise OSError("disk full")
+
+    client, _ = make_client(server, cache=BrokenCache())
+    server.push(openai_chat(GOOD_TEXT))
+    assert extract(client).reasoning == GOOD["reasoning"]
 
 
 def test_fallback_from_json_schema_to_plain_json(server: FakeServer) -> None:

@@ -83,9 +83,12 @@ def test_each_provider_from_settings(settings: ModelSettings, kind: type, name: 
     assert provider is not None and (provider.name, provider.model) == (name, model)
 
 
-def test_settings_that_cannot_work_say_why() -> None:
+def test_settings_that_cannot_work_say_why(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ValueError, match="deployment"):
         choose_provider(ModelSettings(provider="azure"), environ={})
+    monkeypatch.delenv("AZURE_OPENAI_ENDPOINT", raising=False)
+    with pytest.raises(ValueError, match="Azure endpoint"):
+        choose_provider(ModelSettings(provider="azure", model="dep"), environ={})
     with pytest.raises(ValueError):
         ModelSettings(provider="mystery")  # type: ignore[arg-type]
 
@@ -120,6 +123,8 @@ def test_key_order(var: str) -> None:
 
 
 def test_a_key_without_its_sdk_moves_on(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    import anthropic  # noqa: F401 - imported first: pydantic cannot build its models with a None in sys.modules
+
     monkeypatch.setitem(sys.modules, "openai", None)  # as if not installed
     caplog.set_level(logging.INFO, logger="kronograph")
     provider = choose_provider(environ=nothing_local(OPENAI_API_KEY="sk", ANTHROPIC_API_KEY="ak"))

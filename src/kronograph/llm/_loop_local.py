@@ -30,9 +30,16 @@ class LoopLocal(Generic[T]):
         with self._lock:
             value = self._by_loop.get(loop)
             if value is None:
+                # an object that holds its loop keeps the weak key alive: drop closed loops by hand
+                for old in [other for other in self._by_loop if other.is_closed()]:
+                    del self._by_loop[old]
                 value = self._factory()
                 self._by_loop[loop] = value
             return value
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._by_loop)
 
     def pop_current(self) -> T | None:
         """Forget and return the running loop's object, if it made one."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import random
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
@@ -23,6 +24,7 @@ from .protocol import ModelReply, Provider, ReplyCache, Usage
 __all__ = ["ModelClient", "cache_key"]
 
 T = TypeVar("T", bound=BaseModel)
+log = logging.getLogger("kronograph")
 
 
 def cache_key(
@@ -140,7 +142,10 @@ class ModelClient:
                     text=reply.text,
                 ) from error
         if self.cache is not None:
-            await self.cache.put(key, reply.model or self.model_for(small), reply.text)
+            try:
+                await self.cache.put(key, reply.model or self.model_for(small), reply.text)
+            except Exception as exc:  # the answer is paid for and valid: do not lose it to the cache
+                log.warning("kronograph: could not cache a %s answer: %s", schema_name, exc)
         return result
 
     async def _call(

@@ -67,8 +67,11 @@ def build_provider(settings: ModelSettings) -> Provider:
         if not s.model:
             raise ValueError(f"{kind}: set model (the deployment name for azure, e.g. 'qwen2.5:7b' for ollama)")
         if kind == "azure":
+            endpoint = s.base_url or os.environ.get("AZURE_OPENAI_ENDPOINT")
+            if not endpoint:
+                raise ValueError("azure: set base_url to the Azure endpoint (or AZURE_OPENAI_ENDPOINT)")
             return OpenAIProvider(s.model, small_model=s.small_model, api_key=s.api_key, timeout=s.timeout,
-                                  azure_endpoint=s.base_url, api_version=s.api_version)
+                                  azure_endpoint=endpoint, api_version=s.api_version)
         return OpenAIProvider(s.model, small_model=s.small_model, api_key=s.api_key or "ollama",
                               base_url=_ollama_base(s.base_url) + "/v1", timeout=s.timeout, name="ollama")
     if kind == "anthropic":
