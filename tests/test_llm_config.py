@@ -21,6 +21,7 @@ from kronograph.llm import (
     choose_provider,
 )
 from kronograph.llm import config as config_module
+from kronograph.llm.config import build_provider
 from kronograph.llm.protocol import Provider
 
 from .provider_servers import FakeServer, fake_server, openai_chat
@@ -91,6 +92,8 @@ def test_settings_that_cannot_work_say_why(monkeypatch: pytest.MonkeyPatch) -> N
         choose_provider(ModelSettings(provider="azure", model="dep"), environ={})
     with pytest.raises(ValueError):
         ModelSettings(provider="mystery")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="choose_provider"):
+        build_provider(ModelSettings(model="x"))
 
 
 def test_openai_key_with_base_url_and_model_names(server: FakeServer, caplog: pytest.LogCaptureFixture) -> None:

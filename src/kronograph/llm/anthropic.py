@@ -4,6 +4,7 @@ one forced tool whose input schema is the answer's schema."""
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -79,7 +80,7 @@ class AnthropicProvider:
         tool_name = "".join(c if c.isalnum() or c in "_-" else "_" for c in schema_name)[:64] or "answer"
         if schema is not None:
             extra["tools"] = [{"name": tool_name, "description": f"Record the answer as one {schema_name} object.",
-                               "input_schema": dict(schema)}]
+                               "input_schema": copy.deepcopy(dict(schema))}]
             extra["tool_choice"] = {"type": "tool", "name": tool_name}
         client = self._clients.get()
         try:

@@ -6,6 +6,7 @@ reply cache and usage accounting."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import logging
@@ -39,6 +40,12 @@ def cache_key(
         digest.update(len(encoded).to_bytes(8, "big"))  # length-prefixed: no ambiguity between fields
         digest.update(encoded)
     return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=256)
+def _json_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema, built once per class (callers must not mutate it)."""
+    return schema.model_json_schema()
 
 
 def _validate(text: str, schema: type[T]) -> T:
@@ -112,7 +119,7 @@ class ModelClient:
         when the retries run out, :class:`~kronograph.errors.ModelError` for
         the rest."""
         schema_name = schema.__name__
-        json_schema = schema.model_json_schema()
+        json_schema = _json_schema(schema)
         key = cache_key(provider=self.provider.name, model=self.model_for(small), small=small,
                         schema_name=schema_name, schema=json_schema, system=system, user=user)
         if self.cache is not None:
@@ -138,7 +145,8 @@ class ModelClient:
                 result = _validate(reply.text, schema)
             except (NoJSONObjectError, ValidationError) as error:
                 raise ModelOutputError(
-                    f"{self.name}: the answer for {schema_name} did not validate, even after a repair round: {error}",
+                    f"{self.provider.name}:{self.model_for(small)}: the answer for {schema_name} did not validate, "
+                    f"even after a repair round: {error}",
                     text=reply.text,
                 ) from error
         if self.cache is not None:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .protocol import Provider
 
-__all__ = ["ModelSettings", "choose_provider"]
+__all__ = ["ModelSettings", "build_provider", "choose_provider"]
 
 log = logging.getLogger("kronograph")
 
@@ -84,6 +84,8 @@ def build_provider(settings: ModelSettings) -> Provider:
 
         return GeminiProvider(s.model or "gemini-2.0-flash", small_model=s.small_model, api_key=s.api_key,
                               base_url=s.base_url, timeout=s.timeout)
+    if kind is None:
+        raise ValueError("settings.provider is None: choose_provider(settings) chooses from the environment")
     raise ValueError(f"unknown provider {kind!r}")
 
 

@@ -5,6 +5,7 @@ JSON schema (``response_json_schema``)."""
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -105,7 +106,7 @@ class GeminiProvider:
         config: dict[str, Any] = {"system_instruction": system}
         if schema is not None:
             config["response_mime_type"] = "application/json"
-            config["response_json_schema"] = dict(schema)
+            config["response_json_schema"] = copy.deepcopy(dict(schema))
         client = self._clients.get()
         try:
             response = await client.aio.models.generate_content(

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -141,7 +142,7 @@ def _format(mode: FormatMode, schema: Mapping[str, Any] | None, schema_name: str
         return {"response_format": {"type": "json_object"}}
     name = re.sub(r"[^A-Za-z0-9_-]", "_", schema_name)[:64] or "answer"
     return {"response_format": {"type": "json_schema",
-                                "json_schema": {"name": name, "schema": dict(schema), "strict": False}}}
+                                "json_schema": {"name": name, "schema": copy.deepcopy(dict(schema)), "strict": False}}}
 
 
 def _reply(response: Any, model: str) -> ModelReply:
