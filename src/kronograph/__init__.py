@@ -1,15 +1,24 @@
 """kronograph: a temporal knowledge-graph memory for AI agents."""
 
+from .embed import HashingEmbedder
 from .errors import (
     ClosedError,
     ConcurrentWriteError,
+    EmbeddingError,
+    EpisodeFailedError,
     InvalidInputError,
     JudgeError,
     KronographError,
+    ModelError,
+    ModelOutputError,
     NotFoundError,
     SchemaError,
     StoreError,
+    TransientModelError,
 )
+from .ingest.bulk import EpisodeItem
+from .ingest.json_map import JsonMapping
+from .llm import ModelClient, ModelSettings
 from .memory import AsyncMemory, Memory
 from .model import (
     AddFactResult,
@@ -17,8 +26,12 @@ from .model import (
     Cardinality,
     Entity,
     Episode,
+    EpisodeResult,
+    EpisodeStatus,
     Fact,
     FactChange,
+    FactSource,
+    ModelUsage,
     RelationType,
     RemovalResult,
     Verdict,
@@ -33,18 +46,32 @@ __all__ = [
     "Cardinality",
     "ClosedError",
     "ConcurrentWriteError",
+    "EmbeddingError",
     "Entity",
     "Episode",
+    "EpisodeFailedError",
+    "EpisodeItem",
+    "EpisodeResult",
+    "EpisodeStatus",
     "Fact",
     "FactChange",
+    "FactSource",
+    "HashingEmbedder",
     "InvalidInputError",
+    "JsonMapping",
     "JudgeError",
     "KronographError",
     "Memory",
+    "ModelClient",
+    "ModelError",
+    "ModelOutputError",
+    "ModelSettings",
+    "ModelUsage",
     "NotFoundError",
     "RelationType",
     "RemovalResult",
     "SchemaError",
     "StoreError",
+    "TransientModelError",
     "Verdict",
 ]

@@ -27,7 +27,7 @@ from ..embed.hashing import HashingEmbedder
 from ..embed.protocol import Embedder
 from ..errors import EmbeddingError, InvalidInputError, KronographError
 from ..llm.client import ModelClient
-from ..llm.config import ModelSettings, build_provider, choose_provider
+from ..llm.config import ModelSettings, choose_provider
 from ..llm.protocol import Provider, Usage
 from ..model import EpisodeResult, EpisodeStatus, RelationType
 from ..store.protocol import Store
@@ -163,7 +163,7 @@ class Ingestion:
                 if arg == "auto":
                     provider = choose_provider()
                 elif isinstance(arg, ModelSettings):
-                    provider = build_provider(arg)
+                    provider = choose_provider(arg)  # settings without a provider fall back to the environment
                 else:
                     provider = arg
                 self._model = (

@@ -163,10 +163,11 @@ def episode_input(
     if previous_episode_ids is not None:
         if isinstance(previous_episode_ids, str):
             raise InvalidInputError("previous_episode_ids", "expected a list of episode ids, got a single string")
-        previous: tuple[str, ...] | None = tuple(previous_episode_ids)
-        for item in previous:
+        ids = tuple(previous_episode_ids)
+        for item in ids:
             if not isinstance(item, str) or not item.strip():
                 raise InvalidInputError("previous_episode_ids", f"not an episode id: {item!r}")
+        previous: tuple[str, ...] | None = ids
     else:
         previous = None
     if metadata is not None and not isinstance(metadata, Mapping):

@@ -137,8 +137,8 @@ def clean(extraction: Extraction, inp: EpisodeInput, provenance: dict[str, Any])
             known.attributes = {**attributes, **known.attributes}
             known.summary = known.summary or _name(item.summary)
     facts: list[FactDraft] = []
-    for item in extraction.facts:
-        draft = _fact(item, inp, provenance, entities, dropped)
+    for stated in extraction.facts:
+        draft = _fact(stated, inp, provenance, entities, dropped)
         if draft is not None:
             facts.append(draft)
     return Drafts(entities=list(entities.values()), facts=facts, provenance=provenance)
