@@ -36,7 +36,7 @@ async def gather_verdicts(
     *,
     model: ModelClient | None,
     judge: Judge | None,
-    candidate_limit: int,
+    limits: Sequence[int],
     usage: Usage,
 ) -> Verdicts:
     """Verdicts for the facts (by index) that need one; ``None`` records (both
@@ -45,7 +45,7 @@ async def gather_verdicts(
     for i, record in enumerate(records):
         if record is None:
             continue
-        candidates = await fact_candidates(store, record, relation_types[i], judged=True, limit=candidate_limit)
+        candidates = await fact_candidates(store, record, relation_types[i], judged=True, limit=limits[i])
         screening = screen(record, candidates, relation_types[i])
         if screening.restatement is None and screening.for_judge:
             questions.append((i, record, screening.for_judge))

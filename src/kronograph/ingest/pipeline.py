@@ -83,6 +83,10 @@ class PipelineSettings:
     judge: Judge | None
     relation_types: Mapping[str, RelationType]
     candidate_limit: int = 50
+    # Where a judge decides, it is shown the facts nearest in valid time on each
+    # side of the new one: enough to place it in its timeline (the intervals
+    # follow from the nearest links), and the judge's prompt stays short.
+    judge_candidates: int = 6
     store_raw_content: bool = True
     context_episodes: int = 4
 
@@ -179,6 +183,13 @@ class Pipeline:
             return OFFLINE_RELATION_TYPES.get(key)
         return None
 
+    def _limit(self, inp: EpisodeInput, relation: str) -> int:
+        """How many same-relation facts per side resolution reads for a fact."""
+        declared = self._relation_type(inp, relation)
+        if declared is not None and (declared.cardinality != Cardinality.MANY_TO_MANY or declared.ends):
+            return self.settings.candidate_limit
+        return min(self.settings.judge_candidates, self.settings.candidate_limit)
+
     async def _vectors(self, drafts: Drafts) -> tuple[dict[str, np.ndarray], list[np.ndarray]]:
         texts = [d.name for d in drafts.entities] + [f.fact for f in drafts.facts]
         if not texts:
@@ -212,7 +223,7 @@ class Pipeline:
         verdicts = await gather_verdicts(
             self.store, records, [self._relation_type(inp, f.relation) for f in drafts.facts],
             model=model, judge=self.settings.judge if model is None else None,
-            candidate_limit=self.settings.candidate_limit, usage=usage,
+            limits=[self._limit(inp, f.relation) for f in drafts.facts], usage=usage,
         )
         checkpoint = {**checkpoint, "entities": choices, "verdicts": verdicts}
         if usage.calls > calls:
@@ -358,7 +369,7 @@ class Pipeline:
 
         result, _ = await resolve_fact(
             tx, plan, record, fresh=(), relation_type=self._relation_type(inp, draft.relation),
-            verdict=verdict if has_judge else None, candidate_limit=self.settings.candidate_limit,
+            verdict=verdict if has_judge else None, candidate_limit=self._limit(inp, draft.relation),
         )
         if judged and judged.get("refused"):
             outcome.refused.extend(judged["refused"])
