@@ -349,3 +349,27 @@ def test_groups_do_not_see_each_others_episodes_or_entities():
     assert [f.object for f in memory.facts("a")] == ["Lyon"]
     assert [f.object for f in memory.facts("b")] == ["Lille"]
     assert {e.uuid for e in memory.entities("a")}.isdisjoint({e.uuid for e in memory.entities("b")})
+
+
+def test_a_store_refuses_an_embedder_of_another_dimension(tmp_path):
+    from kronograph import EmbeddingError, HashingEmbedder
+
+    with Memory(tmp_path / "m.db", model=None, embedder=HashingEmbedder(256)) as memory:
+        memory.add_episode("g", "Ann Lee: I live in Lyon.", reference_time=T0)
+    with pytest.raises(EmbeddingError, match="dimension 256"):
+        with Memory(tmp_path / "m.db", model=None, embedder=HashingEmbedder(128)) as memory:
+            memory.facts("g")
+    with Memory(tmp_path / "m.db", model=None, embedder=HashingEmbedder(256)) as memory:
+        assert [f.object for f in memory.facts("g")] == ["Lyon"]
+
+
+def test_extraction_sees_earlier_episodes_of_its_saga_or_the_ids_given():
+    provider = ScriptedProvider(Extraction=lambda s, u: {"reasoning": "", "entities": [], "facts": []})
+    memory = Memory(model=provider, context_episodes=2)
+    memory.add_episode("g", "one", reference_time="2024-01-01", saga="s1", episode_id="a")
+    memory.add_episode("g", "two", reference_time="2024-01-02", saga="s2", episode_id="b")
+    memory.add_episode("g", "three", reference_time="2024-01-03", saga="s1", episode_id="c")
+    assert "one" in provider.calls[-1][1] and "two" not in provider.calls[-1][1].split("<current_episode")[0]
+    memory.add_episode("g", "four", reference_time="2024-01-04", previous_episode_ids=["b"], episode_id="d")
+    context = provider.calls[-1][1].split("<current_episode")[0]
+    assert "two" in context and "three" not in context
