@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -18,6 +19,9 @@ import typer.main  # noqa: E402
 from typer.testing import CliRunner, Result  # noqa: E402
 
 from kronograph import cli as kronograph_cli  # noqa: E402
+from kronograph.llm.client import ModelClient  # noqa: E402
+
+from .ingest_helpers import ScriptedProvider, current_episode, transient  # noqa: E402
 
 assert kronograph_cli.app is not None
 app: typer.Typer = kronograph_cli.app
@@ -36,9 +40,11 @@ def cli(db: Path) -> Invoke:
     """Run one command against ``db``; wide columns so table cells never wrap."""
     runner = CliRunner()
 
-    def invoke(*args: str, expect: int = 0, env: dict[str, str] | None = None, with_db: bool = True) -> Result:
+    def invoke(
+        *args: str, expect: int = 0, env: dict[str, str] | None = None, with_db: bool = True, input: str | None = None
+    ) -> Result:
         argv = [*args, "--db", str(db)] if with_db else list(args)
-        result = runner.invoke(app, argv, env={"COLUMNS": "200", **(env or {})})
+        result = runner.invoke(app, argv, input=input, env={"COLUMNS": "200", **(env or {})})
         assert result.exit_code == expect, (argv, result.exit_code, result.output, result.exception)
         assert "Traceback" not in result.output
         return result
@@ -211,28 +217,43 @@ def test_user_text_is_printed_literally_not_as_markup(cli: Invoke) -> None:
     assert "[red]hammer[/]" in cli("facts").stdout
 
 
-def test_demo_tells_the_story_and_shows_the_refused_retirement(cli: Invoke) -> None:
+def test_demo_reads_the_chat_offline_and_answers_about_the_past(cli: Invoke) -> None:
     out = cli("demo", with_db=False).stdout
-    for chapter in ("A change of CEO", "learned late", "cannot retire", "What did we believe"):
+    for chapter in ("A conversation, read offline", "The graph it built", "came late", "What did we believe",
+                    "cannot retire"):
         assert chapter in out
-    assert "2024-01-15 → 2024-03-03" in out  # Sarah's closed interval
-    assert "2024-01-10 → 2025-09-10" in out  # Beijing, born closed
-    assert "refused: Initech USES Postgres" in out
-    assert "retired: nothing" in out
-    assert "2022-04-01 → now │ Initech USES Postgres" in out  # still current afterwards
-    believed = out[out.index("as we believed on 2024-04-15") :].splitlines()[0]
-    assert believed.rstrip().endswith("Sarah")
-    now = out[out.index("as we believe now") :].splitlines()[0]
-    assert now.rstrip().endswith("Mike")
+    assert "reading the chat" in out and "13/13" in out  # the progress bar's last state
+    assert "(read late, on 2024-11-04)" in out
+    assert "0 model calls" in out
+    assert "Person: Lena, Priya, Tom" in out
+    assert "│ Tom     │ WORKS_AT │ Initech   │ 2024-02-12" in out  # a current fact, from "on February 12"
+    timeline = out[out.index("timeline of Priya") : out.index("The Lyon message")]
+    moved = re.search(r"2021-01-01 → (2024-02-\d\d) │ Priya LIVES_IN Lyon", timeline)  # learned late, born closed
+    assert moved, timeline
+    assert f"{moved[1]} → now        │ Priya LIVES_IN Paris" in timeline  # "last week", seen from 2024-03-02
+    assert "2024-01-08 → 2024-06-09 │ Priya WORKS_AT Acme" in timeline and "closed" in timeline
+    assert "2024-07-01 → now        │ Priya WORKS_AT Umbrella" in timeline
+
+    def answer(question: str) -> str:
+        return out[out.index(question) :].splitlines()[0].rstrip()
+
+    assert answer("Where did Priya work on 2024-03-15?").endswith("Acme")
+    assert answer("Where did Priya live on 2023-06-01, as we believed on 2024-10-31?").endswith("nobody")
+    assert answer("Where did Priya live on 2023-06-01, as we believe now?").endswith("Lyon")
+    assert "refused: Initech USES Postgres" in out and "retired: nothing" in out
+    assert len(out.splitlines()) <= 80
 
 
 def test_demo_db_is_kept_and_readable_by_the_other_commands(cli: Invoke, tmp_path: Path) -> None:
     kept = tmp_path / "demo.db"
     cli("demo", "--db", str(kept), with_db=False)
     assert kept.exists()
-    out = cli("facts", "-g", "demo", "--subject", "Alice", "--as-of", "2025-01-01", "--json", "--db", str(kept),
-              with_db=False)
-    assert _triples(out.stdout) == ["Alice LIVES_IN Beijing"]
+    out = cli("facts", "-g", "demo", "--subject", "Priya", "--relation", "LIVES_IN", "--as-of", "2025-01-01",
+              "--json", "--db", str(kept), with_db=False)
+    assert _triples(out.stdout) == ["Priya LIVES_IN Paris"]
+    episodes = json.loads(cli("episodes", "demo", "--json", "--db", str(kept), with_db=False).stdout)
+    assert [e["uuid"] for e in episodes][:2] == ["msg-13", "msg-01"]  # by reference time: the late one first
+    assert {e["status"] for e in episodes} == {"complete"}
     again = cli("demo", "--db", str(kept), with_db=False, expect=2)
     assert "already exists" in again.stderr
 
@@ -249,10 +270,13 @@ def _commands() -> dict[str, list[str]]:
 def test_every_command_and_option_is_documented() -> None:
     docs = DOCS.read_text(encoding="utf-8")
     commands = _commands()
-    assert set(commands) == {"add-fact", "facts", "timeline", "history", "remove-episode", "demo"}
+    assert set(commands) == {
+        "add-fact", "facts", "timeline", "history", "remove-episode", "add", "import", "resume", "episodes", "demo",
+    }
     for name, options in commands.items():
-        assert f"## `kronograph {name}" in docs, name
-        section = docs.split(f"## `kronograph {name}", 1)[1].split("\n## ", 1)[0]
+        heading = re.search(rf"^## `kronograph {re.escape(name)}[ `]", docs, re.M)
+        assert heading, name
+        section = docs[heading.end() :].split("\n## ", 1)[0]
         for option in options:
             assert f"`{option}" in section or f"/{option}" in section, (name, option)
 
@@ -314,3 +338,204 @@ def test_limit_and_include_expired(cli: Invoke) -> None:
     assert sorted(both) == ["Eve LIVES_IN Bergen", "Eve LIVES_IN Oslo"]
     assert len(json.loads(cli("facts", "--json", "--include-expired", "--limit", "1").stdout)) == 1
     cli("facts", "--limit", "0", expect=2)
+
+
+# -- ingestion ---------------------------------------------------------------------
+
+
+def _scripted_model(monkeypatch: pytest.MonkeyPatch, provider: ScriptedProvider) -> None:
+    """The commands' model is this scripted one: no network, and failures on cue. A new client per
+    command, as in a real process: a client keeps a reply cache in the store of the memory it served."""
+
+    def model(offline: bool) -> ModelClient:
+        return ModelClient(provider, base_delay=0.001, max_delay=0.002, max_attempts=2)
+
+    monkeypatch.setattr(kronograph_cli, "_model", model)
+
+
+def _works_at(system: str, user: str) -> dict[str, object]:
+    """A model's extraction of "NAME works at ORG."."""
+    name, org = current_episode(user).removesuffix(".").split(" works at ")
+    return {
+        "reasoning": "scripted",
+        "entities": [{"name": name, "labels": ["Person"]}, {"name": org, "labels": ["Organization"]}],
+        "facts": [{"subject": name, "relation": "WORKS_AT", "object": org, "fact": f"{name} works at {org}"}],
+    }
+
+
+def _episodes(cli: Invoke, group: str, *args: str) -> list[dict[str, object]]:
+    return json.loads(cli("episodes", group, "--json", *args).stdout)
+
+
+def test_add_ingests_an_episode_and_reports_what_changed(cli: Invoke) -> None:
+    first = cli("add", "chat", "Tom: I work at Globex and I live in Berlin.", "--time", "2024-01-08",
+                "--episode-id", "m1", "--offline").stdout
+    assert "episode m1 complete: 2 facts created" in first
+    assert "entities: Tom, Globex, Berlin" in first
+    assert "+ Tom WORKS_AT Globex  2024-01-08 → now" in first
+    assert "model: no calls (extractor: offline)" in first
+    second = cli("add", "chat", "--time", "2024-02-14", "--offline", "--source", "slack", "--name", "news",
+                 "--saga", "general", input="Tom: Big news: I joined Initech on February 12.\n").stdout
+    assert "+ Tom WORKS_AT Initech  2024-02-12 → now" in second
+    assert "− retired Tom WORKS_AT Globex  2024-01-08 → 2024-02-12" in second
+    assert sorted(_triples(cli("facts", "--json", "-g", "chat").stdout)) == [
+        "Tom LIVES_IN Berlin", "Tom WORKS_AT Initech"
+    ]
+    again = cli("add", "chat", "Tom: I work at Globex and I live in Berlin.", "--time", "2024-01-08",
+                "--episode", "m1", "--offline").stdout
+    assert "episode m1 was already ingested" in again
+    (news,) = [e for e in _episodes(cli, "chat") if e["name"] == "news"]
+    assert news["source_description"] == "slack" and news["saga"] == "general"
+
+
+def test_add_reads_stdin_for_a_dash_and_checks_its_options(cli: Invoke, db: Path) -> None:
+    out = cli("add", "g", "-", "--offline", "--kind", "text", input="Ann works at Acme.").stdout
+    assert "Ann WORKS_AT Acme" in out
+    bad = cli("add", "g", "x", "--kind", "tweet", "--offline", expect=2)
+    assert bad.stderr.startswith("error: --kind") and "tweet" in bad.stderr
+    assert "--time" in cli("add", "g", "x", "--time", "soon", "--offline", expect=2).stderr
+    assert "TEXT" in cli("add", "g", "   ", "--offline", expect=2).stderr
+
+
+def test_add_file_ingests_each_line_with_a_progress_bar(cli: Invoke, tmp_path: Path) -> None:
+    lines = tmp_path / "chat.txt"
+    lines.write_text("Priya: I started at Acme this week.\n\nPriya: I moved to Paris last week.\n", encoding="utf-8")
+    result = cli("add", "chat", "--file", str(lines), "--time", "2024-03-01", "--offline")
+    assert "ingesting into chat" in result.stderr and "2/2" in result.stderr
+    assert "2 episodes into group chat" in result.stdout
+    assert "2  complete" in result.stdout and "2  facts created" in result.stdout
+    assert sorted(_triples(cli("facts", "--json", "-g", "chat").stdout)) == [
+        "Priya LIVES_IN Paris", "Priya WORKS_AT Acme"
+    ]
+    assert "not both" in cli("add", "chat", "text", "--file", str(lines), expect=2).stderr
+    assert "--episode" in cli("add", "chat", "--file", str(lines), "--episode", "e", expect=2).stderr
+
+
+def test_add_exits_1_when_the_episode_is_quarantined(cli: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    _scripted_model(monkeypatch, ScriptedProvider(Extraction=lambda system, user: "not json at all"))
+    result = cli("add", "g", "Ann works at Acme.", "--episode", "bad", expect=1)
+    assert "episode bad quarantined" in result.stdout and "ModelOutputError" in result.stdout
+    (bad,) = _episodes(cli, "g", "--status", "quarantined")
+    assert bad["uuid"] == "bad" and "ModelOutputError" in bad["error"]
+    table = cli("episodes", "g").stdout
+    assert "bad" in table and "quarantined" in table and "ModelOutputError" in table
+
+
+def test_resume_retries_what_failed_for_a_passing_reason(cli: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    provider = ScriptedProvider(Extraction=lambda system, user: transient())
+    _scripted_model(monkeypatch, provider)
+    failed = cli("add", "g", "Ann works at Acme.", "--episode", "e1", "--time", "2024-01-01", expect=1)
+    assert "episode e1 retryable" in failed.stdout and "503" in failed.stdout
+    assert "nothing to resume" in cli("resume", "--no-retryable").stdout
+    provider.answers["Extraction"] = _works_at
+    out = cli("resume").stdout
+    assert "✓ g / e1: complete, 1 fact created" in out
+    assert "1 episode resumed" in out and "1  complete" in out
+    assert _triples(cli("facts", "--json", "-g", "g").stdout) == ["Ann WORKS_AT Acme"]
+    assert "nothing to resume" in cli("resume", "--offline").stdout
+
+
+def test_resume_exits_1_while_an_episode_still_fails(cli: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    _scripted_model(monkeypatch, ScriptedProvider(Extraction=lambda system, user: transient()))
+    cli("add", "g", "Ann works at Acme.", "--episode", "e1", expect=1)
+    out = cli("resume", expect=1).stdout
+    assert "✗ g / e1: retryable" in out and "did not complete" in out
+
+
+def _jsonl(path: Path, *rows: object) -> Path:
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_import_ingests_in_batches_and_summarises(cli: Invoke, tmp_path: Path) -> None:
+    rows = [
+        {"content": "Lena: I live in Madrid and I work at Globex.", "reference_time": "2024-04-20T11:30",
+         "episode_id": "l1", "name": "hello"},
+        "",
+        {"content": "Lena: I moved to Lisbon last month.", "reference_time": "2024-10-15", "episode_id": "l2"},
+        {"content": "Tom: I work at Initech.", "reference_time": "2024-05-01", "episode_id": "t1", "kind": "message",
+         "source_description": "slack", "saga": "general", "metadata": {"channel": "#general"}},
+    ]
+    file = _jsonl(tmp_path / "chat.jsonl", *rows)
+    result = cli("import", "chat", str(file), "--batch-size", "2", "--offline")
+    assert "ingesting into chat" in result.stderr and "3/3" in result.stderr
+    out = result.stdout
+    assert f"3 episodes from {file} into group chat" in out
+    for line in ("3  complete", "0  duplicate", "0  retryable", "0  quarantined", "4  facts created",
+                 "1  facts retired", "model: no calls (extractor: offline)"):
+        assert line in out, line
+    assert sorted(_triples(cli("facts", "--json", "-g", "chat").stdout)) == [
+        "Lena LIVES_IN Lisbon", "Lena WORKS_AT Globex", "Tom WORKS_AT Initech"
+    ]
+    again = cli("import", "chat", str(file), "--offline").stdout
+    assert "0  complete" in again and "3  duplicate" in again
+    assert [e["uuid"] for e in _episodes(cli, "chat")] == ["l1", "t1", "l2"]
+
+
+def test_import_reports_model_cost_and_lists_failures(cli: Invoke, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    def extraction(system: str, user: str) -> object:
+        return "not json" if "Bob" in current_episode(user) else _works_at(system, user)
+
+    _scripted_model(monkeypatch, ScriptedProvider(Extraction=extraction))
+    file = _jsonl(tmp_path / "e.jsonl", {"content": "Ann works at Acme.", "episode_id": "a"},
+                  {"content": "Bob works at Initech.", "episode_id": "b"})
+    out = cli("import", "g", str(file), expect=1).stdout
+    assert "1  complete" in out and "1  quarantined" in out
+    usage = next(line for line in out.splitlines() if line.startswith("model:"))
+    assert "calls" in usage and "prompt chars" in usage and "per episode" in usage
+    assert "did not complete" in out and "ModelOutputError" in out
+    assert _triples(cli("facts", "--json", "-g", "g").stdout) == ["Ann WORKS_AT Acme"]
+
+
+@pytest.mark.parametrize(
+    ("bad", "words"),
+    [
+        ("{not json", ["not valid JSON"]),
+        ("[1, 2]", ["expected a JSON object", "list"]),
+        ({"text": "x"}, ["unknown field(s) ['text']"]),
+        ({"name": "x"}, ["content: is required"]),
+        ({"content": "x", "reference_time": "soon"}, ["reference_time", "soon"]),
+        ({"content": "x", "kind": "tweet"}, ["kind", "tweet"]),
+        ({"content": "  "}, ["content", "empty"]),
+        ({"content": "other", "episode_id": "e1"}, ["episode_id 'e1' repeats line 1's with other content"]),
+    ],
+)
+def test_import_checks_every_line_before_writing(cli: Invoke, db: Path, tmp_path: Path, bad: object,
+                                                  words: list[str]) -> None:
+    file = _jsonl(tmp_path / "e.jsonl", {"content": "Ann works at Acme.", "episode_id": "e1"}, "",
+                  {"content": "Bob works at Initech."}, bad)
+    result = cli("import", "g", str(file), "--offline", expect=2)
+    assert result.stderr.startswith(f"error: {file} line 4: ")
+    for word in words:
+        assert word in result.stderr
+    assert not db.exists()  # nothing was written, not even an empty memory
+
+
+def test_import_stops_at_a_batch_the_memory_refuses(cli: Invoke, tmp_path: Path) -> None:
+    cli("add", "g", "Ann works at Acme.", "--episode", "x", "--offline")
+    file = _jsonl(tmp_path / "e.jsonl", {"content": "Bob works at Initech.", "episode_id": "y"},
+                  {"content": "Cy works at Umbrella.", "episode_id": "x"})
+    result = cli("import", "g", str(file), "--batch-size", "1", "--offline", expect=2)
+    assert "error: episodes 2-2: episode_id: 'x' was already used" in result.stderr  # after the bar
+    assert "(episodes 1-1 are ingested)" in result.stderr
+    assert sorted(e["uuid"] for e in _episodes(cli, "g")) == ["x", "y"]
+
+
+def test_import_from_stdin_and_of_an_empty_file(cli: Invoke, tmp_path: Path) -> None:
+    out = cli("import", "g", "-", "--offline", input=json.dumps({"content": "Ann works at Acme."}) + "\n").stdout
+    assert "1  complete" in out
+    empty = _jsonl(tmp_path / "empty.jsonl", "")
+    assert "holds no episodes" in cli("import", "g", str(empty), "--offline", expect=2).stderr
+    assert "cannot read" in cli("import", "g", str(tmp_path / "missing.jsonl"), expect=2).stderr
+
+
+def test_episodes_lists_and_filters(cli: Invoke) -> None:
+    cli("add", "g", "Ann works at Acme.", "--episode", "e1", "--time", "2024-01-02T10:00", "--offline")
+    table = cli("episodes", "g").stdout
+    assert "e1" in table and "complete" in table and "2024-01-02 10:00Z" in table
+    assert _episodes(cli, "g", "--status", "complete")[0]["uuid"] == "e1"
+    assert "no episodes in group g with status retryable" in cli("episodes", "g", "--status", "retryable").stdout
+    assert "no episodes in group other" in cli("episodes", "other").stdout
+    bad = cli("episodes", "g", "--status", "done", expect=2)
+    assert bad.stderr.startswith("error: --status") and "quarantined" in bad.stderr

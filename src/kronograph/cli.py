@@ -12,37 +12,45 @@ import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime, time
+from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 from . import __version__
 from .errors import InvalidInputError, KronographError
+from .ingest.bulk import EpisodeItem
+from .ingest.episode_input import episode_input
 from .memory import Memory
-from .model import Cardinality, Fact
+from .model import Cardinality, EpisodeResult, EpisodeStatus, Fact
 
 try:
     import typer
     from rich.console import Console
     from rich.markup import escape
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 except ImportError as exc:  # the optional extra is missing: main() explains
     _MISSING: ImportError | None = exc
 else:
     _MISSING = None
 
-__all__ = ["COMMANDS", "app", "build_app", "fact_table", "interval", "main", "short", "timeline_table", "when"]
+__all__ = [
+    "COMMANDS", "app", "build_app", "fact_table", "interval", "main", "progress_bar", "short", "timeline_table", "when",
+]
 
 INSTALL_HINT = (
     "The kronograph command line needs typer and rich, which are not installed.\n"
     "Install them with:  pip install 'kronograph[cli]'"
 )
 DEFAULT_DB = Path("kronograph.db")
+BATCH_SIZE = 200  # episodes per add_episodes call: validated together, extracted concurrently
 # Library field names, as the options that feed them are spelled on the command line.
 _OPTION_NAMES = {
     "as_of": "--as-of", "known_at": "--known-at", "valid_at": "--valid-at", "invalid_at": "--invalid-at",
     "episode_id": "--episode", "group_id": "--group", "subject_labels": "--subject-label",
-    "object_labels": "--object-label", "relation_types": "--relation-type",
+    "object_labels": "--object-label", "relation_types": "--relation-type", "reference_time": "--time",
+    "source_description": "--source", "kind": "--kind", "name": "--name", "saga": "--saga", "content": "TEXT",
+    "status": "--status",
 }
 
 # -- rendering (shared with the demo) -------------------------------------------
@@ -94,6 +102,13 @@ def timeline_table(facts: Sequence[Fact], title: str | None = None) -> Table:
     return table
 
 
+def progress_bar(console: Console) -> Progress:
+    """One bar for ingestion: what, how far, how long. On a non-terminal only its final state is printed."""
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console,
+    )
+
+
 # -- plumbing --------------------------------------------------------------------
 
 
@@ -114,12 +129,16 @@ def _message(exc: KronographError) -> str:
 
 
 @contextmanager
-def _memory(db: Path, *, create: bool = False, **options: Any) -> Iterator[Memory]:
-    """Open the memory at ``db``; every kronograph error becomes a one-line message."""
+def _memory(db: Path, *, create: bool = False, model: str | None = None, **options: Any) -> Iterator[Memory]:
+    """Open the memory at ``db``; every kronograph error becomes a one-line message.
+
+    No model unless a command ingests, and no resuming on open: only ``kronograph
+    resume`` finishes other episodes, so no command does unannounced work.
+    """
     if not create and not db.exists():
-        _fail(f"no database at {db} (add a fact first, or pass --db / set KRONOGRAPH_DB)")
+        _fail(f"no database at {db} (add a fact or an episode first, or pass --db / set KRONOGRAPH_DB)")
     try:
-        with Memory(db, **options) as memory:
+        with Memory(db, model=model, resume=False, **options) as memory:
             yield memory
     except KronographError as exc:
         _fail(_message(exc))
@@ -274,13 +293,318 @@ def remove_episode(
         out.print(timeline_table(result.changed, "interval changed"))
 
 
+# -- ingestion -------------------------------------------------------------------
+
+
+def _model(offline: bool) -> str | None:
+    """``None`` is the offline extractor; ``"auto"`` picks a model from the environment (docs/models.md)."""
+    return None if offline else "auto"
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+def _usage_line(results: Sequence[EpisodeResult]) -> str:
+    """What the model cost, in all and per episode that was not a duplicate."""
+    calls = sum(r.usage.calls for r in results)
+    if calls == 0:
+        extractors = sorted({r.extractor for r in results if r.extractor}) or ["none"]
+        return f"model: no calls (extractor: {', '.join(extractors)})"
+    cached = sum(r.usage.cached for r in results)
+    prompt = sum(r.usage.prompt_tokens for r in results)
+    completion = sum(r.usage.completion_tokens for r in results)
+    chars = sum(r.usage.prompt_chars for r in results)
+    ran = max(1, sum(not r.duplicate for r in results))
+    return (
+        f"model: {_plural(calls, 'call')} ({cached:,} cached) · {prompt:,} prompt + {completion:,} completion tokens"
+        f" · {chars:,} prompt chars; per episode {calls / ran:.1f} calls, {chars / ran:,.0f} prompt chars"
+    )
+
+
+def _print_episode(out: Console, result: EpisodeResult) -> None:
+    """One episode's outcome: what it wrote, merged, retired and moved, then its model cost."""
+    eid = escape(result.episode_id)
+    if result.duplicate:
+        out.print(f"[dim]=[/] episode [bold]{eid}[/] was already ingested: nothing done again")
+        return
+    if not result.ok:
+        out.print(f"[red]✗[/] episode [bold]{eid}[/] {result.status}: {escape(result.error or '')}", soft_wrap=True)
+        return
+    out.print(f"[green]✓[/] episode [bold]{eid}[/] complete: {_plural(len(result.created), 'fact')} created")
+    if result.entities:
+        out.print(f"  entities: {escape(', '.join(e.name for e in result.entities))}")
+    for mark, facts in (("[green]+[/]", result.created), ("[dim]=[/]", result.merged),
+                        ("[yellow]−[/] retired", result.retired), ("[cyan]~[/] moved", result.changed)):
+        for fact in facts:
+            out.print(f"  {mark} {escape(fact.triple)}  {interval(fact)}")
+    out.print(f"  [dim]{_usage_line([result])}[/]")
+
+
+def _failed(results: Sequence[EpisodeResult]) -> list[EpisodeResult]:
+    return [r for r in results if r.status in (EpisodeStatus.RETRYABLE, EpisodeStatus.QUARANTINED)]
+
+
+def _summary(out: Console, results: Sequence[EpisodeResult], heading: str) -> None:
+    """Counts by outcome, facts written, model cost; then every episode that did not complete."""
+    count = {s: sum(r.status == s and not r.duplicate for r in results) for s in EpisodeStatus}
+    table = Table(box=None, show_header=False, padding=(0, 2, 0, 0))
+    table.add_column(justify="right", style="bold")
+    table.add_column()
+    rows = [
+        (count[EpisodeStatus.COMPLETE], "complete"),
+        (sum(r.duplicate for r in results), "duplicate (already ingested)"),
+        (count[EpisodeStatus.RETRYABLE], "retryable"),
+        (count[EpisodeStatus.QUARANTINED], "quarantined"),
+        (sum(len(r.created) for r in results), "facts created"),
+        (sum(len(r.merged) for r in results), "facts merged"),
+        (sum(len(r.retired) for r in results), "facts retired"),
+    ]
+    for number, label in rows:
+        table.add_row(f"{number:,}", label)
+    out.print(f"[bold]{_plural(len(results), 'episode')}[/] {escape(heading)}")
+    out.print(table)
+    out.print(_usage_line(results))
+    failed = _failed(results)
+    if failed:
+        out.print(_episode_rows([(r.episode_id, str(r.status), r.error) for r in failed], "did not complete"))
+        out.print("[dim]retry with: kronograph resume (retryable ones); see kronograph episodes GROUP --status ...[/]")
+
+
+def _episode_rows(rows: Sequence[tuple[str, str, str | None]], title: str) -> Table:
+    table = Table(title=title, title_justify="left", header_style="bold")
+    table.add_column("episode", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("error", overflow="fold")
+    for episode_id, status, error in rows:
+        table.add_row(escape(episode_id), status, escape(error or ""))
+    return table
+
+
+def _ingest(memory: Memory, group: str, items: Sequence[dict[str, Any]], batch_size: int) -> list[EpisodeResult]:
+    """``add_episodes`` batch by batch behind a progress bar (on stderr, so stdout stays the report)."""
+    results: list[EpisodeResult] = []
+    refused: str | None = None
+    with progress_bar(Console(stderr=True, highlight=False)) as bar:
+        task = bar.add_task(f"ingesting into {escape(group)}", total=len(items))
+        for start in range(0, len(items), batch_size):
+            batch = items[start : start + batch_size]
+            try:
+                results.extend(memory.add_episodes(group, batch))
+            except KronographError as exc:  # validated up front, so only the memory's contents can refuse a batch
+                kept = f"episodes 1-{start} are ingested" if start else "nothing was ingested"
+                refused = f"episodes {start + 1}-{start + len(batch)}: {exc} ({kept})"
+                break
+            bar.advance(task, len(batch))
+    if refused is not None:
+        _fail(refused)
+    return results
+
+
+def _exit_for(results: Sequence[EpisodeResult]) -> None:
+    """Exit 1 when an episode ended retryable or quarantined: scripts must notice."""
+    if _failed(results):
+        raise typer.Exit(1)
+
+
+def _check_line(where: str, group: str, value: Any, now: datetime) -> None:
+    """Validate one line exactly as ``add_episodes`` will, so a bad line stops the import before anything is written."""
+    try:
+        item = EpisodeItem.of(value, "line")
+        episode_input(
+            group, item.content, kind=item.kind, reference_time=item.reference_time, name=item.name,
+            source_description=item.source_description, episode_id=item.episode_id, saga=item.saga,
+            previous_episode_ids=item.previous_episode_ids, entity_types=item.entity_types,
+            fact_types=item.fact_types, excluded_entity_types=item.excluded_entity_types,
+            metadata=item.metadata, json_mapping=item.json_mapping, now=now,
+        )
+    except InvalidInputError as exc:
+        _fail(f"{where}: {str(exc).removeprefix('line: ').removeprefix('line.')}")
+
+
+def _read_jsonl(path: Path, group: str) -> list[dict[str, Any]]:
+    """Every non-blank line of ``path`` (``-``: stdin) as an episode, each validated, ids checked across lines."""
+    try:
+        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail(f"cannot read {path}: {exc}")
+    items: list[dict[str, Any]] = []
+    seen: dict[str, tuple[int, Any]] = {}
+    now = datetime.now(UTC)
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path} line {number}"
+        try:
+            value = json.loads(line)
+        except ValueError as exc:
+            _fail(f"{where}: not valid JSON ({exc})")
+        if not isinstance(value, dict):
+            _fail(f"{where}: expected a JSON object with add_episode's fields, got {type(value).__name__}")
+        _check_line(where, group, value, now)
+        episode_id = value.get("episode_id")
+        if isinstance(episode_id, str) and episode_id.strip():
+            first = seen.setdefault(episode_id.strip(), (number, value["content"]))
+            if first[1] != value["content"]:
+                _fail(f"{where}: episode_id {episode_id!r} repeats line {first[0]}'s with other content")
+        items.append(value)
+    if not items:
+        _fail(f"{path} holds no episodes")
+    return items
+
+
+if _MISSING is None:
+    Offline = Annotated[
+        bool,
+        typer.Option("--offline", help="Use the offline extractor (no model) instead of the environment's model."),
+    ]
+
+
+def _text_input(text: str | None) -> str:
+    """TEXT, or standard input when TEXT is omitted or ``-``."""
+    if text is not None and text != "-":
+        return text
+    if sys.stdin.isatty():
+        _fail("give TEXT, or pipe the episode on standard input")
+    return sys.stdin.read()
+
+
+def _file_lines(path: Path) -> list[str]:
+    try:
+        lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail(f"--file: cannot read {path}: {exc}")
+    if not lines:
+        _fail(f"--file: {path} holds no text")
+    return lines
+
+
+def _add_lines(
+    group: str, file: Path, text: str | None, episode: str | None, fields: dict[str, Any], model: Any, db: Path
+) -> None:
+    """``add --file``: each non-blank line an episode with the same options, ingested like an import."""
+    if text is not None:
+        _fail("give TEXT or --file, not both")
+    if episode is not None:
+        _fail("--episode names one episode; it cannot be used with --file")
+    items = [{"content": line, **fields} for line in _file_lines(file)]
+    with _memory(db, create=True, model=model) as memory:
+        results = _ingest(memory, group, items, BATCH_SIZE)
+    _summary(_console(), results, f"into group {group}")
+    _exit_for(results)
+
+
+def add(
+    group: Annotated[str, typer.Argument(metavar="GROUP", help="Group (tenant) to write to.")],
+    text: Annotated[
+        str | None, typer.Argument(metavar="TEXT", help="The episode; omitted or '-': read standard input.")
+    ] = None,
+    kind: Annotated[str, _option("KIND", "message, text or json.")] = "message",
+    time_: Annotated[str | None, _option("ISO", "Reference time: when it was said (default: now).", "--time")] = None,
+    name: Annotated[str | None, _option("NAME", "A name for the episode (default: its id).")] = None,
+    source: Annotated[str | None, _option("TEXT", "Where it came from, e.g. 'slack #general'.")] = None,
+    episode: Annotated[
+        str | None, _option("ID", "Episode id; re-adding an id is a no-op (default: new).", "--episode", "--episode-id")
+    ] = None,
+    saga: Annotated[str | None, _option("SAGA", "The thread or conversation it belongs to.")] = None,
+    file: Annotated[
+        Path | None, _option("FILE", "Ingest each non-blank line of FILE as an episode, with a progress bar.")
+    ] = None,
+    offline: Offline = False,
+    db: Db = DEFAULT_DB,
+) -> None:
+    """Ingest an episode (or each line of --file): extract entities and facts, resolve, commit."""
+    fields: dict[str, Any] = {
+        "kind": kind, "reference_time": time_, "name": name, "source_description": source, "saga": saga,
+    }
+    if file is not None:
+        _add_lines(group, file, text, episode, fields, _model(offline), db)
+        return
+    content = _text_input(text)
+    with _memory(db, create=True, model=_model(offline)) as memory:
+        result = memory.add_episode(group, content, episode_id=episode, **fields)
+    _print_episode(_console(), result)
+    _exit_for([result])
+
+
+def import_(
+    group: Annotated[str, typer.Argument(metavar="GROUP", help="Group (tenant) to write to.")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="JSON Lines: one episode object a line; '-': stdin.")],
+    batch_size: Annotated[int, _option("N", "Episodes per add_episodes call.", min=1)] = BATCH_SIZE,
+    offline: Offline = False,
+    db: Db = DEFAULT_DB,
+) -> None:
+    """Bulk-ingest a JSON Lines file; every line is checked before anything is written."""
+    items = _read_jsonl(file, group)
+    with _memory(db, create=True, model=_model(offline)) as memory:
+        results = _ingest(memory, group, items, batch_size)
+    _summary(_console(), results, f"from {file} into group {group}")
+    _exit_for(results)
+
+
+def resume(
+    no_retryable: Annotated[
+        bool, typer.Option("--no-retryable", help="Only episodes a crash left unfinished, not retryable ones.")
+    ] = False,
+    offline: Offline = False,
+    db: Db = DEFAULT_DB,
+) -> None:
+    """Finish episodes a crash interrupted and retry retryable ones, in every group."""
+    with _memory(db, model=_model(offline)) as memory:
+        results = memory.resume(include_retryable=not no_retryable)
+    out = _console()
+    if not results:
+        out.print("[dim]nothing to resume[/]")
+        return
+    for result in results:
+        mark = "[green]✓[/]" if result.ok else "[red]✗[/]"
+        detail = f"{_plural(len(result.created), 'fact')} created" if result.ok else escape(result.error or "")
+        out.print(
+            f"{mark} {escape(result.group_id)} / {escape(result.episode_id)}: {result.status}, {detail}",
+            soft_wrap=True,
+        )
+    _summary(out, results, "resumed")
+    _exit_for(results)
+
+
+def episodes(
+    group: Annotated[str, typer.Argument(metavar="GROUP", help="Group (tenant) to list.")],
+    status: Annotated[
+        str | None, _option("STATUS", f"Only this status: {', '.join(s.value for s in EpisodeStatus)}.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the episodes as a JSON array instead.")] = False,
+    db: Db = DEFAULT_DB,
+) -> None:
+    """List a group's episodes by reference time, with their status and error."""
+    with _memory(db) as memory:
+        found = memory.episodes(group, status=status)
+    if as_json:
+        # warnings=False: the store hands ``kind`` back as a plain string, which serialises the same
+        typer.echo(json.dumps([e.model_dump(mode="json", warnings=False) for e in found], indent=2))
+        return
+    if not found:
+        which = f" with status {status}" if status else ""
+        _console().print(f"[dim]no episodes in group {escape(group)}{which}[/]")
+        return
+    table = Table(header_style="bold")
+    for column in ("id", "status", "reference time", "ingested", "error"):
+        table.add_column(column, no_wrap=column != "error", overflow="fold", style="dim" if column == "id" else None)
+    for ep in found:
+        colour = {"complete": "green", "retryable": "yellow", "quarantined": "red"}.get(ep.status, "cyan")
+        table.add_row(
+            escape(short(ep.uuid)), f"[{colour}]{ep.status}[/]", when(ep.reference_time), when(ep.created_at),
+            escape(ep.error or ""),
+        )
+    _console().print(table)
+
+
 def demo(
     db: Annotated[
         Path | None,
         _option("PATH", "Keep the demo's memory in this new file (default: a temp file).", "--db"),
     ] = None,
 ) -> None:
-    """A narrated tour, offline: a CEO change, late history, a refused retirement."""
+    """A narrated tour, offline: a chat read into a graph, a timeline, as_of and known_at, the judge's guard."""
     from .demo import run_demo
 
     if db is not None and db.exists():
@@ -307,7 +631,8 @@ def _root(
 
 COMMANDS: dict[str, Callable[..., None]] = {
     "add-fact": add_fact, "facts": facts, "timeline": timeline, "history": history,
-    "remove-episode": remove_episode, "demo": demo,
+    "remove-episode": remove_episode, "add": add, "import": import_, "resume": resume, "episodes": episodes,
+    "demo": demo,
 }
 
 

@@ -1,9 +1,11 @@
 """``kronograph demo``: a short narrated tour of what a temporal memory does.
 
-It runs offline with no keys, through the public API only. A scripted judge
-stands in for the LLM that would decide contradictions (and is deliberately
-wrong once, to show the guard), and a scripted clock makes transaction time,
-what the memory knew when, mean something.
+It runs offline with no keys, through the public API only. First it reads a
+bundled chat (:mod:`kronograph.demo_conversation`) with the offline extractor
+(``model=None``) and shows the graph, a timeline and questions about the past.
+Then a scripted judge stands in for the LLM that would decide contradictions,
+deliberately wrong once, to show the guard. A scripted clock makes transaction
+time, what the memory knew when, part of the story.
 """
 
 from __future__ import annotations
@@ -17,13 +19,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .cli import short, timeline_table
+from .cli import progress_bar, short, timeline_table, when
+from .demo_conversation import CONVERSATION
 from .memory import Memory
-from .model import Cardinality, Fact, RelationType, Verdict
+from .model import EpisodeResult, Fact, Verdict
 
 __all__ = ["DemoClock", "ScriptedJudge", "run_demo"]
 
 GROUP = "demo"
+PERSON = "Priya"  # whose timeline the tour shows
 
 
 class DemoClock:
@@ -65,7 +69,8 @@ def run_demo(console: Console, db_path: Path | None = None) -> None:
     if db_path is not None:
         _tour(console, db_path)
         console.print(f"\nThe demo's memory is kept in [bold]{escape(str(db_path))}[/]. Explore it:")
-        console.print(f"  kronograph timeline Acme --db {escape(str(db_path))} -g {GROUP}")
+        console.print(f"  kronograph timeline {PERSON} --db {escape(str(db_path))} -g {GROUP}")
+        console.print(f"  kronograph episodes {GROUP} --db {escape(str(db_path))}")
         return
     with tempfile.TemporaryDirectory(prefix="kronograph-demo-") as tmp:
         _tour(console, Path(tmp) / "demo.db")
@@ -74,13 +79,14 @@ def run_demo(console: Console, db_path: Path | None = None) -> None:
 
 def _tour(console: Console, path: Path) -> None:
     clock, judge = DemoClock(), ScriptedJudge()
-    types = {"LIVES_IN": RelationType(cardinality=Cardinality.MANY_TO_ONE)}
-    console.rule("[bold]kronograph demo[/] · offline: a scripted judge and a scripted clock")
-    with Memory(path, clock=clock, judge=judge, relation_types=types) as memory:
-        _ceo_change(console, memory, clock, judge)
-        _late_history(console, memory, clock, judge)
-        _refused_retirement(console, memory, clock, judge)
+    console.rule("[bold]kronograph demo[/] · offline: rule-based extraction, a scripted clock and judge")
+    with Memory(path, clock=clock, model=None) as memory:
+        _read_conversation(console, memory, clock)
+        _graph(console, memory)
+        _timeline(console, memory)
         _known_at(console, memory)
+    with Memory(path, clock=clock, judge=judge, model=None) as memory:
+        _refused_retirement(console, memory, clock, judge)
 
 
 def _count(items: Sequence[object], noun: str) -> str:
@@ -107,71 +113,13 @@ def _answers(console: Console, rows: Sequence[tuple[str, Sequence[Fact], str]]) 
     console.print(table)
 
 
-def _ceo_change(console: Console, memory: Memory, clock: DemoClock, judge: ScriptedJudge) -> None:
-    _chapter(console, 1, "A change of CEO")
-    clock.set("2024-01-16")
-    sarah = memory.add_fact(GROUP, "Sarah", "CEO_OF", "Acme", valid_at="2024-01-15", episode_id="board-minutes")
-    _say(console, "2024-01-16 · we learn that Sarah has been CEO of Acme since 2024-01-15.")
-    clock.set("2024-05-01")
-    judge.will_say(sarah.fact.uuid)
-    mike = memory.add_fact(GROUP, "Mike", "CEO_OF", "Acme", valid_at="2024-03-03", episode_id="press-release")
-    _say(console, "2024-05-01 · a press release: Mike has been CEO since 2024-03-03.")
-    _say(
-        console,
-        f"The judge (an LLM in real life, scripted here) says it contradicts Sarah's fact, so Sarah's "
-        f"interval is closed at Mike's start: {_count(mike.retired, 'fact')} retired, none deleted.",
-    )
-    console.print(timeline_table(memory.timeline(GROUP, "Acme", "CEO_OF"), "timeline of Acme (CEO_OF)"))
-    _answers(
-        console,
-        [
-            (f"Who was CEO of Acme on {day}?", memory.facts(GROUP, object="Acme", as_of=day), "subject")
-            for day in ("2024-02-01", "2024-04-01")
-        ],
-    )
-    _say(
-        console,
-        "No judge? Declare the relation instead (--relation-type CEO_OF=one_to_many: one CEO per "
-        "company) and the same change is decided by rule. Part 2 does that for LIVES_IN.",
-    )
-
-
-def _late_history(console: Console, memory: Memory, clock: DemoClock, judge: ScriptedJudge) -> None:
-    _chapter(console, 2, "Old history, learned late")
-    clock.set("2025-09-12")
-    memory.add_fact(GROUP, "Alice", "LIVES_IN", "Shanghai", valid_at="2025-09-10", episode_id="chat-sept")
-    _say(console, "2025-09-12 · Alice mentions she moved to Shanghai on 2025-09-10.")
-    calls = judge.calls
-    clock.set("2025-10-01")
-    beijing = memory.add_fact(GROUP, "Alice", "LIVES_IN", "Beijing", valid_at="2024-01-10", episode_id="old-cv")
-    _say(console, "2025-10-01 · an old CV turns up: Alice has lived in Beijing since 2024-01-10.")
-    asked = "no judge was asked" if judge.calls == calls else "the judge was asked"
-    _say(
-        console,
-        f"LIVES_IN is declared many_to_one (one city at a time), so {asked}. The older fact is born "
-        f"closed ({escape(beijing.fact.valid_at.date().isoformat())} → Shanghai's start) and the "
-        f"present stays Shanghai: {_count(beijing.retired, 'fact')} retired.",
-    )
-    console.print(timeline_table(memory.timeline(GROUP, "Alice"), "timeline of Alice"))
-    _answers(
-        console,
-        [
-            ("Where does Alice live now?", memory.facts(GROUP, subject="Alice", relation="LIVES_IN"), "object"),
-            (
-                "Where did Alice live on 2025-01-01?",
-                memory.facts(GROUP, subject="Alice", relation="LIVES_IN", as_of="2025-01-01"),
-                "object",
-            ),
-        ],
-    )
-
-
 def _refused_retirement(console: Console, memory: Memory, clock: DemoClock, judge: ScriptedJudge) -> None:
-    _chapter(console, 3, "A wrong judge cannot retire an unrelated fact")
+    _chapter(console, 5, "A wrong judge cannot retire an unrelated fact")
     clock.set("2025-10-02")
     postgres = memory.add_fact(GROUP, "Initech", "USES", "Postgres", valid_at="2022-04-01", episode_id="stack")
     memory.add_fact(GROUP, "Initech", "SPONSORS", "EuroPython", valid_at="2024-07-08", episode_id="news-2024")
-    _say(console, "Initech has used Postgres since 2022 and sponsored EuroPython in 2024.")
+    _say(console, "Facts added directly now, a scripted judge deciding contradictions: Initech has used Postgres "
+                  "since 2022 and sponsored EuroPython in 2024.")
     clock.set("2025-10-03")
     judge.will_say(postgres.fact.uuid)
     pycon = memory.add_fact(GROUP, "Initech", "SPONSORS", "PyCon", valid_at="2025-05-20", episode_id="news-2025")
@@ -192,24 +140,86 @@ def _refused_retirement(console: Console, memory: Memory, clock: DemoClock, judg
         "a sponsorship cannot replace a database. The refusal is logged "
         f"({sum(e.kind == 'verdict_refused' for e in memory.audit_events(GROUP))} verdict_refused audit event).",
     )
-    console.print(timeline_table(memory.facts(GROUP, subject="Initech"), "Initech's facts, now"))
+
+
+
+
+def _read_conversation(console: Console, memory: Memory, clock: DemoClock) -> None:
+    _chapter(console, 1, "A conversation, read offline")
+    _say(console, f"A team chat of {len(CONVERSATION)} messages, read as they arrive by the offline extractor.")
+    results: list[EpisodeResult] = []
+    with progress_bar(console) as bar:
+        task = bar.add_task("reading the chat", total=len(CONVERSATION))
+        for number, message in enumerate(CONVERSATION, 1):
+            clock.set(message.arrival)  # transaction time: when the memory read it
+            episode = _episode_id(number)
+            results.append(memory.add_episode(GROUP, message.text, reference_time=message.sent, episode_id=episode))
+            bar.advance(task)
+    table = Table(box=None, header_style="bold", padding=(0, 2, 0, 0))
+    for column in ("episode", "sent", "message"):
+        table.add_column(column, no_wrap=column != "message", style="dim" if column == "episode" else None)
+    for number, message in enumerate(CONVERSATION, 1):
+        late = f"  [yellow](read late, on {message.arrival[:10]})[/]" if message.received else ""
+        table.add_row(_episode_id(number), message.sent[:10], escape(message.text) + late)
+    console.print(table)
+    created, closed = sum(len(r.created) for r in results), sum(len(r.retired) for r in results)
+    calls = sum(r.usage.calls for r in results)
+    rule = "one job and one home at a time"
+    _say(console, f"{created} facts learned, {closed} closed by rule ({rule}), {calls} model calls.")
+
+
+def _episode_id(number: int) -> str:
+    return f"msg-{number:02}"
+
+
+def _graph(console: Console, memory: Memory) -> None:
+    _chapter(console, 2, "The graph it built")
+    by_label: dict[str, list[str]] = {}
+    for entity in memory.entities(GROUP):
+        by_label.setdefault(", ".join(entity.labels) or "unlabelled", []).append(entity.name)
+    for label, names in sorted(by_label.items()):
+        console.print(f"  [bold]{escape(label)}[/]: {escape(', '.join(sorted(names)))}")
+    table = Table(title="current facts", title_justify="left", header_style="bold")
+    for column in ("subject", "relation", "object", "since", "source"):
+        table.add_column(column, no_wrap=True)
+    for fact in sorted(memory.facts(GROUP), key=lambda f: (f.subject, f.valid_at)):
+        table.add_row(
+            escape(fact.subject), escape(fact.relation), escape(fact.object), when(fact.valid_at),
+            escape(", ".join(fact.episodes)),
+        )
+    console.print(table)
+
+
+def _timeline(console: Console, memory: Memory) -> None:
+    _chapter(console, 3, f"{PERSON}'s timeline, and a message that came late")
+    console.print(timeline_table(memory.timeline(GROUP, PERSON), f"timeline of {PERSON}"))
+    late = next(m for m in CONVERSATION if m.received)
+    _say(console, f"The Lyon message, sent {late.sent[:10]} but read last ({late.arrival[:10]}), is born closed "
+                  "at the move to Paris; Paris stays current.")
+    _answers(
+        console,
+        [
+            (f"Where did {PERSON} live on 2023-06-01?", _at(memory, "LIVES_IN", "2023-06-01"), "object"),
+            (f"Where did {PERSON} work on 2024-03-15?", _at(memory, "WORKS_AT", "2024-03-15"), "object"),
+            (f"Where does {PERSON} work now?", _at(memory, "WORKS_AT", None), "object"),
+        ],
+    )
+
+
+def _at(memory: Memory, relation: str, as_of: str | None, known_at: str | None = None) -> list[Fact]:
+    return memory.facts(GROUP, subject=PERSON, relation=relation, as_of=as_of, known_at=known_at)
 
 
 def _known_at(console: Console, memory: Memory) -> None:
     _chapter(console, 4, "What did we believe, and when?")
     _say(console, "Valid time says when a fact held; transaction time ('recorded') when the memory learned it.")
-    def ceo(known_at: str | None) -> list[Fact]:
-        return memory.facts(GROUP, relation="CEO_OF", object="Acme", as_of="2024-04-01", known_at=known_at)
-
     _answers(
         console,
         [
-            ("Who was CEO on 2024-04-01, as we believed on 2024-04-15?", ceo("2024-04-15"), "subject"),
-            ("Who was CEO on 2024-04-01, as we believe now?", ceo(None), "subject"),
+            (f"Where did {PERSON} live on 2023-06-01, as we believed on 2024-10-31?",
+             _at(memory, "LIVES_IN", "2023-06-01", "2024-10-31"), "object"),
+            (f"Where did {PERSON} live on 2023-06-01, as we believe now?",
+             _at(memory, "LIVES_IN", "2023-06-01"), "object"),
         ],
     )
-    _say(
-        console,
-        "Mike's appointment was only learned on 2024-05-01, so on 2024-04-15 the memory still said Sarah. "
-        "known_at replays that belief exactly, from fact history: audits and debugging stay honest.",
-    )
+    _say(console, "Lyon was only learned on 2024-11-04: known_at replays a past belief exactly, from fact history.")
