@@ -34,7 +34,7 @@ from ..store.protocol import Store
 from ..time import Clock
 from .episode_input import EpisodeInput, episode_input
 from .judge import Judge
-from .pipeline import Pipeline, PipelineSettings
+from .pipeline import Pipeline, PipelineSettings, buffer_reply
 
 __all__ = ["EpisodeItem", "Ingestion"]
 
@@ -94,7 +94,8 @@ class _ReplyCache:
         return await self.store.cached_reply(key)
 
     async def put(self, key: str, model: str, text: str) -> None:
-        await self.store.cache_reply(key, model, text, self.clock())
+        if not buffer_reply(key, model, text):  # within a stage, it is written with the stage's checkpoint
+            await self.store.cache_reply(key, model, text, self.clock())
 
 
 def _alive(owner: Mapping[str, Any] | None) -> bool:
@@ -206,7 +207,7 @@ class Ingestion:
         inp = self._input(group_id, item, "")
         pipeline = self._pipeline()
         async with self._lock(group_id):
-            done, checkpoint = await pipeline.admit(inp)
+            done, checkpoint = await pipeline.admit(inp, now=True)
             if done is not None:
                 return done
             return await self._run(pipeline, inp, checkpoint)

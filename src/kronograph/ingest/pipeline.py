@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -72,6 +73,20 @@ OFFLINE_RELATION_TYPES: dict[str, RelationType] = {
     fold_relation("LEFT"): RelationType(ends=("WORKS_AT", "WORKS_ON", "MEMBER_OF")),
 }
 
+# Model replies a stage received, written to the reply cache together with the
+# stage's checkpoint (one commit, not one per reply). Outside a stage: None.
+_replies: ContextVar[list[tuple[str, str, str]] | None] = ContextVar("kronograph_replies", default=None)
+
+
+def buffer_reply(key: str, model: str, text: str) -> bool:
+    """Keep a reply for the running stage's checkpoint write; False outside a stage."""
+    pending = _replies.get()
+    if pending is None:
+        return False
+    pending.append((key, model, text))
+    return True
+
+
 _RETRYABLE = (TransientModelError, ConcurrentWriteError, EmbeddingError, JudgeError)
 
 
@@ -112,28 +127,37 @@ class Pipeline:
 
     # -- status ------------------------------------------------------------------
     async def _state(self, group_id: str, state: EpisodeState) -> None:
+        """Write an episode's new state, with the model replies its stage was
+        given (cached in the same transaction)."""
         plan = Plan(group_id=group_id, now=state.updated_at, expected_revision=None)
         plan.episode_states.append(state)
+        plan.cached_replies.extend(_replies.get(None) or ())
         await self.store.apply(plan)
 
-    async def register(self, inp: EpisodeInput) -> None:
-        """Record the episode as received, with what resuming it needs."""
+    def _extracts_now(self, inp: EpisodeInput) -> bool:
+        return self.settings.model is not None and inp.kind.value != "json"
+
+    async def register(self, inp: EpisodeInput, status: EpisodeStatus = EpisodeStatus.RECEIVED) -> None:
+        """Record the episode as received (or already extracting), with what
+        resuming it needs."""
         now = self._now()
         plan = Plan(group_id=inp.group_id, now=now, expected_revision=None)
         raw = self.settings.store_raw_content
         plan.new_episodes.append(inp.episode(now, store_raw_content=raw))
         plan.episode_states.append(
-            EpisodeState(inp.episode_id, EpisodeStatus.RECEIVED.value, now, pending=inp.pending(store_raw_content=raw))
+            EpisodeState(inp.episode_id, status.value, now, pending=inp.pending(store_raw_content=raw))
         )
         await self.store.apply(plan)
 
-    async def admit(self, inp: EpisodeInput) -> tuple[EpisodeResult | None, dict[str, Any]]:
+    async def admit(self, inp: EpisodeInput, *, now: bool = False) -> tuple[EpisodeResult | None, dict[str, Any]]:
         """Register a new episode, or find where a known one got to: returns the
-        result to give back at once (a duplicate), or the checkpoint to go on from."""
+        result to give back at once (a duplicate), or the checkpoint to go on
+        from. ``now``: extraction starts right away (one status write fewer)."""
         progress = await self.store.episode_progress(inp.group_id, inp.episode_id)
         if progress is None:
-            await self.register(inp)
-            return None, {}
+            extracting = now and self._extracts_now(inp)
+            await self.register(inp, EpisodeStatus.EXTRACTING if extracting else EpisodeStatus.RECEIVED)
+            return None, {"_extracting": True} if extracting else {}
         if progress.episode.content_hash not in (None, inp.content_hash):
             raise InvalidInputError(
                 "episode_id", f"{inp.episode_id!r} was already used for an episode with other content"
@@ -157,21 +181,28 @@ class Pipeline:
         model = self.settings.model if inp.kind.value != "json" else None
         context = []
         if model is not None:
-            await self._state(inp.group_id, EpisodeState(inp.episode_id, EpisodeStatus.EXTRACTING.value, self._now()))
+            if not checkpoint.pop("_extracting", False):
+                await self._state(
+                    inp.group_id, EpisodeState(inp.episode_id, EpisodeStatus.EXTRACTING.value, self._now())
+                )
             if self.settings.context_episodes > 0 or inp.previous_episode_ids is not None:
                 context = await self.store.context_episodes(
                     inp.group_id, before=inp.reference_time, exclude=inp.episode_id,
                     limit=self.settings.context_episodes, saga=inp.saga, ids=inp.previous_episode_ids,
                 )
         calls = usage.calls
-        extraction, provenance = await extract(inp, model=model, context=context, usage=usage)
-        checkpoint = {**checkpoint, "extraction": extraction.model_dump(mode="json"), "provenance": provenance}
-        if usage.calls > calls:
-            checkpoint["usage"] = usage.as_dict()
-            await self._state(
-                inp.group_id,
-                EpisodeState(inp.episode_id, EpisodeStatus.RESOLVING.value, self._now(), checkpoint=checkpoint),
-            )
+        token = _replies.set([])
+        try:
+            extraction, provenance = await extract(inp, model=model, context=context, usage=usage)
+            checkpoint = {**checkpoint, "extraction": extraction.model_dump(mode="json"), "provenance": provenance}
+            if usage.calls > calls:
+                checkpoint["usage"] = usage.as_dict()
+                await self._state(
+                    inp.group_id,
+                    EpisodeState(inp.episode_id, EpisodeStatus.RESOLVING.value, self._now(), checkpoint=checkpoint),
+                )
+        finally:
+            _replies.reset(token)
         return checkpoint
 
     def _relation_type(self, inp: EpisodeInput, relation: str) -> RelationType | None:
@@ -211,6 +242,16 @@ class Pipeline:
         """Entity choices and judge verdicts, against the graph as it is now."""
         if "entities" in checkpoint and "verdicts" in checkpoint:
             return checkpoint
+        token = _replies.set([])
+        try:
+            return await self._resolve(inp, checkpoint, drafts, vectors, usage)
+        finally:
+            _replies.reset(token)
+
+    async def _resolve(
+        self, inp: EpisodeInput, checkpoint: dict[str, Any], drafts: Drafts, vectors: dict[str, np.ndarray],
+        usage: Usage,
+    ) -> dict[str, Any]:
         model = self.settings.model
         calls = usage.calls
         choices = checkpoint.get("entities")

@@ -84,3 +84,5 @@ class Plan:
     # Entities to delete: nothing refers to them once the rest is applied.
     delete_entities: list[str] = field(default_factory=list)
     audit: list[AuditEvent] = field(default_factory=list)
+    # Model replies for the reply cache: (key, model, text), store-wide.
+    cached_replies: list[tuple[str, str, str]] = field(default_factory=list)

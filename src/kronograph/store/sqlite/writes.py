@@ -167,6 +167,10 @@ def write_plan(raw: sqlite3.Connection, plan: Plan) -> None:
         "DELETE FROM entities WHERE uuid = ? AND group_id = ?", [(u, g) for u in plan.delete_entities]
     )
     conn.executemany(
+        "INSERT OR REPLACE INTO model_replies(key, model, reply, created_at) VALUES (?,?,?,?)",
+        [(key, model, text, now) for key, model, text in plan.cached_replies],
+    )
+    conn.executemany(
         "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail) VALUES (?,?,?,?,?)",
         [(g, a.kind, to_micros(a.recorded_at), a.episode_id, _json(a.detail)) for a in plan.audit],
     )
