@@ -162,7 +162,9 @@ class SQLiteStore:
         if self._closed:
             raise ClosedError("this store is closed")
         if _unit_of.get() is self:
-            return await self._exec(fn, *args)
+            # Inside a unit of work every other call waits at the gate, so its
+            # short local calls run inline: no thread hop per read and plan.
+            return self._call(fn, *args)
         async with self._gate_lock():
             return await self._exec(fn, *args)
 
@@ -171,7 +173,8 @@ class SQLiteStore:
         """One transaction for several plans, with reads in between that see
         the plans already written: what one episode's facts need. Yields this
         store; its calls from within the unit join the transaction, other
-        tasks' calls wait until it ends. Nothing in it may wait on a network."""
+        tasks' calls wait until it ends. Nothing in it may wait on a network;
+        its calls run on the caller's thread (they are short and local)."""
         if _unit_of.get() is self:
             raise StoreError("units of work do not nest")
         if self._closed:
