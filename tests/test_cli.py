@@ -19,6 +19,7 @@ import typer.main  # noqa: E402
 from typer.testing import CliRunner, Result  # noqa: E402
 
 from kronograph import cli as kronograph_cli  # noqa: E402
+from kronograph.demo_conversation import CONVERSATION  # noqa: E402
 from kronograph.llm.client import ModelClient  # noqa: E402
 
 from .ingest_helpers import ScriptedProvider, current_episode, transient  # noqa: E402
@@ -222,7 +223,8 @@ def test_demo_reads_the_chat_offline_and_answers_about_the_past(cli: Invoke) -> 
     for chapter in ("A conversation, read offline", "The graph it built", "came late", "What did we believe",
                     "cannot retire"):
         assert chapter in out
-    assert "reading the chat" in out and "13/13" in out  # the progress bar's last state
+    size = len(CONVERSATION)
+    assert "reading the chat" in out and f"{size}/{size}" in out  # the progress bar's last state
     assert "(read late, on 2024-11-04)" in out
     assert "0 model calls" in out
     assert "Person: Lena, Priya, Tom" in out
@@ -252,7 +254,8 @@ def test_demo_db_is_kept_and_readable_by_the_other_commands(cli: Invoke, tmp_pat
               "--json", "--db", str(kept), with_db=False)
     assert _triples(out.stdout) == ["Priya LIVES_IN Paris"]
     episodes = json.loads(cli("episodes", "demo", "--json", "--db", str(kept), with_db=False).stdout)
-    assert [e["uuid"] for e in episodes][:2] == ["msg-13", "msg-01"]  # by reference time: the late one first
+    late = f"msg-{len(CONVERSATION):02}"
+    assert [e["uuid"] for e in episodes][:2] == [late, "msg-01"]  # by reference time: the late one first
     assert {e["status"] for e in episodes} == {"complete"}
     again = cli("demo", "--db", str(kept), with_db=False, expect=2)
     assert "already exists" in again.stderr
