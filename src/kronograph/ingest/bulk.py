@@ -12,6 +12,7 @@ builds.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 import os
@@ -157,7 +158,8 @@ class Ingestion:
             arg = self._model_arg
             provider: Provider | None
             if isinstance(arg, ModelClient):
-                if arg.cache is None:  # a client without a cache of its own uses the store's
+                if arg.cache is None:  # a client without a cache of its own uses this store's
+                    arg = copy.copy(arg)  # (a copy: the caller's client may serve other memories)
                     arg.cache = _ReplyCache(self.store, self._clock)
                 self._model = arg
             else:

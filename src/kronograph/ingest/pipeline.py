@@ -21,6 +21,7 @@ import numpy as np
 
 from ..embed.protocol import Embedder
 from ..errors import (
+    ClosedError,
     ConcurrentWriteError,
     EmbeddingError,
     InvalidInputError,
@@ -449,8 +450,8 @@ class Pipeline:
             vectors, fact_vectors = await self._vectors(drafts)
             checkpoint = await self.resolve_stage(inp, checkpoint, drafts, vectors, usage)
             return await self.commit_stage(inp, checkpoint, drafts, vectors, fact_vectors, usage)
-        except SchemaError:
-            raise
+        except (SchemaError, ClosedError):
+            raise  # not the episode's doing: the memory cannot be used at all
         except (*_RETRYABLE, ModelError, StoreError) as exc:
             retry = isinstance(exc, _RETRYABLE + (StoreError,)) or (
                 isinstance(exc, ModelError) and not isinstance(exc, ModelOutputError)

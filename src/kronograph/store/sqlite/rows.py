@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-from ...model import AuditEvent, Entity, Episode, Fact, FactChange, trusted
+from ...model import AuditEvent, Entity, Episode, EpisodeKind, Fact, FactChange, trusted
 from ...time import from_micros
 from ..records import FactRecord, Source
 
@@ -131,7 +131,7 @@ def episode(row: tuple) -> Episode:  # type: ignore[type-arg]
         uuid=row[0],
         group_id=row[1],
         name=row[2],
-        kind=row[3],
+        kind=EpisodeKind(row[3]),
         content=row[4],
         content_hash=row[5],
         source_description=row[6],
