@@ -292,6 +292,11 @@ class AsyncMemory:
         await self._ready()
         return await self._ingestion.add_episodes(g, episodes)
 
+    async def check_episodes(self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]) -> None:
+        """Validate episodes as ``add_episodes`` would, storing nothing: raises
+        InvalidInputError naming the item and field (``episodes[3].content``)."""
+        self._ingestion.check(self._group(group_id), episodes)
+
     async def resume(self, *, include_retryable: bool = True) -> list[EpisodeResult]:
         """Finish episodes a crash left unfinished and, with ``include_retryable``,
         retry those that failed for a reason worth retrying."""
@@ -498,6 +503,9 @@ class Memory:
     ) -> list[EpisodeResult]:
         refuse_writes_from_a_judge()
         return self._call(self._core.add_episodes(group_id, episodes))
+
+    def check_episodes(self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]) -> None:
+        return self._call(self._core.check_episodes(group_id, episodes))
 
     def resume(self, *, include_retryable: bool = True) -> list[EpisodeResult]:
         refuse_writes_from_a_judge()

@@ -223,13 +223,22 @@ class Ingestion:
             self._in_flight.discard(key)
 
     # -- many ------------------------------------------------------------------------
-    async def add_episodes(
-        self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]
-    ) -> list[EpisodeResult]:
+    def check(self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]) -> list[EpisodeInput]:
+        """Every item validated, or InvalidInputError naming the first bad one."""
         if isinstance(episodes, Mapping | str | bytes):
             raise InvalidInputError("episodes", "expected a list of episodes")
         items = [EpisodeItem.of(e, f"episodes[{i}]") for i, e in enumerate(episodes)]
         inputs = [self._input(group_id, item, f"episodes[{i}]") for i, item in enumerate(items)]
+        seen: dict[str, str] = {}
+        for i, inp in enumerate(inputs):
+            if seen.setdefault(inp.episode_id, inp.content_hash) != inp.content_hash:
+                raise InvalidInputError(f"episodes[{i}].episode_id", "repeats an id with other content")
+        return inputs
+
+    async def add_episodes(
+        self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]
+    ) -> list[EpisodeResult]:
+        inputs = self.check(group_id, episodes)
         # The order given: one-by-one ingestion of the same list builds the same graph.
         order = list(range(len(inputs)))
         pipeline = self._pipeline()
@@ -240,9 +249,7 @@ class Ingestion:
             for i in order:  # register everything first: extraction context is then as one by one
                 inp = inputs[i]
                 if inp.episode_id in first:
-                    if inputs[first[inp.episode_id]].content_hash != inp.content_hash:
-                        raise InvalidInputError(f"episodes[{i}].episode_id", "repeats an id with other content")
-                    continue
+                    continue  # the same episode twice in the batch: the second is a duplicate
                 first[inp.episode_id] = i
                 done, checkpoint = await pipeline.admit(inp)
                 if done is not None:
