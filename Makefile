@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench clean lock
+.PHONY: demo test bench bench-ingest bench-offline clean lock
 
 $(STAMP): pyproject.toml requirements.lock
 	rm -rf $(VENV)
@@ -23,6 +23,12 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/core.py
+
+bench-ingest: $(STAMP)
+	$(BIN)/python bench/ingest.py
+
+bench-offline: $(STAMP)
+	$(BIN)/python bench/offline_eval.py
 
 # Regenerate the lock file (needs `uv` on PATH; not part of the normal flow).
 lock:
