@@ -76,7 +76,8 @@ def test_offline_extractor_builds_a_timeline_from_chat(tmp_path):
         assert alice.provenance["extractor"] == "offline" and alice.provenance["episode"] == "e1"
         (source,) = memory.fact_sources("g", now.uuid)
         assert source.provenance["time_expression"] and source.provenance["reference_time"].startswith("2024-02-01")
-        assert source.provenance["time_zone"] == "UTC" and source.provenance["valid_at_from"] in ("stated", "expression")
+        assert source.provenance["time_zone"] == "UTC"
+        assert source.provenance["valid_at_from"] in ("stated", "expression")
 
 
 def test_the_same_episode_id_twice_changes_nothing():
