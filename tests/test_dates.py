@@ -35,7 +35,7 @@ def day(text: str, ref: datetime = REF) -> str | None:
         ("tomorrow", "2024-05-16"),
         ("the day before yesterday", "2024-05-13"),
         ("this morning", "2024-05-15"),
-        ("last week", "2024-05-06"),
+        ("last week", "2024-05-08"),
         ("this week", "2024-05-13"),
         ("next week", "2024-05-20"),
         ("last month", "2024-04-01"),
@@ -46,7 +46,8 @@ def day(text: str, ref: datetime = REF) -> str | None:
         ("3 days ago", "2024-05-12"),
         ("a week ago", "2024-05-08"),
         ("a couple of weeks ago", "2024-05-01"),
-        ("three months ago", "2024-02-01"),
+        ("three months ago", "2024-02-15"),
+        ("a month ago", "2024-04-15"),
         ("two years ago", "2022-01-01"),
         ("next Monday", "2024-05-20"),
         ("last Friday", "2024-05-10"),
@@ -70,6 +71,30 @@ def test_forms(text: str, expected: str) -> None:
 
 def test_last_month_crosses_the_year() -> None:
     assert day("last month", datetime(2024, 1, 10, tzinfo=UTC)) == "2023-12-01"
+
+
+def test_last_week_is_seven_days_back_on_the_day() -> None:
+    assert day("last week", datetime(2024, 3, 3, 9, 15, tzinfo=UTC)) == "2024-02-25"  # a Sunday: no snap to Monday
+    assert resolve_time("last week", REF) == datetime(2024, 5, 8, tzinfo=UTC)  # UTC midnight
+    assert day("the previous week", datetime(2024, 1, 4, tzinfo=UTC)) == "2023-12-28"
+
+
+def test_weeks_ago_are_seven_days_each() -> None:
+    assert day("five weeks ago", datetime(2024, 3, 1, tzinfo=UTC)) == "2024-01-26"
+
+
+@pytest.mark.parametrize(
+    ("ref", "text", "expected"),
+    [
+        (datetime(2024, 3, 31, tzinfo=UTC), "a month ago", "2024-02-29"),  # clamped to the month's end
+        (datetime(2023, 3, 31, tzinfo=UTC), "one month ago", "2023-02-28"),
+        (datetime(2024, 1, 20, tzinfo=UTC), "two months ago", "2023-11-20"),  # across the year
+        (datetime(2024, 8, 31, tzinfo=UTC), "six months ago", "2024-02-29"),
+        (datetime(2024, 7, 9, tzinfo=UTC), "a couple of months ago", "2024-05-09"),
+    ],
+)
+def test_months_ago_keep_the_day(ref: datetime, text: str, expected: str) -> None:
+    assert day(text, ref) == expected
 
 
 def test_last_march_in_march_is_last_year() -> None:

@@ -318,3 +318,152 @@ def test_titles_are_not_part_of_names() -> None:
 def test_empty_content() -> None:
     result = run("")
     assert result.facts == [] and result.entities == [] and result.reasoning
+
+
+# -- tastes, management, leadership ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("Pia Lund: I love Reykjavik.", ("Pia Lund", "LIKES", "Reykjavik")),
+        ("Pia Lund: Oskar loves Bergamo.", ("Oskar", "LIKES", "Bergamo")),
+        ("Pia Lund: I absolutely adore Kandinsky.", ("Pia Lund", "LIKES", "Kandinsky")),
+        ("Pia Lund: Hedda manages Project Fjell.", ("Hedda", "MANAGES", "Project Fjell")),
+        ("Pia Lund: Hedda is managing the Sirius project.", ("Hedda", "MANAGES", "Sirius")),
+        ("Pia Lund: I have been managing Project Fjell.", ("Pia Lund", "MANAGES", "Project Fjell")),
+        ("Pia Lund: Oskar is leading Project Nordlys.", ("Oskar", "LEADS", "Project Nordlys")),
+        ("Pia Lund: I lead the Checkout team.", ("Pia Lund", "LEADS", "Checkout team")),
+    ],
+)
+def test_likes_manages_leads(content: str, expected: tuple[str, str, str]) -> None:
+    assert triples(content) == {expected}
+
+
+def test_leading_a_team_at_an_organisation_is_working_there() -> None:
+    assert triples("Pia Lund: Oskar leads the Checkout team at Tindra Systems.") == {
+        ("Oskar", "LEADS", "Checkout team"),
+        ("Oskar", "WORKS_AT", "Tindra Systems"),
+    }
+    work = next(f for f in run("Pia Lund: I manage the support team at Tindra Systems.").facts)
+    assert (work.subject, work.relation, work.object, work.valid_at) == (
+        "Pia Lund",
+        "WORKS_AT",
+        "Tindra Systems",
+        None,
+    )  # an unnamed team is no entity; how long the lead has worked there is not said
+    assert triples("Pia Lund: I joined the support team at Tindra Systems.") == {
+        ("Pia Lund", "WORKS_AT", "Tindra Systems")
+    }
+
+
+def test_a_team_is_no_object_of_other_relations() -> None:
+    assert triples("Pia Lund: I met the Checkout team.") == set()
+    assert triples("Pia Lund: I joined the Checkout team.") == set()  # a team, not an employer
+
+
+# -- progressive and perfect tenses ------------------------------------------------------------
+
+
+def test_progressive_and_perfect_states() -> None:
+    fact = one("Pia Lund: I've been working on Project Skarv since January.")
+    assert (fact.relation, fact.object, fact.valid_at) == ("WORKS_ON", "Project Skarv", "2024-01-01T00:00:00+00:00")
+    assert triples("Pia Lund: I'm working on Project Skarv.") == {("Pia Lund", "WORKS_ON", "Project Skarv")}
+    lived = one("Pia Lund: I've lived in Tromso since 2012.")
+    assert (lived.relation, lived.valid_at) == ("LIVES_IN", "2012-01-01T00:00:00+00:00")
+    whole = one("Pia Lund: Oskar has lived in Bodo all his life.")
+    assert (whole.subject, whole.relation, whole.object, whole.valid_at) == ("Oskar", "LIVES_IN", "Bodo", None)
+
+
+def test_has_had_an_office_since() -> None:
+    fact = one("Tindra Systems has had an office in Gdansk since 2016.", "text")
+    assert (fact.subject, fact.relation, fact.object) == ("Tindra Systems", "HAS_OFFICE_IN", "Gdansk")
+    assert fact.valid_at == "2016-01-01T00:00:00+00:00"
+
+
+# -- chat sentences without a subject, "my job at" ---------------------------------------------
+
+
+def test_quit_my_job_at() -> None:
+    fact = one("Pia Lund: Finally left my old job at Kvist Media today!")
+    assert (fact.subject, fact.relation, fact.object) == ("Pia Lund", "LEFT", "Kvist Media")
+    assert fact.valid_at == "2024-05-15T00:00:00+00:00"
+    dated = one("Pia Lund: Quit my job at Kvist Media last Monday.")
+    assert (dated.relation, dated.valid_at) == ("LEFT", "2024-05-13T00:00:00+00:00")
+    assert triples("Pia Lund: Oskar quit his job at Kvist Media.") == {("Oskar", "LEFT", "Kvist Media")}
+
+
+def test_started_my_new_job_at() -> None:
+    fact = one("Pia Lund: Started my new job at Tindra Systems yesterday.")
+    assert (fact.subject, fact.relation, fact.object) == ("Pia Lund", "WORKS_AT", "Tindra Systems")
+    assert fact.valid_at == "2024-05-14T00:00:00+00:00"
+    assert triples("Pia Lund: Oskar started his first job at Kvist Media.") == {("Oskar", "WORKS_AT", "Kvist Media")}
+
+
+# -- appositives and fronted dates -------------------------------------------------------------
+
+
+def test_appositive_title_and_the_verb_after_it() -> None:
+    assert triples("Marta Sousa, the founder of Alba Robotics, lives in Braga.", "text") == {
+        ("Marta Sousa", "FOUNDER_OF", "Alba Robotics"),
+        ("Marta Sousa", "LIVES_IN", "Braga"),
+    }
+    assert triples("Pia Lund: Yesterday I met Jonas Berg, the CTO of Kvist Media.") == {
+        ("Pia Lund", "MET", "Jonas Berg"),
+        ("Jonas Berg", "CTO_OF", "Kvist Media"),
+    }
+    assert triples("Pia Lund: Jonas Berg, a neighbour of mine, moved to Umea.") == {("Jonas Berg", "LIVES_IN", "Umea")}
+
+
+def test_appositive_guards() -> None:
+    assert triples("In Porto, the mayor of Braga spoke.", "text") == set()  # a fronted phrase, not a name's title
+    assert triples("However, the head of Kvist Media resigned.", "text") == set()
+    assert triples("Pia Lund: After lunch with Jonas Berg, the team moved to Umea.") == set()
+    assert triples("Pia Lund: Jonas Berg, the CTO of Kvist Media's parent, is here.") == set()
+
+
+def test_named_object_after_a_comma() -> None:
+    fact = one("Pia Lund: Last Tuesday I had lunch with my former manager, Ingrid Dahl.")
+    assert (fact.relation, fact.object, fact.valid_at) == ("HAD_LUNCH_WITH", "Ingrid Dahl", "2024-05-14T00:00:00+00:00")
+    assert triples("Pia Lund: I had lunch with my sister, Oslo was cold.") == set()
+
+
+def test_title_dated_by_a_following_start() -> None:
+    fact = one("Pia Lund: I'm now the CTO of Kvist Media, I started two weeks ago.")
+    assert (fact.relation, fact.object, fact.valid_at) == ("CTO_OF", "Kvist Media", "2024-05-01T00:00:00+00:00")
+
+
+# -- future statements: plans, not facts -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Pia Lund: Oskar will join Kvist Media in 2026.",
+        "Pia Lund: I'll be working at Kvist Media.",
+        "Pia Lund: Oskar is going to join Kvist Media.",
+        "Pia Lund: Oskar is gonna move to Umea.",
+        "Pia Lund: Oskar starts at Kvist Media next month.",
+        "Pia Lund: I start my new job at Kvist Media on Monday.",
+        "Pia Lund: I'm joining Kvist Media.",
+        "Pia Lund: We're moving to Umea in the summer.",
+        "Pia Lund: I'm having dinner with Ingrid Dahl tomorrow.",
+        "Pia Lund: From next week I work at Kvist Media.",
+    ],
+)
+def test_future_says_nothing(content: str) -> None:
+    assert run(content).facts == []
+
+
+def test_future_clause_leaves_the_past_one() -> None:
+    facts = triples("Pia Lund: Oskar joined Kvist Media and will move to Umea.")
+    assert facts == {("Oskar", "WORKS_AT", "Kvist Media")}
+
+
+# -- dates on facts: the conventions -----------------------------------------------------------
+
+
+def test_last_week_and_months_ago_on_facts() -> None:
+    assert one("Pia Lund: Oskar moved to Umea last week.").valid_at == "2024-05-08T00:00:00+00:00"
+    assert one("Pia Lund: Oskar joined Kvist Media four months ago.").valid_at == "2024-01-15T00:00:00+00:00"
+    assert one("Pia Lund: Oskar joined Kvist Media three weeks ago.").valid_at == "2024-04-24T00:00:00+00:00"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .names import Run, Token
 
-__all__ = ["Gap", "Obj", "read_gap", "read_objects"]
+__all__ = ["Found", "Gap", "Obj", "read_gap", "read_objects", "stated"]
 
 FILLER = frozenset(
     """
@@ -43,9 +43,12 @@ _FOLLOW_OK = frozenset(
     of now still too again ago every each this last next today yesterday tomorrow tonight recently together
     nowadays anymore these those there here which who where when while because full-time part-time project team
     a an the one two three four five six seven eight nine ten eleven twelve several few couple some many almost
-    over nearly around just early late mid earlier later soon right last since
+    over nearly around just early late mid earlier later soon right last since all
     """.split()
 )
+_UNITS = frozenset("team group department division unit squad".split())
+_CLOSE = frozenset({",", ".", "!", ";", "and"})
+Found = tuple[str, str | None, str]  # an object's name and label, and its own relation ("": the clause's)
 _STOPISH = (
     _FOLLOW_OK
     | _DETERMINERS
@@ -109,6 +112,8 @@ class Obj:
     label: str | None
     last: int  # index of its last token
     loose: bool = False
+    unit: bool = False  # "the Payments team (at Acme)": a team, named ("Payments team") or not ("")
+    org: Obj | None = None  # the organisation after a unit's "at"
 
 
 def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, loose: bool) -> Obj | None:
@@ -122,6 +127,13 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
             i += 1
         if i < n and tokens[i].lower in ("called", "named"):
             i += 1
+        elif i > start + 1 and i + 1 < n and tokens[i].lower == "," and (named := runs_at.get(i + 1)):
+            # "my old boss, Daniel Brooks": the name in apposition, when nothing else follows it
+            if named.last + 1 < n and tokens[named.last + 1].lower not in _CLOSE:
+                return None
+            return Obj(named.name, None, named.last)
+        if (unit := _unit(text, tokens, runs_at, i)) is not None:
+            return unit
     run = runs_at.get(i)
     if run is None:
         if not loose or i != start or tokens[i].lower in _STOPISH or not tokens[i].text.isalpha():
@@ -142,13 +154,29 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
     return Obj(run.name, label, last)
 
 
+def _unit(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int) -> Obj | None:
+    """ "the Payments team", "the data team at Acme": a unit, named only when capitalised, and its organisation."""
+    n = len(tokens)
+    run = runs_at.get(i)
+    at = run.last + 1 if run else i
+    if at >= n or tokens[at].lower not in _UNITS:
+        return None
+    name = text[tokens[run.first].start : tokens[at].end] if run else ""
+    org = None
+    if at + 2 < n and tokens[at + 1].lower == "at" and at + 2 in runs_at:
+        org = _object_at(text, tokens, runs_at, at + 2, False)
+        if org is None or org.unit:
+            return None
+    return Obj(name, "Team" if name else None, org.last if org else at, unit=True, org=org)
+
+
 def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, loose: bool) -> list[Obj]:
     """The object after a verb, and any joined to it by "and" or commas ("Notion and Linear")."""
     first = _object_at(text, tokens, runs_at, i, loose)
     if first is None:
         return []
     found = [first]
-    while True:
+    while not first.unit:
         k = found[-1].last + 1
         if k < len(tokens) and tokens[k].lower == ",":
             k += 1
@@ -157,6 +185,22 @@ def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int
         if k == found[-1].last + 1:
             return found
         nxt = _object_at(text, tokens, runs_at, k, loose and found[-1].loose)
-        if nxt is None:
+        if nxt is None or nxt.unit:
             return found
         found.append(nxt)
+    return found
+
+
+def stated(objects: list[Obj], relation: str) -> list[Found]:
+    """The objects a clause states facts about. A team ("the Payments team at Acme") is led or managed, when it
+    has a name, and says where its lead works; one joined says where the joiner works; for the rest it is no object."""
+    found: list[Found] = []
+    for o in objects:
+        if not o.unit:
+            found.append((o.name, o.label, ""))
+        elif relation in ("LEADS", "MANAGES"):
+            found += [(o.name, o.label, "")] if o.name else []
+            found += [(o.org.name, "Organization", "WORKS_AT")] if o.org else []
+        elif relation == "WORKS_AT" and o.org:
+            found.append((o.org.name, o.org.label, ""))
+    return found

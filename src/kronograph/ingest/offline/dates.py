@@ -5,7 +5,11 @@ Resolution rules (each documented once, here):
 - A day resolves to UTC midnight of that day; a coarser expression to the
   first day of its period: "last month" and "in March 2024" to the 1st of the
   month, "in 2019", "last year" and "three years ago" to the 1st of January,
-  "last week" to the Monday of that week.
+  "this week" and "next week" to the Monday of that week.
+- Counted back from the reference day, on the day: "last week" and "a week
+  ago" are 7 days before it, "N weeks ago" N*7 days, "N days ago" N days,
+  "N months ago" the same day N months before (clamped to the month's end:
+  "a month ago" read on 31 March is 29 February).
 - A month or a day-and-month with no year is the latest one that is not more
   than 31 days after the reference time ("in May" read in August is this May;
   "on 4 March" read on 20 February is in two weeks).
@@ -21,12 +25,13 @@ Y"), ``other`` (before, after, by: no usable bound) or ``at``.
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-__all__ = ["Role", "TimeMention", "find_times", "resolve_time"]
+__all__ = ["Role", "TimeMention", "clause_dates", "find_times", "resolve_time", "time_words"]
 
 Role = Literal["at", "since", "until", "other"]
 
@@ -135,9 +140,14 @@ def _day(year: int, month: int, day: int) -> datetime | None:
         return None
 
 
-def _shift_months(ref: datetime, months: int) -> datetime:
+def _shift_months(ref: datetime, months: int, keep_day: bool = False) -> datetime:
+    """The 1st of the month ``months`` away, or with ``keep_day`` the same day (clamped to the month's end)."""
     index = ref.year * 12 + ref.month - 1 + months
-    return datetime(index // 12, index % 12 + 1, 1, tzinfo=UTC)
+    year, month = index // 12, index % 12 + 1
+    day = 1
+    if keep_day:
+        day = min(ref.day, calendar.monthrange(year, month)[1])
+    return datetime(year, month, day, tzinfo=UTC)
 
 
 def _yearless(month: int, day: int, ref: datetime) -> datetime | None:
@@ -154,6 +164,8 @@ def _relative(m: re.Match[str], ref: datetime, today: datetime) -> datetime | No
     if unit := m["unit2"]:
         unit = unit.lower()
         if unit == "week":
+            if step < 0:
+                return today - timedelta(days=7)  # "last week": a week ago, on the day
             return today - timedelta(days=today.weekday()) + timedelta(weeks=step)
         if unit == "month":
             return _shift_months(today, step)
@@ -195,7 +207,7 @@ def _resolve(m: re.Match[str], ref: datetime) -> datetime | None:
         if unit in ("day", "week"):
             return today - timedelta(days=count * (7 if unit == "week" else 1))
         if unit == "month":
-            return _shift_months(today, -count)
+            return _shift_months(today, -count, keep_day=True)
         return datetime(today.year - count, 1, 1, tzinfo=UTC)
     if m["rel"]:
         return _relative(m, ref, today)
@@ -241,6 +253,27 @@ def resolve_time(text: str, reference: datetime) -> datetime | None:
     """The first time expression in ``text`` resolved, or None: handy for one-off phrases."""
     found = find_times(text, reference)
     return found[0].when if found else None
+
+
+def clause_dates(times: list[TimeMention], span: tuple[int, int, int]) -> dict[str, TimeMention]:
+    """The dates of a clause: those inside it, else those heading the sentence."""
+    start, end, head = span
+    inside = [t for t in times if start <= t.start < end]
+    chosen = inside or [t for t in times if t.start < head]
+    picked: dict[str, TimeMention] = {}
+    for t in chosen:
+        if t.role != "other":
+            picked.setdefault(t.role, t)
+    return picked
+
+
+def time_words(text: str, used: list[TimeMention]) -> str | None:
+    """The words of the dates a fact used: "from 2015 to 2020", or "since May ... until June"."""
+    if not used:
+        return None
+    if len(used) == 2 and used[1].start - used[0].end <= 2:
+        return text[used[0].start : used[1].end]
+    return " ... ".join(t.text for t in used)
 
 
 _DIGIT = re.compile(r"\d")

@@ -9,12 +9,13 @@ understands.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 
 from ..schema import Extraction
+from .context import Context
 from .dates import find_times
 from .names import Token, find_runs, name_label, tokenize
-from .reader import Context, SentenceReader
+from .reader import SentenceReader
 
 __all__ = ["OfflineExtractor"]
 
@@ -42,7 +43,7 @@ class OfflineExtractor:
     def extract(
         self, content: str, *, reference_time: datetime, kind: str = "message", speaker_hint: str | None = None
     ) -> Extraction:
-        ctx = Context(speaker=speaker_hint)
+        ctx = Context(speaker=speaker_hint, reference=_utc(reference_time))
         if ctx.speaker:
             ctx.mention(ctx.speaker, "Person")
         for line in content.splitlines() or [content]:
@@ -76,6 +77,10 @@ class OfflineExtractor:
         clauses = SentenceReader(text, tokens, runs_at, runs_end, times, ctx)
         if clauses.read() == 0 and clauses.candidates:
             ctx.not_understood += 1
+
+
+def _utc(when: datetime) -> datetime:
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
 
 
 def _skip_reason(tokens: list[Token]) -> str | None:

@@ -43,6 +43,7 @@ class Pattern:
     loose_object: bool = False  # a plain noun may be the object ("I love hiking")
     pair: bool = False  # "Camille and Antoine got married": two subjects, no object
     org_relation: str | None = None  # the relation when the subject is an organisation
+    appositive: bool = False  # ", the CEO of X": the subject is the name right before the comma
     keys: frozenset[str] = frozenset()  # words one of which a sentence must hold for the regex to be tried
 
 
@@ -81,14 +82,16 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("work works working", r"\b(?:works?|working)\s+(?:at|for)\b", "WORKS_AT", "state", _P, _O, closes=True),
     _p("employed", r"\bemployed\s+(?:at|by)\b", "WORKS_AT", "state", _P, _O, closes=True),
     _p("start starts started starting",
-       r"\b(?:start(?:s|ed|ing)?)\s+(?:working\s+|a\s+job\s+|a\s+new\s+job\s+)?(?:at|for)\b", "WORKS_AT", "state",
-       _P, _O),
+       r"\b(?:start(?:s|ed|ing)?)\s+(?:working\s+|(?:a|my|his|her|their|our)\s+(?:new\s+|first\s+)?"
+       r"(?:job|role|position)\s+)?(?:at|for)\b", "WORKS_AT", "state", _P, _O),
     _p("join joins joined joining rejoined rejoins", r"\b(?:re)?(?:joined|joins|joining|join)\b", "WORKS_AT", "state",
        None, _O),
     _p("got", r"\bgot\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|offer|position|role)\s+(?:at|with)\b", "WORKS_AT", "state",
        _P, _O),
     _p("hired", r"\bhired\s+(?:by|at)\b", "WORKS_AT", "state", _P, _O),
     _p("worked", r"\bworked\s+(?:at|for)\b", "WORKS_AT", "past", _P, _O, closes=True),
+    _p("left quit quits leaves", r"\b(?:left|quit|quits|leaves)\s+(?:my|his|her|their|our|the)\s+(?:[a-z-]+\s+){0,2}?"
+       r"(?:job|role|position|post)\s+(?:at|with)\b", "LEFT", "event", _P, _O),
     _p("left quit quits leaves", r"\b(?:left|quit|quits|leaves)\b", "LEFT", "event"),
     _p("resign resigned resigns retire retired retires stepped laid fired departed",
        r"\b(?:resign(?:ed|s)?|retire[ds]?|stepped\s+down|laid\s+off|fired|departed)\s+(?:from|by)\b", "LEFT", "event",
@@ -107,7 +110,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("born", r"\bborn\s+in\b", "BORN_IN", "event", _P, _L),
     _p("opened", r"\bopened\s+(?:a\s+|an\s+|its\s+|their\s+)?(?:new\s+|first\s+|second\s+|third\s+)?"
        r"(?:office|offices|branch|hub)\s+in\b", "HAS_OFFICE_IN", "event", _O, _L),
-    _p("has have", r"\bha(?:s|ve)\s+(?:an?\s+)?(?:office|offices)\s+in\b", "HAS_OFFICE_IN", "state", _O, _L),
+    _p("has have", r"\bha(?:s|ve)\s+(?:had\s+)?(?:an?\s+)?(?:office|offices)\s+in\b", "HAS_OFFICE_IN", "state", _O, _L),
     # tools, things, tastes
     _p("use uses using", r"\b(?:uses|use|using)\b", "USES", "state", None, "Product", loose_object=True),
     _p("switched migrated", r"\b(?:switched|migrated)\s+(?:over\s+)?to\b", "USES", "state", None, "Product"),
@@ -138,10 +141,13 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("studied studies study studying graduated",
        r"\b(?:studied|studies|study|studying)\s+at\b|\bgraduated\s+from\b", "STUDIED_AT", "event", _P, _O),
     # "is the CEO of X", "is a software engineer at X"
-    _p(_COPULA_KEYS, _COPULA + r"(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?"
-       r"(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+" + _UP, "", "state"),
+    _p(_COPULA_KEYS, _COPULA + r"(?:(?:now|still|currently|also|officially)\s+)?"
+       r"(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+" + _UP, "", "state"),
     _p(_COPULA_KEYS, _COPULA + r"(?:now\s+)?(?:the\s+|a\s+|an\s+|our\s+|their\s+)"
        r"(?P<title>[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O),
+    # an appositive: "Isabel Cruz, the CEO of Acme, ..."
+    _p("of", r",\s+(?:the|a|an|our|their|its|his|her)\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+" + _UP, "",
+       "state", appositive=True),
 )
 # fmt: on
 

@@ -4,56 +4,35 @@ Matches are tried left to right, longest first; a match whose subject or
 object cannot be read is dropped and the next one tried. Dates are given to
 clauses afterwards, once every clause's extent is known: a date belongs to
 the clause it sits in, or, when the clause has none, to the words that head
-the sentence ("Last March, I joined ...").
+the sentence ("Last March, I joined ..."). Plans are not facts: a clause
+with will / going to, a present form of a start ("joins", "is moving to"),
+or a start dated after the reference time with a verb not in the past tense
+yields nothing.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
-from ..schema import ExtractedEntity, ExtractedFact
-from .clauses import CLAUSE_BREAK, PRONOUNS, read_gap, read_objects
-from .dates import TimeMention
+from ..schema import ExtractedFact
+from .clauses import CLAUSE_BREAK, PRONOUNS, Found, read_gap, read_objects, stated
+from .context import Context, Subject
+from .dates import TimeMention, clause_dates, time_words
 from .names import Run, Token, name_label
 from .patterns import PATTERNS, Pattern, phrase, title_at_ok, title_relation
 
-__all__ = ["Context", "SentenceReader", "Subject"]
+__all__ = ["SentenceReader"]
 
 _ANYMORE = frozenset({"anymore", "nowadays"})
-
-
-@dataclass(slots=True)
-class Context:
-    """What one episode has said so far: its speaker, its entities, its facts."""
-
-    speaker: str | None
-    entities: dict[str, ExtractedEntity] = field(default_factory=dict)
-    order: list[str] = field(default_factory=list)  # keys in mention order, for pronouns
-    facts: dict[tuple[str, str, str], ExtractedFact] = field(default_factory=dict)
-    skipped: dict[str, int] = field(default_factory=dict)
-    not_understood: int = 0
-
-    def mention(self, name: str, label: str | None) -> None:
-        key = name.casefold()
-        entity = self.entities.get(key)
-        if entity is None:
-            self.entities[key] = ExtractedEntity(name=name, labels=[label] if label else [])
-        elif label and not entity.labels:
-            entity.labels.append(label)
-        if key in self.order:
-            self.order.remove(key)
-        self.order.append(key)
-
-    def label(self, name: str) -> str | None:
-        entity = self.entities.get(name.casefold())
-        return entity.labels[0] if entity and entity.labels else None
-
-
-@dataclass(slots=True)
-class Subject:
-    name: str
-    confidence: float
+# the present forms of a start: "Tom joins Acme on Monday", "I'm moving to Rome" announce a plan
+_SCHEDULED = frozenset(
+    "start starts starting join joins joining rejoin rejoins rejoining move moves moving relocate relocates "
+    "relocating".split()
+)
+_PAST = frozenset("left met had got bought was were became led quit".split())
+_APPOSITIVE = frozenset("the a an our their its his her".split())
+_FRONTING = frozenset("after before in at on since during following when while like unlike as with".split())
+_CLOSE = frozenset({",", ".", "!", ";"})
 
 
 class SentenceReader:
@@ -86,7 +65,7 @@ class SentenceReader:
                     matches.append((m.start(), -m.end(), pattern, m))
         matches.sort(key=lambda item: (item[0], item[1]))
         self.candidates = len(matches)
-        pending: list[tuple[list[Subject], Pattern, re.Match[str], list[tuple[str, str | None]], int, int]] = []
+        pending: list[tuple[list[Subject], Pattern, re.Match[str], list[Found], int, int]] = []
         used_until = -1
         for start, _, pattern, m in matches:
             if start < used_until:
@@ -105,46 +84,86 @@ class SentenceReader:
             made += self._emit(subjects, pattern, m, objects, (clause_start, clause_end, head), flags)
         return made
 
-    def _clause(
-        self, pattern: Pattern, m: re.Match[str]
-    ) -> tuple[list[Subject], list[tuple[str, str | None]], int, int] | None:
+    def _clause(self, pattern: Pattern, m: re.Match[str]) -> tuple[list[Subject], list[Found], int, int] | None:
         if "title" in m.re.groupindex:
             title = m.group("title")
             if not (title_relation(title) if not pattern.relation else title_at_ok(title)):
                 return None  # "is proud of", "is a big fan of": no title
         verb_at = self.index[m.start()]
+        if pattern.appositive:
+            return self._appositive(m, verb_at)
         gap = read_gap(self.tokens, verb_at)
-        if gap is None or gap.negated and not _anymore(self.tokens, verb_at) or gap.hedged:
+        if gap is None or gap.negated and not _anymore(self.tokens, verb_at) or gap.hedged or gap.future:
+            return None  # "will join", "is going to move": a plan, not a fact yet
+        if m.group(0).split()[0].lower() in _SCHEDULED and "did" not in gap.words:
             return None
         closing = gap.closing or gap.negated
         if closing and not pattern.closes:
             return None
-        subjects, clause_start = self._subjects(gap.subject_at, gap.has_comma and not gap.relative, m.start())
+        behind = self._behind_appositive(gap.subject_at) if gap.has_comma and not gap.relative else None
+        subjects, clause_start = behind or self._subjects(gap.subject_at, gap.has_comma and not gap.relative)
         if not subjects:
             return None
         end_at = self.index.get(m.end() + 1, self.index.get(m.end()))
         objects = read_objects(self.text, self.tokens, self.runs_at, end_at, pattern.loose_object) if end_at else []
-        if not objects:
-            if not (pattern.pair and len(subjects) == 2):
+        objs = stated(objects, pattern.relation)
+        if not objs:
+            if objects or not (pattern.pair and len(subjects) == 2):
                 return None
-            pair = subjects[1]
+            objs = [(subjects[1].name, "Person", "")]
             subjects = subjects[:1]
-            objs: list[tuple[str, str | None]] = [(pair.name, "Person")]
         else:
-            objs = [(o.name, o.label) for o in objects]
             self.consumed = max(self.consumed, objects[-1].last)
         self.previous = subjects
         if pattern.relation:  # label now, so that a pronoun later in the sentence can find them
-            for subject in subjects:
-                self.ctx.mention(
-                    subject.name, name_label(subject.name) or self.ctx.label(subject.name) or pattern.subject_label
-                )
-            for name, label in objs:
-                self.ctx.mention(name, name_label(name) or label or self.ctx.label(name) or pattern.object_label)
-        flags = (1 if closing else 0) | (2 if gap.future else 0) | (4 if gap.perfect else 0)
+            self._label(subjects, objs, pattern)
+        flags = (1 if closing else 0) | (4 if gap.perfect else 0)
         return subjects, objs, clause_start, flags
 
-    def _subjects(self, at: int, comma: bool, verb_start: int) -> tuple[list[Subject], int]:
+    def _label(self, subjects: list[Subject], objs: list[Found], pattern: Pattern) -> None:
+        for subject in subjects:
+            self.ctx.mention(
+                subject.name, name_label(subject.name) or self.ctx.label(subject.name) or pattern.subject_label
+            )
+        for name, label, own in objs:
+            default = pattern.object_label if not own else None
+            self.ctx.mention(name, name_label(name) or label or self.ctx.label(name) or default)
+
+    def _appositive(self, m: re.Match[str], comma_at: int) -> tuple[list[Subject], list[Found], int, int] | None:
+        """ ", the CEO of Acme," after a name: a title of that name, closed by a comma or the sentence's end."""
+        apposed = self._apposed(comma_at)
+        end_at = self.index.get(m.end())
+        objects = read_objects(self.text, self.tokens, self.runs_at, end_at, False) if end_at else []
+        if apposed is None or not objects or objects[-1].unit:
+            return None
+        after = objects[-1].last + 1
+        if after < len(self.tokens) and self.tokens[after].lower not in _CLOSE:
+            return None
+        return apposed[0], [(o.name, o.label, "") for o in objects], apposed[1], 0
+
+    def _apposed(self, comma_at: int) -> tuple[list[Subject], int] | None:
+        """The name right before an appositive's comma; not the end of a fronted phrase ("In Madrid, the ...")."""
+        run = self.runs_end.get(comma_at - 1)
+        if run is None or (run.first == run.last and run.sentence_initial and not self.ctx.label(run.name)):
+            return None  # "However, the head of ..."
+        tokens = self.tokens
+        if tokens[0].lower in _FRONTING and all(t.lower != "," for t in tokens[: run.lead]):
+            return None
+        return [Subject(run.name, 0.9)], tokens[run.lead].start
+
+    def _behind_appositive(self, at: int) -> tuple[list[Subject], int] | None:
+        """ "Isabel Cruz, the CEO of Acme, lives in ...": the name before an appositive that ends at ``at``."""
+        k = at
+        while k > 0 and at - k < 10 and self.tokens[k].lower != ",":
+            k -= 1
+        if k <= 0 or self.tokens[k].lower != "," or self.tokens[k + 1].lower not in _APPOSITIVE:
+            return None
+        run = self.runs_end.get(k - 1)
+        if run is None or (run.lead > 0 and self.tokens[run.lead - 1].lower not in CLAUSE_BREAK):
+            return None  # "After dinner with Ana, the team moved ...": Ana is no subject
+        return self._apposed(k)
+
+    def _subjects(self, at: int, comma: bool) -> tuple[list[Subject], int]:
         """The subjects before a gap ending at token ``at``, and where the clause starts."""
         if at < 0 or self.tokens[at].lower in CLAUSE_BREAK:
             if at >= 0 and self.previous:
@@ -196,7 +215,7 @@ class SentenceReader:
         subjects: list[Subject],
         pattern: Pattern,
         m: re.Match[str],
-        objects: list[tuple[str, str | None]],
+        objects: list[Found],
         span: tuple[int, int, int],
         flags: int,
     ) -> int:
@@ -211,9 +230,12 @@ class SentenceReader:
         if "{meal}" in relation:
             meal = m.group("meal").upper().replace("DRINK", "DRINKS").replace("DRINKSS", "DRINKS")
             relation = relation.format(meal=meal)
-        dates = _pick_dates(self.times, span)
+        dates = clause_dates(self.times, span)
         kind = "state" if pattern.kind == "past" and flags & 4 else pattern.kind
         valid, invalid = dates.get("since") or dates.get("at"), dates.get("until")
+        if valid is not None and self.ctx.reference is not None and valid.when > self.ctx.reference:
+            if not _past(m.group(0).split()[0].lower()):
+                return 0  # "starts at Acme next month": a plan; "joined Acme on <a later date>" is still told as done
         past = False
         if flags & 1:
             relation, invalid, kind = "LEFT", None, "event"
@@ -230,29 +252,42 @@ class SentenceReader:
             subject_label = name_label(subject.name) or self.ctx.label(subject.name) or s_label
             rel = pattern.org_relation if pattern.org_relation and subject_label == "Organization" else relation
             self.ctx.mention(subject.name, subject_label)
-            for name, label in objects:
-                if name.casefold() == subject.name.casefold():
-                    continue
-                object_label = name_label(name) or label or (o_label if rel != "LEFT" else None)
-                self.ctx.mention(name, object_label)
-                known = self.ctx.label(name) is not None
-                confidence = min(subject.confidence, 0.75 if flags & 2 else 0.9, 0.9 if known else 0.8)
-                key = (subject.name.casefold(), rel, name.casefold())
-                if key in self.ctx.facts:
-                    continue
-                used = [t for t in (valid, invalid) if t is not None]
-                self.ctx.facts[key] = ExtractedFact(
-                    subject=subject.name,
-                    relation=rel,
-                    object=name,
-                    fact=f"{subject.name} {phrase(rel, past)} {name}",
-                    valid_at=valid.when.isoformat() if valid else None,
-                    invalid_at=invalid.when.isoformat() if invalid else None,
-                    time_expression=_expression(self.text, used),
-                    confidence=round(confidence, 2),
-                )
-                made += 1
+            for name, label, own in objects:
+                if own:  # "leads the Payments team at Acme": works at Acme, since some time not given
+                    made += self._add(subject, own, (name, label), (None, None), False, 0.8)
+                else:
+                    label = label or (o_label if rel != "LEFT" else None)
+                    made += self._add(subject, rel, (name, label), (valid, invalid), past, 0.9)
         return made
+
+    def _add(
+        self,
+        subject: Subject,
+        rel: str,
+        obj: tuple[str, str | None],
+        bounds: tuple[TimeMention | None, TimeMention | None],
+        past: bool,
+        cap: float,
+    ) -> int:
+        name, label = obj
+        key = (subject.name.casefold(), rel, name.casefold())
+        if name.casefold() == subject.name.casefold() or key in self.ctx.facts:
+            return 0
+        self.ctx.mention(name, name_label(name) or label)
+        known = self.ctx.label(name) is not None
+        valid, invalid = bounds
+        used = [t for t in (valid, invalid) if t is not None]
+        self.ctx.facts[key] = ExtractedFact(
+            subject=subject.name,
+            relation=rel,
+            object=name,
+            fact=f"{subject.name} {phrase(rel, past)} {name}",
+            valid_at=valid.when.isoformat() if valid else None,
+            invalid_at=invalid.when.isoformat() if invalid else None,
+            time_expression=time_words(self.text, used),
+            confidence=round(min(subject.confidence, cap, 0.9 if known else 0.8), 2),
+        )
+        return 1
 
 
 def _anymore(tokens: list[Token], verb_at: int) -> bool:
@@ -260,21 +295,5 @@ def _anymore(tokens: list[Token], verb_at: int) -> bool:
     return any(t.lower in _ANYMORE or t.lower == "longer" for t in tokens[verb_at:])
 
 
-def _pick_dates(times: list[TimeMention], span: tuple[int, int, int]) -> dict[str, TimeMention]:
-    """The dates of a clause: those inside it, else those heading the sentence."""
-    start, end, head = span
-    inside = [t for t in times if start <= t.start < end]
-    chosen = inside or [t for t in times if t.start < head]
-    picked: dict[str, TimeMention] = {}
-    for t in chosen:
-        if t.role != "other":
-            picked.setdefault(t.role, t)
-    return picked
-
-
-def _expression(text: str, used: list[TimeMention]) -> str | None:
-    if not used:
-        return None
-    if len(used) == 2 and used[1].start - used[0].end <= 2:
-        return text[used[0].start : used[1].end]
-    return " ... ".join(t.text for t in used)
+def _past(verb: str) -> bool:
+    return verb.endswith("ed") or verb in _PAST
