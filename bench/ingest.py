@@ -1,0 +1,407 @@
+"""Ingestion benchmark for kronograph: what ``add_episode`` costs per episode.
+
+Ingests a standard team-chat workload (``shared/data/workloads``) episode by
+episode, in order, into a fresh memory through the public ``AsyncMemory.add_episode``
+with an instant scripted model (``bench/scripted_model.py``), and reports per
+episode: model calls and prompt characters (the user's main cost), the
+framework's own time (``add_episode`` wall time minus the time spent inside the
+model), peak memory, and how many facts the run retired compared with the
+workload's expected state changes. Exit status 0 when every target is met.
+Run ``.venv/bin/python bench/ingest.py --help`` for the options; see bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import json
+import math
+import os
+import platform
+import pstats
+import resource
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import kronograph
+from kronograph import AsyncMemory, EpisodeResult, Fact, Memory
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scripted_model import ScriptedProvider  # noqa: E402  (a sibling script, not a package)
+
+GROUP = "bench"
+PURPOSES = ("extract", "dedupe", "judge")
+WORKLOADS = Path(__file__).resolve().parents[2] / "shared" / "data" / "workloads"
+DEFAULT_WORKLOADS = ("team-chat-1000.json", "team-chat-5000.json")
+EDGE = 100  # episodes in the first / last window compared for growth
+BLOCK = 1_000  # framework time is also reported as the median of each block of this many episodes
+TARGET_CALLS_MEDIAN, TARGET_CALLS_P95 = 2, 3
+TARGET_CHARS_MEDIAN = 8_000
+TARGET_FRAMEWORK_MS = 5.0
+TARGET_GROWTH = 1.5  # last-100 / first-100 median framework time: "flat" up to this ratio
+TARGET_PEAK_MB = 300.0
+
+
+class ReplayClock:
+    """Transaction time for a replay: just after the episode being ingested
+    (as if each message were ingested when it was sent), moving forward by a
+    microsecond on every read so that times stay strictly increasing."""
+
+    def __init__(self) -> None:
+        self.now = datetime.fromisoformat("2000-01-01T00:00:00+00:00")
+
+    def at(self, when: datetime) -> None:
+        self.now = max(self.now, when + timedelta(seconds=1))
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(microseconds=1)
+        return self.now
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    """The nearest-rank percentile (``share`` in 0..1) of ``values``; 0 when empty."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
+
+
+def summary(values: Sequence[float]) -> dict[str, float]:
+    return {
+        "median": statistics.median(values) if values else 0.0,
+        "p95": percentile(values, 0.95),
+        "mean": statistics.fmean(values) if values else 0.0,
+        "max": max(values, default=0.0),
+    }
+
+
+class Driver:
+    """One fresh memory behind a blocking interface, through the async core
+    (``AsyncMemory`` on a private event loop) or the sync shell (``Memory``).
+    ``add`` times ``add_episode`` where it runs: inside the coroutine for the
+    async API, so that driving the loop is not counted."""
+
+    def __init__(self, api: str, store: str, provider: ScriptedProvider, clock: ReplayClock) -> None:
+        self.api = api
+        if api == "sync":
+            self.sync: Memory | None = Memory(store, model=provider, clock=clock)
+        else:
+            self.sync = None
+            self.loop = asyncio.new_event_loop()
+            self.core = AsyncMemory(store, model=provider, clock=clock)
+
+    async def _timed(self, content: str, **kw: Any) -> tuple[EpisodeResult, float]:
+        t0 = time.perf_counter()
+        result = await self.core.add_episode(GROUP, content, **kw)
+        return result, time.perf_counter() - t0
+
+    def add(self, content: str, **kw: Any) -> tuple[EpisodeResult, float]:
+        if self.sync is not None:
+            t0 = time.perf_counter()
+            result = self.sync.add_episode(GROUP, content, **kw)
+            return result, time.perf_counter() - t0
+        return self.loop.run_until_complete(self._timed(content, **kw))
+
+    def contents(self) -> tuple[list[Fact], int]:
+        """Every fact (retired and expired too) and the number of entities."""
+        if self.sync is not None:
+            facts = self.sync.facts(GROUP, include_retired=True, include_expired=True)
+            return facts, len(self.sync.entities(GROUP))
+        facts = self.loop.run_until_complete(self.core.facts(GROUP, include_retired=True, include_expired=True))
+        return facts, len(self.loop.run_until_complete(self.core.entities(GROUP)))
+
+    def close(self) -> None:
+        if self.sync is not None:
+            self.sync.close()
+        else:
+            self.loop.run_until_complete(self.core.aclose())
+            self.loop.close()
+
+
+def ingest(
+    episodes: Sequence[dict[str, Any]],
+    store: str,
+    provider: ScriptedProvider,
+    *,
+    api: str = "async",
+    profile: cProfile.Profile | None = None,
+) -> dict[str, Any]:
+    """Ingest ``episodes`` one by one, in order, into a fresh memory; per-episode
+    samples and the final retirement counts."""
+    clock = ReplayClock()
+    driver = Driver(api, store, provider, clock)
+    samples: dict[str, list[float]] = {"calls": [], "chars": [], "framework_ms": [], "wall_ms": [], "model_ms": []}
+    for purpose in PURPOSES:
+        samples[f"calls.{purpose}"] = []
+        samples[f"chars.{purpose}"] = []
+    totals: Counter[str] = Counter()
+    statuses: Counter[str] = Counter()
+    retired_ids: set[str] = set()
+    progress = max(1, len(episodes) // 10)
+    start = time.perf_counter()
+    try:
+        for i, ep in enumerate(episodes):
+            reference = datetime.fromisoformat(ep["reference_time"].replace("Z", "+00:00"))
+            clock.at(reference)
+            model_before = provider.seconds
+            if profile is not None:
+                profile.enable()
+            result, wall = driver.add(
+                ep["content"],
+                kind="message",
+                reference_time=reference,
+                name=ep.get("name"),
+                source_description=ep.get("source_description"),
+            )
+            if profile is not None:
+                profile.disable()
+            model = provider.seconds - model_before
+            samples["wall_ms"].append(wall * 1000)
+            samples["model_ms"].append(model * 1000)
+            samples["framework_ms"].append((wall - model) * 1000)
+            usage = result.usage
+            samples["calls"].append(usage.calls)
+            samples["chars"].append(usage.prompt_chars)
+            for purpose in PURPOSES:
+                row = usage.by_purpose.get(purpose, {})
+                samples[f"calls.{purpose}"].append(row.get("calls", 0))
+                samples[f"chars.{purpose}"].append(row.get("prompt_chars", 0))
+            statuses[str(result.status.value if hasattr(result.status, "value") else result.status)] += 1
+            totals["entities"] += len(result.entities)
+            totals["created"] += len(result.created)
+            totals["merged"] += len(result.merged)
+            totals["retired_in_results"] += len(result.retired)
+            retired_ids.update(f.uuid for f in result.retired)
+            if (i + 1) % progress == 0:
+                print(f"  {i + 1:>6,} episodes  {time.perf_counter() - start:6.1f} s", file=sys.stderr, flush=True)
+        seconds = time.perf_counter() - start
+        every, entities = driver.contents()
+    finally:
+        driver.close()
+    closed = [f for f in every if f.invalid_at is not None and f.expired_at is None]
+    expired = [f for f in every if f.expired_at is not None]
+    return {
+        "seconds": seconds,
+        "samples": samples,
+        "totals": dict(totals),
+        "statuses": dict(statuses),
+        "retired_distinct_in_results": len(retired_ids),
+        "facts": len(every),
+        "entities": entities,
+        "closed": len(closed),
+        "expired": len(expired),
+        "closed_by_relation": dict(Counter(f.relation for f in closed).most_common()),
+    }
+
+
+def memory_peak(episodes: Sequence[dict[str, Any]], store: str, api: str) -> float:
+    """tracemalloc's peak (MiB) over a second, untimed ingestion of the same episodes:
+    tracing slows Python down, so it never runs during the timed pass."""
+    tracemalloc.start()
+    try:
+        ingest(episodes, store, ScriptedProvider(), api=api)
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def run_workload(path: Path, args: argparse.Namespace, profile: cProfile.Profile | None) -> dict[str, Any]:
+    data = json.loads(path.read_text())
+    episodes = data["episodes"][: args.episodes] if args.episodes else data["episodes"]
+    changes = data.get("meta", {}).get("expected_state_changes", {})
+    expected = sum(changes.values())
+    if args.episodes and args.episodes < len(data["episodes"]):
+        expected = round(expected * len(episodes) / len(data["episodes"]))  # pro rata: a rough guide only
+    print(f"{path.name}: ingesting {len(episodes):,} episodes ({args.store} store, {args.api} API)",
+          file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory(prefix="kronograph-ingest-") as tmp:
+        store = ":memory:" if args.store == "memory" else str(Path(tmp) / "ingest.db")
+        provider = ScriptedProvider()
+        run = ingest(episodes, store, provider, api=args.api, profile=profile)
+        rss = rss_mb()
+        db_bytes = sum(p.stat().st_size for p in Path(tmp).glob("ingest.db*"))
+    peak = None
+    if not args.no_tracemalloc:
+        print(f"{path.name}: second pass under tracemalloc", file=sys.stderr, flush=True)
+        with tempfile.TemporaryDirectory(prefix="kronograph-ingest-") as tmp:
+            store = ":memory:" if args.store == "memory" else str(Path(tmp) / "ingest.db")
+            peak = memory_peak(episodes, store, args.api)
+    s = run.pop("samples")
+    fw = s["framework_ms"]
+    first, last = fw[:EDGE], fw[-EDGE:]
+    growth = statistics.median(last) / statistics.median(first) if len(fw) >= 2 * EDGE else None
+    retired = run["closed"] + run["expired"]
+    return {
+        "workload": path.name,
+        "episodes": len(episodes),
+        "store": args.store,
+        "api": args.api,
+        "seconds": run["seconds"],
+        "calls": {"all": summary(s["calls"]), **{p: summary(s[f"calls.{p}"]) for p in PURPOSES}},
+        "prompt_chars": {"all": summary(s["chars"]), **{p: summary(s[f"chars.{p}"]) for p in PURPOSES}},
+        "calls_total": {"all": sum(s["calls"]), **{p: sum(s[f"calls.{p}"]) for p in PURPOSES}},
+        "scripted_model_calls": dict(provider.calls),
+        "framework_ms": {
+            **summary(fw),
+            f"first_{EDGE}_median": statistics.median(first) if first else 0.0,
+            f"last_{EDGE}_median": statistics.median(last) if last else 0.0,
+            "last_over_first": growth,
+            f"block_{BLOCK}_medians": [statistics.median(fw[i : i + BLOCK]) for i in range(0, len(fw), BLOCK)],
+        },
+        "wall_ms": summary(s["wall_ms"]),
+        "model_ms": summary(s["model_ms"]),
+        "tracemalloc_peak_mb": peak,
+        "max_rss_mb": rss,
+        "db_bytes": db_bytes,
+        "statuses": run["statuses"],
+        "totals": run["totals"],
+        "facts": run["facts"],
+        "entities": run["entities"],
+        "invalidations": {
+            "closed": run["closed"],
+            "expired": run["expired"],
+            "retired": retired,
+            "retired_distinct_in_results": run["retired_distinct_in_results"],
+            "closed_by_relation": run["closed_by_relation"],
+            "expected": expected,
+            "expected_by_kind": changes,
+            "percent_of_expected": 100.0 * retired / expected if expected else None,
+        },
+    }
+
+
+def checks(r: dict[str, Any]) -> dict[str, bool]:
+    calls, chars, fw = r["calls"]["all"], r["prompt_chars"]["all"], r["framework_ms"]
+    out = {
+        f"calls median <= {TARGET_CALLS_MEDIAN}": calls["median"] <= TARGET_CALLS_MEDIAN,
+        f"calls p95 <= {TARGET_CALLS_P95}": calls["p95"] <= TARGET_CALLS_P95,
+        f"prompt chars median <= {TARGET_CHARS_MEDIAN:,}": chars["median"] <= TARGET_CHARS_MEDIAN,
+        f"framework median <= {TARGET_FRAMEWORK_MS} ms": fw["median"] <= TARGET_FRAMEWORK_MS,
+        f"peak RSS <= {TARGET_PEAK_MB:.0f} MB": r["max_rss_mb"] <= TARGET_PEAK_MB,
+    }
+    if fw["last_over_first"] is not None:
+        out[f"framework last/first {EDGE} <= {TARGET_GROWTH}"] = fw["last_over_first"] <= TARGET_GROWTH
+    if r["tracemalloc_peak_mb"] is not None:
+        out[f"tracemalloc peak <= {TARGET_PEAK_MB:.0f} MB"] = r["tracemalloc_peak_mb"] <= TARGET_PEAK_MB
+    return out
+
+
+def report(r: dict[str, Any]) -> None:
+    """The human-readable table for one workload."""
+    print(f"\n{r['workload']}: {r['episodes']:,} episodes, {r['store']} store, {r['api']} API,"
+          f" {r['seconds']:.1f} s in all,"
+          f" statuses {r['statuses']}")
+    t = r["totals"]
+    print(f"  facts created {t.get('created', 0):,}  merged {t.get('merged', 0):,}"
+          f"  stored: facts {r['facts']:,}, entities {r['entities']:,}")
+    print(f"\n  {'per episode':<26}{'median':>9}{'p95':>9}{'mean':>9}{'max':>9}   target")
+    rows = [
+        ("model calls", r["calls"]["all"], ".1f", f"<= {TARGET_CALLS_MEDIAN} median, <= {TARGET_CALLS_P95} p95"),
+        *((f"  {p}", r["calls"][p], ".1f", "") for p in PURPOSES),
+        ("prompt chars", r["prompt_chars"]["all"], ",.0f", f"<= {TARGET_CHARS_MEDIAN:,} median"),
+        *((f"  {p}", r["prompt_chars"][p], ",.0f", "") for p in PURPOSES),
+        ("framework ms", r["framework_ms"], ".2f", f"<= {TARGET_FRAMEWORK_MS} median"),
+        ("  (add_episode wall ms)", r["wall_ms"], ".2f", ""),
+        ("  (inside the model ms)", r["model_ms"], ".2f", ""),
+    ]
+    for name, s, fmt, target in rows:
+        cells = "".join(f"{format(s[k], fmt):>9}" for k in ("median", "p95", "mean", "max"))
+        print(f"  {name:<26}{cells}   {target}")
+    fw, c = r["framework_ms"], r["calls_total"]
+    print(f"  calls in all: {c['all']:,} (" + ", ".join(f"{p} {c[p]:,}" for p in PURPOSES)
+          + f"); the scripted model saw {r['scripted_model_calls']}")
+    growth = "n/a" if fw["last_over_first"] is None else f"{fw['last_over_first']:.2f}"
+    print(f"  framework ms, median of the first {EDGE} {fw[f'first_{EDGE}_median']:.2f} -> last {EDGE}"
+          f" {fw[f'last_{EDGE}_median']:.2f}: ratio {growth}   target <= {TARGET_GROWTH} (flat)")
+    blocks = fw[f"block_{BLOCK}_medians"]
+    if len(blocks) > 1:
+        print(f"  framework ms, median per {BLOCK:,} episodes: " + "  ".join(f"{b:.2f}" for b in blocks)
+              + f"   last/first {blocks[-1] / blocks[0]:.2f}")
+    peak = "skipped" if r["tracemalloc_peak_mb"] is None else f"{r['tracemalloc_peak_mb']:.1f} MiB"
+    print(f"  memory: tracemalloc peak {peak}, process max RSS {r['max_rss_mb']:.0f} MiB"
+          f"   target <= {TARGET_PEAK_MB:.0f} MB" + (f"; db {r['db_bytes'] / 2**20:.1f} MiB" if r["db_bytes"] else ""))
+    inv = r["invalidations"]
+    pct = "n/a" if inv["percent_of_expected"] is None else f"{inv['percent_of_expected']:.0f}%"
+    print(f"  invalidations: {inv['retired']:,} facts retired ({inv['closed']:,} closed, {inv['expired']:,} expired)"
+          f" vs {inv['expected']:,} expected state changes = {pct}")
+    print(f"    closed by relation {inv['closed_by_relation']}; expected {inv['expected_by_kind']}")
+    print()
+    for name, ok in checks(r).items():
+        print(f"  {'PASS' if ok else 'FAIL'}  {name}")
+
+
+def source_revision() -> str:
+    """``git describe`` of the kronograph checkout (``-dirty`` when edited), or ``unknown``."""
+    cmd, where = ["git", "describe", "--always", "--dirty"], Path(kronograph.__file__).parent
+    try:
+        out = subprocess.run(cmd, cwd=where, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--workload", type=Path, action="append",
+                    help="workload JSON file (repeatable; default: team-chat-1000 and team-chat-5000)")
+    ap.add_argument("--episodes", type=int, help="ingest only the first N episodes of each workload")
+    ap.add_argument("--store", choices=("memory", "file"), default="file",
+                    help="file: SQLite in a temp dir (default); memory: SQLite :memory:")
+    ap.add_argument("--api", choices=("async", "sync"), default="async",
+                    help="async: AsyncMemory, the core (default); sync: Memory, the blocking shell")
+    ap.add_argument("--no-tracemalloc", action="store_true", help="skip the second pass that measures the peak")
+    ap.add_argument("--profile", action="store_true",
+                    help="run cProfile over the ingestion and print the top 25 functions by cumulative time")
+    ap.add_argument("--json", action="store_true", help="print the results as JSON (instead of the tables)")
+    args = ap.parse_args(argv)
+    paths = args.workload or [WORKLOADS / name for name in DEFAULT_WORKLOADS]
+    for path in paths:
+        if not path.is_file():
+            ap.error(f"no workload file {path}")
+
+    revision = source_revision()
+    profile = cProfile.Profile() if args.profile else None
+    results = [run_workload(path, args, profile) for path in paths]
+    machine = {
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+    }
+    ok = all(all(checks(r).values()) for r in results)
+    if args.json:
+        out = {"kronograph": revision, "machine": machine, "profiled": args.profile,
+               "results": [{**r, "checks": checks(r)} for r in results]}
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"\nkronograph ingestion benchmark  (kronograph {revision}, python {machine['python']},"
+              f" sqlite {machine['sqlite']}, {machine['cpus']} cpus, scripted model)")
+        if args.profile:
+            print("  (profiled: cProfile inflates every time below)")
+        for r in results:
+            report(r)
+    if profile is not None:
+        buf = io.StringIO()
+        pstats.Stats(profile, stream=buf).sort_stats("cumulative").print_stats(25)
+        print(buf.getvalue(), file=sys.stderr if args.json else sys.stdout)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
