@@ -19,6 +19,7 @@ import typer.main  # noqa: E402
 from typer.testing import CliRunner, Result  # noqa: E402
 
 from kronograph import cli as kronograph_cli  # noqa: E402
+from kronograph.cli import episodes as cli_episodes  # noqa: E402
 from kronograph.demo_conversation import CONVERSATION  # noqa: E402
 from kronograph.llm.client import ModelClient  # noqa: E402
 
@@ -353,7 +354,7 @@ def _scripted_model(monkeypatch: pytest.MonkeyPatch, provider: ScriptedProvider)
     def model(offline: bool) -> ModelClient:
         return ModelClient(provider, base_delay=0.001, max_delay=0.002, max_attempts=2)
 
-    monkeypatch.setattr(kronograph_cli, "_model", model)
+    monkeypatch.setattr(cli_episodes, "_model", model)
 
 
 def _works_at(system: str, user: str) -> dict[str, object]:

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .cli import progress_bar, short, timeline_table, when
+from .cli.output import progress_bar, short, timeline_table, when
 from .demo_conversation import CONVERSATION
 from .memory import Memory
 from .model import EpisodeResult, Fact, Verdict

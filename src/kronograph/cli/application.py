@@ -1,0 +1,44 @@
+"""The typer app: the root options (``--version``) and every command under its name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated
+
+import typer
+
+from .. import __version__
+from .demo import demo
+from .episodes import add, episodes, import_, resume
+from .facts import add_fact, facts, history, remove_episode, timeline
+
+__all__ = ["COMMANDS", "build_app"]
+
+COMMANDS: dict[str, Callable[..., None]] = {
+    "add-fact": add_fact, "facts": facts, "timeline": timeline, "history": history,
+    "remove-episode": remove_episode, "add": add, "import": import_, "resume": resume, "episodes": episodes,
+    "demo": demo,
+}
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"kronograph {__version__}")
+        raise typer.Exit()
+
+
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """kronograph: a temporal knowledge-graph memory. Times are ISO 8601, naive = UTC."""
+
+
+def build_app() -> typer.Typer:
+    """The typer app; needs the ``cli`` extra."""
+    application = typer.Typer(no_args_is_help=True, add_completion=False)
+    application.callback()(_root)
+    for name, command in COMMANDS.items():
+        application.command(name)(command)
+    return application

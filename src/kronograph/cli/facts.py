@@ -1,0 +1,149 @@
+"""The fact commands: ``add-fact``, ``facts``, ``timeline``, ``history`` and ``remove-episode``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ..model import Cardinality
+from .options import DEFAULT_DB, AsJson, Db, Group, option
+from .output import console, fact_table, fail, interval, print_json, short, timeline_table, when
+from .session import open_memory
+
+__all__ = ["add_fact", "facts", "history", "remove_episode", "timeline"]
+
+
+def _relation_types(specs: Sequence[str]) -> dict[str, dict[str, str]]:
+    kinds = ", ".join(c.value for c in Cardinality)
+    out: dict[str, dict[str, str]] = {}
+    for spec in specs:
+        name, sep, cardinality = spec.partition("=")
+        if not sep or not name.strip() or cardinality.strip() not in {c.value for c in Cardinality}:
+            fail(f"--relation-type: expected NAME=CARDINALITY with CARDINALITY one of {kinds}, got {spec!r}")
+        out[name.strip()] = {"cardinality": cardinality.strip()}
+    return out
+
+
+def add_fact(
+    subject: Annotated[str, typer.Argument(metavar="SUBJECT", help="Subject entity name.")],
+    relation: Annotated[str, typer.Argument(metavar="RELATION", help="Relation, e.g. LIVES_IN.")],
+    object: Annotated[str, typer.Argument(metavar="OBJECT", help="Object entity name.")],
+    fact: Annotated[str | None, option("TEXT", "The fact in words (default: the triple).")] = None,
+    valid_at: Annotated[str | None, option("TIME", "When it became true (default: now).")] = None,
+    invalid_at: Annotated[str | None, option("TIME", "When it stopped being true.")] = None,
+    episode: Annotated[str | None, option("ID", "Source episode id (default: a new one).")] = None,
+    subject_label: Annotated[list[str], option("LABEL", "A type of the subject; repeatable.")] = [],  # noqa: B006
+    object_label: Annotated[list[str], option("LABEL", "A type of the object; repeatable.")] = [],  # noqa: B006
+    relation_type: Annotated[
+        list[str], option("NAME=CARDINALITY", "Declare a relation's cardinality for this call; repeatable.")
+    ] = [],  # noqa: B006
+    db: Db = DEFAULT_DB,
+    group: Group = "default",
+) -> None:
+    """Add one fact; print it and the facts it retired or moved."""
+    types = _relation_types(relation_type)
+    with open_memory(db, create=True, relation_types=types) as memory:
+        result = memory.add_fact(
+            group, subject, relation, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
+            episode_id=episode, subject_labels=subject_label, object_labels=object_label,
+        )
+    out = console()
+    verb = "merged into existing fact" if result.merged else "wrote fact"
+    out.print(f"[green]✓[/] {verb} [bold]{escape(result.fact.triple)}[/]  {interval(result.fact)}")
+    out.print(f"  [dim]fact {result.fact.uuid} · episode {escape(result.episode_id)}[/]", soft_wrap=True)
+    if result.retired:
+        out.print(timeline_table(result.retired, "retired (no longer current)"))
+    if result.changed:
+        out.print(timeline_table(result.changed, "interval changed"))
+    for uuid in result.refused:
+        out.print(f"[yellow]refused[/] retiring {uuid}: not eligible to be replaced by this fact")
+
+
+def facts(
+    subject: Annotated[str | None, option("NAME", "Only facts with this subject.")] = None,
+    relation: Annotated[str | None, option("RELATION", "Only this relation (LIVES_IN ≡ lives-in).")] = None,
+    object: Annotated[str | None, option("NAME", "Only facts with this object.", "--object")] = None,
+    entity: Annotated[str | None, option("NAME", "Only facts touching this entity, either end.")] = None,
+    as_of: Annotated[str | None, option("TIME", "Facts valid at this time (default: now).")] = None,
+    known_at: Annotated[str | None, option("TIME", "As the memory believed at this time.")] = None,
+    include_retired: Annotated[bool, typer.Option("--include-retired", help="Closed intervals too.")] = False,
+    include_expired: Annotated[
+        bool, typer.Option("--include-expired", help="Records replaced by a correction too.")
+    ] = False,
+    limit: Annotated[int | None, option("N", "At most N facts.", min=1)] = None,
+    as_json: AsJson = False,
+    db: Db = DEFAULT_DB,
+    group: Group = "default",
+) -> None:
+    """List facts: current ones by default, or as of / as known at a time."""
+    with open_memory(db) as memory:
+        found = memory.facts(
+            group, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
+            known_at=known_at, include_retired=include_retired, include_expired=include_expired, limit=limit,
+        )
+    if as_json:
+        print_json(found)
+        return
+    console().print(fact_table(found) if found else "[dim]no facts match[/]")
+
+
+def timeline(
+    entity: Annotated[str, typer.Argument(metavar="ENTITY", help="Entity name.")],
+    relation: Annotated[str | None, option("RELATION", "Only this relation.")] = None,
+    as_json: AsJson = False,
+    db: Db = DEFAULT_DB,
+    group: Group = "default",
+) -> None:
+    """Show how an entity's facts evolved, ordered by valid time."""
+    with open_memory(db) as memory:
+        found = memory.timeline(group, entity, relation)
+    if as_json:
+        print_json(found)
+        return
+    title = f"timeline of {escape(entity)}"
+    console().print(timeline_table(found, title) if found else f"[dim]no facts about {escape(entity)}[/]")
+
+
+def history(
+    fact_uuid: Annotated[str, typer.Argument(metavar="FACT_UUID", help="The fact's full uuid.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the changes as a JSON array instead.")] = False,
+    db: Db = DEFAULT_DB,
+    group: Group = "default",
+) -> None:
+    """Show every recorded state of one fact, oldest first, and why it changed."""
+    with open_memory(db) as memory:
+        changes = memory.history(group, fact_uuid)
+    if as_json:
+        typer.echo(json.dumps([c.model_dump(mode="json") for c in changes], indent=2))
+        return
+    if not changes:
+        fail(f"no fact {fact_uuid} in group {group!r}")
+    table = Table(title=f"history of fact {short(fact_uuid)}", title_justify="left", header_style="bold")
+    for name in ("recorded", "cause", "episode", "status", "valid"):
+        table.add_column(name, no_wrap=True)
+    for change in changes:
+        valid = f"{when(change.valid_at)} → {when(change.invalid_at)}"
+        table.add_row(when(change.recorded_at), change.cause, escape(change.episode_id or ""), change.status, valid)
+    console().print(table)
+
+
+def remove_episode(
+    episode_id: Annotated[str, typer.Argument(metavar="EPISODE_ID", help="The episode to retract.")],
+    db: Db = DEFAULT_DB,
+    group: Group = "default",
+) -> None:
+    """Retract an episode: facts it alone supports go, intervals it moved come back."""
+    with open_memory(db) as memory:
+        result = memory.remove_episode(group, episode_id)
+    out = console()
+    out.print(f"[green]✓[/] removed episode [bold]{escape(result.episode_id)}[/]")
+    out.print(f"  deleted {len(result.deleted_facts)} fact(s), {len(result.deleted_entities)} entity(ies)")
+    for uuid in result.deleted_facts:
+        out.print(f"  [dim]deleted fact {uuid}[/]")
+    if result.changed:
+        out.print(timeline_table(result.changed, "interval changed"))

@@ -1,0 +1,26 @@
+"""Parameters several commands share, declared once so they read the same in every command's help."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+__all__ = ["DEFAULT_DB", "AsJson", "Db", "Group", "Offline", "option"]
+
+DEFAULT_DB = Path("kronograph.db")
+
+
+def option(metavar: str, help: str, *names: str, **extra: Any) -> Any:
+    """A ``typer.Option`` with its metavar and help first, the way every command spells them."""
+    return typer.Option(*names, metavar=metavar, help=help, **extra)
+
+
+Db = Annotated[Path, option("PATH", "SQLite file of the memory.", "--db", envvar="KRONOGRAPH_DB")]
+Group = Annotated[str, option("GROUP", "Group (tenant) to read or write.", "--group", "-g")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print the facts as a JSON array instead.")]
+Offline = Annotated[
+    bool,
+    typer.Option("--offline", help="Use the offline extractor (no model) instead of the environment's model."),
+]

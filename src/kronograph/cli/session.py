@@ -1,0 +1,46 @@
+"""Opening the memory a command works on, and its errors as one line that names the command's options."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInputError, KronographError
+from ..memory import Memory
+from .output import fail
+
+__all__ = ["message", "open_memory"]
+
+# Library field names, as the options that feed them are spelled on the command line.
+_OPTION_NAMES = {
+    "as_of": "--as-of", "known_at": "--known-at", "valid_at": "--valid-at", "invalid_at": "--invalid-at",
+    "episode_id": "--episode", "group_id": "--group", "subject_labels": "--subject-label",
+    "object_labels": "--object-label", "relation_types": "--relation-type", "reference_time": "--time",
+    "source_description": "--source", "kind": "--kind", "name": "--name", "saga": "--saga", "content": "TEXT",
+    "status": "--status",
+}
+
+
+def message(exc: KronographError) -> str:
+    """The library's message, naming the option rather than the Python parameter."""
+    if isinstance(exc, InvalidInputError) and exc.field in _OPTION_NAMES:
+        return _OPTION_NAMES[exc.field] + str(exc)[len(exc.field) :]
+    return str(exc)
+
+
+@contextmanager
+def open_memory(db: Path, *, create: bool = False, model: str | None = None, **options: Any) -> Iterator[Memory]:
+    """Open the memory at ``db``; every kronograph error becomes a one-line message.
+
+    No model unless a command ingests, and no resuming on open: only ``kronograph
+    resume`` finishes other episodes, so no command does unannounced work.
+    """
+    if not create and not db.exists():
+        fail(f"no database at {db} (add a fact or an episode first, or pass --db / set KRONOGRAPH_DB)")
+    try:
+        with Memory(db, model=model, resume=False, **options) as memory:
+            yield memory
+    except KronographError as exc:
+        fail(message(exc))
