@@ -42,7 +42,9 @@ class TypeSpec:
 def _named(arg: TypesArg, what: str) -> dict[str, type[BaseModel]]:
     if arg is None:
         return {}
-    items = arg.items() if isinstance(arg, Mapping) else ((cls.__name__, cls) for cls in arg)
+    if isinstance(arg, str | bytes) or not isinstance(arg, Mapping | Sequence | set | frozenset | tuple):
+        raise InvalidInputError(what, f"expected a dict of name to pydantic model, or a list of models, not {arg!r}")
+    items = arg.items() if isinstance(arg, Mapping) else ((getattr(c, "__name__", repr(c)), c) for c in arg)
     out: dict[str, type[BaseModel]] = {}
     for name, cls in items:
         if not (isinstance(cls, type) and issubclass(cls, BaseModel)):
