@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 __all__ = ["Clock", "EPOCH", "as_utc", "from_micros", "parse_time", "system_clock", "to_micros"]
 
@@ -45,5 +46,8 @@ def to_micros(value: datetime) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
+@lru_cache(maxsize=65_536)
 def from_micros(value: int) -> datetime:
+    """The datetime of a stored time; cached, since reads decode the same
+    times over and over (datetimes are immutable, so sharing them is safe)."""
     return EPOCH + timedelta(microseconds=value)

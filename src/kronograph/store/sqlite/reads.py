@@ -128,19 +128,20 @@ def fact_candidates(
     params: dict[str, object] = {
         "g": group_id, "s": subject_uuid, "o": object_uuid, "r": relation_key, "t": to_micros(around), "n": limit,
     }
-    # The pair, found from its source: the unary + keeps SQLite off the target
-    # index, which on a busy object (a city, a company) would walk every
-    # incoming fact. Without ``whole_pair``, only restatements can matter: the
-    # same direction and relation.
+    # The pair, by the pair index: neither entity's other facts are walked.
+    # Without ``whole_pair``, only restatements can matter: the same direction
+    # and relation.
     if whole_pair:
         parts = [
-            "SELECT uuid FROM facts WHERE group_id = :g AND source_uuid = :s AND +target_uuid = :o",
-            "SELECT uuid FROM facts WHERE group_id = :g AND source_uuid = :o AND +target_uuid = :s",
+            "SELECT uuid FROM facts INDEXED BY facts_by_pair WHERE group_id = :g AND source_uuid = :s"
+            " AND target_uuid = :o",
+            "SELECT uuid FROM facts INDEXED BY facts_by_pair WHERE group_id = :g AND source_uuid = :o"
+            " AND target_uuid = :s",
         ]
     else:
         parts = [
-            "SELECT uuid FROM facts WHERE group_id = :g AND source_uuid = :s AND relation_key = :r"
-            " AND +target_uuid = :o"
+            "SELECT uuid FROM facts INDEXED BY facts_by_pair WHERE group_id = :g AND source_uuid = :s"
+            " AND target_uuid = :o AND relation_key = :r"
         ]
     for side in sides:
         entity = ":s" if side == "subject" else ":o"

@@ -247,6 +247,8 @@ CREATE TABLE entity_fragments (
 CREATE INDEX entity_fragments_by_group ON entity_fragments(group_id);
 
 ALTER TABLE fact_sources ADD COLUMN provenance TEXT NOT NULL DEFAULT '{}';
+-- The facts between two entities, found without walking either one's others.
+CREATE INDEX facts_by_pair ON facts(group_id, source_uuid, target_uuid);
 
 -- Model replies by a hash of model, schema and prompt: a retry or a
 -- re-ingestion of the same prompt is not paid twice.
