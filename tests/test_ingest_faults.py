@@ -76,7 +76,7 @@ def test_a_crash_between_calls_is_resumed_without_paying_again(tmp_path):
         store = memory.store
         original = store.unit
 
-        def broken(group_id):  # the commit never happens: as if the process died there
+        def broken(group_id, **_):  # the commit never happens: as if the process died there
             raise KeyboardInterrupt
 
         store.unit = broken  # type: ignore[method-assign]

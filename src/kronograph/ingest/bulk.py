@@ -90,11 +90,18 @@ class _ReplyCache:
 
     def __init__(self, store: Store, clock: Clock) -> None:
         self.store, self.clock = store, clock
+        self._keys: set[str] | None = None  # what the store held when first asked, plus what was put since
 
     async def get(self, key: str) -> str | None:
+        if self._keys is None:
+            self._keys = await self.store.cached_reply_keys()
+        if key not in self._keys:
+            return None  # a new prompt (the usual case) costs no query
         return await self.store.cached_reply(key)
 
     async def put(self, key: str, model: str, text: str) -> None:
+        if self._keys is not None:
+            self._keys.add(key)
         if not buffer_reply(key, model, text):  # within a stage, it is written with the stage's checkpoint
             await self.store.cache_reply(key, model, text, self.clock())
 

@@ -127,13 +127,16 @@ class Pipeline:
         return self.settings.clock()
 
     # -- status ------------------------------------------------------------------
-    async def _state(self, group_id: str, state: EpisodeState) -> None:
-        """Write an episode's new state, with the model replies its stage was
-        given (cached in the same transaction)."""
+    def _state_plan(self, group_id: str, state: EpisodeState) -> Plan:
+        """An episode's new state, with the model replies its stage was given
+        (cached in the same transaction)."""
         plan = Plan(group_id=group_id, now=state.updated_at, expected_revision=None)
         plan.episode_states.append(state)
         plan.cached_replies.extend(_replies.get(None) or ())
-        await self.store.apply(plan)
+        return plan
+
+    async def _state(self, group_id: str, state: EpisodeState) -> None:
+        await self.store.apply(self._state_plan(group_id, state))
 
     def _extracts_now(self, inp: EpisodeInput) -> bool:
         return self.settings.model is not None and inp.kind.value != "json"
@@ -141,6 +144,9 @@ class Pipeline:
     async def register(self, inp: EpisodeInput, status: EpisodeStatus = EpisodeStatus.RECEIVED) -> None:
         """Record the episode as received (or already extracting), with what
         resuming it needs."""
+        await self.store.apply(self._registration(inp, status))
+
+    def _registration(self, inp: EpisodeInput, status: EpisodeStatus) -> Plan:
         now = self._now()
         plan = Plan(group_id=inp.group_id, now=now, expected_revision=None)
         raw = self.settings.store_raw_content
@@ -148,16 +154,16 @@ class Pipeline:
         plan.episode_states.append(
             EpisodeState(inp.episode_id, status.value, now, pending=inp.pending(store_raw_content=raw))
         )
-        await self.store.apply(plan)
+        return plan
 
     async def admit(self, inp: EpisodeInput, *, now: bool = False) -> tuple[EpisodeResult | None, dict[str, Any]]:
         """Register a new episode, or find where a known one got to: returns the
         result to give back at once (a duplicate), or the checkpoint to go on
         from. ``now``: extraction starts right away (one status write fewer)."""
-        progress = await self.store.episode_progress(inp.group_id, inp.episode_id)
-        if progress is None:
-            extracting = now and self._extracts_now(inp)
-            await self.register(inp, EpisodeStatus.EXTRACTING if extracting else EpisodeStatus.RECEIVED)
+        extracting = now and self._extracts_now(inp)
+        registration = self._registration(inp, EpisodeStatus.EXTRACTING if extracting else EpisodeStatus.RECEIVED)
+        progress = await self.store.register_episode(registration, inp.episode_id)
+        if progress is None:  # it was new, and is registered now
             return None, {"_extracting": True} if extracting else {}
         if progress.episode.content_hash not in (None, inp.content_hash):
             raise InvalidInputError(
@@ -268,11 +274,11 @@ class Pipeline:
             limits=[self._limit(inp, f.relation) for f in drafts.facts], usage=usage,
         )
         checkpoint = {**checkpoint, "entities": choices, "verdicts": verdicts}
-        if usage.calls > calls:
+        if usage.calls > calls:  # written just before the commit's transaction, in the same trip
             checkpoint["usage"] = usage.as_dict()
-            await self._state(
+            checkpoint["_state"] = self._state_plan(
                 inp.group_id,
-                EpisodeState(inp.episode_id, EpisodeStatus.COMMITTING.value, self._now(), checkpoint=checkpoint),
+                EpisodeState(inp.episode_id, EpisodeStatus.COMMITTING.value, self._now(), checkpoint=dict(checkpoint)),
             )
         return checkpoint
 
@@ -335,7 +341,7 @@ class Pipeline:
         choices: dict[str, Any] = checkpoint.get("entities") or {}
         verdicts: dict[str, Any] = checkpoint.get("verdicts") or {}
         outcome = _Outcome()
-        async with self.store.unit(g) as tx:
+        async with self.store.unit(g, after=checkpoint.pop("_state", None)) as tx:
             progress = await tx.episode_progress(g, inp.episode_id)
             if progress is not None and progress.episode.status == EpisodeStatus.COMPLETE:
                 return self.duplicate(inp, progress.result or {})  # another worker got there first

@@ -114,6 +114,10 @@ class Store(Protocol):
     async def episode_progress(self, group_id: str, episode_id: str) -> EpisodeProgress | None:
         """The episode with its pending work, checkpoint and result."""
 
+    async def register_episode(self, plan: Plan, episode_id: str) -> EpisodeProgress | None:
+        """Where the episode got to; or, when it is new, apply ``plan`` (which
+        records it) and return None."""
+
     async def unfinished_episodes(self, statuses: Collection[str]) -> list[tuple[str, str, str, datetime]]:
         """Store-wide: (group_id, episode id, status, last update) in those statuses."""
 
@@ -141,6 +145,9 @@ class Store(Protocol):
     # -- store-wide: the model reply cache and settings ------------------------
     async def cached_reply(self, key: str) -> str | None: ...
 
+    async def cached_reply_keys(self) -> set[str]:
+        """Every key the reply cache holds (so a miss needs no query)."""
+
     async def cache_reply(self, key: str, model: str, reply: str, at: datetime) -> None: ...
 
     async def setting(self, key: str) -> str | None: ...
@@ -148,10 +155,11 @@ class Store(Protocol):
     async def claim_setting(self, key: str, value: str) -> str:
         """Record ``value`` unless the key has one; returns the value kept."""
 
-    def unit(self, group_id: str) -> AbstractAsyncContextManager[Store]:
+    def unit(self, group_id: str, *, after: Plan | None = None) -> AbstractAsyncContextManager[Store]:
         """A unit of work: plans applied through the yielded store commit
         together at the end, or not at all, and reads made through it see
-        them. Nothing inside may wait on a network call."""
+        them. ``after`` is committed on its own just before it begins.
+        Nothing inside may wait on a network call."""
 
     async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]: ...
 

@@ -20,6 +20,7 @@ from .rows import opt_time
 
 __all__ = [
     "cached_reply",
+    "cached_reply_keys",
     "context_episodes",
     "entities_by_uuid",
     "entity_matches",
@@ -181,6 +182,10 @@ def fact_sources(conn: sqlite3.Connection, group_id: str, fact_uuid: str) -> lis
 def cached_reply(conn: sqlite3.Connection, key: str) -> str | None:
     row = conn.execute("SELECT reply FROM model_replies WHERE key = ?", (key,)).fetchone()
     return None if row is None else str(row[0])
+
+
+def cached_reply_keys(conn: sqlite3.Connection) -> set[str]:
+    return {str(row[0]) for row in conn.execute("SELECT key FROM model_replies")}
 
 
 def setting(conn: sqlite3.Connection, key: str) -> str | None:
