@@ -1,17 +1,18 @@
-"""Held-out measurement of the offline extractor.
+"""Held-out measurements of the offline extractor, scored with the same
+matching as ``bench/offline_eval.py`` and asserted at the issue's targets
+(precision ≥ 0.8, recall ≥ 0.6, dates right ≥ 0.7).
 
-``tests/data/offline_heldout.jsonl`` was written without looking at the
-extractor's rules or at the tuning set ``offline_gold.jsonl``, and is not to be
-edited to fit the rules. It is scored with the same matching as
-``bench/offline_eval.py``.
+- ``offline_heldout.jsonl`` (71 episodes) was written without looking at the
+  rules or the tuning set ``offline_gold.jsonl``. When first scored: 0.977 /
+  0.741 / 0.630. Its misses, grouped by cause, then guided general rule
+  changes (tested on new sentences of their own, never this file's); it now
+  scores 1.000 / 0.879 / 0.926, which is optimistic since the causes came
+  from here.
+- ``offline_heldout2.jsonl`` (73 episodes) was written afterwards, blind to
+  the rules, the tuning set and the first held-out set, and scored once the
+  rule changes were done: 1.000 / 0.857 / 0.939. It is the unbiased measure.
 
-Measured when the set was written: precision 0.977 (43/44), recall 0.741
-(43/58), dates right 0.630 (17/27). Its misses, grouped by cause, then guided
-general rule changes (new sentences of their own, never this file's), after
-which it measures 1.000 / 0.879 / 0.926: optimistic, since the causes came
-from here. ``offline_heldout2.jsonl`` was written afterwards and never shown
-to anyone working on the rules: it is the unbiased measure. All three
-targets are asserted here.
+Neither file is to be edited to fit the rules.
 """
 
 from __future__ import annotations
@@ -22,13 +23,14 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
-HELDOUT = ROOT / "tests" / "data" / "offline_heldout.jsonl"
+SETS = ["offline_heldout.jsonl", "offline_heldout2.jsonl"]
 RELATIONS = {
     "WORKS_AT", "LEFT", "LIVES_IN", "CEO_OF", "FOUNDER_OF", "CAPITAL_OF", "USES", "OWNS", "LIKES",
     "MARRIED_TO", "WORKS_ON", "LEADS", "MANAGES", "HAS_OFFICE_IN", "HAD_LUNCH_WITH", "HAD_DINNER_WITH",
 }  # fmt: skip
-DATES_FLOOR = 0.70  # the issue's target
 
 
 def _load() -> ModuleType:
@@ -44,8 +46,10 @@ def _load() -> ModuleType:
 ev = _load()
 
 
-def test_heldout_set_shape() -> None:
-    rows = [json.loads(line) for line in HELDOUT.read_text(encoding="utf-8").splitlines() if line.strip()]
+@pytest.mark.parametrize("name", SETS)
+def test_heldout_set_shape(name: str) -> None:
+    path = ROOT / "tests" / "data" / name
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     assert len(rows) >= 60
     assert len({row["id"] for row in rows}) == len(rows)
     assert sum(not row["facts"] for row in rows) >= 15
@@ -55,9 +59,10 @@ def test_heldout_set_shape() -> None:
             assert fact["relation"] in RELATIONS
 
 
-def test_heldout_scores() -> None:
-    report = ev.evaluate(HELDOUT, repeat=1)
+@pytest.mark.parametrize("name", SETS)
+def test_heldout_scores(name: str) -> None:
+    report = ev.evaluate(ROOT / "tests" / "data" / name, repeat=1)
     detail = "\n".join(report.misses)
     assert report.precision >= ev.TARGETS["precision"], detail
     assert report.recall >= ev.TARGETS["recall"], detail
-    assert report.dates >= DATES_FLOOR, detail
+    assert report.dates >= ev.TARGETS["dates"], detail
