@@ -12,7 +12,7 @@ from kronograph import Memory
 from kronograph.llm.client import ModelClient
 from kronograph.model import EpisodeStatus
 
-from .provider_servers import Answer, anthropic_tool, error, fake_server, gemini_text, openai_chat
+from .provider_servers import Answer, anthropic_text, anthropic_tool, error, fake_server, gemini_text, openai_chat
 
 T0 = "2024-01-01T09:00:00Z"
 GOOD = json.dumps({
@@ -39,16 +39,37 @@ def _clean(memory: Memory) -> None:
         assert set(fact.episodes) <= done
 
 
-def test_openai_faults_end_complete_or_quarantined(tmp_path):
+def _anthropic(server):
+    from kronograph.llm.anthropic import AnthropicProvider
+
+    return AnthropicProvider("claude-fake", api_key="test", base_url=server.url, timeout=0.5)
+
+
+def _gemini(server):
+    from kronograph.llm.gemini import GeminiProvider
+
+    return GeminiProvider("gemini-fake", api_key="test", base_url=server.url, timeout=0.5)
+
+
+PROVIDERS = {
+    "openai": (_openai, openai_chat),
+    "anthropic": (_anthropic, anthropic_text),
+    "gemini": (_gemini, gemini_text),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROVIDERS))
+def test_faults_end_every_episode_complete_or_quarantined(tmp_path, name):
+    make, answer = PROVIDERS[name]
     with fake_server() as server:
-        memory = Memory(tmp_path / "m.db", model=_client(_openai(server)))
+        memory = Memory(tmp_path / "m.db", model=_client(make(server)))
         # malformed JSON, twice (the repair round fails too): quarantined with the reason
-        server.push(openai_chat("{not json"), openai_chat("still ```not json```"))
+        server.push(answer("{not json"), answer("still ```not json```"))
         bad = memory.add_episode("g", "Ann Lee: one", reference_time=T0, episode_id="bad")
         assert bad.status == EpisodeStatus.QUARANTINED and "did not validate" in bad.error
         assert "it was refused because it is not valid" in server.model_requests()[-1].text().lower()
         # a 429 then a good answer (in a code fence, after a think block): complete
-        server.push(error(429, retry_after="0"), openai_chat(f"<think>hm</think>```json\n{GOOD}\n```"))
+        server.push(error(429, retry_after="0"), answer(f"<think>hm</think>```json\n{GOOD}\n```"))
         ok = memory.add_episode("g", "Ann Lee: two", reference_time=T0, episode_id="ok")
         assert ok.ok and [f.triple for f in ok.created] == ["Ann Lee WORKS_AT Acme"]
         # timeouts until the retries run out: retryable, then resumed to complete
@@ -56,7 +77,7 @@ def test_openai_faults_end_complete_or_quarantined(tmp_path):
         slow = memory.add_episode("g", "Ann Lee: three", reference_time="2024-02-01", episode_id="slow")
         assert slow.status == EpisodeStatus.RETRYABLE
         _clean(memory)
-        server.push(openai_chat(GOOD))
+        server.push(answer(GOOD))
         (resumed,) = memory.resume()
         assert resumed.ok and resumed.episode_id == "slow" and [f.triple for f in resumed.merged] == [
             "Ann Lee WORKS_AT Acme"
