@@ -463,8 +463,11 @@ class Pipeline:
                 isinstance(exc, ModelError) and not isinstance(exc, ModelOutputError)
             )
             return await self.failed(inp, exc, retry, usage)
-        except (InvalidInputError, KronographError, ValueError, TypeError, KeyError) as exc:
+        except (InvalidInputError, KronographError) as exc:
             _log.warning("episode %s quarantined: %r", inp.episode_id, exc)
+            return await self.failed(inp, exc, False, usage)
+        except (ValueError, TypeError, KeyError) as exc:  # unexpected: kept apart, and logged in full
+            _log.error("episode %s quarantined by an unexpected error", inp.episode_id, exc_info=True)
             return await self.failed(inp, exc, False, usage)
 
     async def failed(self, inp: EpisodeInput, exc: Exception, retry: bool, usage: Usage) -> EpisodeResult:
