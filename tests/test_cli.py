@@ -521,7 +521,7 @@ def test_import_stops_at_a_batch_the_memory_refuses(cli: Invoke, tmp_path: Path)
     file = _jsonl(tmp_path / "e.jsonl", {"content": "Bob works at Initech.", "episode_id": "y"},
                   {"content": "Cy works at Umbrella.", "episode_id": "x"})
     result = cli("import", "g", str(file), "--batch-size", "1", "--offline", expect=2)
-    assert "error: episodes 2-2: episode_id: 'x' was already used" in result.stderr  # after the bar
+    assert "error: episodes 2-2: episodes[0].episode_id: 'x' was already used" in result.stderr  # after the bar
     assert "(episodes 1-1 are ingested)" in result.stderr
     assert sorted(e["uuid"] for e in _episodes(cli, "g")) == ["x", "y"]
 

@@ -6,6 +6,7 @@ Both have the same methods with the same parameters; a test keeps them in step.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -16,7 +17,7 @@ from pydantic import ValidationError
 
 from ._portal import Portal
 from .embed.protocol import Embedder
-from .errors import ClosedError, InvalidInputError
+from .errors import ClosedError, InvalidInputError, SchemaError
 from .ingest.bulk import EpisodeItem, Ingestion
 from .ingest.direct import FactInput, Resolver
 from .ingest.direct import add_fact as _add_fact
@@ -46,6 +47,8 @@ from .store import FactQuery, Store, open_store
 from .time import Clock, as_utc, parse_time, system_clock
 
 __all__ = ["AsyncMemory", "Memory"]
+
+_log = logging.getLogger("kronograph")
 
 TimeLike = datetime | str
 ModelArg = Provider | ModelClient | ModelSettings | str | None
@@ -178,7 +181,12 @@ class AsyncMemory:
             await self._ingestion.check_embedder()
             self._opened = True
             if self._resume_on_open:
-                await self._ingestion.resume(include_retryable=False)
+                try:
+                    await self._ingestion.resume(include_retryable=False)
+                except (ClosedError, SchemaError):
+                    raise
+                except Exception:  # the call that opened the memory is about something else
+                    _log.exception("kronograph: resuming unfinished episodes on opening failed")
         return self._store
 
     def _group(self, group_id: Any) -> str:

@@ -15,8 +15,6 @@ import asyncio
 import copy
 import json
 import logging
-import os
-import socket
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
@@ -26,7 +24,7 @@ from pydantic import BaseModel
 
 from ..embed.hashing import HashingEmbedder
 from ..embed.protocol import Embedder
-from ..errors import EmbeddingError, InvalidInputError, KronographError
+from ..errors import EmbeddingError, InvalidInputError
 from ..llm.client import ModelClient
 from ..llm.config import ModelSettings, choose_provider
 from ..llm.protocol import Provider, Usage
@@ -35,7 +33,7 @@ from ..store.protocol import Store
 from ..time import Clock
 from .episode_input import EpisodeInput, episode_input
 from .judge import Judge
-from .pipeline import Pipeline, PipelineSettings, buffer_reply
+from .pipeline import Pipeline, PipelineSettings, buffer_reply, held_elsewhere, working
 
 __all__ = ["EpisodeItem", "Ingestion"]
 
@@ -47,7 +45,6 @@ _UNFINISHED = (
     EpisodeStatus.RESOLVING.value,
     EpisodeStatus.COMMITTING.value,
 )
-LEASE_SECONDS = 600.0  # an unfinished episode untouched this long is abandoned, whoever held it
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,22 +103,6 @@ class _ReplyCache:
             await self.store.cache_reply(key, model, text, self.clock())
 
 
-def _alive(owner: Mapping[str, Any] | None) -> bool:
-    """Whether another live process on this machine holds the episode."""
-    if not owner or owner.get("host") != socket.gethostname():
-        return False
-    pid = owner.get("pid")
-    if not isinstance(pid, int) or pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class Ingestion:
     def __init__(
         self,
@@ -147,7 +128,6 @@ class Ingestion:
         self._model_chosen = False
         self._lock = lock
         self._max_concurrency = max_concurrency
-        self._in_flight: set[tuple[str, str]] = set()
         self._settings = PipelineSettings(
             clock=clock, model=None, embedder=embedder or HashingEmbedder(), judge=judge,
             relation_types=relation_types, candidate_limit=candidate_limit,
@@ -221,13 +201,11 @@ class Ingestion:
                 return done
             return await self._run(pipeline, inp, checkpoint)
 
-    async def _run(self, pipeline: Pipeline, inp: EpisodeInput, checkpoint: dict[str, Any]) -> EpisodeResult:
-        key = (inp.group_id, inp.episode_id)
-        self._in_flight.add(key)
-        try:
-            return await pipeline.run(inp, checkpoint)
-        finally:
-            self._in_flight.discard(key)
+    async def _run(
+        self, pipeline: Pipeline, inp: EpisodeInput, checkpoint: dict[str, Any], usage: Usage | None = None
+    ) -> EpisodeResult:
+        with working(self.store, inp.group_id, inp.episode_id):
+            return await pipeline.run(inp, checkpoint, usage)
 
     # -- many ------------------------------------------------------------------------
     def check(self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]) -> list[EpisodeInput]:
@@ -246,17 +224,23 @@ class Ingestion:
         self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]
     ) -> list[EpisodeResult]:
         inputs = self.check(group_id, episodes)
-        # The order given: one-by-one ingestion of the same list builds the same graph.
-        order = list(range(len(inputs)))
         pipeline = self._pipeline()
         results: list[EpisodeResult | None] = [None] * len(inputs)
         async with self._lock(group_id):
+            # Nothing is stored before every id is known to be free or the same episode.
+            for i, inp in enumerate(inputs):
+                stored = await self.store.episode(group_id, inp.episode_id)
+                if stored is not None and (stored.kind == "fact" or stored.content_hash != inp.content_hash):
+                    raise InvalidInputError(
+                        f"episodes[{i}].episode_id",
+                        f"{inp.episode_id!r} was already used for an episode with other content",
+                    )
             checkpoints: dict[int, dict[str, Any]] = {}
             first: dict[str, int] = {}
-            for i in order:  # register everything first: extraction context is then as one by one
-                inp = inputs[i]
+            # The order given: one-by-one ingestion of the same list builds the same graph.
+            for i, inp in enumerate(inputs):  # register everything first: extraction context is then as one by one
                 if inp.episode_id in first:
-                    continue  # the same episode twice in the batch: the second is a duplicate
+                    continue  # the same episode twice in the batch: the second gets the first's result
                 first[inp.episode_id] = i
                 done, checkpoint = await pipeline.admit(inp)
                 if done is not None:
@@ -265,33 +249,29 @@ class Ingestion:
                     checkpoints[i] = checkpoint
             gate = asyncio.Semaphore(self._max_concurrency)
             usages = {i: Usage() for i in checkpoints}
+            errors: dict[int, Exception] = {}
 
             async def extract_one(i: int) -> None:
                 async with gate:
                     try:
-                        checkpoints[i] = await pipeline.extract_stage(inputs[i], checkpoints[i], usages[i])
-                    except KronographError:
-                        pass  # the sequential pass below meets the error again and records it
+                        with working(self.store, group_id, inputs[i].episode_id):
+                            checkpoints[i] = await pipeline.extract_stage(inputs[i], checkpoints[i], usages[i])
+                    except Exception as exc:  # recorded in order below, not paid for again
+                        errors[i] = exc
 
             await asyncio.gather(*(extract_one(i) for i in checkpoints))
-            for i in order:
+            for i, inp in enumerate(inputs):
                 if results[i] is not None:
                     continue
                 if i not in checkpoints:  # a repeated id within the batch
-                    results[i] = pipeline.duplicate(inputs[i], {})
-                    continue
-                results[i] = await self._run_with(pipeline, inputs[i], checkpoints[i], usages[i])
+                    earlier = results[first[inp.episode_id]]
+                    assert earlier is not None
+                    results[i] = earlier.model_copy(update={"duplicate": earlier.ok})
+                elif i in errors:
+                    results[i] = await pipeline.run_failed(inp, errors[i], usages[i])
+                else:
+                    results[i] = await self._run(pipeline, inp, checkpoints[i], usages[i])
         return [r for r in results if r is not None]
-
-    async def _run_with(
-        self, pipeline: Pipeline, inp: EpisodeInput, checkpoint: dict[str, Any], usage: Usage
-    ) -> EpisodeResult:
-        key = (inp.group_id, inp.episode_id)
-        self._in_flight.add(key)
-        try:
-            return await pipeline.run(inp, checkpoint, usage)
-        finally:
-            self._in_flight.discard(key)
 
     # -- resumption --------------------------------------------------------------------
     async def resume(self, *, include_retryable: bool) -> list[EpisodeResult]:
@@ -301,24 +281,21 @@ class Ingestion:
             return []
         pipeline = self._pipeline()
         results = []
-        now = self._clock()
-        for group_id, episode_id, _status, updated in rows:
-            if (group_id, episode_id) in self._in_flight:
-                continue
+        for group_id, episode_id, _status, _updated in rows:
             async with self._lock(group_id):
                 progress = await self.store.episode_progress(group_id, episode_id)
                 if progress is None or progress.episode.status not in statuses:
                     continue  # finished meanwhile
+                if held_elsewhere(self.store, progress, self._clock()):
+                    continue  # a live worker is on it
                 pending = progress.pending or {}
-                fresh = (now - updated).total_seconds() < LEASE_SECONDS
-                if fresh and progress.episode.status != EpisodeStatus.RETRYABLE and _alive(pending.get("owner")):
-                    continue  # another live process is working on it
                 try:
                     inp = EpisodeInput.resumed(progress.episode, pending)
                 except InvalidInputError as exc:
                     results.append(await pipeline.failed(_stub(progress.episode), exc, False, Usage()))
                     continue
                 _log.info("kronograph: resuming episode %s of group %s (%s)", episode_id, group_id, _status)
+                await pipeline.claim(group_id, episode_id, progress.episode.status, pending)
                 results.append(await self._run(pipeline, inp, progress.checkpoint or {}))
         return results
 
@@ -329,7 +306,7 @@ def _stub(episode: Any) -> EpisodeInput:
 
     return EpisodeInput(
         group_id=episode.group_id, episode_id=episode.uuid, content="", kind=episode.kind,
-        reference_time=episode.reference_time, time_zone="UTC", name=episode.name,
+        reference_time=episode.reference_time, time_zone="UTC", utc_offset=0, name=episode.name,
         source_description=None, saga=None, previous_episode_ids=None, ontology=Ontology(),
         metadata={}, json_mapping=None, content_hash=episode.content_hash or "",
     )

@@ -9,7 +9,7 @@ import os
 import socket
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from pydantic import ValidationError
@@ -34,6 +34,7 @@ class EpisodeInput:
     kind: EpisodeKind
     reference_time: datetime
     time_zone: str  # of the reference time as given ("UTC" for naive input)
+    utc_offset: int  # its offset from UTC then, in seconds: relative dates are read in it
     name: str
     source_description: str | None
     saga: str | None
@@ -42,6 +43,12 @@ class EpisodeInput:
     metadata: dict[str, Any]
     json_mapping: JsonMapping | None
     content_hash: str
+
+    @property
+    def local_reference_time(self) -> datetime:
+        """The reference time in the zone it was given in: "yesterday" and
+        "last week" mean the caller's days, not UTC's."""
+        return self.reference_time.astimezone(timezone(timedelta(seconds=self.utc_offset)))
 
     def episode(self, received_at: datetime, *, store_raw_content: bool) -> Episode:
         return trusted(
@@ -58,6 +65,7 @@ class EpisodeInput:
         only while the episode is unfinished, and only when the row cannot hold it."""
         out: dict[str, Any] = {
             "time_zone": self.time_zone,
+            "utc_offset": self.utc_offset,
             "previous_episode_ids": list(self.previous_episode_ids) if self.previous_episode_ids is not None else None,
             "ontology": self.ontology.as_dict(),
             "json_mapping": self.json_mapping.model_dump(mode="json") if self.json_mapping is not None else None,
@@ -82,6 +90,7 @@ class EpisodeInput:
             kind=EpisodeKind(episode.kind),
             reference_time=episode.reference_time,
             time_zone=pending.get("time_zone", "UTC"),
+            utc_offset=int(pending.get("utc_offset", 0)),
             name=episode.name,
             source_description=episode.source_description,
             saga=episode.saga,
@@ -147,13 +156,15 @@ def episode_input(
     episode_kind = _KINDS[kind]
     text = _content(episode_kind, content)
     if reference_time is None:
-        when, zone = now, "UTC"
+        when, zone, offset = now, "UTC", 0
     else:
         try:
             raw = reference_time if isinstance(reference_time, datetime) else datetime.fromisoformat(
                 reference_time.strip().replace("Z", "+00:00").replace("z", "+00:00")
             )
             zone = str(raw.tzinfo) if raw.tzinfo is not None else "UTC"
+            delta = raw.utcoffset()
+            offset = int(delta.total_seconds()) if delta is not None else 0
             when = parse_time(raw)
         except (TypeError, ValueError, AttributeError) as exc:
             raise InvalidInputError(
@@ -189,6 +200,7 @@ def episode_input(
         kind=episode_kind,
         reference_time=as_utc(when),
         time_zone=zone,
+        utc_offset=offset,
         name=_optional_text("name", name) or eid,
         source_description=_optional_text("source_description", source_description),
         saga=_optional_text("saga", saga),

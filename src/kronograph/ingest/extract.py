@@ -68,12 +68,14 @@ async def extract(
     if model is None:
         from .offline import OfflineExtractor  # the rules load once, on first use
 
-        extraction = OfflineExtractor().extract(inp.content, reference_time=inp.reference_time, kind=inp.kind.value)
+        extraction = OfflineExtractor().extract(
+            inp.content, reference_time=inp.local_reference_time, kind=inp.kind.value
+        )
         return extraction, {"extractor": "offline", "ontology_version": ontology_version}
     prompt = extraction_prompt(
         content=inp.content,
         kind=inp.kind.value,
-        reference_time=inp.reference_time,
+        reference_time=inp.local_reference_time,
         source_description=inp.source_description,
         previous=[ContextEpisode(e.reference_time, e.content or "") for e in context],
         ontology=inp.ontology,
@@ -159,8 +161,8 @@ def _fact(
         return None
     for name, key in ((subject, s_key), (obj, o_key)):
         entities.setdefault(key, EntityDraft(name, key, ()))  # a fact's end the extractor did not list
-    valid_at, valid_how = _time(item.valid_at, item.time_expression, inp.reference_time)
-    invalid_at, _ = _time(item.invalid_at, None, inp.reference_time)
+    valid_at, valid_how = _time(item.valid_at, item.time_expression, inp.local_reference_time)
+    invalid_at, _ = _time(item.invalid_at, None, inp.local_reference_time)
     if valid_at is not None and invalid_at is not None and invalid_at <= valid_at:
         invalid_at = None  # an impossible interval: keep the start the text gave, not the end
     if valid_at is None and invalid_at is not None and invalid_at <= inp.reference_time:

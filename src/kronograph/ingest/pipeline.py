@@ -11,11 +11,13 @@ writes, and its ``complete`` status) never waits on a network.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+import os
+import socket
+from collections.abc import Awaitable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -38,6 +40,7 @@ from ..llm.client import ModelClient
 from ..llm.protocol import Usage
 from ..model import (
     Cardinality,
+    EpisodeKind,
     EpisodeResult,
     EpisodeStatus,
     ModelUsage,
@@ -48,7 +51,7 @@ from ..model import (
 )
 from ..store.plan import EpisodeState, Plan
 from ..store.protocol import Store
-from ..store.records import FactRecord, Source
+from ..store.records import EpisodeProgress, FactRecord, Source
 from ..time import Clock
 from .direct import resolve_fact
 from .entity_match import choose_entities, place_entities
@@ -59,7 +62,9 @@ from .judge import Judge
 from .resolution import Screening, refusal_event
 from .schema import Extraction
 
-__all__ = ["OFFLINE_RELATION_TYPES", "Pipeline", "PipelineSettings"]
+__all__ = ["OFFLINE_RELATION_TYPES", "Pipeline", "PipelineSettings", "held_elsewhere", "owner", "working"]
+
+T = TypeVar("T")
 
 _log = logging.getLogger("kronograph")
 
@@ -85,6 +90,60 @@ def buffer_reply(key: str, model: str, text: str) -> bool:
     if pending is None:
         return False
     pending.append((key, model, text))
+    return True
+
+
+def owner() -> dict[str, Any]:
+    return {"host": socket.gethostname(), "pid": os.getpid()}
+
+
+# Episodes being worked on in this process, by store: another memory on the
+# same store in this process must not take them over.
+_working: set[tuple[str, str, str]] = set()
+
+
+def store_key(store: Store) -> str:
+    path = getattr(store, "path", None)
+    return str(path) if path not in (None, ":memory:") else f"id:{id(store)}"
+
+
+class working:
+    """Marks an episode as being worked on by this process, while in the block."""
+
+    def __init__(self, store: Store, group_id: str, episode_id: str) -> None:
+        self.key = (store_key(store), group_id, episode_id)
+
+    def __enter__(self) -> None:
+        _working.add(self.key)
+
+    def __exit__(self, *exc: object) -> None:
+        _working.discard(self.key)
+
+
+LEASE_SECONDS = 600.0  # an owner on another machine holds an untouched episode this long
+
+
+def held_elsewhere(store: Store, progress: EpisodeProgress, now: datetime) -> bool:
+    """Whether a live worker (another process on this machine, or another
+    memory in this one) is working on the episode. An owner on another host
+    cannot be asked: its claim lapses after ``LEASE_SECONDS`` untouched."""
+    episode = progress.episode
+    if (store_key(store), episode.group_id, episode.uuid) in _working:
+        return True
+    who = (progress.pending or {}).get("owner") or {}
+    if not who:
+        return False
+    if who.get("host") != socket.gethostname():
+        return (now - progress.updated_at).total_seconds() < LEASE_SECONDS
+    pid = who.get("pid")
+    if not isinstance(pid, int) or pid == os.getpid():
+        return False  # ours, and not in flight: a failed or interrupted attempt
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
     return True
 
 
@@ -165,13 +224,33 @@ class Pipeline:
         progress = await self.store.register_episode(registration, inp.episode_id)
         if progress is None:  # it was new, and is registered now
             return None, {"_extracting": True} if extracting else {}
-        if progress.episode.content_hash not in (None, inp.content_hash):
+        stored = progress.episode
+        if stored.kind == EpisodeKind.FACT or stored.content_hash is None:
+            raise InvalidInputError("episode_id", f"{inp.episode_id!r} is the id of facts added directly (add_fact)")
+        if stored.content_hash != inp.content_hash:
             raise InvalidInputError(
                 "episode_id", f"{inp.episode_id!r} was already used for an episode with other content"
             )
-        if progress.episode.status == EpisodeStatus.COMPLETE:
+        if stored.status == EpisodeStatus.COMPLETE:
             return self.duplicate(inp, progress.result or {}), {}
+        if stored.status != EpisodeStatus.QUARANTINED and held_elsewhere(self.store, progress, self._now()):
+            return self.busy(inp, stored.status), {}
+        await self.claim(inp.group_id, stored.uuid, stored.status, progress.pending)
         return None, progress.checkpoint or {}
+
+    async def claim(self, group_id: str, episode_id: str, status: str, pending: Mapping[str, Any] | None) -> None:
+        """Record this process as the one working on an unfinished episode."""
+        if pending is None:
+            return
+        mine = {**pending, "owner": owner()}
+        if mine != pending:
+            await self._state(group_id, EpisodeState(episode_id, status, self._now(), pending=mine))
+
+    def busy(self, inp: EpisodeInput, status: str) -> EpisodeResult:
+        return EpisodeResult(
+            episode_id=inp.episode_id, group_id=inp.group_id, status=EpisodeStatus(status),
+            error="another live worker is ingesting this episode",
+        )
 
     def duplicate(self, inp: EpisodeInput, stored: Mapping[str, Any]) -> EpisodeResult:
         return EpisodeResult(
@@ -200,7 +279,9 @@ class Pipeline:
         calls = usage.calls
         token = _replies.set([])
         try:
-            extraction, provenance = await extract(inp, model=model, context=context, usage=usage)
+            extraction, provenance = await self._keeping_replies(
+                inp.group_id, extract(inp, model=model, context=context, usage=usage)
+            )
             checkpoint = {**checkpoint, "extraction": extraction.model_dump(mode="json"), "provenance": provenance}
             if usage.calls > calls:
                 checkpoint["usage"] = usage.as_dict()
@@ -251,9 +332,23 @@ class Pipeline:
             return checkpoint
         token = _replies.set([])
         try:
-            return await self._resolve(inp, checkpoint, drafts, vectors, usage)
+            return await self._keeping_replies(inp.group_id, self._resolve(inp, checkpoint, drafts, vectors, usage))
         finally:
             _replies.reset(token)
+
+    async def _keeping_replies(self, group_id: str, work: Awaitable[T]) -> T:
+        """Run a stage's model work; if it fails, the replies it was already
+        given are still cached (they were paid for)."""
+        try:
+            return await work
+        except Exception:
+            paid = list(_replies.get(None) or ())
+            if paid:
+                plan = Plan(group_id=group_id, now=self._now(), expected_revision=None)
+                plan.cached_replies.extend(paid)
+                await self.store.apply(plan)
+                paid.clear()
+            raise
 
     async def _resolve(
         self, inp: EpisodeInput, checkpoint: dict[str, Any], drafts: Drafts, vectors: dict[str, np.ndarray],
@@ -449,6 +544,8 @@ class Pipeline:
         retryable / quarantined with the reason (nothing of it written)."""
         usage = usage or Usage()
         checkpoint = dict(checkpoint or {})
+        if isinstance(checkpoint.get("usage"), dict) and usage.calls == 0 and usage.cached == 0:
+            usage.merge(Usage.from_dict(checkpoint["usage"]))  # what earlier attempts paid for
         try:
             checkpoint = await self.extract_stage(inp, checkpoint, usage)
             extraction = Extraction.model_validate(checkpoint["extraction"])
@@ -456,24 +553,41 @@ class Pipeline:
             vectors, fact_vectors = await self._vectors(drafts)
             checkpoint = await self.resolve_stage(inp, checkpoint, drafts, vectors, usage)
             return await self.commit_stage(inp, checkpoint, drafts, vectors, fact_vectors, usage)
-        except (SchemaError, ClosedError):
-            raise  # not the episode's doing: the memory cannot be used at all
-        except (*_RETRYABLE, ModelError, StoreError) as exc:
-            retry = isinstance(exc, _RETRYABLE + (StoreError,)) or (
-                isinstance(exc, ModelError) and not isinstance(exc, ModelOutputError)
-            )
-            return await self.failed(inp, exc, retry, usage)
-        except (InvalidInputError, KronographError) as exc:
+        except Exception as exc:
+            return await self._failure(inp, exc, usage)
+
+    async def _failure(self, inp: EpisodeInput, exc: Exception, usage: Usage) -> EpisodeResult:
+        """Retryable or quarantined, by what went wrong; a memory that cannot
+        be used at all is not the episode's doing, and is raised."""
+        if isinstance(exc, SchemaError | ClosedError):
+            raise exc
+        if isinstance(exc, _RETRYABLE + (StoreError,)):
+            return await self.failed(inp, exc, True, usage)
+        if isinstance(exc, ModelError):
+            return await self.failed(inp, exc, not isinstance(exc, ModelOutputError), usage)
+        if isinstance(exc, KronographError):
             _log.warning("episode %s quarantined: %r", inp.episode_id, exc)
-            return await self.failed(inp, exc, False, usage)
-        except (ValueError, TypeError, KeyError) as exc:  # unexpected: kept apart, and logged in full
-            _log.error("episode %s quarantined by an unexpected error", inp.episode_id, exc_info=True)
-            return await self.failed(inp, exc, False, usage)
+        else:  # unexpected: kept apart, and logged in full
+            _log.error("episode %s quarantined by an unexpected error", inp.episode_id, exc_info=exc)
+        return await self.failed(inp, exc, False, usage)
+
+    async def run_failed(self, inp: EpisodeInput, exc: Exception, usage: Usage) -> EpisodeResult:
+        """Record an error met outside :meth:`run` (a batch's extraction), as
+        :meth:`run` would have."""
+        try:
+            raise exc
+        except Exception as raised:
+            return await self._failure(inp, raised, usage)
 
     async def failed(self, inp: EpisodeInput, exc: Exception, retry: bool, usage: Usage) -> EpisodeResult:
         status = EpisodeStatus.RETRYABLE if retry else EpisodeStatus.QUARANTINED
         error = f"{type(exc).__name__}: {exc}"
-        await self._state(inp.group_id, EpisodeState(inp.episode_id, status.value, self._now(), error=error))
+        state = EpisodeState(inp.episode_id, status.value, self._now(), error=error)
+        if not retry and not self.settings.store_raw_content:
+            # Final: the text held for a resumption is not kept any longer.
+            state = EpisodeState(inp.episode_id, status.value, state.updated_at, error=error,
+                                 pending=inp.pending(store_raw_content=True))
+        await self._state(inp.group_id, state)
         return EpisodeResult(
             episode_id=inp.episode_id, group_id=inp.group_id, status=status, error=error, usage=_usage(usage)
         )

@@ -105,6 +105,18 @@ class Usage:
             for key, value in row.items():
                 mine[key] = mine.get(key, 0) + value
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Usage:
+        """The inverse of :meth:`as_dict` (unknown keys are ignored)."""
+        return cls(
+            calls=int(data.get("calls", 0)),
+            cached=int(data.get("cached", 0)),
+            prompt_tokens=int(data.get("prompt_tokens", 0)),
+            completion_tokens=int(data.get("completion_tokens", 0)),
+            prompt_chars=int(data.get("prompt_chars", 0)),
+            by_purpose={str(k): {str(a): int(b) for a, b in v.items()} for k, v in data.get("by_purpose", {}).items()},
+        )
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "calls": self.calls,

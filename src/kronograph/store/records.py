@@ -119,3 +119,4 @@ class EpisodeProgress:
     pending: dict[str, Any] | None
     checkpoint: dict[str, Any] | None
     result: dict[str, Any] | None
+    updated_at: datetime  # the last change of its status (or its receipt)

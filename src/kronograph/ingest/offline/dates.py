@@ -2,6 +2,8 @@
 
 Resolution rules (each documented once, here):
 
+- Relative dates count in the calendar days of the reference time's own zone
+  ("yesterday" at 01:00 in UTC+05:00 is the day before that local date).
 - A day resolves to UTC midnight of that day; a coarser expression to the
   first day of its period: "last month" and "in March 2024" to the 1st of the
   month, "in 2019", "last year" and "three years ago" to the 1st of January,
@@ -232,8 +234,9 @@ def find_times(text: str, reference: datetime) -> list[TimeMention]:
     """Every time expression in ``text``, in order, resolved against ``reference``."""
     if _DIGIT.search(text) is None and _QUICK.search(text) is None:
         return []
+    # Days are the caller's: "yesterday" counts back from the reference time's
+    # own calendar date, in the zone it was given in (naive: UTC).
     ref = reference if reference.tzinfo is not None else reference.replace(tzinfo=UTC)
-    ref = ref.astimezone(UTC)
     found: list[TimeMention] = []
     lower = text.lower()
     pattern = _PATTERN if len(lower) == len(text) else _PATTERN_ANY_CASE  # lower() keeps offsets, nearly always

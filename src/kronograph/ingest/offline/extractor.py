@@ -43,7 +43,7 @@ class OfflineExtractor:
     def extract(
         self, content: str, *, reference_time: datetime, kind: str = "message", speaker_hint: str | None = None
     ) -> Extraction:
-        ctx = Context(speaker=speaker_hint, reference=_utc(reference_time))
+        ctx = Context(speaker=speaker_hint, reference=_aware(reference_time))
         if ctx.speaker:
             ctx.mention(ctx.speaker, "Person")
         for line in content.splitlines() or [content]:
@@ -79,8 +79,10 @@ class OfflineExtractor:
             ctx.not_understood += 1
 
 
-def _utc(when: datetime) -> datetime:
-    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+def _aware(when: datetime) -> datetime:
+    """Naive is UTC; an aware time keeps its zone, whose calendar days
+    relative dates count in."""
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when
 
 
 def _skip_reason(tokens: list[Token]) -> str | None:

@@ -46,7 +46,8 @@ def episodes(conn: sqlite3.Connection, group_id: str, status: str | None) -> lis
 
 def episode_progress(conn: sqlite3.Connection, group_id: str, episode_id: str) -> EpisodeProgress | None:
     row = conn.execute(
-        f"SELECT {rows.EPISODE_COLUMNS}, p.pending, p.checkpoint, p.result FROM episodes p"
+        f"SELECT {rows.EPISODE_COLUMNS}, p.pending, p.checkpoint, p.result,"
+        " COALESCE(p.updated_at, p.created_at) FROM episodes p"
         " WHERE p.group_id = ? AND p.uuid = ?",
         (group_id, episode_id),
     ).fetchone()
@@ -58,6 +59,7 @@ def episode_progress(conn: sqlite3.Connection, group_id: str, episode_id: str) -
         pending=json.loads(row[n]) if row[n] else None,
         checkpoint=json.loads(row[n + 1]) if row[n + 1] else None,
         result=json.loads(row[n + 2]) if row[n + 2] else None,
+        updated_at=from_micros(row[n + 3]),
     )
 
 

@@ -123,7 +123,7 @@ class SQLiteStore:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._checkpointer: _Checkpointer | None = None
-        self._applied = 0  # plans this connection committed: part of the revision
+        self._applied: dict[str, int] = {}  # plans this connection committed, by group: part of the revision
         self._entity_cache = EntityCache()
         self._closed = False
         self._gate: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
@@ -249,8 +249,8 @@ class SQLiteStore:
         except BaseException:
             self._rollback(conn)
             raise
-        self._applied += 1
         for plan in self._unit_plans or ():
+            self._count(plan)
             self._entity_cache.applied(plan)
 
     async def open(self) -> None:
@@ -280,14 +280,18 @@ class SQLiteStore:
             self._executor.stop()
 
     # -- reads -----------------------------------------------------------------
-    def _revision(self, conn: sqlite3.Connection) -> int:
+    def _revision(self, conn: sqlite3.Connection, group_id: str) -> int:
         """SQLite's data_version (moved by commits of other connections) with
-        this connection's own count of applied plans. It covers the whole file,
-        so a write to another group also counts: a needless but harmless redo."""
-        return int(conn.execute("PRAGMA data_version").fetchone()[0]) << 32 | self._applied
+        this connection's own count of plans applied to the group. Another
+        process's write to another group also moves it: a needless but
+        harmless redo; this process's writes to other groups do not."""
+        return int(conn.execute("PRAGMA data_version").fetchone()[0]) << 32 | self._applied.get(group_id, 0)
+
+    def _count(self, plan: Plan) -> None:
+        self._applied[plan.group_id] = self._applied.get(plan.group_id, 0) + 1
 
     async def revision(self, group_id: str) -> int:
-        return await self._run(self._revision)
+        return await self._run(self._revision, group_id)
 
     async def episode(self, group_id: str, episode_id: str) -> Episode | None:
         return await self._run(reads.episode, group_id, episode_id)
@@ -362,9 +366,19 @@ class SQLiteStore:
         records it) and return None: one trip to the database."""
 
         def register(conn: sqlite3.Connection) -> EpisodeProgress | None:
-            found = ingest_reads.episode_progress(conn, plan.group_id, episode_id)
+            conn.execute("BEGIN IMMEDIATE")  # read and write as one: no other writer between them
+            try:
+                found = ingest_reads.episode_progress(conn, plan.group_id, episode_id)
+                if found is None:
+                    write_plan(conn, plan)
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
             if found is None:
-                self._apply(conn, plan)
+                self._count(plan)
+                self._entity_cache.applied(plan)
             return found
 
         return await self._run(register)
@@ -442,8 +456,8 @@ class SQLiteStore:
             write_plan(conn, plan)
             self._unit_plans.append(plan)
             return
-        apply_plan(conn, plan, self._revision)
-        self._applied += 1
+        apply_plan(conn, plan, lambda c: self._revision(c, plan.group_id))
+        self._count(plan)
         self._entity_cache.applied(plan)
 
 

@@ -186,7 +186,12 @@ def _episode_state(conn: sqlite3.Connection, g: str, state: EpisodeState) -> Non
             values.append(None if value is None else json.dumps(value))
     if state.clear_content:
         sets.append("content = NULL")
-    conn.execute(f"UPDATE episodes SET {', '.join(sets)} WHERE group_id = ? AND uuid = ?", (*values, g, state.uuid))
+    # Nothing overwrites a completed episode: a worker that lost a race to
+    # finish it cannot mark it failed afterwards.
+    conn.execute(
+        f"UPDATE episodes SET {', '.join(sets)} WHERE group_id = ? AND uuid = ? AND status != 'complete'",
+        (*values, g, state.uuid),
+    )
 
 
 def _history_row(g: str, f: FactRecord, status: str) -> tuple:  # type: ignore[type-arg]
