@@ -33,7 +33,9 @@ from ..store.protocol import Store
 from ..time import Clock
 from .episode_input import EpisodeInput, episode_input
 from .judge import Judge
-from .pipeline import Pipeline, PipelineSettings, buffer_reply, held_elsewhere, working
+from .ownership import held_elsewhere, working
+from .pipeline import Pipeline, PipelineSettings
+from .replies import StoreReplyCache
 
 __all__ = ["EpisodeItem", "Ingestion"]
 
@@ -82,27 +84,6 @@ class EpisodeItem:
         return cls(**value)
 
 
-class _ReplyCache:
-    """The model client's reply cache, kept in the store."""
-
-    def __init__(self, store: Store, clock: Clock) -> None:
-        self.store, self.clock = store, clock
-        self._keys: set[str] | None = None  # what the store held when first asked, plus what was put since
-
-    async def get(self, key: str) -> str | None:
-        if self._keys is None:
-            self._keys = await self.store.cached_reply_keys()
-        if key not in self._keys:
-            return None  # a new prompt (the usual case) costs no query
-        return await self.store.cached_reply(key)
-
-    async def put(self, key: str, model: str, text: str) -> None:
-        if self._keys is not None:
-            self._keys.add(key)
-        if not buffer_reply(key, model, text):  # within a stage, it is written with the stage's checkpoint
-            await self.store.cache_reply(key, model, text, self.clock())
-
-
 class Ingestion:
     def __init__(
         self,
@@ -147,7 +128,7 @@ class Ingestion:
             if isinstance(arg, ModelClient):
                 if arg.cache is None:  # a client without a cache of its own uses this store's
                     arg = copy.copy(arg)  # (a copy: the caller's client may serve other memories)
-                    arg.cache = _ReplyCache(self.store, self._clock)
+                    arg.cache = StoreReplyCache(self.store, self._clock)
                 self._model = arg
             else:
                 if arg == "auto":
@@ -156,9 +137,8 @@ class Ingestion:
                     provider = choose_provider(arg)  # settings without a provider fall back to the environment
                 else:
                     provider = arg
-                self._model = (
-                    ModelClient(provider, cache=_ReplyCache(self.store, self._clock)) if provider is not None else None
-                )
+                cache = StoreReplyCache(self.store, self._clock)
+                self._model = ModelClient(provider, cache=cache) if provider is not None else None
             if self._model is None:
                 _log.info("kronograph: no model configured: episodes are read by the offline extractor")
             self._settings.model = self._model

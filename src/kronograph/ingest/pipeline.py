@@ -11,10 +11,7 @@ writes, and its ``complete`` status) never waits on a network.
 from __future__ import annotations
 
 import logging
-import os
-import socket
 from collections.abc import Awaitable, Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
@@ -51,7 +48,7 @@ from ..model import (
 )
 from ..store.plan import EpisodeState, Plan
 from ..store.protocol import Store
-from ..store.records import EpisodeProgress, FactRecord, Source
+from ..store.records import FactRecord, Source
 from ..time import Clock
 from .direct import resolve_fact
 from .entity_match import choose_entities, place_entities
@@ -59,10 +56,12 @@ from .episode_input import EpisodeInput
 from .episode_judge import gather_verdicts
 from .extract import Drafts, FactDraft, clean, extract
 from .judge import Judge
+from .ownership import held_elsewhere, owner
+from .replies import replies
 from .resolution import Screening, refusal_event
 from .schema import Extraction
 
-__all__ = ["OFFLINE_RELATION_TYPES", "Pipeline", "PipelineSettings", "held_elsewhere", "owner", "working"]
+__all__ = ["OFFLINE_RELATION_TYPES", "Pipeline", "PipelineSettings"]
 
 T = TypeVar("T")
 
@@ -78,74 +77,6 @@ OFFLINE_RELATION_TYPES: dict[str, RelationType] = {
     fold_relation("MARRIED_TO"): RelationType(cardinality=Cardinality.ONE_TO_ONE),
     fold_relation("LEFT"): RelationType(ends=("WORKS_AT", "WORKS_ON", "MEMBER_OF")),
 }
-
-# Model replies a stage received, written to the reply cache together with the
-# stage's checkpoint (one commit, not one per reply). Outside a stage: None.
-_replies: ContextVar[list[tuple[str, str, str]] | None] = ContextVar("kronograph_replies", default=None)
-
-
-def buffer_reply(key: str, model: str, text: str) -> bool:
-    """Keep a reply for the running stage's checkpoint write; False outside a stage."""
-    pending = _replies.get()
-    if pending is None:
-        return False
-    pending.append((key, model, text))
-    return True
-
-
-def owner() -> dict[str, Any]:
-    return {"host": socket.gethostname(), "pid": os.getpid()}
-
-
-# Episodes being worked on in this process, by store: another memory on the
-# same store in this process must not take them over.
-_working: set[tuple[str, str, str]] = set()
-
-
-def store_key(store: Store) -> str:
-    path = getattr(store, "path", None)
-    return str(path) if path not in (None, ":memory:") else f"id:{id(store)}"
-
-
-class working:
-    """Marks an episode as being worked on by this process, while in the block."""
-
-    def __init__(self, store: Store, group_id: str, episode_id: str) -> None:
-        self.key = (store_key(store), group_id, episode_id)
-
-    def __enter__(self) -> None:
-        _working.add(self.key)
-
-    def __exit__(self, *exc: object) -> None:
-        _working.discard(self.key)
-
-
-LEASE_SECONDS = 600.0  # an owner on another machine holds an untouched episode this long
-
-
-def held_elsewhere(store: Store, progress: EpisodeProgress, now: datetime) -> bool:
-    """Whether a live worker (another process on this machine, or another
-    memory in this one) is working on the episode. An owner on another host
-    cannot be asked: its claim lapses after ``LEASE_SECONDS`` untouched."""
-    episode = progress.episode
-    if (store_key(store), episode.group_id, episode.uuid) in _working:
-        return True
-    who = (progress.pending or {}).get("owner") or {}
-    if not who:
-        return False
-    if who.get("host") != socket.gethostname():
-        return (now - progress.updated_at).total_seconds() < LEASE_SECONDS
-    pid = who.get("pid")
-    if not isinstance(pid, int) or pid == os.getpid():
-        return False  # ours, and not in flight: a failed or interrupted attempt
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
 
 _RETRYABLE = (TransientModelError, ConcurrentWriteError, EmbeddingError, JudgeError)
 
@@ -191,7 +122,7 @@ class Pipeline:
         (cached in the same transaction)."""
         plan = Plan(group_id=group_id, now=state.updated_at, expected_revision=None)
         plan.episode_states.append(state)
-        plan.cached_replies.extend(_replies.get(None) or ())
+        plan.cached_replies.extend(replies.get(None) or ())
         return plan
 
     async def _state(self, group_id: str, state: EpisodeState) -> None:
@@ -277,7 +208,7 @@ class Pipeline:
                     limit=self.settings.context_episodes, saga=inp.saga, ids=inp.previous_episode_ids,
                 )
         calls = usage.calls
-        token = _replies.set([])
+        token = replies.set([])
         try:
             extraction, provenance = await self._keeping_replies(
                 inp.group_id, extract(inp, model=model, context=context, usage=usage)
@@ -290,7 +221,7 @@ class Pipeline:
                     EpisodeState(inp.episode_id, EpisodeStatus.RESOLVING.value, self._now(), checkpoint=checkpoint),
                 )
         finally:
-            _replies.reset(token)
+            replies.reset(token)
         return checkpoint
 
     def _relation_type(self, inp: EpisodeInput, relation: str) -> RelationType | None:
@@ -330,11 +261,11 @@ class Pipeline:
         """Entity choices and judge verdicts, against the graph as it is now."""
         if "entities" in checkpoint and "verdicts" in checkpoint:
             return checkpoint
-        token = _replies.set([])
+        token = replies.set([])
         try:
             return await self._keeping_replies(inp.group_id, self._resolve(inp, checkpoint, drafts, vectors, usage))
         finally:
-            _replies.reset(token)
+            replies.reset(token)
 
     async def _keeping_replies(self, group_id: str, work: Awaitable[T]) -> T:
         """Run a stage's model work; if it fails, the replies it was already
@@ -342,7 +273,7 @@ class Pipeline:
         try:
             return await work
         except Exception:
-            paid = list(_replies.get(None) or ())
+            paid = list(replies.get(None) or ())
             if paid:
                 plan = Plan(group_id=group_id, now=self._now(), expected_revision=None)
                 plan.cached_replies.extend(paid)
