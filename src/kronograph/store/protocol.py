@@ -137,8 +137,9 @@ class Store(Protocol):
     async def entity_matches(
         self, group_id: str, names: Collection[str], limit: int = 10
     ) -> dict[str, list[EntityMatch]]:
-        """By normalised name: entities of that name, alias or acronym, and up
-        to ``limit`` sharing a word with it, each with its name vector."""
+        """By normalised name: entities of that name; or, when there are none,
+        of that alias or acronym, and up to ``limit`` sharing a word with it;
+        each with its name vector."""
 
     async def entities_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Entity]: ...
 

@@ -118,10 +118,11 @@ def _vector(blob: bytes | None) -> np.ndarray | None:
 def entity_matches(
     conn: sqlite3.Connection, group_id: str, names: Collection[str], limit: int
 ) -> dict[str, list[EntityMatch]]:
-    """For each name: entities of that exact normalised name, entities that
-    have it as an alias, entities whose initials it is (or whose name is its
-    initials), and up to ``limit`` entities sharing a word with it (full text).
-    Each match says how it was found and carries the entity's name vector."""
+    """For each name: entities of that exact normalised name; or, when there
+    are none, entities that have it as an alias, entities whose initials it is
+    (or whose name is its initials), and up to ``limit`` entities sharing a
+    word with it (full text). Each match says how it was found and carries
+    the entity's name vector."""
     out: dict[str, list[EntityMatch]] = {}
     cols = f"{rows.ENTITY_COLUMNS}, e.embedding"
     n = len(rows.ENTITY_COLUMNS.split(","))
@@ -136,6 +137,9 @@ def entity_matches(
 
         add(conn.execute(f"SELECT {cols} FROM entities e WHERE e.group_id = ? AND e.name_key = ?"
                          " ORDER BY e.created_at, e.uuid", (group_id, key)), "name")
+        if seen:  # the name is known: resolution takes it as it is, so nothing fuzzier is needed
+            out[key] = list(seen.values())
+            continue
         add(conn.execute(f"SELECT {cols} FROM entity_aliases a JOIN entities e ON e.uuid = a.entity_uuid"
                          " WHERE a.group_id = ? AND a.alias_key = ? ORDER BY e.created_at, e.uuid",
                          (group_id, key)), "alias")
