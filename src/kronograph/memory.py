@@ -243,12 +243,14 @@ class AsyncMemory:
             object_labels=_labels("object_labels", object_labels),
         )
         store = await self._ready()
+        vector = await self._ingestion.embed_one(data.fact)  # before the group is held: it may wait on a network
         async with self._lock(g):
             settings = Resolver(
                 clock=self._now,
                 judge=self._judge,
                 relation_type=self._relation_types.get(fold_relation(relation_name)),
                 candidate_limit=self._candidate_limit,
+                embedding=vector,
             )
             return await _add_fact(store, data, settings)
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel
 
 from ..embed.hashing import HashingEmbedder
@@ -156,6 +157,17 @@ class Ingestion:
             check_dimension(embedder, (str(kept["name"]), int(kept["dimension"])))
         except (KeyError, TypeError, ValueError) as exc:
             raise EmbeddingError(f"this store's embedder record is unreadable: {kept!r}") from exc
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._settings.embedder
+
+    async def embed_one(self, text: str) -> bytes:
+        """One text's vector, as stored (float32 bytes)."""
+        matrix = await self._settings.embedder.embed([text])
+        if matrix.shape != (1, self._settings.embedder.dimension):
+            raise EmbeddingError(f"{self._settings.embedder.name} returned vectors of shape {matrix.shape}")
+        return np.asarray(matrix[0], dtype=np.float32).tobytes()
 
     def _input(self, group_id: str, item: EpisodeItem, where: str) -> EpisodeInput:
         try:

@@ -102,6 +102,7 @@ class Resolver:
     judge: Judge | None
     relation_type: RelationType | None
     candidate_limit: int
+    embedding: bytes | None = None  # the fact text's vector (float32), stored with a new fact
 
 
 async def fact_candidates(
@@ -238,6 +239,8 @@ async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFact
     )
     if decision.refused:
         plan.audit.append(refusal_event(g, now, episode_id, outcome.target.uuid, decision.refused))
+    if settings.embedding is not None and not outcome.merged:
+        plan.fact_embeddings[outcome.target.uuid] = settings.embedding
     await store.apply(plan)
     return trusted(  # built from validated parts
         AddFactResult,

@@ -240,10 +240,15 @@ class Pipeline:
             return self.settings.candidate_limit
         return min(self.settings.judge_candidates, self.settings.candidate_limit)
 
-    async def _vectors(self, drafts: Drafts) -> tuple[dict[str, np.ndarray], list[np.ndarray]]:
+    async def _vectors(
+        self, inp: EpisodeInput, drafts: Drafts
+    ) -> tuple[dict[str, np.ndarray], list[np.ndarray], np.ndarray | None]:
+        """Vectors of the entity names, the fact texts and (unless raw content
+        is kept out of the store) the episode's text, in one embedder call."""
         texts = [d.name for d in drafts.entities] + [f.fact for f in drafts.facts]
-        if not texts:
-            return {}, []
+        own = self.settings.store_raw_content
+        if own:
+            texts.append(inp.content)
         matrix = await self.settings.embedder.embed(texts)
         if matrix.shape != (len(texts), self.settings.embedder.dimension):
             raise EmbeddingError(
@@ -252,7 +257,7 @@ class Pipeline:
             )
         n = len(drafts.entities)
         names = {d.key: matrix[i] for i, d in enumerate(drafts.entities)}
-        return names, [matrix[n + j] for j in range(len(drafts.facts))]
+        return names, [matrix[n + j] for j in range(len(drafts.facts))], matrix[-1] if own else None
 
     async def resolve_stage(
         self, inp: EpisodeInput, checkpoint: dict[str, Any], drafts: Drafts, vectors: dict[str, np.ndarray],
@@ -360,7 +365,7 @@ class Pipeline:
 
     async def commit_stage(
         self, inp: EpisodeInput, checkpoint: dict[str, Any], drafts: Drafts, vectors: dict[str, np.ndarray],
-        fact_vectors: list[np.ndarray], usage: Usage,
+        fact_vectors: list[np.ndarray], usage: Usage, episode_vector: np.ndarray | None = None,
     ) -> EpisodeResult:
         """Everything the episode writes, and its completion, in one transaction."""
         g = inp.group_id
@@ -389,6 +394,8 @@ class Pipeline:
                 "changed": len(outcome.changed),
                 "usage": usage.as_dict(),
             }
+            if episode_vector is not None:
+                final.episode_embeddings[inp.episode_id] = np.asarray(episode_vector, dtype=np.float32).tobytes()
             final.episode_states.append(
                 EpisodeState(
                     inp.episode_id, EpisodeStatus.COMPLETE.value, final.now, pending=None, checkpoint=None,
@@ -481,9 +488,9 @@ class Pipeline:
             checkpoint = await self.extract_stage(inp, checkpoint, usage)
             extraction = Extraction.model_validate(checkpoint["extraction"])
             drafts = clean(extraction, inp, dict(checkpoint.get("provenance") or {}))
-            vectors, fact_vectors = await self._vectors(drafts)
+            vectors, fact_vectors, episode_vector = await self._vectors(inp, drafts)
             checkpoint = await self.resolve_stage(inp, checkpoint, drafts, vectors, usage)
-            return await self.commit_stage(inp, checkpoint, drafts, vectors, fact_vectors, usage)
+            return await self.commit_stage(inp, checkpoint, drafts, vectors, fact_vectors, usage, episode_vector)
         except Exception as exc:
             return await self._failure(inp, exc, usage)
 

@@ -67,6 +67,7 @@ class Plan:
     # float32 vectors (as bytes) of entity names and fact texts, by uuid.
     entity_embeddings: dict[str, bytes] = field(default_factory=dict)
     fact_embeddings: dict[str, bytes] = field(default_factory=dict)
+    episode_embeddings: dict[str, bytes] = field(default_factory=dict)
     mentions: list[tuple[str, str]] = field(default_factory=list)  # (episode_id, entity_uuid)
     new_facts: list[FactRecord] = field(default_factory=list)
     # Full new state (a new version) of existing facts: times, expiry,

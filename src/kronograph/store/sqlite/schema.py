@@ -267,6 +267,13 @@ CREATE TABLE store_settings (
 """
 
 
+_V3 = """
+-- Search: episodes get a vector of their text (facts and entities have theirs).
+ALTER TABLE episodes ADD COLUMN embedding BLOB;
+CREATE INDEX episodes_complete ON episodes(group_id, reference_time) WHERE status = 'complete';
+"""
+
+
 def _initial(conn: sqlite3.Connection) -> None:
     for statement in _statements(_V1):
         conn.execute(statement)
@@ -274,6 +281,11 @@ def _initial(conn: sqlite3.Connection) -> None:
 
 def _ingestion(conn: sqlite3.Connection) -> None:
     for statement in _statements(_V2):
+        conn.execute(statement)
+
+
+def _search(conn: sqlite3.Connection) -> None:
+    for statement in _statements(_V3):
         conn.execute(statement)
 
 
@@ -296,6 +308,7 @@ def _statements(script: str) -> list[str]:
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "initial", _initial),
     (2, "ingestion", _ingestion),
+    (3, "search", _search),
 ]
 
 

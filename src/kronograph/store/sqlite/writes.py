@@ -68,6 +68,10 @@ def write_plan(raw: sqlite3.Connection, plan: Plan) -> None:
     for state in plan.episode_states:
         _episode_state(raw, g, state)
     conn.executemany(
+        "UPDATE episodes SET embedding = ? WHERE group_id = ? AND uuid = ?",
+        [(vector, g, uuid) for uuid, vector in plan.episode_embeddings.items()],
+    )
+    conn.executemany(
         "INSERT INTO entities(uuid, group_id, name, name_key, labels, aliases, summary, attributes,"
         " created_at, provenance, acronym, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
         [
