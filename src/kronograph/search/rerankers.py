@@ -100,7 +100,6 @@ def mmr(
         raise InvalidInputError("candidates", f"every vector must have the query's dimension {q.shape[0]}")
     vectors = _unit_rows(np.stack(rows))
     relevance = vectors @ _unit_rows(q)
-    pairwise = vectors @ vectors.T
     redundancy = np.zeros(len(ids))  # max similarity to those taken; 0 while none is
     taken = np.zeros(len(ids), dtype=bool)
     ranked: Ranked = []
@@ -111,7 +110,9 @@ def mmr(
         ranked.append((ids[best], float(value[best])))
         taken[best] = True
         # Cosines may be negative, so the first pick replaces the 0 rather than max-ing with it.
-        redundancy = pairwise[best].copy() if len(ranked) == 1 else np.maximum(redundancy, pairwise[best])
+        # Only the taken row of the similarity matrix is ever needed: one product per step.
+        similar = vectors @ vectors[best]
+        redundancy = similar if len(ranked) == 1 else np.maximum(redundancy, similar)
     return ranked
 
 
