@@ -7,17 +7,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import numpy as np
 from pydantic import ValidationError
 
 from ._portal import Portal
 from .embed.protocol import Embedder
-from .errors import ClosedError, InvalidInputError, SchemaError
+from .errors import ClosedError, InvalidInputError, NotFoundError, SchemaError
 from .ingest.bulk import EpisodeItem, Ingestion
 from .ingest.direct import FactInput, Resolver
 from .ingest.direct import add_fact as _add_fact
@@ -43,6 +44,9 @@ from .model import (
     fold_relation,
     normalise_name,
 )
+from .search.engine import SCOPES, SearchRequest, run_search
+from .search.recipes import Recipe, recipe_named
+from .search.types import CrossEncoder, SearchFilters, SearchResults
 from .store import FactQuery, Store, open_store
 from .time import Clock, as_utc, parse_time, system_clock
 
@@ -129,8 +133,12 @@ class AsyncMemory:
         context_episodes: int = 4,
         max_concurrency: int = 4,
         resume: bool = True,
+        cross_encoder: CrossEncoder | None = None,
     ) -> None:
         self._relation_types = _relation_types(relation_types)
+        if cross_encoder is not None and not isinstance(cross_encoder, CrossEncoder):
+            raise InvalidInputError("cross_encoder", "must have a name and async score(query, passages)")
+        self._cross_encoder = cross_encoder
         if candidate_limit < 1:
             raise InvalidInputError("candidate_limit", "must be at least 1")
         if judge is not None and not callable(judge):
@@ -375,6 +383,99 @@ class AsyncMemory:
         rel = fold_relation(_text("relation", relation) or "") if relation is not None else None
         return await (await self._ready()).timeline(g, key, rel)
 
+    async def search(
+        self,
+        group_ids: str | Iterable[str],
+        query: str,
+        *,
+        scopes: Iterable[str] = SCOPES,
+        recipe: str | Recipe = "hybrid",
+        limit: int = 10,
+        as_of: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        include_retired: bool = False,
+        center_entity: str | Iterable[str] | None = None,
+        filters: SearchFilters | None = None,
+        query_vector: Sequence[float] | None = None,
+    ) -> SearchResults:
+        """Ranked facts, entities and episodes for ``query``, with no model in
+        the way: current facts by default; ``as_of``, ``known_at`` and
+        ``include_retired`` as in :meth:`facts` (episodes under ``as_of`` are
+        those referenced by then). ``recipe`` names the methods and the
+        reranker (see ``docs/search.md``); ``center_entity`` (names or uuids)
+        feeds graph search and the node-distance reranker. ``query_vector``
+        skips embedding the query. Never returns anything of a group not asked for."""
+        groups = self._groups(group_ids)
+        text = _text("query", query)
+        assert text is not None
+        wanted = tuple(dict.fromkeys(_labels("scopes", scopes)))
+        for scope in wanted:
+            if scope not in SCOPES:
+                raise InvalidInputError("scopes", f"unknown scope {scope!r}; the scopes are {list(SCOPES)}")
+        if isinstance(recipe, str):
+            try:
+                chosen = recipe_named(recipe)
+            except ValueError as exc:
+                raise InvalidInputError("recipe", str(exc)) from None
+        elif isinstance(recipe, Recipe):
+            chosen = recipe
+        else:
+            raise InvalidInputError("recipe", f"expected a recipe name or a Recipe, not {type(recipe).__name__}")
+        if limit < 1:
+            raise InvalidInputError("limit", "must be at least 1")
+        when, believed = _time("as_of", as_of), _time("known_at", known_at)
+        if include_retired and when is not None:
+            raise InvalidInputError("as_of", "cannot be combined with include_retired (which returns every interval)")
+        if filters is not None and not isinstance(filters, SearchFilters):
+            raise InvalidInputError("filters", "expected a SearchFilters")
+        centers = () if center_entity is None else (
+            (center_entity,) if isinstance(center_entity, str) else tuple(center_entity)
+        )
+        for center in centers:
+            _text("center_entity", center)
+        store = await self._ready()
+        if query_vector is not None:
+            vector = np.asarray(query_vector, dtype=np.float32)
+            if vector.shape != (self._ingestion.embedder.dimension,):
+                raise InvalidInputError(
+                    "query_vector", f"expected {self._ingestion.embedder.dimension} numbers, got shape {vector.shape}"
+                )
+        elif "cosine" in chosen.methods or chosen.reranker == "mmr":
+            vector = np.frombuffer(await self._ingestion.embed_one(text), dtype=np.float32)
+        else:
+            vector = None
+        request = SearchRequest(
+            group_ids=groups, query=text, vector=vector, scopes=wanted, recipe=chosen, limit=limit,
+            now=self._now(), as_of=when, known_at=believed, include_retired=include_retired,
+            centers=centers, filters=filters, cross_encoder=self._cross_encoder,
+        )
+        return await run_search(store, request)
+
+    def _groups(self, group_ids: Any) -> tuple[str, ...]:
+        if isinstance(group_ids, str):
+            return (self._group(group_ids),)
+        try:
+            groups = tuple(dict.fromkeys(self._group(g) for g in group_ids))
+        except TypeError:
+            raise InvalidInputError("group_ids", f"expected a group id or a list of them, not {group_ids!r}") from None
+        if not groups:
+            raise InvalidInputError("group_ids", "name at least one group")
+        return groups
+
+    async def conflicts(self, group_id: str, fact_uuid: str) -> list[Fact]:
+        """The whole slot of a fact: it and every fact linked to it by recorded
+        contradictions, directly or through others, by valid time, each with
+        its interval and source episodes."""
+        g = self._group(group_id)
+        uuid = _text("fact_uuid", fact_uuid)
+        assert uuid is not None
+        store = await self._ready()
+        hood = await store.conflict_neighbourhood(g, [uuid], depth=64)
+        if uuid not in hood.records:
+            raise NotFoundError(f"no fact {uuid!r} in group {g!r}")
+        records = sorted(hood.records.values(), key=lambda r: (r.valid_at, r.created_at, r.uuid))
+        return [r.to_fact() for r in records]
+
     async def entities(self, group_id: str, *, name: str | None = None, label: str | None = None) -> list[Entity]:
         g = self._group(group_id)
         return await (await self._ready()).entities(
@@ -424,11 +525,13 @@ class Memory:
         context_episodes: int = 4,
         max_concurrency: int = 4,
         resume: bool = True,
+        cross_encoder: CrossEncoder | None = None,
     ) -> None:
         self._core = _SyncCore(
             store, clock=clock, judge=judge, relation_types=relation_types, candidate_limit=candidate_limit,
             model=model, embedder=embedder, store_raw_content=store_raw_content,
             context_episodes=context_episodes, max_concurrency=max_concurrency, resume=resume,
+            cross_encoder=cross_encoder,
         )
         self._portal = Portal()
 
@@ -548,6 +651,32 @@ class Memory:
 
     def timeline(self, group_id: str, entity: str, relation: str | None = None) -> list[Fact]:
         return self._call(self._core.timeline(group_id, entity, relation))
+
+    def search(
+        self,
+        group_ids: str | Iterable[str],
+        query: str,
+        *,
+        scopes: Iterable[str] = SCOPES,
+        recipe: str | Recipe = "hybrid",
+        limit: int = 10,
+        as_of: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        include_retired: bool = False,
+        center_entity: str | Iterable[str] | None = None,
+        filters: SearchFilters | None = None,
+        query_vector: Sequence[float] | None = None,
+    ) -> SearchResults:
+        return self._call(
+            self._core.search(
+                group_ids, query, scopes=scopes, recipe=recipe, limit=limit, as_of=as_of, known_at=known_at,
+                include_retired=include_retired, center_entity=center_entity, filters=filters,
+                query_vector=query_vector,
+            )
+        )
+
+    def conflicts(self, group_id: str, fact_uuid: str) -> list[Fact]:
+        return self._call(self._core.conflicts(group_id, fact_uuid))
 
     def entities(self, group_id: str, *, name: str | None = None, label: str | None = None) -> list[Entity]:
         return self._call(self._core.entities(group_id, name=name, label=label))

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+
 from ..model import AuditEvent, Entity, Episode, Fact, FactChange, FactSource
 from .plan import Plan
 from .records import EntityMatch, EpisodeProgress, FactRecord, Neighbourhood
@@ -39,6 +41,7 @@ class FactQuery:
     include_retired: bool = False
     include_expired: bool = False
     limit: int | None = None
+    uuids: tuple[str, ...] | None = None  # only these facts (search narrows its candidates so)
 
 
 @runtime_checkable
@@ -142,6 +145,42 @@ class Store(Protocol):
         each with its name vector."""
 
     async def entities_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Entity]: ...
+
+    # -- search ----------------------------------------------------------------
+    async def search_text(
+        self,
+        group_id: str,
+        scope: str,
+        query: str,
+        limit: int,
+        *,
+        episodes_before: datetime | None = None,
+        episodes_known_at: datetime | None = None,
+    ) -> list[tuple[str, float]]:
+        """Uuids of ``scope`` (facts, entities, episodes) ranked by full-text
+        relevance, best first (higher score is better). Episodes: complete ones,
+        none referenced after ``episodes_before`` or received after ``episodes_known_at``."""
+
+    async def search_vectors(
+        self, group_id: str, scope: str, vector: np.ndarray, limit: int
+    ) -> list[tuple[str, float]]:
+        """Uuids of ``scope`` ranked by cosine similarity to a unit ``vector``."""
+
+    async def item_vectors(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of these items (those that have one)."""
+
+    async def neighbours(self, group_id: str, entity_uuids: Collection[str]) -> dict[str, set[str]]:
+        """Each entity's neighbours through unexpired facts, either direction."""
+
+    async def touching_facts(
+        self, group_id: str, entity_uuids: Collection[str], limit: int
+    ) -> list[tuple[str, str, str]]:
+        """(uuid, source, target) of unexpired facts touching these entities."""
+
+    async def mention_counts(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, int]:
+        """Mentions of entities, source episodes of facts, entities of episodes."""
+
+    async def episodes_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Episode]: ...
 
     # -- store-wide: the model reply cache and settings ------------------------
     async def cached_reply(self, key: str) -> str | None: ...

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import defaultdict
 from collections.abc import Collection, Iterable
@@ -239,6 +240,9 @@ def facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> list[Fact]:
         "t": to_micros(q.as_of),
     }
     where = ["f.group_id = :g"]
+    if q.uuids is not None:
+        params["uuids"] = json.dumps(list(q.uuids))
+        where.append("f.uuid IN (SELECT value FROM json_each(:uuids))")
     if q.subject_key is not None:
         where.append("f.source_uuid IN " + _BY_NAME.format("subject"))
     if q.object_key is not None:
@@ -271,6 +275,8 @@ def _believed_facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> li
         "entity": q.entity_key,
         "relation": q.relation_key,
     }
+    if q.uuids is not None:
+        params["uuids"] = json.dumps(list(q.uuids))
     current = ["f.group_id = :g", "f.recorded_at <= :k"]
     past = [
         "h.group_id = :g",
@@ -312,6 +318,8 @@ _NAME_KEY = {"subject": "s.name_key", "object": "o.name_key"}
 
 def _believed_candidates(q: FactQuery) -> str:
     """SQL selecting the uuids of every fact that may match ``q`` at any time."""
+    if q.uuids is not None:
+        return "SELECT value FROM json_each(:uuids)"
     parts: list[str] = []
     ends = []
     if q.subject_key is not None:

@@ -271,6 +271,21 @@ _V3 = """
 -- Search: episodes get a vector of their text (facts and entities have theirs).
 ALTER TABLE episodes ADD COLUMN embedding BLOB;
 CREATE INDEX episodes_complete ON episodes(group_id, reference_time) WHERE status = 'complete';
+
+-- Full text with English stemming (work ~ works ~ working), rebuilt from the
+-- tables they index; the triggers of v1 keep writing to them by name.
+DROP TABLE facts_fts;
+CREATE VIRTUAL TABLE facts_fts USING fts5(fact, content='facts', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2');
+INSERT INTO facts_fts(facts_fts) VALUES ('rebuild');
+DROP TABLE entities_fts;
+CREATE VIRTUAL TABLE entities_fts USING fts5(name, summary, content='entities', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2');
+INSERT INTO entities_fts(entities_fts) VALUES ('rebuild');
+DROP TABLE episodes_fts;
+CREATE VIRTUAL TABLE episodes_fts USING fts5(name, content, content='episodes', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2');
+INSERT INTO episodes_fts(rowid, name, content) SELECT id, name, content FROM episodes WHERE content IS NOT NULL;
 """
 
 

@@ -13,15 +13,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
+
 from ...errors import ClosedError, KronographError, StoreError
 from ...model import AuditEvent, Entity, Episode, Fact, FactChange, FactSource
 from ...time import to_micros
 from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, Neighbourhood
-from . import ingest_reads, reads
+from . import ingest_reads, reads, search_reads
 from .entity_cache import EntityCache
 from .schema import migrate
+from .vectors import VectorIndex
 from .writes import apply_plan, write_plan
 
 __all__ = ["SQLiteStore"]
@@ -125,6 +128,7 @@ class SQLiteStore:
         self._checkpointer: _Checkpointer | None = None
         self._applied: dict[str, int] = {}  # plans this connection committed, by group: part of the revision
         self._entity_cache = EntityCache()
+        self._vectors = VectorIndex()
         self._closed = False
         self._gate: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
         self._unit_plans: list[Plan] | None = None  # plans written by the open unit of work
@@ -252,6 +256,7 @@ class SQLiteStore:
         for plan in self._unit_plans or ():
             self._count(plan)
             self._entity_cache.applied(plan)
+            self._vectors.applied(plan)
 
     async def open(self) -> None:
         await self._run(lambda conn: None)
@@ -379,6 +384,7 @@ class SQLiteStore:
             if found is None:
                 self._count(plan)
                 self._entity_cache.applied(plan)
+                self._vectors.applied(plan)
             return found
 
         return await self._run(register)
@@ -415,6 +421,51 @@ class SQLiteStore:
 
     async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]:
         return await self._run(ingest_reads.fact_sources, group_id, fact_uuid)
+
+    # -- search ------------------------------------------------------------------
+    async def search_text(
+        self,
+        group_id: str,
+        scope: str,
+        query: str,
+        limit: int,
+        *,
+        episodes_before: datetime | None = None,
+        episodes_known_at: datetime | None = None,
+    ) -> list[tuple[str, float]]:
+        return await self._run(
+            search_reads.text_search, scope, group_id, query, limit, episodes_before, episodes_known_at
+        )
+
+    async def search_vectors(
+        self, group_id: str, scope: str, vector: np.ndarray, limit: int
+    ) -> list[tuple[str, float]]:
+        def search(conn: sqlite3.Connection) -> list[tuple[str, float]]:
+            self._vectors.check(int(conn.execute("PRAGMA data_version").fetchone()[0]))
+            return self._vectors.table(conn, scope, group_id).top(vector, limit)
+
+        return await self._run(search)
+
+    async def item_vectors(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, np.ndarray]:
+        def read(conn: sqlite3.Connection) -> dict[str, np.ndarray]:
+            self._vectors.check(int(conn.execute("PRAGMA data_version").fetchone()[0]))
+            return self._vectors.table(conn, scope, group_id).rows(list(uuids))
+
+        return await self._run(read)
+
+    async def neighbours(self, group_id: str, entity_uuids: Collection[str]) -> dict[str, set[str]]:
+        return await self._run(search_reads.neighbours, group_id, entity_uuids)
+
+    async def touching_facts(
+        self, group_id: str, entity_uuids: Collection[str], limit: int
+    ) -> list[tuple[str, str, str]]:
+        return await self._run(search_reads.touching_facts, group_id, entity_uuids, limit)
+
+    async def mention_counts(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, int]:
+        return await self._run(search_reads.mention_counts, scope, group_id, uuids)
+
+    async def episodes_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Episode]:
+        return await self._run(search_reads.episodes_by_uuid, group_id, uuids)
 
     # -- store-wide small writes (outside plans: they decide nothing) ---------
     async def cached_reply(self, key: str) -> str | None:
@@ -459,5 +510,6 @@ class SQLiteStore:
         apply_plan(conn, plan, lambda c: self._revision(c, plan.group_id))
         self._count(plan)
         self._entity_cache.applied(plan)
+        self._vectors.applied(plan)
 
 

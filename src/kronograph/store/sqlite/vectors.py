@@ -1,0 +1,96 @@
+"""Stored vectors, held in memory per group for brute-force cosine search.
+
+One table per (scope, group): the uuids and a float32 matrix of unit rows,
+loaded on first search and kept in step with the plans this connection
+commits; a commit by another connection (``data_version``) empties it. A
+matrix product over 100,000 vectors of 256 dimensions takes a few
+milliseconds on one core; past a few hundred thousand vectors per group an
+approximate index (HNSW, or pgvector on the server backend) should take over.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..plan import Plan
+
+__all__ = ["VectorIndex"]
+
+_SQL = {
+    "facts": "SELECT uuid, embedding FROM facts WHERE group_id = ? AND embedding IS NOT NULL",
+    "entities": "SELECT uuid, embedding FROM entities WHERE group_id = ? AND embedding IS NOT NULL",
+    "episodes": "SELECT uuid, embedding FROM episodes WHERE group_id = ? AND embedding IS NOT NULL"
+    " AND status = 'complete'",
+}
+
+
+@dataclass(slots=True)
+class _Table:
+    uuids: list[str] = field(default_factory=list)
+    matrix: np.ndarray | None = None
+    pending: list[tuple[str, bytes]] = field(default_factory=list)
+
+    def _settle(self) -> np.ndarray | None:
+        if self.pending:
+            rows = np.frombuffer(b"".join(v for _, v in self.pending), dtype=np.float32)
+            rows = rows.reshape(len(self.pending), -1)
+            self.matrix = rows if self.matrix is None else np.vstack([self.matrix, rows])
+            self.uuids.extend(u for u, _ in self.pending)
+            self.pending.clear()
+        return self.matrix
+
+    def rows(self, uuids: list[str]) -> dict[str, np.ndarray]:
+        """The vectors of these uuids (those it holds)."""
+        matrix = self._settle()
+        if matrix is None:
+            return {}
+        wanted = set(uuids)
+        return {u: matrix[i] for i, u in enumerate(self.uuids) if u in wanted}
+
+    def top(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
+        matrix = self._settle()
+        if matrix is None or not len(self.uuids) or k < 1:
+            return []
+        if matrix.shape[1] != vector.shape[0]:
+            return []  # vectors of another embedder: nothing comparable
+        scores = matrix @ vector.astype(np.float32, copy=False)
+        k = min(k, len(scores))
+        best = np.argpartition(-scores, k - 1)[:k]
+        best = best[np.argsort(-scores[best], kind="stable")]
+        return [(self.uuids[i], float(scores[i])) for i in best]
+
+
+class VectorIndex:
+    def __init__(self) -> None:
+        self._version: int | None = None
+        self._tables: dict[tuple[str, str], _Table] = {}
+
+    def check(self, version: int) -> None:
+        """Forget everything if another connection wrote since the last check."""
+        if version != self._version:
+            self._tables.clear()
+            self._version = version
+
+    def table(self, conn: sqlite3.Connection, scope: str, group_id: str) -> _Table:
+        key = (scope, group_id)
+        found = self._tables.get(key)
+        if found is None:
+            found = _Table(pending=[(u, v) for u, v in conn.execute(_SQL[scope], (group_id,))])
+            self._tables[key] = found
+        return found
+
+    def applied(self, plan: Plan, *, episodes_complete: bool = True) -> None:
+        """Follow a plan this connection has just committed (new rows only:
+        rows it deleted are dropped when search reads the items)."""
+        g = plan.group_id
+        for scope, vectors in (
+            ("facts", plan.fact_embeddings),
+            ("entities", plan.entity_embeddings),
+            ("episodes", plan.episode_embeddings),
+        ):
+            table = self._tables.get((scope, g))
+            if table is not None and vectors:
+                table.pending.extend(vectors.items())
