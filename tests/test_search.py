@@ -1,0 +1,168 @@
+"""Search through the public API: methods, rerankers, temporal modes, filters, groups."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from kronograph import Memory, RelationType
+from kronograph.errors import InvalidInputError, NotFoundError
+from kronograph.search.recipes import RECIPES, Recipe
+from kronograph.search.types import DateRange, SearchFilters
+from kronograph.time import parse_time
+
+ONE = RelationType(cardinality="many_to_one")
+
+
+@pytest.fixture
+def memory() -> Memory:
+    m = Memory(model=None, relation_types={"WORKS_AT": ONE, "LIVES_IN": ONE}, clock=lambda: parse_time("2025-01-01"))
+    m.add_fact("g", "Alice", "WORKS_AT", "Fjord Biotech", fact="Alice works at Fjord Biotech as a chemist",
+               valid_at="2020-01-01", episode_id="e1")
+    m.add_fact("g", "Alice", "WORKS_AT", "Acme Robotics", fact="Alice works at Acme Robotics building robot arms",
+               valid_at="2023-06-01", episode_id="e2")
+    m.add_fact("g", "Alice", "LIVES_IN", "Oslo", fact="Alice lives in Oslo", valid_at="2019-01-01", episode_id="e3")
+    m.add_fact("g", "Bob", "KNOWS", "Alice", fact="Bob knows Alice from school", valid_at="2010-01-01",
+               episode_id="e4")
+    m.add_fact("g", "Carol", "KNOWS", "Bob", fact="Carol knows Bob from the chess club", valid_at="2015-01-01",
+               episode_id="e5")
+    m.add_fact("g", "Dan", "LIKES", "Chess", fact="Dan likes chess", valid_at="2016-01-01", episode_id="e6")
+    m.add_fact("other", "Alice", "WORKS_AT", "Secret Labs", fact="Alice works at Secret Labs", valid_at="2021-01-01")
+    return m
+
+
+def triples(hits: Sequence) -> list[str]:
+    return [h.item.triple for h in hits]
+
+
+def test_current_facts_by_default_and_what_the_mode_left_out(memory):
+    results = memory.search("g", "where does Alice work", scopes=["facts"])
+    assert "Alice WORKS_AT Acme Robotics" in triples(results.facts)[:2]
+    assert "Alice WORKS_AT Fjord Biotech" not in triples(results.facts)
+    assert results.left_out >= 1
+    assert all(set(h.methods) <= {"bm25", "cosine"} for h in results.facts)
+    assert any(set(h.methods) == {"bm25", "cosine"} for h in results.facts)
+    then = memory.search("g", "where does Alice work", scopes=["facts"], as_of="2021-01-01")
+    assert "Alice WORKS_AT Fjord Biotech" in triples(then.facts)
+    assert "Alice WORKS_AT Acme Robotics" not in triples(then.facts)
+    every = memory.search("g", "Alice works", scopes=["facts"], include_retired=True)
+    assert {"Alice WORKS_AT Fjord Biotech", "Alice WORKS_AT Acme Robotics"} <= set(triples(every.facts))
+
+
+def test_known_at_answers_what_was_believed(memory):
+    memory.add_fact("g", "Alice", "LIVES_IN", "Bergen", fact="Alice lives in Bergen", valid_at="2024-06-01")
+    before = memory.search("g", "where does Alice live", scopes=["facts"], known_at="2024-12-31T23:00:00Z")
+    # The clock is fixed, so everything was recorded "now": known_at before now sees nothing.
+    assert triples(before.facts) == []
+    now = memory.search("g", "where does Alice live", scopes=["facts"], known_at="2025-01-01")
+    assert "Alice LIVES_IN Bergen" in triples(now.facts)
+
+
+def test_groups_never_leak_and_several_can_be_searched(memory):
+    assert "Alice WORKS_AT Secret Labs" not in triples(memory.search("g", "Alice works", scopes=["facts"]).facts)
+    both = memory.search(["g", "other"], "Alice works", scopes=["facts"])
+    assert {h.item.group_id for h in both.facts} == {"g", "other"}
+    assert triples(memory.search("nobody", "Alice").facts) == []
+
+
+def test_graph_search_and_node_distance_rank_by_real_hops(memory):
+    results = memory.search("g", "knows", scopes=["facts", "entities"], recipe="hybrid_node_distance",
+                            center_entity="Carol")
+    # Carol -KNOWS- Bob (1 hop) before Bob -KNOWS- Alice (Bob is 1 hop, Alice 2)
+    facts = triples(results.facts)
+    assert facts.index("Carol KNOWS Bob") < facts.index("Bob KNOWS Alice")
+    names = [h.item.name for h in results.entities]
+    assert names[0] == "Carol" and names.index("Bob") < names.index("Alice")
+    bfs = memory.search("g", "anything", scopes=["facts"], recipe="bfs", center_entity="Dan")
+    assert triples(bfs.facts) == ["Dan LIKES Chess"] and bfs.facts[0].methods == ("bfs",)
+
+
+def test_filters(memory):
+    memory.add_episode("g", "Erin Lee: I moved to Lisbon.", reference_time="2024-02-01", saga="s1", episode_id="p1")
+    memory.add_episode("g", "Erin Lee: Lisbon is sunny.", reference_time="2024-03-01", episode_id="p2")
+    works = memory.search("g", "Alice", scopes=["facts"], filters=SearchFilters(relations=("works at",)))
+    assert triples(works.facts) == ["Alice WORKS_AT Acme Robotics"]
+    dated = memory.search("g", "Alice", scopes=["facts"], include_retired=True,
+                          filters=SearchFilters(valid_at=DateRange(end=parse_time("2019-12-31"))))
+    assert {"Alice LIVES_IN Oslo", "Bob KNOWS Alice"} <= set(triples(dated.facts))
+    assert all(h.item.valid_at <= parse_time("2019-12-31") for h in dated.facts)
+    labelled = memory.search("g", "Lisbon", scopes=["entities"], filters=SearchFilters(labels=("Location",)))
+    assert [h.item.name for h in labelled.entities] == ["Lisbon"]
+    saga = memory.search("g", "Lisbon", scopes=["episodes"], filters=SearchFilters(sagas=("s1",)))
+    assert [h.item.uuid for h in saga.episodes] == ["p1"]
+    ranged = memory.search("g", "Lisbon", scopes=["episodes"],
+                           filters=SearchFilters(reference_time=DateRange(start=parse_time("2024-02-15"))))
+    assert [h.item.uuid for h in ranged.episodes] == ["p2"]
+
+
+def test_episodes_under_as_of_never_come_from_later(memory):
+    memory.add_episode("g", "Erin Lee: I moved to Lisbon.", reference_time="2024-02-01", episode_id="p1")
+    memory.add_episode("g", "Erin Lee: I moved to Porto.", reference_time="2024-05-01", episode_id="p2")
+    for recipe in RECIPES:
+        found = memory.search("g", "Erin moved", scopes=["episodes"], recipe=recipe, as_of="2024-03-01",
+                              center_entity="Erin Lee")
+        assert all(h.item.uuid == "p1" for h in found.episodes), recipe
+    assert {h.item.uuid for h in memory.search("g", "Erin moved", scopes=["episodes"]).episodes} == {"p1", "p2"}
+
+
+def test_every_recipe_runs_and_cosine_finds_without_shared_words(memory):
+    for name in RECIPES:
+        results = memory.search("g", "Alice works", recipe=name, center_entity="Alice")
+        assert isinstance(results.facts, list)
+    cosine = memory.search("g", "roboticist building arms", scopes=["facts"], recipe="cosine")
+    assert triples(cosine.facts)[0] == "Alice WORKS_AT Acme Robotics"
+
+
+def test_a_cross_encoder_reorders(memory):
+    class Backwards:
+        name = "backwards"
+
+        async def score(self, query: str, passages: Sequence[str]) -> list[float]:
+            return [float(-len(p)) for p in passages]  # the shortest text wins
+
+    m = Memory(memory.store, model=None, cross_encoder=Backwards())
+    results = m.search("g", "Alice", scopes=["facts"], recipe="hybrid_cross_encoder")
+    lengths = [len(h.item.fact) for h in results.facts]
+    assert lengths == sorted(lengths)
+
+
+def test_recipes_are_immutable():
+    tuned = RECIPES["hybrid"].with_(rrf_k=5)
+    assert RECIPES["hybrid"].rrf_k == 60 and tuned.rrf_k == 5
+    with pytest.raises(TypeError):
+        RECIPES["mine"] = tuned  # type: ignore[index]
+    with pytest.raises(ValueError, match="unknown search method"):
+        Recipe("x", methods=("grep",))  # type: ignore[arg-type]
+
+
+def test_conflicts_return_the_whole_slot(memory):
+    memory.add_fact("g", "Alice", "WORKS_AT", "Globex", fact="Alice works at Globex", valid_at="2024-06-01")
+    (current,) = memory.facts("g", subject="Alice", relation="WORKS_AT")
+    slot = memory.conflicts("g", current.uuid)
+    expected = ["Alice WORKS_AT Fjord Biotech", "Alice WORKS_AT Acme Robotics", "Alice WORKS_AT Globex"]
+    assert [f.triple for f in slot] == expected
+    assert slot[0].invalid_at is not None and slot[-1].invalid_at is None and slot[0].episodes == ("e1",)
+    with pytest.raises(NotFoundError):
+        memory.conflicts("other", current.uuid)
+
+
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"scopes": ["facts", "people"]}, "scopes"),
+        ({"recipe": "fastest"}, "recipe"),
+        ({"limit": 0}, "limit"),
+        ({"as_of": "2024-01-01", "include_retired": True}, "as_of"),
+        ({"query_vector": [0.1, 0.2]}, "query_vector"),
+        ({"filters": {"relations": ["x"]}}, "filters"),
+    ],
+)
+def test_bad_arguments(memory, kwargs, field):
+    with pytest.raises(InvalidInputError) as caught:
+        memory.search("g", "Alice", **kwargs)
+    assert caught.value.field == field
+    with pytest.raises(InvalidInputError):
+        memory.search([], "Alice")
+    with pytest.raises(InvalidInputError):
+        memory.search("g", "  ")
