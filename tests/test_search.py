@@ -166,3 +166,45 @@ def test_bad_arguments(memory, kwargs, field):
         memory.search([], "Alice")
     with pytest.raises(InvalidInputError):
         memory.search("g", "  ")
+
+
+class AxisEmbedder:
+    """Three hand-made dimensions: the words 'red', 'green' and 'blue' count
+    along one axis each, then the row is normalised."""
+
+    name = "axis-3"
+    dimension = 3
+
+    async def embed(self, texts: Sequence[str]):
+        import numpy as np
+
+        rows = np.array(
+            [[t.lower().split().count(w) for w in ("red", "green", "blue")] for t in texts], dtype=np.float32
+        )
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+
+
+def test_cosine_ranks_by_hand_computed_similarity():
+    m = Memory(model=None, embedder=AxisEmbedder())
+    m.add_fact("g", "A", "IS", "X", fact="red red")  # (1, 0, 0)
+    m.add_fact("g", "B", "IS", "X", fact="red green")  # (.707, .707, 0)
+    m.add_fact("g", "C", "IS", "X", fact="green blue blue")  # (0, .447, .894)
+    # query "red red green": (2,1,0)/sqrt5 = (.894, .447, 0)
+    # cosines: A .894, B .949, C .2 -> B, A, C
+    hits = m.search("g", "red red green", scopes=["facts"], recipe="cosine").facts
+    assert [h.item.subject for h in hits] == ["B", "A", "C"]
+    assert [round(h.score, 4) for h in hits] == [round(1 / 61, 4), round(1 / 62, 4), round(1 / 63, 4)]
+
+
+def test_bm25_prefers_rarer_words_and_shorter_texts():
+    m = Memory(model=None)
+    m.add_fact("g", "A", "NOTE", "X", fact="apple pie")
+    m.add_fact("g", "B", "NOTE", "X", fact="apple pie with cream and a long story about nothing much")
+    m.add_fact("g", "C", "NOTE", "X", fact="banana bread")
+    m.add_fact("g", "D", "NOTE", "X", fact="banana split")
+    m.add_fact("g", "E", "NOTE", "X", fact="banana cake")
+    # "apple": in 2 of 5 texts, the shorter first; "banana" is commoner (3 of 5) so any apple text outranks it.
+    hits = m.search("g", "apple banana", scopes=["facts"], recipe="bm25").facts
+    assert [h.item.subject for h in hits][:2] == ["A", "B"]
+    assert {h.item.subject for h in hits[2:]} == {"C", "D", "E"}
