@@ -207,7 +207,7 @@ def test_a_bad_time_writes_no_database(cli: Invoke, db: Path) -> None:
 
 
 def test_reading_a_missing_database_is_an_error_not_a_new_file(cli: Invoke, db: Path) -> None:
-    for args in (("facts",), ("timeline", "Acme"), ("remove-episode", "e1")):
+    for args in (("facts",), ("timeline", "Acme"), ("remove-episode", "e1"), ("search", "Acme"), ("conflicts", "x")):
         result = cli(*args, expect=2)
         assert "no database at" in result.stderr
     assert not db.exists()
@@ -275,7 +275,8 @@ def test_every_command_and_option_is_documented() -> None:
     docs = DOCS.read_text(encoding="utf-8")
     commands = _commands()
     assert set(commands) == {
-        "add-fact", "facts", "timeline", "history", "remove-episode", "add", "import", "resume", "episodes", "demo",
+        "add-fact", "facts", "timeline", "history", "remove-episode", "search", "conflicts", "add", "import", "resume",
+        "episodes", "demo",
     }
     for name, options in commands.items():
         heading = re.search(rf"^## `kronograph {re.escape(name)}[ `]", docs, re.M)
@@ -543,3 +544,105 @@ def test_episodes_lists_and_filters(cli: Invoke) -> None:
     assert "no episodes in group other" in cli("episodes", "other").stdout
     bad = cli("episodes", "g", "--status", "done", expect=2)
     assert bad.stderr.startswith("error: --status") and "quarantined" in bad.stderr
+
+
+def _search(cli: Invoke, *args: str) -> dict[str, list[dict[str, object]]]:
+    return json.loads(cli("search", *args, "--json").stdout)
+
+
+def _hit_triples(hits: list[dict[str, object]]) -> list[str]:
+    return [f"{h['item']['subject']} {h['item']['relation']} {h['item']['object']}" for h in hits]  # type: ignore[index]
+
+
+def test_search_prints_a_table_per_scope_and_what_the_temporal_mode_left_out(cli: Invoke) -> None:
+    _ceo_change(cli)
+    cli("add", "chat", "Tom: I work at Globex and I live in Berlin.", "--time", "2024-01-08", "--offline",
+        "--episode", "c1")
+    out = cli("search", "CEO of Acme").stdout
+    assert re.search(r"│ …\w{8} +│ Mike +│ CEO_OF +│ Acme +│ 2024-03-03 → now +│ [\d.]+ +│ bm25, cosine", out), out
+    assert "Sarah" not in out  # retired: not current
+    assert "│ Acme " in out[out.index("entities") :]
+    assert "1 matching fact left out by the temporal mode (use --include-retired" in out
+    episodes = cli("search", "Globex Berlin", "-g", "chat", "--scope", "episodes").stdout
+    assert "│ c1 │ 2024-01-08     │ Tom: I work at Globex and I live in Berlin." in episodes
+    assert "facts" not in episodes and "left out" not in episodes
+
+
+def test_search_as_of_hides_a_later_fact_and_include_retired_shows_both(cli: Invoke) -> None:
+    _ceo_change(cli)
+    past = _search(cli, "CEO Acme", "--as-of", "2024-02-01", "--scope", "facts")
+    assert _hit_triples(past["facts"]) == ["Sarah CEO_OF Acme"]
+    assert past["left_out"] == 1  # Mike's fact, valid only from March
+    text = cli("search", "CEO Acme", "--as-of", "2024-02-01", "--scope", "facts").stdout
+    assert "Sarah" in text and "Mike" not in text
+    believed = _search(cli, "CEO Acme", "--known-at", "2000-01-01", "--scope", "facts")
+    assert believed["facts"] == [] and believed["left_out"] == 2  # nothing was known then
+    every = _search(cli, "CEO Acme", "--include-retired", "--scope", "facts", "--recipe", "bm25")
+    assert sorted(_hit_triples(every["facts"])) == ["Mike CEO_OF Acme", "Sarah CEO_OF Acme"]
+    assert every["left_out"] == 0
+
+
+def test_search_json_has_every_scope_asked_for_with_item_score_and_methods(cli: Invoke) -> None:
+    _ceo_change(cli)
+    found = _search(cli, "CEO Acme", "--limit", "1")
+    assert set(found) == {"facts", "entities", "episodes", "left_out"}
+    (hit,) = found["facts"]
+    assert set(hit) == {"item", "score", "methods"}
+    assert hit["item"]["uuid"] and hit["item"]["valid_at"] == "2024-03-03T00:00:00Z"  # type: ignore[index]
+    assert isinstance(hit["score"], float) and hit["methods"] == ["bm25", "cosine"]
+    assert set(_search(cli, "Acme", "--scope", "entities", "--scope", "entities")) == {"entities", "left_out"}
+
+
+def test_search_filters_groups_and_centre(cli: Invoke) -> None:
+    _ceo_change(cli)
+    cli("add-fact", "Mike", "LIVES_IN", "Acme Town", "--valid-at", "2024-01-01", "--object-label", "City")
+    assert _hit_triples(_search(cli, "Acme", "--relation", "lives-in", "--scope", "facts")["facts"]) == [
+        "Mike LIVES_IN Acme Town"
+    ]
+    assert _hit_triples(_search(cli, "Acme", "--label", "city", "--scope", "facts")["facts"]) == [
+        "Mike LIVES_IN Acme Town"
+    ]
+    cli("add-fact", "Acme", "BASED_IN", "Oslo", "-g", "other")
+    mine = _search(cli, "Acme", "--scope", "facts")
+    assert {h["item"]["group_id"] for h in mine["facts"]} == {"default"}  # type: ignore[index]
+    both = _search(cli, "Acme", "-g", "default", "-g", "other", "--scope", "facts")
+    assert {h["item"]["group_id"] for h in both["facts"]} == {"default", "other"}  # type: ignore[index]
+    assert "│ other " in cli("search", "Acme", "-g", "default", "-g", "other").stdout  # a group column
+    near = _search(cli, "Oslo", "--center", "Mike", "--recipe", "bfs", "--scope", "entities")
+    hops = {h["item"]["name"]: h["score"] for h in near["entities"]}  # type: ignore[index]
+    assert hops == {"Mike": 1.0, "Acme": 0.5, "Acme Town": 0.5, "Sarah": 1 / 3}  # 1 / (1 + shortest-path hops)
+    assert list(hops)[0] == "Mike" and list(hops)[-1] == "Sarah"
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("search", "Acme", "--recipe", "nope"), ["--recipe", "'nope'", "hybrid"]),
+        (("search", "Acme", "--scope", "communitiez"), ["--scope", "facts, entities, episodes"]),
+        (("search", "Acme", "--as-of", "2024-01-01", "--include-retired"), ["--as-of", "--include-retired"]),
+        (("search", "Acme", "--as-of", "whenever"), ["--as-of", "whenever"]),
+        (("search", " "), ["QUERY"]),
+        (("conflicts", "01a2290d-0000-7000-8000-000000000000"), ["no fact", "01a2290d-0000-7000-8000-000000000000"]),
+    ],
+)
+def test_search_and_conflicts_errors_are_one_line_and_exit_2(
+    cli: Invoke, args: tuple[str, ...], words: list[str]
+) -> None:
+    cli("add-fact", "Seed", "KNOWS", "Acme")
+    result = cli(*args, expect=2)
+    assert result.stderr.startswith("error: ") and len(result.stderr.strip().splitlines()) == 1
+    for word in words:
+        assert word in result.stderr
+    assert result.stdout == ""
+
+
+def test_conflicts_shows_the_whole_slot(cli: Invoke) -> None:
+    _ceo_change(cli)
+    every = json.loads(cli("facts", "--include-retired", "--json").stdout)
+    sarah = next(f["uuid"] for f in every if f["subject"] == "Sarah")
+    out = cli("conflicts", sarah).stdout
+    assert re.search(r"Sarah CEO_OF Acme +│ 2024-01-15 → 2024-03-03 +│ closed +│ e1", out), out
+    assert re.search(r"Mike CEO_OF Acme +│ 2024-03-03 → now +│ current +│ e2", out), out
+    assert out.index("Sarah") < out.index("Mike") and "2 facts in the slot" in out
+    assert _triples(cli("conflicts", sarah, "--json").stdout) == ["Sarah CEO_OF Acme", "Mike CEO_OF Acme"]
+    assert "no fact" in cli("conflicts", sarah, "-g", "other", expect=2).stderr  # groups are separate

@@ -11,12 +11,14 @@ from .. import __version__
 from .demo import demo
 from .episodes import add, episodes, import_, resume
 from .facts import add_fact, facts, history, remove_episode, timeline
+from .search import conflicts, search
 
 __all__ = ["COMMANDS", "build_app"]
 
 COMMANDS: dict[str, Callable[..., None]] = {
     "add-fact": add_fact, "facts": facts, "timeline": timeline, "history": history,
-    "remove-episode": remove_episode, "add": add, "import": import_, "resume": resume, "episodes": episodes,
+    "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
+    "add": add, "import": import_, "resume": resume, "episodes": episodes,
     "demo": demo,
 }
 

@@ -19,7 +19,8 @@ _OPTION_NAMES = {
     "episode_id": "--episode", "group_id": "--group", "subject_labels": "--subject-label",
     "object_labels": "--object-label", "relation_types": "--relation-type", "reference_time": "--time",
     "source_description": "--source", "kind": "--kind", "name": "--name", "saga": "--saga", "content": "TEXT",
-    "status": "--status",
+    "status": "--status", "limit": "--limit", "recipe": "--recipe", "scopes": "--scope", "group_ids": "--group",
+    "center_entity": "--center", "query": "QUERY", "fact_uuid": "FACT_UUID",
 }
 
 
