@@ -109,12 +109,12 @@ async def _candidates(
 async def _by_distance(store: Store, group_id: str, scope: str, hops: dict[str, int], n: int) -> list[str]:
     """Entities by hops from the centres; facts touching the nearest first."""
     if scope == "entities":
-        return [u for u, _ in sorted(hops.items(), key=lambda kv: kv[1])][:n]
+        return [u for u, _ in sorted(hops.items(), key=lambda kv: (kv[1], kv[0]))][:n]  # ties: a fixed order
     if scope != "facts":
         return []
     out: list[str] = []
     for level in range(max(hops.values(), default=-1) + 1):
-        ring = [u for u, d in hops.items() if d == level]
+        ring = sorted(u for u, d in hops.items() if d == level)
         for uuid, _, _ in await store.touching_facts(group_id, ring, n - len(out)):
             if uuid not in out:
                 out.append(uuid)

@@ -109,18 +109,27 @@ def touching_facts(
 
 
 def mention_counts(conn: sqlite3.Connection, scope: str, group_id: str, uuids: Collection[str]) -> dict[str, int]:
-    """How often each item is mentioned: an entity by episodes, a fact by its
-    source episodes, an episode by the entities it mentions."""
+    """How often each item is mentioned: an entity by the episodes that
+    mention it or state a fact about it, a fact by its source episodes, an
+    episode by the entities it mentions."""
     keys = list(uuids)
     if not keys:
         return {}
-    column, table, key = {
-        "entities": ("entity_uuid", "mentions", "entity_uuid"),
-        "facts": ("fact_uuid", "fact_sources", "fact_uuid"),
-        "episodes": ("episode_id", "mentions", "episode_id"),
-    }[scope]
+    marks = _marks(keys)
+    if scope == "entities":
+        sql = (
+            "SELECT entity_uuid, COUNT(DISTINCT episode_id) FROM ("
+            f" SELECT entity_uuid, episode_id FROM mentions WHERE group_id = ? AND entity_uuid IN ({marks})"
+            " UNION SELECT f.source_uuid, s.episode_id FROM facts f JOIN fact_sources s ON s.fact_uuid = f.uuid"
+            f" WHERE f.group_id = ? AND f.source_uuid IN ({marks})"
+            " UNION SELECT f.target_uuid, s.episode_id FROM facts f JOIN fact_sources s ON s.fact_uuid = f.uuid"
+            f" WHERE f.group_id = ? AND f.target_uuid IN ({marks})"
+            ") GROUP BY entity_uuid"
+        )
+        return {u: int(n) for u, n in conn.execute(sql, (group_id, *keys, group_id, *keys, group_id, *keys))}
+    column, table = ("fact_uuid", "fact_sources") if scope == "facts" else ("episode_id", "mentions")
     cur = conn.execute(
-        f"SELECT {column}, COUNT(*) FROM {table} WHERE group_id = ? AND {key} IN ({_marks(keys)}) GROUP BY {column}",
+        f"SELECT {column}, COUNT(*) FROM {table} WHERE group_id = ? AND {column} IN ({marks}) GROUP BY {column}",
         (group_id, *keys),
     )
     return {u: int(n) for u, n in cur}
