@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench bench-ingest bench-offline clean lock
+.PHONY: demo test bench bench-ingest bench-search bench-offline clean lock
 
 $(STAMP): pyproject.toml requirements.lock
 	rm -rf $(VENV)
@@ -26,6 +26,9 @@ bench: $(STAMP)
 
 bench-ingest: $(STAMP)
 	$(BIN)/python bench/ingest.py
+
+bench-search: $(STAMP)
+	$(BIN)/python bench/search.py
 
 bench-offline: $(STAMP)
 	$(BIN)/python bench/offline_eval.py
