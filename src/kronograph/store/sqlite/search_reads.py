@@ -13,15 +13,27 @@ from ...model import Episode
 from ...time import to_micros
 from . import rows
 
-__all__ = ["episodes_by_uuid", "fts_query", "mention_counts", "neighbours", "text_search", "touching_facts"]
+__all__ = [
+    "QueryWords",
+    "episodes_by_uuid",
+    "fts_query",
+    "mention_counts",
+    "neighbours",
+    "query_words",
+    "text_search",
+    "touching_facts",
+]
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
-def fts_query(text: str) -> str | None:
-    """The words of ``text`` as an FTS5 OR-query (each quoted, so no word is
-    read as syntax); None when it has no words."""
-    words = list(dict.fromkeys(w.casefold() for w in _TOKEN.findall(text)))
+def query_words(text: str) -> list[str]:
+    return list(dict.fromkeys(w.casefold() for w in _TOKEN.findall(text)))
+
+
+def fts_query(words: list[str]) -> str | None:
+    """Words as an FTS5 OR-query (each quoted, so no word is read as syntax);
+    None when there are none."""
     if not words:
         return None
     return " OR ".join(f'"{w}"' for w in words)
@@ -29,6 +41,67 @@ def fts_query(text: str) -> str | None:
 
 def _marks(values: Collection[str]) -> str:
     return ",".join("?" * len(values))
+
+
+_FTS = {"facts": "facts_fts", "entities": "entities_fts", "episodes": "episodes_fts"}
+_TOKENIZER = "porter unicode61 remove_diacritics 2"  # as the full-text tables (schema v3)
+
+
+class QueryWords:
+    """Keeps a query's words that can rank anything: FTS5 scores every row
+    that holds any word of an OR-query before its LIMIT applies, so a word in
+    a large share of the rows ("person", "in") costs a scan of them while
+    BM25 gives it almost no weight. Words are stemmed by FTS5 itself (a
+    scratch table with the same tokenizer) and looked up in its vocabulary."""
+
+    SHARE = 50  # a word in more than 1/SHARE of the rows (and over FLOOR) is dropped
+    FLOOR = 1000
+    KEEP = 2  # the rarest words are kept whatever their counts
+
+    def __init__(self) -> None:
+        self._ready: set[int] = set()
+        self._rows: dict[str, tuple[int, int]] = {}  # scope -> (data_version, rows)
+
+    def _setup(self, conn: sqlite3.Connection) -> None:
+        if id(conn) in self._ready:
+            return
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.kg_words USING fts5(w, tokenize='{_TOKENIZER}')")
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.kg_words_i USING fts5vocab(temp, kg_words, 'instance')")
+        for scope, table in _FTS.items():
+            conn.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.kg_{scope}_terms USING fts5vocab(main, {table}, 'row')"
+            )
+        self._ready.add(id(conn))
+
+    def _total(self, conn: sqlite3.Connection, scope: str) -> int:
+        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        known = self._rows.get(scope)
+        if known is None or known[0] != version:
+            rows = int(conn.execute(f"SELECT COUNT(*) FROM {_FTS[scope]}_docsize").fetchone()[0])
+            known = (version, rows)
+            self._rows[scope] = known
+        return known[1]
+
+    def keep(self, conn: sqlite3.Connection, scope: str, words: list[str]) -> list[str]:
+        if len(words) <= self.KEEP:
+            return words
+        self._setup(conn)
+        conn.execute("DELETE FROM temp.kg_words")
+        conn.executemany("INSERT INTO temp.kg_words(rowid, w) VALUES (?, ?)", list(enumerate(words)))
+        stems = dict(conn.execute("SELECT doc, term FROM temp.kg_words_i").fetchall())
+        terms = list(set(stems.values()))
+        counts = dict(
+            conn.execute(
+                f"SELECT term, doc FROM temp.kg_{scope}_terms WHERE term IN ({_marks(terms)})", terms
+            ).fetchall()
+        ) if terms else {}
+        found = [(counts.get(stems.get(i, ""), 0), i, w) for i, w in enumerate(words)]
+        found = [f for f in found if f[0] > 0]  # a word no row holds finds nothing
+        cutoff = max(self.FLOOR, self._total(conn, scope) // self.SHARE)
+        kept = {i for df, i, _ in found if df <= cutoff}
+        for _, i, _ in sorted(found)[: self.KEEP]:
+            kept.add(i)
+        return [w for _, i, w in sorted(found, key=lambda f: f[1]) if i in kept]
 
 
 def text_search(
@@ -39,11 +112,13 @@ def text_search(
     limit: int,
     episodes_before: datetime | None,
     episodes_known_at: datetime | None,
+    words: QueryWords | None = None,
 ) -> list[tuple[str, float]]:
     """Uuids ranked by BM25 (best first, score = -bm25, higher is better).
     Episodes: complete ones only, and none with a reference time after
     ``episodes_before`` or received after ``episodes_known_at``."""
-    match = fts_query(query)
+    found = query_words(query)
+    match = fts_query(words.keep(conn, scope, found) if words is not None else found)
     if match is None:
         return []
     if scope == "facts":
@@ -94,18 +169,22 @@ def neighbours(conn: sqlite3.Connection, group_id: str, entity_uuids: Collection
 def touching_facts(
     conn: sqlite3.Connection, group_id: str, entity_uuids: Collection[str], limit: int
 ) -> list[tuple[str, str, str]]:
-    """(fact uuid, source, target) of unexpired facts touching these entities."""
-    keys = list(entity_uuids)
-    if not keys:
-        return []
-    marks = _marks(keys)
-    cur = conn.execute(
-        f"SELECT uuid, source_uuid, target_uuid FROM facts WHERE group_id = ? AND source_uuid IN ({marks})"
-        f" AND expired_at IS NULL UNION SELECT uuid, source_uuid, target_uuid FROM facts WHERE group_id = ?"
-        f" AND target_uuid IN ({marks}) AND expired_at IS NULL LIMIT ?",
-        (group_id, *keys, group_id, *keys, limit),
-    )
-    return [(u, s, t) for u, s, t in cur]
+    """(fact uuid, source, target) of unexpired facts touching these entities:
+    at most ``limit`` in all, read entity by entity through the indexes, so a
+    busy entity (a city, a company) is never read whole."""
+    out: dict[str, tuple[str, str, str]] = {}
+    for entity in entity_uuids:
+        if len(out) >= limit:
+            break
+        for column in ("source_uuid", "target_uuid"):
+            cur = conn.execute(
+                f"SELECT uuid, source_uuid, target_uuid FROM facts WHERE group_id = ? AND {column} = ?"
+                " AND expired_at IS NULL LIMIT ?",
+                (group_id, entity, limit - len(out)),
+            )
+            for row in cur:
+                out.setdefault(row[0], row)
+    return list(out.values())[:limit]
 
 
 def mention_counts(conn: sqlite3.Connection, scope: str, group_id: str, uuids: Collection[str]) -> dict[str, int]:

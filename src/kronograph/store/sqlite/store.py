@@ -129,6 +129,7 @@ class SQLiteStore:
         self._applied: dict[str, int] = {}  # plans this connection committed, by group: part of the revision
         self._entity_cache = EntityCache()
         self._vectors = VectorIndex()
+        self._query_words = search_reads.QueryWords()
         self._closed = False
         self._gate: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
         self._unit_plans: list[Plan] | None = None  # plans written by the open unit of work
@@ -434,7 +435,8 @@ class SQLiteStore:
         episodes_known_at: datetime | None = None,
     ) -> list[tuple[str, float]]:
         return await self._run(
-            search_reads.text_search, scope, group_id, query, limit, episodes_before, episodes_known_at
+            search_reads.text_search, scope, group_id, query, limit, episodes_before, episodes_known_at,
+            self._query_words,
         )
 
     async def search_vectors(
