@@ -559,7 +559,7 @@ def test_search_prints_a_table_per_scope_and_what_the_temporal_mode_left_out(cli
     cli("add", "chat", "Tom: I work at Globex and I live in Berlin.", "--time", "2024-01-08", "--offline",
         "--episode", "c1")
     out = cli("search", "CEO of Acme").stdout
-    assert re.search(r"│ …\w{8} +│ Mike +│ CEO_OF +│ Acme +│ 2024-03-03 → now +│ [\d.]+ +│ bm25, cosine", out), out
+    assert re.search(r"│ …\w{8} +│ Mike +│ CEO_OF +│ Acme +│ 2024-03-03 → now +│ +[\d.]+ +│ bm25, cosine", out), out
     assert "Sarah" not in out  # retired: not current
     assert "│ Acme " in out[out.index("entities") :]
     assert "1 matching fact left out by the temporal mode (use --include-retired" in out

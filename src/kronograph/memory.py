@@ -448,6 +448,7 @@ class AsyncMemory:
             group_ids=groups, query=text, vector=vector, scopes=wanted, recipe=chosen, limit=limit,
             now=self._now(), as_of=when, known_at=believed, include_retired=include_retired,
             centers=centers, filters=filters, cross_encoder=self._cross_encoder,
+            cosine_weight=float(getattr(self._ingestion.embedder, "fusion_weight", 0.3)),
         )
         return await run_search(store, request)
 

@@ -57,6 +57,10 @@ class HashingEmbedder:
     L2-normalised. ``dimension`` trades memory for fewer collisions: 256 is
     plenty for names and short facts."""
 
+    # Its vectors are lexical (words and character n-grams), so in search they
+    # mostly repeat what full text finds: fused with a small weight.
+    fusion_weight = 0.1
+
     def __init__(self, dimension: int = 256) -> None:
         if not isinstance(dimension, int) or isinstance(dimension, bool) or dimension < 2:
             raise InvalidInputError("dimension", f"must be an integer of at least 2, got {dimension!r}")

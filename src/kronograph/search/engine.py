@@ -5,7 +5,7 @@ and a cross-encoder, if any, is injected."""
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -38,17 +38,29 @@ class SearchRequest:
     centers: tuple[str, ...] = ()  # entity names or uuids
     filters: SearchFilters | None = None
     cross_encoder: CrossEncoder | None = None
+    cosine_weight: float = 0.3  # the embedder's, when the recipe names none
 
 
 @dataclass(slots=True)
 class _Candidates:
     rankings: dict[str, list[str]]  # method -> uuids, best first
+    scores: dict[str, dict[str, float]] = field(default_factory=dict)  # method -> uuid -> score
 
     def found_by(self, uuid: str) -> tuple[str, ...]:
         return tuple(m for m, ranked in self.rankings.items() if uuid in ranked)
 
     def union(self) -> list[str]:
         return list(dict.fromkeys(u for ranked in self.rankings.values() for u in ranked))
+
+    def add(self, method: str, scored: Sequence[tuple[str, float]]) -> None:
+        self.rankings[method] = [u for u, _ in scored]
+        self.scores[method] = dict(scored)
+
+    def keeping(self, kept: Collection[str]) -> _Candidates:
+        return _Candidates(
+            {m: [u for u in r if u in kept] for m, r in self.rankings.items()},
+            {m: {u: v for u, v in s.items() if u in kept} for m, s in self.scores.items()},
+        )
 
 
 async def run_search(store: Store, request: SearchRequest) -> SearchResults:
@@ -92,18 +104,23 @@ async def _candidates(
     store: Store, group_id: str, scope: str, request: SearchRequest, hops: dict[str, int]
 ) -> _Candidates:
     recipe, n = request.recipe, request.recipe.candidates
-    rankings: dict[str, list[str]] = {}
+    found = _Candidates({})
     if "bm25" in recipe.methods:
-        found = await store.search_text(
+        text = await store.search_text(
             group_id, scope, request.query, n, episodes_before=request.as_of, episodes_known_at=request.known_at
         )
-        rankings["bm25"] = [u for u, _ in found]
+        found.add("bm25", text)
     if "cosine" in recipe.methods and request.vector is not None:
-        found = await store.search_vectors(group_id, scope, request.vector, n)
-        rankings["cosine"] = [u for u, s in found if s > 0]
+        near = await store.search_vectors(group_id, scope, request.vector, n)
+        found.add("cosine", [(u, s) for u, s in near if s > 0])
     if "bfs" in recipe.methods and hops:
-        rankings["bfs"] = await _by_distance(store, group_id, scope, hops, n)
-    return _Candidates(rankings)
+        ranked = await _by_distance(store, group_id, scope, hops, n)
+        found.add("bfs", [(u, 1.0 / (1 + _hop(u, hops))) for u in ranked])
+    return found
+
+
+def _hop(uuid: str, hops: dict[str, int]) -> int:
+    return hops.get(uuid, 1)
 
 
 async def _by_distance(store: Store, group_id: str, scope: str, hops: dict[str, int], n: int) -> list[str]:
@@ -128,6 +145,9 @@ async def _rerank(
     items: dict[str, Any],
 ) -> list[tuple[str, float]]:
     recipe = request.recipe
+    if recipe.reranker == "fusion":
+        weight = recipe.cosine_weight if recipe.cosine_weight is not None else request.cosine_weight
+        return _fuse(found, weight)
     fused = rrf(list(found.rankings.values()), k=recipe.rrf_k)
     ids = [u for u, _ in fused]
     if recipe.reranker == "mmr" and request.vector is not None:
@@ -152,6 +172,42 @@ async def _rerank(
     return fused
 
 
+def _fuse(found: _Candidates, cosine_weight: float) -> list[tuple[str, float]]:
+    """Each method's scores scaled to [0, 1] over its candidates, weighted and
+    added: cosine gets ``cosine_weight``, full text and graph the rest."""
+    total: dict[str, float] = {}
+    for method, scores in found.scores.items():
+        if not scores:
+            continue
+        weight = cosine_weight if method == "cosine" else 1.0 - cosine_weight
+        low, high = min(scores.values()), max(scores.values())
+        for uuid, score in scores.items():
+            scaled = (score - low) / (high - low) if high > low else 1.0
+            total[uuid] = total.get(uuid, 0.0) + weight * scaled
+    order = {u: i for i, u in enumerate(found.union())}
+    return sorted(total.items(), key=lambda kv: (-kv[1], order[kv[0]]))
+
+
+async def _with_context(
+    store: Store, group_id: str, request: SearchRequest, ranked: list[tuple[str, float]], items: dict[str, Any]
+) -> tuple[list[tuple[str, float]], dict[str, Any]]:
+    """Lend ``context`` of each episode's score to the episodes just before
+    and after it in the group: in a conversation the answer is often the
+    message next to the one that matches the question."""
+    share = request.recipe.context
+    head = ranked[: max(request.limit * 3, 30)]
+    neighbours = await store.episode_neighbours(group_id, [u for u, _ in head])
+    total = dict(ranked)
+    for uuid, score in head:
+        for other in neighbours.get(uuid, ()):
+            total[other] = total.get(other, 0.0) + share * score
+    new = [u for u in total if u not in items]
+    if new:
+        more, _ = await _items(store, group_id, "episodes", new, request)
+        items = {**items, **more}
+    return sorted(((u, v) for u, v in total.items() if u in items), key=lambda kv: -kv[1]), items
+
+
 async def _scope(
     store: Store, group_id: str, scope: str, request: SearchRequest, hops: dict[str, int]
 ) -> tuple[list[Hit[Any]], int]:
@@ -160,9 +216,10 @@ async def _scope(
     if not union:
         return [], 0
     items, dropped = await _items(store, group_id, scope, union, request)
-    kept = _Candidates({m: [u for u in r if u in items] for m, r in found.rankings.items()})
-    ranked = await _rerank(store, group_id, scope, request, kept, hops, items)
-    hits = [Hit(items[u], score, found.found_by(u)) for u, score in ranked if u in items]
+    ranked = await _rerank(store, group_id, scope, request, found.keeping(items), hops, items)
+    if scope == "episodes" and request.recipe.reranker == "fusion" and request.recipe.context > 0 and ranked:
+        ranked, items = await _with_context(store, group_id, request, ranked, items)
+    hits = [Hit(items[u], score, found.found_by(u) or ("context",)) for u, score in ranked if u in items]
     return hits[: request.limit], dropped
 
 
@@ -204,7 +261,7 @@ async def _items(
     episodes = await store.episodes_by_uuid(group_id, uuids)
     kept_episodes = {
         p.uuid: p for p in episodes
-        if p.status == "complete"
+        if p.status == "complete" and p.kind != "fact"
         and (request.as_of is None or p.reference_time <= request.as_of)
         and (request.known_at is None or p.created_at <= request.known_at)
         and (not filters.episode_kinds or str(p.kind) in filters.episode_kinds)

@@ -182,6 +182,9 @@ class Store(Protocol):
 
     async def episodes_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Episode]: ...
 
+    async def episode_neighbours(self, group_id: str, uuids: Collection[str]) -> dict[str, tuple[str, ...]]:
+        """The complete episodes just before and after each one in its group."""
+
     # -- store-wide: the model reply cache and settings ------------------------
     async def cached_reply(self, key: str) -> str | None: ...
 

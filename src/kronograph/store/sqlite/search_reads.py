@@ -15,6 +15,7 @@ from . import rows
 
 __all__ = [
     "QueryWords",
+    "episode_neighbours",
     "episodes_by_uuid",
     "fts_query",
     "mention_counts",
@@ -212,6 +213,34 @@ def mention_counts(conn: sqlite3.Connection, scope: str, group_id: str, uuids: C
         (group_id, *keys),
     )
     return {u: int(n) for u, n in cur}
+
+
+def episode_neighbours(
+    conn: sqlite3.Connection, group_id: str, uuids: Collection[str]
+) -> dict[str, tuple[str, ...]]:
+    """The complete episodes just before and just after each one in its group
+    (by reference time, then order of arrival)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for uuid in uuids:
+        row = conn.execute(
+            "SELECT reference_time, id FROM episodes WHERE group_id = ? AND uuid = ?", (group_id, uuid)
+        ).fetchone()
+        if row is None:
+            continue
+        t, i = row
+        found = []
+        for sql in (
+            "SELECT uuid FROM episodes WHERE group_id = ? AND status = 'complete' AND kind != 'fact'"
+            " AND (reference_time < ? OR (reference_time = ? AND id < ?))"
+            " ORDER BY reference_time DESC, id DESC LIMIT 1",
+            "SELECT uuid FROM episodes WHERE group_id = ? AND status = 'complete' AND kind != 'fact'"
+            " AND (reference_time > ? OR (reference_time = ? AND id > ?)) ORDER BY reference_time, id LIMIT 1",
+        ):
+            hit = conn.execute(sql, (group_id, t, t, i)).fetchone()
+            if hit is not None:
+                found.append(hit[0])
+        out[uuid] = tuple(found)
+    return out
 
 
 def episodes_by_uuid(conn: sqlite3.Connection, group_id: str, uuids: Collection[str]) -> list[Episode]:

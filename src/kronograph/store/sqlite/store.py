@@ -469,6 +469,9 @@ class SQLiteStore:
     async def episodes_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Episode]:
         return await self._run(search_reads.episodes_by_uuid, group_id, uuids)
 
+    async def episode_neighbours(self, group_id: str, uuids: Collection[str]) -> dict[str, tuple[str, ...]]:
+        return await self._run(search_reads.episode_neighbours, group_id, uuids)
+
     # -- store-wide small writes (outside plans: they decide nothing) ---------
     async def cached_reply(self, key: str) -> str | None:
         return await self._run(ingest_reads.cached_reply, key)
