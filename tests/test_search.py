@@ -208,3 +208,12 @@ def test_bm25_prefers_rarer_words_and_shorter_texts():
     hits = m.search("g", "apple banana", scopes=["facts"], recipe="bm25").facts
     assert [h.item.subject for h in hits][:2] == ["A", "B"]
     assert {h.item.subject for h in hits[2:]} == {"C", "D", "E"}
+
+
+def test_the_search_docs_run_as_written():
+    import doctest
+    from pathlib import Path
+
+    doc = Path(__file__).resolve().parent.parent / "docs" / "search.md"
+    failures, tried = doctest.testfile(str(doc), module_relative=False)
+    assert tried > 20 and failures == 0
