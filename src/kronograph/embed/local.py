@@ -79,7 +79,8 @@ class SentenceTransformerEmbedder:
                     "kronograph never downloads models at run time. Pass the path of a model directory, or "
                     f"fetch it once beforehand: huggingface-cli download {model_name_or_path} ({exc})"
                 ) from exc
-        dimension = self._model.get_sentence_embedding_dimension()
+        named = getattr(self._model, "get_embedding_dimension", None)  # sentence-transformers >= 6.2
+        dimension = named() if named is not None else self._model.get_sentence_embedding_dimension()
         if not isinstance(dimension, int) or dimension < 1:
             raise EmbeddingError(f"the model {model_name_or_path!r} does not report its embedding dimension")
         self.dimension = dimension
