@@ -57,7 +57,7 @@ class QueryWords:
 
     SHARE = 50  # a word in more than 1/SHARE of the rows (and over FLOOR) is dropped
     FLOOR = 1000
-    KEEP = 2  # the rarest words are kept whatever their counts
+    KEEP = 2  # a query of this many words or fewer is left as it is
 
     def __init__(self) -> None:
         self._ready: set[int] = set()
@@ -100,8 +100,8 @@ class QueryWords:
         found = [f for f in found if f[0] > 0]  # a word no row holds finds nothing
         cutoff = max(self.FLOOR, self._total(conn, scope) // self.SHARE)
         kept = {i for df, i, _ in found if df <= cutoff}
-        for _, i, _ in sorted(found)[: self.KEEP]:
-            kept.add(i)
+        if not kept and found:  # only common words: the rarest still ranks something
+            kept = {min(found)[1]}
         return [w for _, i, w in sorted(found, key=lambda f: f[1]) if i in kept]
 
 
