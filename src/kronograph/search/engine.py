@@ -111,7 +111,10 @@ async def _candidates(
         )
         found.add("bm25", text)
     if "cosine" in recipe.methods and request.vector is not None:
-        near = await store.search_vectors(group_id, scope, request.vector, n)
+        # Vectors are searched over the whole group and the temporal mode is
+        # applied to the items after: fetch more when it will leave some out.
+        wider = n * 4 if (request.as_of or request.known_at) and scope == "episodes" else n
+        near = (await store.search_vectors(group_id, scope, request.vector, wider))[: wider]
         found.add("cosine", [(u, s) for u, s in near if s > 0])
     if "bfs" in recipe.methods and hops:
         ranked = await _by_distance(store, group_id, scope, hops, n)
