@@ -610,8 +610,9 @@ def test_search_filters_groups_and_centre(cli: Invoke) -> None:
     assert "│ other " in cli("search", "Acme", "-g", "default", "-g", "other").stdout  # a group column
     near = _search(cli, "Oslo", "--center", "Mike", "--recipe", "bfs", "--scope", "entities")
     hops = {h["item"]["name"]: h["score"] for h in near["entities"]}  # type: ignore[index]
-    assert hops == {"Mike": 1.0, "Acme": 0.5, "Acme Town": 0.5, "Sarah": 1 / 3}  # 1 / (1 + shortest-path hops)
-    assert list(hops)[0] == "Mike" and list(hops)[-1] == "Sarah"
+    # 1 / (1 + shortest-path hops) through current facts: Sarah's CEO_OF Acme is retired, so she is not reached
+    assert hops == {"Mike": 1.0, "Acme": 0.5, "Acme Town": 0.5}
+    assert list(hops)[0] == "Mike"
 
 
 @pytest.mark.parametrize(

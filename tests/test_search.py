@@ -217,3 +217,64 @@ def test_the_search_docs_run_as_written():
     doc = Path(__file__).resolve().parent.parent / "docs" / "search.md"
     failures, tried = doctest.testfile(str(doc), module_relative=False)
     assert tried > 20 and failures == 0
+
+
+def test_many_retired_matches_do_not_crowd_out_the_current_one():
+    m = Memory(model=None, relation_types={"CEO_OF": RelationType(cardinality="one_to_many")})
+    for i in range(120):
+        m.add_fact("g", f"Person {i:03d}", "CEO_OF", "Acme", fact=f"Person {i:03d} is the CEO of Acme",
+                   valid_at=f"2000-01-01T00:{i // 60:02d}:{i % 60:02d}Z")
+    m.add_fact("g", "Zoe", "CEO_OF", "Acme", fact="Zoe is the CEO of Acme", valid_at="2020-01-01")
+    for recipe in ("hybrid", "bm25", "hybrid_rrf", "hybrid_mmr"):
+        results = m.search("g", "CEO of Acme", scopes=["facts"], recipe=recipe)
+        assert triples(results.facts) == ["Zoe CEO_OF Acme"], recipe
+        assert results.left_out == 120
+
+
+def test_filters_apply_before_the_candidate_cut():
+    m = Memory(model=None)
+    for i in range(80):
+        m.add_fact("g", f"Person {i:02d}", "WORKS_AT", "Acme", fact=f"Person {i:02d} works at Acme")
+    m.add_fact("g", "Zoe", "FOUNDED", "Acme", fact="Zoe founded Acme")
+    results = m.search("g", "Acme", scopes=["facts"], filters=SearchFilters(relations=("FOUNDED",)))
+    assert triples(results.facts) == ["Zoe FOUNDED Acme"]
+
+
+def test_graph_search_from_a_hub_is_bounded():
+    m = Memory(model=None)
+    for i in range(1500):
+        m.add_fact("g", f"Member {i:04d}", "MEMBER_OF", "Club")
+    results = m.search("g", "members", scopes=["entities", "facts"], recipe="bfs", center_entity="Club", limit=5)
+    assert results.entities[0].item.name == "Club" and len(results.facts) == 5
+
+
+def test_removed_episodes_leave_search_at_once():
+    m = Memory(model=None)
+    m.add_episode("g", "Ann Lee: I live in Lyon.", reference_time="2024-01-01", episode_id="a")
+    assert triples(m.search("g", "Lyon", scopes=["facts"]).facts) == ["Ann Lee LIVES_IN Lyon"]
+    m.remove_episode("g", "a")
+    gone = m.search("g", "Lyon", scopes=["facts", "episodes"])
+    assert gone.facts == [] and gone.episodes == [] and gone.left_out == 0
+
+
+def test_entities_under_as_of_are_those_known_by_then():
+    m = Memory(model=None)
+    m.add_episode("g", "Tom Hill: I live in Berlin.", reference_time="2024-01-08", episode_id="c1")
+    m.add_episode("g", "Tom Hill: I moved to Paris.", reference_time="2024-05-08", episode_id="c2")
+    assert "Paris" in [h.item.name for h in m.search("g", "Paris", scopes=["entities"]).entities]
+    assert "Paris" not in [h.item.name for h in m.search("g", "Paris", scopes=["entities"], as_of="2024-03-01").entities]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: SearchFilters(labels="Person"),  # type: ignore[arg-type]
+        lambda: SearchFilters(sagas=("",)),
+        lambda: SearchFilters(valid_at="2024"),  # type: ignore[arg-type]
+        lambda: DateRange(start="yesterday"),  # type: ignore[arg-type]
+    ],
+)
+def test_bad_filters_are_refused_clearly(make):
+    with pytest.raises(InvalidInputError):
+        make()
+    assert DateRange(start="2024-01-01").start == parse_time("2024-01-01")  # strings and naive times read as UTC

@@ -421,8 +421,8 @@ class AsyncMemory:
             chosen = recipe
         else:
             raise InvalidInputError("recipe", f"expected a recipe name or a Recipe, not {type(recipe).__name__}")
-        if limit < 1:
-            raise InvalidInputError("limit", "must be at least 1")
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise InvalidInputError("limit", f"must be a whole number of at least 1, not {limit!r}")
         when, believed = _time("as_of", as_of), _time("known_at", known_at)
         if include_retired and when is not None:
             raise InvalidInputError("as_of", "cannot be combined with include_retired (which returns every interval)")

@@ -40,6 +40,11 @@ class CachedEmbedder:
     def dimension(self) -> int:  # a property: some embedders learn theirs from the first reply
         return self.inner.dimension
 
+    @property
+    def fusion_weight(self) -> float:
+        """The wrapped embedder's weight in search fusion (see docs/search.md)."""
+        return float(getattr(self.inner, "fusion_weight", 0.3))
+
     def __repr__(self) -> str:
         return f"CachedEmbedder({self.inner!r}, maxsize={self.maxsize})"
 

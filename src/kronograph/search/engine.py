@@ -84,6 +84,14 @@ async def run_search(store: Store, request: SearchRequest) -> SearchResults:
     )
 
 
+def _moment(request: SearchRequest) -> datetime | None:
+    """The one moment facts must be valid at, when the mode names one: now
+    (the default) or ``as_of``. None: every interval, or a past belief."""
+    if request.include_retired or request.known_at is not None:
+        return None
+    return request.as_of or request.now
+
+
 async def _hops(store: Store, group_id: str, request: SearchRequest) -> dict[str, int]:
     """Hop distances of entities from the centre entities (empty without centres)."""
     if not request.centers:
@@ -94,53 +102,54 @@ async def _hops(store: Store, group_id: str, request: SearchRequest) -> dict[str
     if not centers:
         return {}
 
+    at = _moment(request)
+
     async def neighbours(frontier: Collection[str]) -> dict[str, set[str]]:
-        return await store.neighbours(group_id, frontier)
+        return await store.neighbours(group_id, frontier, at)
 
     return await shortest_hops_async(centers, neighbours, depth=request.recipe.bfs_depth)
 
 
 async def _candidates(
-    store: Store, group_id: str, scope: str, request: SearchRequest, hops: dict[str, int]
+    store: Store, group_id: str, scope: str, request: SearchRequest, hops: dict[str, int], n: int
 ) -> _Candidates:
-    recipe, n = request.recipe, request.recipe.candidates
+    recipe = request.recipe
     found = _Candidates({})
     if "bm25" in recipe.methods:
         text = await store.search_text(
-            group_id, scope, request.query, n, episodes_before=request.as_of, episodes_known_at=request.known_at
+            group_id, scope, request.query, n, episodes_before=request.as_of, episodes_known_at=request.known_at,
+            facts_at=_moment(request) if scope == "facts" else None,
         )
         found.add("bm25", text)
     if "cosine" in recipe.methods and request.vector is not None:
-        # Vectors are searched over the whole group and the temporal mode is
-        # applied to the items after: fetch more when it will leave some out.
-        wider = n * 4 if (request.as_of or request.known_at) and scope == "episodes" else n
-        near = (await store.search_vectors(group_id, scope, request.vector, wider))[: wider]
+        near = await store.search_vectors(group_id, scope, request.vector, n)
         found.add("cosine", [(u, s) for u, s in near if s > 0])
     if "bfs" in recipe.methods and hops:
-        ranked = await _by_distance(store, group_id, scope, hops, n)
-        found.add("bfs", [(u, 1.0 / (1 + _hop(u, hops))) for u in ranked])
+        found.add("bfs", await _by_distance(store, group_id, scope, hops, n, _moment(request)))
     return found
 
 
-def _hop(uuid: str, hops: dict[str, int]) -> int:
-    return hops.get(uuid, 1)
 
 
-async def _by_distance(store: Store, group_id: str, scope: str, hops: dict[str, int], n: int) -> list[str]:
-    """Entities by hops from the centres; facts touching the nearest first."""
+
+async def _by_distance(
+    store: Store, group_id: str, scope: str, hops: dict[str, int], n: int, at: datetime | None
+) -> list[tuple[str, float]]:
+    """Entities by hops from the centres; facts touching the nearest first;
+    scored 1 / (1 + hops)."""
     if scope == "entities":
-        return [u for u, _ in sorted(hops.items(), key=lambda kv: (kv[1], kv[0]))][:n]  # ties: a fixed order
+        ranked = sorted(hops.items(), key=lambda kv: (kv[1], kv[0]))[:n]  # ties: a fixed order
+        return [(u, 1.0 / (1 + d)) for u, d in ranked]
     if scope != "facts":
         return []
-    out: list[str] = []
+    out: dict[str, float] = {}
     for level in range(max(hops.values(), default=-1) + 1):
         ring = sorted(u for u, d in hops.items() if d == level)
-        for uuid, _, _ in await store.touching_facts(group_id, ring, n - len(out)):
-            if uuid not in out:
-                out.append(uuid)
+        for uuid, _, _ in await store.touching_facts(group_id, ring, n - len(out), at):
+            out.setdefault(uuid, 1.0 / (1 + level))
         if len(out) >= n:
             break
-    return out[:n]
+    return list(out.items())[:n]
 
 
 async def _rerank(
@@ -214,11 +223,20 @@ async def _with_context(
 async def _scope(
     store: Store, group_id: str, scope: str, request: SearchRequest, hops: dict[str, int]
 ) -> tuple[list[Hit[Any]], int]:
-    found = await _candidates(store, group_id, scope, request, hops)
-    union = found.union()
-    if not union:
-        return [], 0
-    items, dropped = await _items(store, group_id, scope, union, request)
+    """The best hits of one scope. When the mode or the filters leave fewer
+    than ``limit`` of the candidates while a method was cut short, the
+    methods are asked again for more (up to 16 times as many)."""
+    n = request.recipe.candidates
+    while True:
+        found = await _candidates(store, group_id, scope, request, hops, n)
+        union = found.union()
+        if not union:
+            return [], 0
+        items, dropped = await _items(store, group_id, scope, union, request, found)
+        cut_short = any(len(r) >= n for r in found.rankings.values())
+        if len(items) >= request.limit or not cut_short or n >= request.recipe.candidates * 16:
+            break
+        n *= 4
     ranked = await _rerank(store, group_id, scope, request, found.keeping(items), hops, items)
     if scope == "episodes" and request.recipe.reranker == "fusion" and request.recipe.context > 0 and ranked:
         ranked, items = await _with_context(store, group_id, request, ranked, items)
@@ -237,10 +255,12 @@ def _text(item: Any) -> str:
 
 
 async def _items(
-    store: Store, group_id: str, scope: str, uuids: list[str], request: SearchRequest
+    store: Store, group_id: str, scope: str, uuids: list[str], request: SearchRequest,
+    found: _Candidates | None = None,
 ) -> tuple[dict[str, Any], int]:
     """The items behind the candidates that the temporal mode and the filters
-    keep, and how many facts the temporal mode left out."""
+    keep, and how many facts that matched the words or the graph (not merely
+    a nearby vector) the temporal mode left out."""
     filters = request.filters or SearchFilters()
     if scope == "facts":
         query = FactQuery(
@@ -250,14 +270,22 @@ async def _items(
             uuids=tuple(uuids),
         )
         facts = {f.uuid: f for f in await store.facts(group_id, query)}
-        dropped = len(set(uuids) - set(facts))
         kept = await _facts_filtered(store, group_id, list(facts.values()), filters)
+        dropped = 0
+        moment = _moment(request)
+        if found is not None and "bm25" in request.recipe.methods and moment is not None:
+            dropped = await store.hidden_facts(group_id, request.query, moment)  # full-text matches, all of them
+        elif found is not None and not request.include_retired:
+            matched = {u for m in ("bm25", "bfs") for u in found.rankings.get(m, ())}
+            dropped = len(matched - set(facts))
         return {f.uuid: f for f in kept}, dropped
     if scope == "entities":
         entities = await store.entities_by_uuid(group_id, uuids)
+        known = await store.entities_known_by(group_id, uuids, request.as_of) if request.as_of else None
         out = {
             e.uuid: e for e in entities
             if (request.known_at is None or e.created_at <= request.known_at)
+            and (known is None or e.uuid in known)
             and (not filters.labels or _has_label(e, filters.labels))
         }
         return out, 0
@@ -267,7 +295,7 @@ async def _items(
         if p.status == "complete" and p.kind != "fact"
         and (request.as_of is None or p.reference_time <= request.as_of)
         and (request.known_at is None or p.created_at <= request.known_at)
-        and (not filters.episode_kinds or str(p.kind) in filters.episode_kinds)
+        and (not filters.episode_kinds or str(p.kind).casefold() in filters.episode_kinds)
         and (not filters.sagas or p.saga in filters.sagas)
         and (filters.reference_time is None or filters.reference_time.contains(p.reference_time))
     }

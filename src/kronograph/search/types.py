@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
+from ..errors import InvalidInputError
+from ..time import parse_time
+
 __all__ = [
     "CrossEncoder",
     "DateRange",
@@ -47,10 +50,20 @@ class SearchResults:
 
 @dataclass(frozen=True, slots=True)
 class DateRange:
-    """A closed range on one time field; either end may be open (None)."""
+    """A closed range on one time field; either end may be open (None).
+    Ends may be datetimes or ISO 8601 strings; naive ones are read as UTC."""
 
     start: datetime | None = None
     end: datetime | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("start", "end"):
+            value = getattr(self, name)
+            if value is not None:
+                try:
+                    object.__setattr__(self, name, parse_time(value))
+                except (TypeError, ValueError) as exc:
+                    raise InvalidInputError(f"DateRange.{name}", f"not a datetime or ISO 8601 time: {value!r}") from exc
 
     def contains(self, moment: datetime | None) -> bool:
         if moment is None:
@@ -78,6 +91,20 @@ class SearchFilters:
     reference_time: DateRange | None = None
     episode_kinds: tuple[str, ...] = ()
     sagas: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("labels", "relations", "episode_kinds", "sagas"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                raise InvalidInputError(f"filters.{name}", f"expected a list of names, got the single string {value!r}")
+            names = tuple(value)
+            if not all(isinstance(v, str) and v.strip() for v in names):
+                raise InvalidInputError(f"filters.{name}", f"expected non-empty strings, got {names!r}")
+            object.__setattr__(self, name, tuple(v.casefold() for v in names) if name == "episode_kinds" else names)
+        for name in ("valid_at", "invalid_at", "created_at", "expired_at", "reference_time"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, DateRange):
+                raise InvalidInputError(f"filters.{name}", f"expected a DateRange, not {type(value).__name__}")
 
 
 @runtime_checkable

@@ -156,10 +156,12 @@ class Store(Protocol):
         *,
         episodes_before: datetime | None = None,
         episodes_known_at: datetime | None = None,
+        facts_at: datetime | None = None,
     ) -> list[tuple[str, float]]:
         """Uuids of ``scope`` (facts, entities, episodes) ranked by full-text
         relevance, best first (higher score is better). Episodes: complete ones,
-        none referenced after ``episodes_before`` or received after ``episodes_known_at``."""
+        none referenced after ``episodes_before`` or received after
+        ``episodes_known_at``; facts: only those valid at ``facts_at`` if given."""
 
     async def search_vectors(
         self, group_id: str, scope: str, vector: np.ndarray, limit: int
@@ -169,13 +171,21 @@ class Store(Protocol):
     async def item_vectors(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, np.ndarray]:
         """The stored vectors of these items (those that have one)."""
 
-    async def neighbours(self, group_id: str, entity_uuids: Collection[str]) -> dict[str, set[str]]:
-        """Each entity's neighbours through unexpired facts, either direction."""
+    async def neighbours(
+        self, group_id: str, entity_uuids: Collection[str], at: datetime | None = None
+    ) -> dict[str, set[str]]:
+        """Each entity's neighbours through unexpired facts (valid at ``at``), either direction."""
 
     async def touching_facts(
-        self, group_id: str, entity_uuids: Collection[str], limit: int
+        self, group_id: str, entity_uuids: Collection[str], limit: int, at: datetime | None = None
     ) -> list[tuple[str, str, str]]:
-        """(uuid, source, target) of unexpired facts touching these entities."""
+        """(uuid, source, target) of unexpired facts (valid at ``at``) touching these entities."""
+
+    async def hidden_facts(self, group_id: str, query: str, at: datetime) -> int:
+        """How many facts match the query's words but are not valid (or are expired) at ``at``."""
+
+    async def entities_known_by(self, group_id: str, uuids: Collection[str], at: datetime) -> set[str]:
+        """Those entities a fact valid by ``at`` touches or an episode referenced by ``at`` mentions."""
 
     async def mention_counts(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, int]:
         """Mentions of entities, source episodes of facts, entities of episodes."""

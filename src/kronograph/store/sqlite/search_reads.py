@@ -4,6 +4,7 @@ scoped by group_id."""
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections.abc import Collection
@@ -15,6 +16,8 @@ from . import rows
 
 __all__ = [
     "QueryWords",
+    "entities_known_by",
+    "hidden_facts",
     "episode_neighbours",
     "episodes_by_uuid",
     "fts_query",
@@ -61,7 +64,6 @@ class QueryWords:
 
     def __init__(self) -> None:
         self._ready: set[int] = set()
-        self._rows: dict[str, tuple[int, int]] = {}  # scope -> (data_version, rows)
 
     def _setup(self, conn: sqlite3.Connection) -> None:
         if id(conn) in self._ready:
@@ -75,13 +77,10 @@ class QueryWords:
         self._ready.add(id(conn))
 
     def _total(self, conn: sqlite3.Connection, scope: str) -> int:
-        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
-        known = self._rows.get(scope)
-        if known is None or known[0] != version:
-            rows = int(conn.execute(f"SELECT COUNT(*) FROM {_FTS[scope]}_docsize").fetchone()[0])
-            known = (version, rows)
-            self._rows[scope] = known
-        return known[1]
+        """About how many rows the table indexes: its largest row id (rows are
+        seldom deleted), read from the primary key at no cost."""
+        row = conn.execute(f"SELECT MAX(id) FROM {_FTS[scope]}_docsize").fetchone()
+        return int(row[0] or 0)
 
     def keep(self, conn: sqlite3.Connection, scope: str, words: list[str]) -> list[str]:
         if len(words) <= self.KEEP:
@@ -93,7 +92,8 @@ class QueryWords:
         terms = list(set(stems.values()))
         counts = dict(
             conn.execute(
-                f"SELECT term, doc FROM temp.kg_{scope}_terms WHERE term IN ({_marks(terms)})", terms
+                f"SELECT term, doc FROM temp.kg_{scope}_terms WHERE term IN (SELECT value FROM json_each(?))",
+                (json.dumps(terms),),
             ).fetchall()
         ) if terms else {}
         found = [(counts.get(stems.get(i, ""), 0), i, w) for i, w in enumerate(words)]
@@ -114,6 +114,7 @@ def text_search(
     episodes_before: datetime | None,
     episodes_known_at: datetime | None,
     words: QueryWords | None = None,
+    facts_at: datetime | None = None,
 ) -> list[tuple[str, float]]:
     """Uuids ranked by BM25 (best first, score = -bm25, higher is better).
     Episodes: complete ones only, and none with a reference time after
@@ -123,11 +124,17 @@ def text_search(
     if match is None:
         return []
     if scope == "facts":
+        # Facts valid at ``facts_at`` only, when the mode asks for one moment:
+        # the LIMIT then keeps the best of those, not of every interval.
+        when = "" if facts_at is None else (
+            " AND f.expired_at IS NULL AND f.valid_at <= ? AND (f.invalid_at IS NULL OR f.invalid_at > ?)"
+        )
         sql = (
             "SELECT f.uuid, bm25(facts_fts) FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid"
-            " WHERE facts_fts MATCH ? AND f.group_id = ? ORDER BY bm25(facts_fts) LIMIT ?"
+            f" WHERE facts_fts MATCH ? AND f.group_id = ?{when} ORDER BY bm25(facts_fts) LIMIT ?"
         )
-        args: tuple[object, ...] = (match, group_id, limit)
+        moment = () if facts_at is None else (to_micros(facts_at), to_micros(facts_at))
+        args: tuple[object, ...] = (match, group_id, *moment, limit)
     elif scope == "entities":
         sql = (
             "SELECT e.uuid, bm25(entities_fts) FROM entities_fts JOIN entities e ON e.id = entities_fts.rowid"
@@ -146,18 +153,48 @@ def text_search(
     return [(uuid, -float(score)) for uuid, score in conn.execute(sql, args)]
 
 
-def neighbours(conn: sqlite3.Connection, group_id: str, entity_uuids: Collection[str]) -> dict[str, set[str]]:
-    """Each entity's neighbours through unexpired facts, either direction."""
+def hidden_facts(
+    conn: sqlite3.Connection, group_id: str, query: str, at: datetime, words: QueryWords | None = None
+) -> int:
+    """How many facts match the words but are not valid (or are expired) at ``at``."""
+    found = query_words(query)
+    match = fts_query(words.keep(conn, "facts", found) if words is not None else found)
+    if match is None:
+        return 0
+    t = to_micros(at)
+    row = conn.execute(
+        "SELECT COUNT(*) FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid WHERE facts_fts MATCH ?"
+        " AND f.group_id = ? AND NOT (f.expired_at IS NULL AND f.valid_at <= ?"
+        " AND (f.invalid_at IS NULL OR f.invalid_at > ?))",
+        (match, group_id, t, t),
+    ).fetchone()
+    return int(row[0])
+
+
+def _valid_at(at: datetime | None) -> tuple[str, tuple[object, ...]]:
+    if at is None:
+        return "", ()
+    t = to_micros(at)
+    return " AND valid_at <= ? AND (invalid_at IS NULL OR invalid_at > ?)", (t, t)
+
+
+def neighbours(
+    conn: sqlite3.Connection, group_id: str, entity_uuids: Collection[str], at: datetime | None = None
+) -> dict[str, set[str]]:
+    """Each entity's neighbours through unexpired facts (valid at ``at``,
+    when given), either direction."""
     keys = list(entity_uuids)
     out: dict[str, set[str]] = {u: set() for u in keys}
     if not keys:
         return out
-    marks = _marks(keys)
+    when, moment = _valid_at(at)
+    ids = json.dumps(keys)
     cur = conn.execute(
-        f"SELECT source_uuid, target_uuid FROM facts WHERE group_id = ? AND source_uuid IN ({marks})"
-        f" AND expired_at IS NULL UNION SELECT source_uuid, target_uuid FROM facts WHERE group_id = ?"
-        f" AND target_uuid IN ({marks}) AND expired_at IS NULL",
-        (group_id, *keys, group_id, *keys),
+        "SELECT source_uuid, target_uuid FROM facts WHERE group_id = ? AND source_uuid IN"
+        f" (SELECT value FROM json_each(?)) AND expired_at IS NULL{when}"
+        " UNION SELECT source_uuid, target_uuid FROM facts WHERE group_id = ? AND target_uuid IN"
+        f" (SELECT value FROM json_each(?)) AND expired_at IS NULL{when}",
+        (group_id, ids, *moment, group_id, ids, *moment),
     )
     for source, target in cur:
         if source in out:
@@ -168,11 +205,12 @@ def neighbours(conn: sqlite3.Connection, group_id: str, entity_uuids: Collection
 
 
 def touching_facts(
-    conn: sqlite3.Connection, group_id: str, entity_uuids: Collection[str], limit: int
+    conn: sqlite3.Connection, group_id: str, entity_uuids: Collection[str], limit: int, at: datetime | None = None
 ) -> list[tuple[str, str, str]]:
-    """(fact uuid, source, target) of unexpired facts touching these entities:
-    at most ``limit`` in all, read entity by entity through the indexes, so a
-    busy entity (a city, a company) is never read whole."""
+    """(fact uuid, source, target) of unexpired facts (valid at ``at``, when
+    given) touching these entities: at most ``limit`` in all, read entity by
+    entity through the indexes, so a busy entity is never read whole."""
+    when, moment = _valid_at(at)
     out: dict[str, tuple[str, str, str]] = {}
     for entity in entity_uuids:
         if len(out) >= limit:
@@ -180,12 +218,29 @@ def touching_facts(
         for column in ("source_uuid", "target_uuid"):
             cur = conn.execute(
                 f"SELECT uuid, source_uuid, target_uuid FROM facts WHERE group_id = ? AND {column} = ?"
-                " AND expired_at IS NULL LIMIT ?",
-                (group_id, entity, limit - len(out)),
+                f" AND expired_at IS NULL{when} LIMIT ?",
+                (group_id, entity, *moment, limit - len(out)),
             )
             for row in cur:
                 out.setdefault(row[0], row)
     return list(out.values())[:limit]
+
+
+def entities_known_by(
+    conn: sqlite3.Connection, group_id: str, uuids: Collection[str], at: datetime
+) -> set[str]:
+    """The entities some fact valid by ``at`` touches, or some episode
+    referenced by ``at`` mentions: what the memory could speak of then."""
+    ids, t = json.dumps(list(uuids)), to_micros(at)
+    cur = conn.execute(
+        "SELECT m.entity_uuid FROM mentions m JOIN episodes p ON p.group_id = m.group_id AND p.uuid = m.episode_id"
+        " WHERE m.group_id = ? AND m.entity_uuid IN (SELECT value FROM json_each(?)) AND p.reference_time <= ?"
+        " UNION SELECT source_uuid FROM facts WHERE group_id = ? AND source_uuid IN (SELECT value FROM json_each(?))"
+        " AND valid_at <= ? UNION SELECT target_uuid FROM facts WHERE group_id = ?"
+        " AND target_uuid IN (SELECT value FROM json_each(?)) AND valid_at <= ?",
+        (group_id, ids, t, group_id, ids, t, group_id, ids, t),
+    )
+    return {row[0] for row in cur}
 
 
 def mention_counts(conn: sqlite3.Connection, scope: str, group_id: str, uuids: Collection[str]) -> dict[str, int]:
@@ -195,7 +250,8 @@ def mention_counts(conn: sqlite3.Connection, scope: str, group_id: str, uuids: C
     keys = list(uuids)
     if not keys:
         return {}
-    marks = _marks(keys)
+    ids = json.dumps(keys)
+    marks = "SELECT value FROM json_each(?)"
     if scope == "entities":
         sql = (
             "SELECT entity_uuid, COUNT(DISTINCT episode_id) FROM ("
@@ -206,11 +262,11 @@ def mention_counts(conn: sqlite3.Connection, scope: str, group_id: str, uuids: C
             f" WHERE f.group_id = ? AND f.target_uuid IN ({marks})"
             ") GROUP BY entity_uuid"
         )
-        return {u: int(n) for u, n in conn.execute(sql, (group_id, *keys, group_id, *keys, group_id, *keys))}
+        return {u: int(n) for u, n in conn.execute(sql, (group_id, ids, group_id, ids, group_id, ids))}
     column, table = ("fact_uuid", "fact_sources") if scope == "facts" else ("episode_id", "mentions")
     cur = conn.execute(
         f"SELECT {column}, COUNT(*) FROM {table} WHERE group_id = ? AND {column} IN ({marks}) GROUP BY {column}",
-        (group_id, *keys),
+        (group_id, ids),
     )
     return {u: int(n) for u, n in cur}
 
@@ -248,7 +304,8 @@ def episodes_by_uuid(conn: sqlite3.Connection, group_id: str, uuids: Collection[
     if not keys:
         return []
     cur = conn.execute(
-        f"SELECT {rows.EPISODE_COLUMNS} FROM episodes p WHERE p.group_id = ? AND p.uuid IN ({_marks(keys)})",
-        (group_id, *keys),
+        f"SELECT {rows.EPISODE_COLUMNS} FROM episodes p WHERE p.group_id = ?"
+        " AND p.uuid IN (SELECT value FROM json_each(?))",
+        (group_id, json.dumps(keys)),
     )
     return [rows.episode(r) for r in cur]

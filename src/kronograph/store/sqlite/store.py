@@ -433,10 +433,11 @@ class SQLiteStore:
         *,
         episodes_before: datetime | None = None,
         episodes_known_at: datetime | None = None,
+        facts_at: datetime | None = None,
     ) -> list[tuple[str, float]]:
         return await self._run(
             search_reads.text_search, scope, group_id, query, limit, episodes_before, episodes_known_at,
-            self._query_words,
+            self._query_words, facts_at,
         )
 
     async def search_vectors(
@@ -455,13 +456,21 @@ class SQLiteStore:
 
         return await self._run(read)
 
-    async def neighbours(self, group_id: str, entity_uuids: Collection[str]) -> dict[str, set[str]]:
-        return await self._run(search_reads.neighbours, group_id, entity_uuids)
+    async def neighbours(
+        self, group_id: str, entity_uuids: Collection[str], at: datetime | None = None
+    ) -> dict[str, set[str]]:
+        return await self._run(search_reads.neighbours, group_id, entity_uuids, at)
 
     async def touching_facts(
-        self, group_id: str, entity_uuids: Collection[str], limit: int
+        self, group_id: str, entity_uuids: Collection[str], limit: int, at: datetime | None = None
     ) -> list[tuple[str, str, str]]:
-        return await self._run(search_reads.touching_facts, group_id, entity_uuids, limit)
+        return await self._run(search_reads.touching_facts, group_id, entity_uuids, limit, at)
+
+    async def hidden_facts(self, group_id: str, query: str, at: datetime) -> int:
+        return await self._run(search_reads.hidden_facts, group_id, query, at, self._query_words)
+
+    async def entities_known_by(self, group_id: str, uuids: Collection[str], at: datetime) -> set[str]:
+        return await self._run(search_reads.entities_known_by, group_id, uuids, at)
 
     async def mention_counts(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, int]:
         return await self._run(search_reads.mention_counts, scope, group_id, uuids)

@@ -82,15 +82,20 @@ class VectorIndex:
             self._tables[key] = found
         return found
 
-    def applied(self, plan: Plan, *, episodes_complete: bool = True) -> None:
-        """Follow a plan this connection has just committed (new rows only:
-        rows it deleted are dropped when search reads the items)."""
+    def applied(self, plan: Plan) -> None:
+        """Follow a plan this connection has just committed: new vectors are
+        appended; a scope the plan deletes rows from is loaded again when next
+        searched."""
         g = plan.group_id
-        for scope, vectors in (
-            ("facts", plan.fact_embeddings),
-            ("entities", plan.entity_embeddings),
-            ("episodes", plan.episode_embeddings),
+        for scope, vectors, deleted in (
+            ("facts", plan.fact_embeddings, plan.delete_facts),
+            ("entities", plan.entity_embeddings, plan.delete_entities),
+            ("episodes", plan.episode_embeddings, plan.delete_episodes),
         ):
             table = self._tables.get((scope, g))
-            if table is not None and vectors:
+            if table is None:
+                continue
+            if deleted:
+                del self._tables[(scope, g)]
+            elif vectors:
                 table.pending.extend(vectors.items())
