@@ -45,6 +45,8 @@ class SearchRequest:
 class _Candidates:
     rankings: dict[str, list[str]]  # method -> uuids, best first
     scores: dict[str, dict[str, float]] = field(default_factory=dict)  # method -> uuid -> score
+    hidden: int | None = None  # full-text matches the temporal mode hid, when counted at the source
+    more: bool = False  # a method may have more candidates than it gave
 
     def found_by(self, uuid: str) -> tuple[str, ...]:
         return tuple(m for m, ranked in self.rankings.items() if uuid in ranked)
@@ -116,10 +118,13 @@ async def _candidates(
     recipe = request.recipe
     found = _Candidates({})
     if "bm25" in recipe.methods:
-        text = await store.search_text(
-            group_id, scope, request.query, n, episodes_before=request.as_of, episodes_known_at=request.known_at,
-            facts_at=_moment(request) if scope == "facts" else None,
-        )
+        moment = _moment(request)
+        if scope == "facts" and moment is not None:
+            text, found.hidden, found.more = await store.search_current_facts(group_id, request.query, n, moment)
+        else:
+            text = await store.search_text(
+                group_id, scope, request.query, n, episodes_before=request.as_of, episodes_known_at=request.known_at
+            )
         found.add("bm25", text)
     if "cosine" in recipe.methods and request.vector is not None:
         near = await store.search_vectors(group_id, scope, request.vector, n)
@@ -233,7 +238,7 @@ async def _scope(
         if not union:
             return [], 0
         items, dropped = await _items(store, group_id, scope, union, request, found)
-        cut_short = any(len(r) >= n for r in found.rankings.values())
+        cut_short = found.more or any(len(r) >= n for r in found.rankings.values())
         if len(items) >= request.limit or not cut_short or n >= request.recipe.candidates * 16:
             break
         n *= 4
@@ -272,9 +277,8 @@ async def _items(
         facts = {f.uuid: f for f in await store.facts(group_id, query)}
         kept = await _facts_filtered(store, group_id, list(facts.values()), filters)
         dropped = 0
-        moment = _moment(request)
-        if found is not None and "bm25" in request.recipe.methods and moment is not None:
-            dropped = await store.hidden_facts(group_id, request.query, moment)  # full-text matches, all of them
+        if found is not None and found.hidden is not None:
+            dropped = found.hidden  # every full-text match the mode hid, counted where they were ranked
         elif found is not None and not request.include_retired:
             matched = {u for m in ("bm25", "bfs") for u in found.rankings.get(m, ())}
             dropped = len(matched - set(facts))

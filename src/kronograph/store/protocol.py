@@ -181,8 +181,12 @@ class Store(Protocol):
     ) -> list[tuple[str, str, str]]:
         """(uuid, source, target) of unexpired facts (valid at ``at``) touching these entities."""
 
-    async def hidden_facts(self, group_id: str, query: str, at: datetime) -> int:
-        """How many facts match the query's words but are not valid (or are expired) at ``at``."""
+    async def search_current_facts(
+        self, group_id: str, query: str, limit: int, at: datetime
+    ) -> tuple[list[tuple[str, float]], int, bool]:
+        """Facts valid and unexpired at ``at`` among the ``4 * limit`` best
+        full-text matches (at most ``limit``, best first), how many of those
+        matches the moment hides, and whether more matches may exist."""
 
     async def entities_known_by(self, group_id: str, uuids: Collection[str], at: datetime) -> set[str]:
         """Those entities a fact valid by ``at`` touches or an episode referenced by ``at`` mentions."""

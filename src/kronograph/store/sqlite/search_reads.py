@@ -17,7 +17,7 @@ from . import rows
 __all__ = [
     "QueryWords",
     "entities_known_by",
-    "hidden_facts",
+    "current_facts_search",
     "episode_neighbours",
     "episodes_by_uuid",
     "fts_query",
@@ -153,22 +153,25 @@ def text_search(
     return [(uuid, -float(score)) for uuid, score in conn.execute(sql, args)]
 
 
-def hidden_facts(
-    conn: sqlite3.Connection, group_id: str, query: str, at: datetime, words: QueryWords | None = None
-) -> int:
-    """How many facts match the words but are not valid (or are expired) at ``at``."""
+def current_facts_search(
+    conn: sqlite3.Connection, group_id: str, query: str, limit: int, at: datetime, words: QueryWords | None = None
+) -> tuple[list[tuple[str, float]], int, bool]:
+    """The facts valid (and not expired) at ``at`` among the ``4 * limit``
+    best full-text matches, best first (at most ``limit``); how many of those
+    matches the moment hides; and whether there may be more matches."""
     found = query_words(query)
     match = fts_query(words.keep(conn, "facts", found) if words is not None else found)
     if match is None:
-        return 0
+        return [], 0, False
     t = to_micros(at)
-    row = conn.execute(
-        "SELECT COUNT(*) FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid WHERE facts_fts MATCH ?"
-        " AND f.group_id = ? AND NOT (f.expired_at IS NULL AND f.valid_at <= ?"
-        " AND (f.invalid_at IS NULL OR f.invalid_at > ?))",
-        (match, group_id, t, t),
-    ).fetchone()
-    return int(row[0])
+    rows = conn.execute(
+        "SELECT f.uuid, bm25(facts_fts), (f.expired_at IS NULL AND f.valid_at <= ?"
+        " AND (f.invalid_at IS NULL OR f.invalid_at > ?)) FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid"
+        " WHERE facts_fts MATCH ? AND f.group_id = ? ORDER BY bm25(facts_fts) LIMIT ?",
+        (t, t, match, group_id, 4 * limit),
+    ).fetchall()
+    valid = [(uuid, -float(score)) for uuid, score, ok in rows if ok]
+    return valid[:limit], sum(1 for row in rows if not row[2]), len(rows) == 4 * limit
 
 
 def _valid_at(at: datetime | None) -> tuple[str, tuple[object, ...]]:

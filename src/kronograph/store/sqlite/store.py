@@ -466,8 +466,10 @@ class SQLiteStore:
     ) -> list[tuple[str, str, str]]:
         return await self._run(search_reads.touching_facts, group_id, entity_uuids, limit, at)
 
-    async def hidden_facts(self, group_id: str, query: str, at: datetime) -> int:
-        return await self._run(search_reads.hidden_facts, group_id, query, at, self._query_words)
+    async def search_current_facts(
+        self, group_id: str, query: str, limit: int, at: datetime
+    ) -> tuple[list[tuple[str, float]], int, bool]:
+        return await self._run(search_reads.current_facts_search, group_id, query, limit, at, self._query_words)
 
     async def entities_known_by(self, group_id: str, uuids: Collection[str], at: datetime) -> set[str]:
         return await self._run(search_reads.entities_known_by, group_id, uuids, at)
