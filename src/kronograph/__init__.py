@@ -19,7 +19,7 @@ from .errors import (
 from .ingest.bulk import EpisodeItem
 from .ingest.json_map import JsonMapping
 from .llm import ModelClient, ModelSettings
-from .memory import AsyncMemory, Memory
+from .memory import AsyncMemory
 from .model import (
     AddFactResult,
     AuditEvent,
@@ -36,6 +36,7 @@ from .model import (
     RemovalResult,
     Verdict,
 )
+from .sync import Memory
 
 __version__ = "0.1.0"
 

@@ -21,8 +21,8 @@ from rich.table import Table
 
 from .cli.output import progress_bar, short, timeline_table, when
 from .demo_conversation import CONVERSATION
-from .memory import Memory
 from .model import EpisodeResult, Fact, Verdict
+from .sync import Memory
 
 __all__ = ["DemoClock", "ScriptedJudge", "run_demo"]
 

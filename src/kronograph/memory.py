@@ -1,7 +1,6 @@
-"""The public API: ``AsyncMemory`` (the core) and ``Memory`` (its sync shell).
-
-Both have the same methods with the same parameters; a test keeps them in step.
-"""
+"""The public API's core: ``AsyncMemory``. ``Memory``, its blocking shell with
+the same methods and parameters, is in :mod:`kronograph.sync`; a test keeps
+them in step."""
 
 from __future__ import annotations
 
@@ -10,13 +9,11 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import numpy as np
-from pydantic import ValidationError
 
-from ._portal import Portal
+from ._arguments import TimeLike, _labels, _relation_types, _text, _time, search_arguments
 from .embed.protocol import Embedder
 from .errors import ClosedError, InvalidInputError, NotFoundError, SchemaError
 from .ingest.bulk import EpisodeItem, Ingestion
@@ -45,57 +42,16 @@ from .model import (
     normalise_name,
 )
 from .search.engine import SCOPES, SearchRequest, run_search
-from .search.recipes import Recipe, recipe_named
+from .search.recipes import Recipe
 from .search.types import CrossEncoder, SearchFilters, SearchResults
 from .store import FactQuery, Store, open_store
-from .time import Clock, as_utc, parse_time, system_clock
+from .time import Clock, as_utc, system_clock
 
-__all__ = ["AsyncMemory", "Memory"]
+__all__ = ["AsyncMemory"]
 
 _log = logging.getLogger("kronograph")
 
-TimeLike = datetime | str
 ModelArg = Provider | ModelClient | ModelSettings | str | None
-
-
-def _text(field: str, value: Any, *, optional: bool = False) -> str | None:
-    if value is None and optional:
-        return None
-    if not isinstance(value, str):
-        raise InvalidInputError(field, f"expected a string, got {type(value).__name__}")
-    if not value.strip():
-        raise InvalidInputError(field, "must not be empty")
-    return value.strip()
-
-
-def _time(field: str, value: TimeLike | None) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        return parse_time(value)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(field, f"not a datetime or ISO 8601 time: {value!r} ({exc})") from None
-
-
-def _labels(field: str, value: Iterable[str]) -> tuple[str, ...]:
-    if isinstance(value, str):
-        raise InvalidInputError(field, "expected a list of labels, got a single string")
-    labels = tuple(value)
-    for label in labels:
-        _text(field, label)
-    return labels
-
-
-def _relation_types(value: Mapping[str, RelationType | Mapping[str, Any]] | None) -> dict[str, RelationType]:
-    out: dict[str, RelationType] = {}
-    for name, spec in (value or {}).items():
-        key = fold_relation(_text("relation_types", name) or "")
-        try:
-            out[key] = spec if isinstance(spec, RelationType) else RelationType.model_validate(spec)
-        except ValidationError as exc:
-            problem = "; ".join(e["msg"] for e in exc.errors())
-            raise InvalidInputError(f"relation_types[{name!r}]", problem) from None
-    return out
 
 
 class AsyncMemory:
@@ -405,34 +361,11 @@ class AsyncMemory:
         reranker (see ``docs/search.md``); ``center_entity`` (names or uuids)
         feeds graph search and the node-distance reranker. ``query_vector``
         skips embedding the query. Never returns anything of a group not asked for."""
-        groups = self._groups(group_ids)
-        text = _text("query", query)
-        assert text is not None
-        wanted = tuple(dict.fromkeys(_labels("scopes", scopes)))
-        for scope in wanted:
-            if scope not in SCOPES:
-                raise InvalidInputError("scopes", f"unknown scope {scope!r}; the scopes are {list(SCOPES)}")
-        if isinstance(recipe, str):
-            try:
-                chosen = recipe_named(recipe)
-            except ValueError as exc:
-                raise InvalidInputError("recipe", str(exc)) from None
-        elif isinstance(recipe, Recipe):
-            chosen = recipe
-        else:
-            raise InvalidInputError("recipe", f"expected a recipe name or a Recipe, not {type(recipe).__name__}")
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise InvalidInputError("limit", f"must be a whole number of at least 1, not {limit!r}")
-        when, believed = _time("as_of", as_of), _time("known_at", known_at)
-        if include_retired and when is not None:
-            raise InvalidInputError("as_of", "cannot be combined with include_retired (which returns every interval)")
-        if filters is not None and not isinstance(filters, SearchFilters):
-            raise InvalidInputError("filters", "expected a SearchFilters")
-        centers = () if center_entity is None else (
-            (center_entity,) if isinstance(center_entity, str) else tuple(center_entity)
+        args = search_arguments(
+            group_ids, query, scopes=scopes, recipe=recipe, limit=limit, as_of=as_of, known_at=known_at,
+            include_retired=include_retired, center_entity=center_entity, filters=filters,
         )
-        for center in centers:
-            _text("center_entity", center)
+        text, chosen = args.query, args.recipe
         store = await self._ready()
         if query_vector is not None:
             vector = np.asarray(query_vector, dtype=np.float32)
@@ -445,23 +378,12 @@ class AsyncMemory:
         else:
             vector = None
         request = SearchRequest(
-            group_ids=groups, query=text, vector=vector, scopes=wanted, recipe=chosen, limit=limit,
-            now=self._now(), as_of=when, known_at=believed, include_retired=include_retired,
-            centers=centers, filters=filters, cross_encoder=self._cross_encoder,
+            group_ids=args.groups, query=text, vector=vector, scopes=args.scopes, recipe=chosen, limit=args.limit,
+            now=self._now(), as_of=args.as_of, known_at=args.known_at, include_retired=include_retired,
+            centers=args.centers, filters=args.filters, cross_encoder=self._cross_encoder,
             cosine_weight=float(getattr(self._ingestion.embedder, "fusion_weight", 0.3)),
         )
         return await run_search(store, request)
-
-    def _groups(self, group_ids: Any) -> tuple[str, ...]:
-        if isinstance(group_ids, str):
-            return (self._group(group_ids),)
-        try:
-            groups = tuple(dict.fromkeys(self._group(g) for g in group_ids))
-        except TypeError:
-            raise InvalidInputError("group_ids", f"expected a group id or a list of them, not {group_ids!r}") from None
-        if not groups:
-            raise InvalidInputError("group_ids", "name at least one group")
-        return groups
 
     async def conflicts(self, group_id: str, fact_uuid: str) -> list[Fact]:
         """The whole slot of a fact: it and every fact linked to it by recorded
@@ -503,193 +425,3 @@ class AsyncMemory:
 
     async def audit_events(self, group_id: str) -> list[AuditEvent]:
         return await (await self._ready()).audit_events(self._group(group_id))
-
-
-class _SyncCore(AsyncMemory):
-    _threaded = False
-
-
-class Memory:
-    """The same memory with a blocking API; every method mirrors ``AsyncMemory``."""
-
-    def __init__(
-        self,
-        store: str | Path | Store = ":memory:",
-        *,
-        clock: Clock | None = None,
-        judge: Judge | None = None,
-        relation_types: Mapping[str, RelationType | Mapping[str, Any]] | None = None,
-        candidate_limit: int = 50,
-        model: ModelArg = "auto",
-        embedder: Embedder | None = None,
-        store_raw_content: bool = True,
-        context_episodes: int = 4,
-        max_concurrency: int = 4,
-        resume: bool = True,
-        cross_encoder: CrossEncoder | None = None,
-    ) -> None:
-        self._core = _SyncCore(
-            store, clock=clock, judge=judge, relation_types=relation_types, candidate_limit=candidate_limit,
-            model=model, embedder=embedder, store_raw_content=store_raw_content,
-            context_episodes=context_episodes, max_concurrency=max_concurrency, resume=resume,
-            cross_encoder=cross_encoder,
-        )
-        self._portal = Portal()
-
-    @property
-    def store(self) -> Store:
-        return self._core.store
-
-    def close(self) -> None:
-        if self._core._closed:
-            return
-        try:
-            self._portal.call(self._core.aclose())
-        finally:
-            self._portal.close()
-
-    def __enter__(self) -> Memory:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
-    def _call(self, coro: Any) -> Any:
-        if self._core._closed:
-            coro.close()
-            raise ClosedError("this memory is closed")
-        return self._portal.call(coro)
-
-    def add_fact(
-        self,
-        group_id: str,
-        subject: str,
-        relation: str,
-        object: str,
-        *,
-        fact: str | None = None,
-        valid_at: TimeLike | None = None,
-        invalid_at: TimeLike | None = None,
-        episode_id: str | None = None,
-        subject_labels: Iterable[str] = (),
-        object_labels: Iterable[str] = (),
-    ) -> AddFactResult:
-        refuse_writes_from_a_judge()  # here too: the judge's thread is the caller
-        return self._call(
-            self._core.add_fact(
-                group_id, subject, relation, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
-                episode_id=episode_id, subject_labels=subject_labels, object_labels=object_labels,
-            )
-        )
-
-    def add_episode(
-        self,
-        group_id: str,
-        content: Any,
-        *,
-        kind: str = "message",
-        reference_time: TimeLike | None = None,
-        name: str | None = None,
-        source_description: str | None = None,
-        episode_id: str | None = None,
-        saga: str | None = None,
-        previous_episode_ids: Iterable[str] | None = None,
-        entity_types: TypesArg = None,
-        fact_types: TypesArg = None,
-        excluded_entity_types: Iterable[str] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        json_mapping: JsonMapping | Mapping[str, Any] | None = None,
-    ) -> EpisodeResult:
-        refuse_writes_from_a_judge()
-        return self._call(
-            self._core.add_episode(
-                group_id, content, kind=kind, reference_time=reference_time, name=name,
-                source_description=source_description, episode_id=episode_id, saga=saga,
-                previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
-                excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
-            )
-        )
-
-    def add_episodes(
-        self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]
-    ) -> list[EpisodeResult]:
-        refuse_writes_from_a_judge()
-        return self._call(self._core.add_episodes(group_id, episodes))
-
-    def check_episodes(self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]) -> None:
-        return self._call(self._core.check_episodes(group_id, episodes))
-
-    def resume(self, *, include_retryable: bool = True) -> list[EpisodeResult]:
-        refuse_writes_from_a_judge()
-        return self._call(self._core.resume(include_retryable=include_retryable))
-
-    def remove_episode(self, group_id: str, episode_id: str) -> RemovalResult:
-        refuse_writes_from_a_judge()
-        return self._call(self._core.remove_episode(group_id, episode_id))
-
-    def facts(
-        self,
-        group_id: str,
-        *,
-        subject: str | None = None,
-        relation: str | None = None,
-        object: str | None = None,
-        entity: str | None = None,
-        as_of: TimeLike | None = None,
-        known_at: TimeLike | None = None,
-        include_retired: bool = False,
-        include_expired: bool = False,
-        limit: int | None = None,
-    ) -> list[Fact]:
-        return self._call(
-            self._core.facts(
-                group_id, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
-                known_at=known_at, include_retired=include_retired, include_expired=include_expired, limit=limit,
-            )
-        )
-
-    def timeline(self, group_id: str, entity: str, relation: str | None = None) -> list[Fact]:
-        return self._call(self._core.timeline(group_id, entity, relation))
-
-    def search(
-        self,
-        group_ids: str | Iterable[str],
-        query: str,
-        *,
-        scopes: Iterable[str] = SCOPES,
-        recipe: str | Recipe = "hybrid",
-        limit: int = 10,
-        as_of: TimeLike | None = None,
-        known_at: TimeLike | None = None,
-        include_retired: bool = False,
-        center_entity: str | Iterable[str] | None = None,
-        filters: SearchFilters | None = None,
-        query_vector: Sequence[float] | None = None,
-    ) -> SearchResults:
-        return self._call(
-            self._core.search(
-                group_ids, query, scopes=scopes, recipe=recipe, limit=limit, as_of=as_of, known_at=known_at,
-                include_retired=include_retired, center_entity=center_entity, filters=filters,
-                query_vector=query_vector,
-            )
-        )
-
-    def conflicts(self, group_id: str, fact_uuid: str) -> list[Fact]:
-        return self._call(self._core.conflicts(group_id, fact_uuid))
-
-    def entities(self, group_id: str, *, name: str | None = None, label: str | None = None) -> list[Entity]:
-        return self._call(self._core.entities(group_id, name=name, label=label))
-
-    def episodes(self, group_id: str, *, status: str | None = None) -> list[Episode]:
-        return self._call(self._core.episodes(group_id, status=status))
-
-    def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]:
-        return self._call(self._core.fact_sources(group_id, fact_uuid))
-
-    def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
-        return self._call(self._core.history(group_id, fact_uuid))
-
-    def audit_events(self, group_id: str) -> list[AuditEvent]:
-        return self._call(self._core.audit_events(group_id))

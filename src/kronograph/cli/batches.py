@@ -8,8 +8,8 @@ from typing import Any
 from rich.markup import escape
 
 from ..errors import KronographError
-from ..memory import Memory
 from ..model import EpisodeResult
+from ..sync import Memory
 from .output import console, fail, progress_bar
 
 __all__ = ["BATCH_SIZE", "ingest"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInputError
-from ..memory import Memory
+from ..sync import Memory
 from .output import fail
 from .session import message
 

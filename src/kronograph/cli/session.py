@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInputError, KronographError
-from ..memory import Memory
+from ..sync import Memory
 from .output import fail
 
 __all__ = ["message", "open_memory"]

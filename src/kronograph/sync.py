@@ -1,0 +1,231 @@
+"""``Memory``: the blocking shell of :class:`~kronograph.memory.AsyncMemory`.
+
+It drives a private event loop in the caller's thread (see ``_portal``) and
+its store runs inline; every method mirrors ``AsyncMemory``'s, parameter for
+parameter."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from ._arguments import TimeLike
+from ._portal import Portal
+from .embed.protocol import Embedder
+from .errors import ClosedError
+from .ingest.bulk import EpisodeItem
+from .ingest.json_map import JsonMapping
+from .ingest.judge import Judge, refuse_writes_from_a_judge
+from .ingest.ontology import TypesArg
+from .memory import AsyncMemory, ModelArg
+from .model import (
+    AddFactResult,
+    AuditEvent,
+    Entity,
+    Episode,
+    EpisodeResult,
+    Fact,
+    FactChange,
+    FactSource,
+    RelationType,
+    RemovalResult,
+)
+from .search.engine import SCOPES
+from .search.recipes import Recipe
+from .search.types import CrossEncoder, SearchFilters, SearchResults
+from .store import Store
+from .time import Clock
+
+__all__ = ["Memory"]
+
+
+class _SyncCore(AsyncMemory):
+    _threaded = False
+
+
+class Memory:
+    """The same memory with a blocking API; every method mirrors ``AsyncMemory``."""
+
+    def __init__(
+        self,
+        store: str | Path | Store = ":memory:",
+        *,
+        clock: Clock | None = None,
+        judge: Judge | None = None,
+        relation_types: Mapping[str, RelationType | Mapping[str, Any]] | None = None,
+        candidate_limit: int = 50,
+        model: ModelArg = "auto",
+        embedder: Embedder | None = None,
+        store_raw_content: bool = True,
+        context_episodes: int = 4,
+        max_concurrency: int = 4,
+        resume: bool = True,
+        cross_encoder: CrossEncoder | None = None,
+    ) -> None:
+        self._core = _SyncCore(
+            store, clock=clock, judge=judge, relation_types=relation_types, candidate_limit=candidate_limit,
+            model=model, embedder=embedder, store_raw_content=store_raw_content,
+            context_episodes=context_episodes, max_concurrency=max_concurrency, resume=resume,
+            cross_encoder=cross_encoder,
+        )
+        self._portal = Portal()
+
+    @property
+    def store(self) -> Store:
+        return self._core.store
+
+    def close(self) -> None:
+        if self._core._closed:
+            return
+        try:
+            self._portal.call(self._core.aclose())
+        finally:
+            self._portal.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def _call(self, coro: Any) -> Any:
+        if self._core._closed:
+            coro.close()
+            raise ClosedError("this memory is closed")
+        return self._portal.call(coro)
+
+    def add_fact(
+        self,
+        group_id: str,
+        subject: str,
+        relation: str,
+        object: str,
+        *,
+        fact: str | None = None,
+        valid_at: TimeLike | None = None,
+        invalid_at: TimeLike | None = None,
+        episode_id: str | None = None,
+        subject_labels: Iterable[str] = (),
+        object_labels: Iterable[str] = (),
+    ) -> AddFactResult:
+        refuse_writes_from_a_judge()  # here too: the judge's thread is the caller
+        return self._call(
+            self._core.add_fact(
+                group_id, subject, relation, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
+                episode_id=episode_id, subject_labels=subject_labels, object_labels=object_labels,
+            )
+        )
+
+    def add_episode(
+        self,
+        group_id: str,
+        content: Any,
+        *,
+        kind: str = "message",
+        reference_time: TimeLike | None = None,
+        name: str | None = None,
+        source_description: str | None = None,
+        episode_id: str | None = None,
+        saga: str | None = None,
+        previous_episode_ids: Iterable[str] | None = None,
+        entity_types: TypesArg = None,
+        fact_types: TypesArg = None,
+        excluded_entity_types: Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        json_mapping: JsonMapping | Mapping[str, Any] | None = None,
+    ) -> EpisodeResult:
+        refuse_writes_from_a_judge()
+        return self._call(
+            self._core.add_episode(
+                group_id, content, kind=kind, reference_time=reference_time, name=name,
+                source_description=source_description, episode_id=episode_id, saga=saga,
+                previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
+                excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
+            )
+        )
+
+    def add_episodes(
+        self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]
+    ) -> list[EpisodeResult]:
+        refuse_writes_from_a_judge()
+        return self._call(self._core.add_episodes(group_id, episodes))
+
+    def check_episodes(self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]) -> None:
+        return self._call(self._core.check_episodes(group_id, episodes))
+
+    def resume(self, *, include_retryable: bool = True) -> list[EpisodeResult]:
+        refuse_writes_from_a_judge()
+        return self._call(self._core.resume(include_retryable=include_retryable))
+
+    def remove_episode(self, group_id: str, episode_id: str) -> RemovalResult:
+        refuse_writes_from_a_judge()
+        return self._call(self._core.remove_episode(group_id, episode_id))
+
+    def facts(
+        self,
+        group_id: str,
+        *,
+        subject: str | None = None,
+        relation: str | None = None,
+        object: str | None = None,
+        entity: str | None = None,
+        as_of: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        include_retired: bool = False,
+        include_expired: bool = False,
+        limit: int | None = None,
+    ) -> list[Fact]:
+        return self._call(
+            self._core.facts(
+                group_id, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
+                known_at=known_at, include_retired=include_retired, include_expired=include_expired, limit=limit,
+            )
+        )
+
+    def timeline(self, group_id: str, entity: str, relation: str | None = None) -> list[Fact]:
+        return self._call(self._core.timeline(group_id, entity, relation))
+
+    def search(
+        self,
+        group_ids: str | Iterable[str],
+        query: str,
+        *,
+        scopes: Iterable[str] = SCOPES,
+        recipe: str | Recipe = "hybrid",
+        limit: int = 10,
+        as_of: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        include_retired: bool = False,
+        center_entity: str | Iterable[str] | None = None,
+        filters: SearchFilters | None = None,
+        query_vector: Sequence[float] | None = None,
+    ) -> SearchResults:
+        return self._call(
+            self._core.search(
+                group_ids, query, scopes=scopes, recipe=recipe, limit=limit, as_of=as_of, known_at=known_at,
+                include_retired=include_retired, center_entity=center_entity, filters=filters,
+                query_vector=query_vector,
+            )
+        )
+
+    def conflicts(self, group_id: str, fact_uuid: str) -> list[Fact]:
+        return self._call(self._core.conflicts(group_id, fact_uuid))
+
+    def entities(self, group_id: str, *, name: str | None = None, label: str | None = None) -> list[Entity]:
+        return self._call(self._core.entities(group_id, name=name, label=label))
+
+    def episodes(self, group_id: str, *, status: str | None = None) -> list[Episode]:
+        return self._call(self._core.episodes(group_id, status=status))
+
+    def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]:
+        return self._call(self._core.fact_sources(group_id, fact_uuid))
+
+    def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
+        return self._call(self._core.history(group_id, fact_uuid))
+
+    def audit_events(self, group_id: str) -> list[AuditEvent]:
+        return self._call(self._core.audit_events(group_id))
