@@ -18,7 +18,6 @@ import random
 import resource
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,8 +28,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import kronograph
 from kronograph import Memory
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import source_revision  # noqa: E402  (a sibling script)
 
 GROUP = "bench"
 BLOCK = 10_000  # report throughput per block of this many facts
@@ -159,16 +160,6 @@ def db_stats(path: Path) -> dict[str, int]:
             "SELECT COUNT(DISTINCT fact_uuid) FROM fact_history"
         ).fetchone()[0]
     return {"db_bytes": size, **count, "facts_with_history": multi}
-
-
-def source_revision() -> str:
-    """``git describe`` of the kronograph checkout (``-dirty`` when edited), or ``unknown``."""
-    cmd, where = ["git", "describe", "--always", "--dirty"], Path(kronograph.__file__).parent
-    try:
-        out = subprocess.run(cmd, cwd=where, capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return out.stdout.strip() or "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:

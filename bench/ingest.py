@@ -17,14 +17,12 @@ import asyncio
 import cProfile
 import io
 import json
-import math
 import os
 import platform
 import pstats
 import resource
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,10 +33,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import kronograph
 from kronograph import AsyncMemory, EpisodeResult, Fact, Memory
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import percentile, source_revision  # noqa: E402  (a sibling script)
 from scripted_model import ScriptedProvider  # noqa: E402  (a sibling script, not a package)
 
 GROUP = "bench"
@@ -68,14 +66,6 @@ class ReplayClock:
     def __call__(self) -> datetime:
         self.now += timedelta(microseconds=1)
         return self.now
-
-
-def percentile(values: Sequence[float], share: float) -> float:
-    """The nearest-rank percentile (``share`` in 0..1) of ``values``; 0 when empty."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
 
 
 def summary(values: Sequence[float]) -> dict[str, float]:
@@ -344,16 +334,6 @@ def report(r: dict[str, Any]) -> None:
     print()
     for name, ok in checks(r).items():
         print(f"  {'PASS' if ok else 'FAIL'}  {name}")
-
-
-def source_revision() -> str:
-    """``git describe`` of the kronograph checkout (``-dirty`` when edited), or ``unknown``."""
-    cmd, where = ["git", "describe", "--always", "--dirty"], Path(kronograph.__file__).parent
-    try:
-        out = subprocess.run(cmd, cwd=where, capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return out.stdout.strip() or "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:

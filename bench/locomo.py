@@ -19,13 +19,11 @@ import importlib
 import importlib.util
 import inspect
 import json
-import math
 import os
 import platform
 import re
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,9 +34,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
-import kronograph
 from kronograph import Memory
 from kronograph.embed import Embedder, HashingEmbedder
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import percentile, source_revision  # noqa: E402  (a sibling script)
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo10.json"
 CATEGORIES: Mapping[int, str] = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -231,14 +231,6 @@ def leaks(returned: Iterable[tuple[str, datetime]], evidence: Iterable[str], as_
 def as_of_for(question: Question, times: Mapping[str, datetime]) -> datetime:
     """One second before the question's earliest evidence turn."""
     return min(times[i] for i in question.evidence) - timedelta(seconds=1)
-
-
-def percentile(values: Sequence[float], share: float) -> float:
-    """The nearest-rank percentile (``share`` in 0..1) of ``values``; 0 when empty."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
 
 
 def latency(ms: Sequence[float]) -> dict[str, float]:
@@ -466,16 +458,6 @@ def describe(path: Path, conversations: Sequence[Conversation], stats: EvidenceS
         "adversarial": sum(c.left_out.get(5, 0) for c in conversations),
         "evidence": stats.as_dict(),
     }
-
-
-def source_revision() -> str:
-    """``git describe`` of the kronograph checkout (``-dirty`` when edited), or ``unknown``."""
-    cmd, where = ["git", "describe", "--always", "--dirty"], Path(kronograph.__file__).parent
-    try:
-        out = subprocess.run(cmd, cwd=where, capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return out.stdout.strip() or "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,7 +16,6 @@ import argparse
 import cProfile
 import io
 import json
-import math
 import os
 import platform
 import pstats
@@ -37,10 +36,10 @@ from typing import Any
 
 import numpy as np
 
-import kronograph
 from kronograph import HashingEmbedder, Memory
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import percentile, source_revision  # noqa: E402  (a sibling script)
 from core import CLOCK_START, GROUP, RELATION_TYPES, StepClock, load, pools  # noqa: E402  (a sibling script)
 
 SIZES = (10_000, 100_000)
@@ -98,14 +97,6 @@ TEMPLATES = (
 )
 
 
-def percentile(values: Sequence[float], share: float) -> float:
-    """The nearest-rank percentile (``share`` in 0..1) of ``values``; 0 when empty."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
-
-
 def summary(samples: Sequence[float]) -> dict[str, float]:
     return {
         "median_ms": statistics.median(samples) if samples else 0.0,
@@ -128,16 +119,6 @@ def rss_mb() -> float:
 
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-
-
-def source_revision() -> str:
-    """``git describe`` of the kronograph checkout (``-dirty`` when edited), or ``unknown``."""
-    cmd, where = ["git", "describe", "--always", "--dirty"], Path(kronograph.__file__).parent
-    try:
-        out = subprocess.run(cmd, cwd=where, capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return out.stdout.strip() or "unknown"
 
 
 # -- the store ------------------------------------------------------------------
