@@ -14,26 +14,16 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from ..errors import EmbeddingError, InvalidInputError
 
-__all__ = ["SentenceTransformerEmbedder"]
+__all__ = ["SentenceTransformerEmbedder", "load_local_model"]
 
 _OFFLINE_VARS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE")
 _env_lock = threading.Lock()
-
-
-def _require_sentence_transformers() -> ModuleType:
-    try:
-        return importlib.import_module("sentence_transformers")
-    except ImportError as exc:
-        raise ImportError(
-            "kronograph needs the 'sentence_transformers' package for local embeddings: pip install 'kronograph[local]'"
-        ) from exc
 
 
 @contextmanager
@@ -54,6 +44,35 @@ def _offline() -> Iterator[None]:
                     os.environ[name] = value
 
 
+def load_local_model(
+    kind: str, model_name_or_path: str, *, what: str, device: str | None, batch_size: int
+) -> Any:
+    """``sentence_transformers.<kind>`` loaded from disk only: a missing extra
+    is an ImportError naming it, a model not on this machine an EmbeddingError
+    saying how to fetch it beforehand. ``what`` names the use in messages."""
+    if not model_name_or_path or not model_name_or_path.strip():
+        raise InvalidInputError("model_name_or_path", "must name a local model directory or a cached model")
+    if batch_size < 1:
+        raise InvalidInputError("batch_size", f"must be at least 1, got {batch_size}")
+    with _offline():
+        # Imported inside the guard: huggingface_hub reads the variables when
+        # it is first imported. local_files_only is the guard that always holds.
+        try:
+            module = importlib.import_module("sentence_transformers")
+        except ImportError as exc:
+            raise ImportError(
+                f"kronograph needs the 'sentence_transformers' package for {what}: pip install 'kronograph[local]'"
+            ) from exc
+        try:
+            return getattr(module, kind)(model_name_or_path, device=device, local_files_only=True)
+        except Exception as exc:  # OSError, ValueError, HF errors: all "not here"
+            raise EmbeddingError(
+                f"the sentence-transformers {kind} {model_name_or_path!r} is not available locally, and kronograph never "
+                "downloads models at run time. Pass the path of a model directory, or fetch it once "
+                f"beforehand: huggingface-cli download {model_name_or_path} ({exc})"
+            ) from exc
+
+
 class SentenceTransformerEmbedder:
     """Embeds with a sentence-transformers model found locally.
 
@@ -63,22 +82,9 @@ class SentenceTransformerEmbedder:
     """
 
     def __init__(self, model_name_or_path: str, *, device: str | None = None, batch_size: int = 64) -> None:
-        if not model_name_or_path or not model_name_or_path.strip():
-            raise InvalidInputError("model_name_or_path", "must name a local model directory or a cached model")
-        if batch_size < 1:
-            raise InvalidInputError("batch_size", f"must be at least 1, got {batch_size}")
-        with _offline():
-            # Imported inside the guard: huggingface_hub reads the variables when
-            # it is first imported. local_files_only is the guard that always holds.
-            module = _require_sentence_transformers()
-            try:
-                self._model: Any = module.SentenceTransformer(model_name_or_path, device=device, local_files_only=True)
-            except Exception as exc:  # OSError, ValueError, HF errors: all "not here"
-                raise EmbeddingError(
-                    f"the sentence-transformers model {model_name_or_path!r} is not available locally, and "
-                    "kronograph never downloads models at run time. Pass the path of a model directory, or "
-                    f"fetch it once beforehand: huggingface-cli download {model_name_or_path} ({exc})"
-                ) from exc
+        self._model: Any = load_local_model(
+            "SentenceTransformer", model_name_or_path, what="local embeddings", device=device, batch_size=batch_size
+        )
         named = getattr(self._model, "get_embedding_dimension", None)  # sentence-transformers >= 6.2
         dimension = named() if named is not None else self._model.get_sentence_embedding_dimension()
         if not isinstance(dimension, int) or dimension < 1:

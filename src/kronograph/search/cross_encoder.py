@@ -9,28 +9,16 @@ the model must be a directory path or already in the Hugging Face cache
 from __future__ import annotations
 
 import asyncio
-import importlib
 import threading
 from collections.abc import Sequence
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from ..embed.local import _offline
+from ..embed.local import load_local_model
 from ..errors import EmbeddingError, InvalidInputError
 
 __all__ = ["SentenceTransformerCrossEncoder"]
-
-
-def _require_sentence_transformers() -> ModuleType:
-    try:
-        return importlib.import_module("sentence_transformers")
-    except ImportError as exc:
-        raise ImportError(
-            "kronograph needs the 'sentence_transformers' package for a local cross-encoder: "
-            "pip install 'kronograph[local]'"
-        ) from exc
 
 
 class SentenceTransformerCrossEncoder:
@@ -44,20 +32,9 @@ class SentenceTransformerCrossEncoder:
     """
 
     def __init__(self, model_name_or_path: str, *, batch_size: int = 32, device: str | None = None) -> None:
-        if not model_name_or_path or not model_name_or_path.strip():
-            raise InvalidInputError("model_name_or_path", "must name a local model directory or a cached model")
-        if batch_size < 1:
-            raise InvalidInputError("batch_size", f"must be at least 1, got {batch_size}")
-        with _offline():  # imported inside the guard, as huggingface_hub reads it on import
-            module = _require_sentence_transformers()
-            try:
-                self._model: Any = module.CrossEncoder(model_name_or_path, device=device, local_files_only=True)
-            except Exception as exc:  # OSError, ValueError, HF errors: all "not here"
-                raise EmbeddingError(
-                    f"the cross-encoder {model_name_or_path!r} is not available locally, and kronograph "
-                    "never downloads models at run time. Pass the path of a model directory, or fetch it "
-                    f"once beforehand: huggingface-cli download {model_name_or_path} ({exc})"
-                ) from exc
+        self._model: Any = load_local_model(
+            "CrossEncoder", model_name_or_path, what="a local cross-encoder", device=device, batch_size=batch_size
+        )
         self.name = f"local:{model_name_or_path}"
         self.batch_size = batch_size
         self._lock = threading.Lock()  # one predict at a time: a model is not made for concurrent calls
