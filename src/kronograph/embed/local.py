@@ -67,8 +67,8 @@ def load_local_model(
             return getattr(module, kind)(model_name_or_path, device=device, local_files_only=True)
         except Exception as exc:  # OSError, ValueError, HF errors: all "not here"
             raise EmbeddingError(
-                f"the sentence-transformers {kind} {model_name_or_path!r} is not available locally, and kronograph never "
-                "downloads models at run time. Pass the path of a model directory, or fetch it once "
+                f"the sentence-transformers {kind} {model_name_or_path!r} is not available locally, and kronograph "
+                "never downloads models at run time. Pass the path of a model directory, or fetch it once "
                 f"beforehand: huggingface-cli download {model_name_or_path} ({exc})"
             ) from exc
 
