@@ -12,7 +12,7 @@ from ..ids import new_id
 from ..model import AddFactResult, Entity, RelationType, Verdict, fold_relation, normalise_name, trusted
 from ..store.plan import Plan
 from ..store.protocol import Store
-from ..store.records import FactRecord, Neighbourhood, Source
+from ..store.records import FactRecord, Neighbourhood
 from ..time import Clock
 from .entities import choose_entity, clean_labels, label_family
 from .judge import Judge, ask_judge
@@ -202,26 +202,19 @@ async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFact
     # through its provenance already (ingested episodes record mentions).
 
     relation_key = fold_relation(data.relation)
-    record = FactRecord(
+    record = FactRecord.stated(
         uuid=new_id(),
         group_id=g,
-        source_uuid=subject.uuid,
-        target_uuid=target.uuid,
-        subject=subject.name,
-        object=target.name,
+        ends=(subject.uuid, target.uuid),
+        names=(subject.name, target.name),
         relation=data.relation,
         relation_key=relation_key,
         fact=data.fact,
         valid_at=valid_at,
-        invalid_at=None,
         stated_invalid_at=data.invalid_at,
-        created_at=now,
-        expired_at=None,
-        invalidated_by=None,
-        sources=(Source(episode_id, valid_at, data.invalid_at, now, {"extractor": "direct"}),),
-        recorded_at=now,
-        cause="created",
-        cause_episode=episode_id,
+        episode_id=episode_id,
+        now=now,
+        provenance={"extractor": "direct"},
     )
 
     async def verdict(screening: Screening) -> Verdict:

@@ -48,7 +48,7 @@ from ..model import (
 )
 from ..store.plan import EpisodeState, Plan
 from ..store.protocol import Store
-from ..store.records import FactRecord, Source
+from ..store.records import FactRecord
 from ..time import Clock
 from .direct import resolve_fact
 from .entity_match import choose_entities, place_entities
@@ -338,29 +338,20 @@ class Pipeline:
                 return None
             s_uuid, o_uuid = s_uuid or f"new:{draft.subject}", o_uuid or f"new:{draft.object}"
             s_name, o_name = names.get(draft.subject, draft.subject), names.get(draft.object, draft.object)
-        when = now or self._now()
-        valid_at = draft.valid_at or inp.reference_time
-        return FactRecord(
+        return FactRecord.stated(
             uuid=new_id() if not provisional else f"new:{id(draft)}",
             group_id=inp.group_id,
-            source_uuid=s_uuid,
-            target_uuid=o_uuid,
-            subject=s_name,
-            object=o_name,
+            ends=(s_uuid, o_uuid),
+            names=(s_name, o_name),
             relation=draft.relation,
             relation_key=fold_relation(draft.relation),
             fact=draft.fact,
-            valid_at=valid_at,
-            invalid_at=None,
+            valid_at=draft.valid_at or inp.reference_time,
             stated_invalid_at=draft.invalid_at,
-            created_at=when,
-            expired_at=None,
-            invalidated_by=None,
-            sources=(Source(inp.episode_id, valid_at, draft.invalid_at, when, draft.provenance),),
+            episode_id=inp.episode_id,
+            now=now or self._now(),
+            provenance=draft.provenance,
             attributes=draft.attributes,
-            recorded_at=when,
-            cause="created",
-            cause_episode=inp.episode_id,
         )
 
     async def commit_stage(

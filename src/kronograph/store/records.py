@@ -52,6 +52,34 @@ class FactRecord:
     cause: str = "created"
     cause_episode: str | None = None
 
+    @classmethod
+    def stated(
+        cls,
+        *,
+        uuid: str,
+        group_id: str,
+        ends: tuple[str, str],
+        names: tuple[str, str],
+        relation: str,
+        relation_key: str,
+        fact: str,
+        valid_at: datetime,
+        stated_invalid_at: datetime | None,
+        episode_id: str,
+        now: datetime,
+        provenance: dict[str, Any] | None = None,
+        attributes: dict[str, Any] | None = None,
+    ) -> FactRecord:
+        """A new fact as one episode states it: its first version, open until
+        resolution links it to others."""
+        return cls(
+            uuid=uuid, group_id=group_id, source_uuid=ends[0], target_uuid=ends[1], subject=names[0],
+            object=names[1], relation=relation, relation_key=relation_key, fact=fact, valid_at=valid_at,
+            invalid_at=None, stated_invalid_at=stated_invalid_at, created_at=now, expired_at=None,
+            invalidated_by=None, sources=(Source(episode_id, valid_at, stated_invalid_at, now, provenance),),
+            attributes=attributes or {}, recorded_at=now, cause="created", cause_episode=episode_id,
+        )
+
     @property
     def version_at(self) -> datetime:
         return self.recorded_at or self.created_at
