@@ -131,12 +131,9 @@ class Pipeline:
     def _extracts_now(self, inp: EpisodeInput) -> bool:
         return self.settings.model is not None and inp.kind.value != "json"
 
-    async def register(self, inp: EpisodeInput, status: EpisodeStatus = EpisodeStatus.RECEIVED) -> None:
-        """Record the episode as received (or already extracting), with what
-        resuming it needs."""
-        await self.store.apply(self._registration(inp, status))
-
     def _registration(self, inp: EpisodeInput, status: EpisodeStatus) -> Plan:
+        """The plan that records an episode as received (or already extracting),
+        with what resuming it needs."""
         now = self._now()
         plan = Plan(group_id=inp.group_id, now=now, expected_revision=None)
         raw = self.settings.store_raw_content

@@ -156,12 +156,11 @@ class Store(Protocol):
         *,
         episodes_before: datetime | None = None,
         episodes_known_at: datetime | None = None,
-        facts_at: datetime | None = None,
     ) -> list[tuple[str, float]]:
         """Uuids of ``scope`` (facts, entities, episodes) ranked by full-text
         relevance, best first (higher score is better). Episodes: complete ones,
         none referenced after ``episodes_before`` or received after
-        ``episodes_known_at``; facts: only those valid at ``facts_at`` if given."""
+        ``episodes_known_at``. (Facts under one moment: :meth:`search_current_facts`.)"""
 
     async def search_vectors(
         self, group_id: str, scope: str, vector: np.ndarray, limit: int

@@ -43,10 +43,6 @@ def fts_query(words: list[str]) -> str | None:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-def _marks(values: Collection[str]) -> str:
-    return ",".join("?" * len(values))
-
-
 _FTS = {"facts": "facts_fts", "entities": "entities_fts", "episodes": "episodes_fts"}
 _TOKENIZER = "porter unicode61 remove_diacritics 2"  # as the full-text tables (schema v3)
 
@@ -114,7 +110,6 @@ def text_search(
     episodes_before: datetime | None,
     episodes_known_at: datetime | None,
     words: QueryWords | None = None,
-    facts_at: datetime | None = None,
 ) -> list[tuple[str, float]]:
     """Uuids ranked by BM25 (best first, score = -bm25, higher is better).
     Episodes: complete ones only, and none with a reference time after
@@ -124,17 +119,11 @@ def text_search(
     if match is None:
         return []
     if scope == "facts":
-        # Facts valid at ``facts_at`` only, when the mode asks for one moment:
-        # the LIMIT then keeps the best of those, not of every interval.
-        when = "" if facts_at is None else (
-            " AND f.expired_at IS NULL AND f.valid_at <= ? AND (f.invalid_at IS NULL OR f.invalid_at > ?)"
-        )
         sql = (
             "SELECT f.uuid, bm25(facts_fts) FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid"
-            f" WHERE facts_fts MATCH ? AND f.group_id = ?{when} ORDER BY bm25(facts_fts) LIMIT ?"
+            " WHERE facts_fts MATCH ? AND f.group_id = ? ORDER BY bm25(facts_fts) LIMIT ?"
         )
-        moment = () if facts_at is None else (to_micros(facts_at), to_micros(facts_at))
-        args: tuple[object, ...] = (match, group_id, *moment, limit)
+        args: tuple[object, ...] = (match, group_id, limit)
     elif scope == "entities":
         sql = (
             "SELECT e.uuid, bm25(entities_fts) FROM entities_fts JOIN entities e ON e.id = entities_fts.rowid"

@@ -433,11 +433,10 @@ class SQLiteStore:
         *,
         episodes_before: datetime | None = None,
         episodes_known_at: datetime | None = None,
-        facts_at: datetime | None = None,
     ) -> list[tuple[str, float]]:
         return await self._run(
             search_reads.text_search, scope, group_id, query, limit, episodes_before, episodes_known_at,
-            self._query_words, facts_at,
+            self._query_words,
         )
 
     async def search_vectors(
