@@ -10,7 +10,24 @@ import pytest
 
 from kronograph.store import SQLiteStore, Store
 
-BACKENDS = ["sqlite-memory", "sqlite-file"]
+from . import pg_server
+
+BACKENDS = ["sqlite-memory", "sqlite-file", "postgres"]
+
+
+def make_store(backend: str, directory: Path, name: str, *, threaded: bool = False) -> Store:
+    """A fresh, empty store of one backend (for PostgreSQL, a new database)."""
+    if backend == "sqlite-memory":
+        return SQLiteStore(":memory:", threaded=threaded)
+    if backend == "sqlite-file":
+        return SQLiteStore(directory / f"{name}.db", threaded=threaded)
+    from kronograph.store.postgres import PostgresStore
+
+    return PostgresStore(pg_server.databases().fresh(), min_size=0, max_size=4)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    pg_server.shutdown()
 
 
 class StepClock:
@@ -41,9 +58,7 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., Sto
     counter = iter(range(1_000_000))
 
     def make(*, threaded: bool = False) -> Store:
-        if request.param == "sqlite-memory":
-            return SQLiteStore(":memory:", threaded=threaded)
-        return SQLiteStore(tmp_path / f"memory-{next(counter)}.db", threaded=threaded)
+        return make_store(request.param, tmp_path, f"memory-{next(counter)}", threaded=threaded)
 
     return make
 

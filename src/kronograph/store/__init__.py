@@ -11,7 +11,8 @@ __all__ = ["FactQuery", "SQLiteStore", "Store", "open_store"]
 
 
 def open_store(spec: str | Path | Store, *, threaded: bool = True) -> Store:
-    """A store from a path, ``":memory:"``, a ``sqlite:///`` URL, or a store object."""
+    """A store from a path, ``":memory:"``, a ``sqlite:///`` or ``postgresql://``
+    URL, or a store object."""
     if isinstance(spec, Path):
         return SQLiteStore(spec, threaded=threaded)
     if isinstance(spec, str):
@@ -19,9 +20,17 @@ def open_store(spec: str | Path | Store, *, threaded: bool = True) -> Store:
             raise ValueError("store: an empty string is not a path or URL")
         if spec.startswith("sqlite:"):
             return SQLiteStore.from_url(spec, threaded=threaded)
+        if spec.startswith(("postgresql://", "postgres://")):
+            try:
+                from .postgres import PostgresStore
+            except ImportError as exc:
+                raise ValueError(
+                    f"store: PostgreSQL needs the postgres extra (pip install 'kronograph[postgres]'): {exc}"
+                ) from None
+            return PostgresStore(spec)
         if "://" in spec:
             scheme = spec.split("://", 1)[0]
-            raise ValueError(f"store: no backend for {scheme!r} URLs (supported: a file path, ':memory:', sqlite:///)")
+            raise ValueError(f"store: no backend for {scheme!r} URLs (supported: a file path, ':memory:', sqlite:///, postgresql://)")
         return SQLiteStore(spec, threaded=threaded)
     if isinstance(spec, Store):
         return spec

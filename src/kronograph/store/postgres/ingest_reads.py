@@ -1,0 +1,3 @@
+"""Queries of the ingestion pipeline against PostgreSQL."""
+
+from __future__ import annotations

@@ -1,0 +1,308 @@
+"""The PostgreSQL schema, as named forward migrations.
+
+The tables mirror SQLite's, column for column (times are microseconds since
+the epoch, UTC, in BIGINT), so a memory copies across unchanged. What differs
+is made for a server: every key, unique constraint and foreign key leads with
+``group_id`` (so Citus can distribute every table by it, co-located); JSON is
+``jsonb``; full text is a generated ``tsvector`` with a GIN index; vectors
+are pgvector ``vector`` columns, given an HNSW index per dimension in use
+(:func:`vector_index_statements`).
+
+Migrations run under an advisory lock, each in one transaction with its row
+in ``schema_migrations``; opening applies whatever is missing and refuses a
+database written by a newer kronograph.
+"""
+
+from __future__ import annotations
+
+from psycopg import AsyncConnection
+
+from ...errors import SchemaError
+
+__all__ = ["MIGRATIONS", "LOCK_SPACE", "migrate", "vector_index_statements"]
+
+# First key of kronograph's two-key advisory locks (the second is per group,
+# or 0 for schema changes).
+LOCK_SPACE = 0x6B67  # "kg"
+
+_V1 = """
+CREATE EXTENSION IF NOT EXISTS vector;
+
+CREATE TABLE groups (
+    group_id   TEXT PRIMARY KEY,
+    created_at BIGINT NOT NULL,
+    -- Moved by every plan applied to the group: a plan prepared from reads at
+    -- one revision is refused at another.
+    revision   BIGINT NOT NULL DEFAULT 0
+);
+
+CREATE TABLE episodes (
+    id                 BIGINT GENERATED ALWAYS AS IDENTITY,  -- order of arrival
+    group_id           TEXT NOT NULL REFERENCES groups(group_id),
+    uuid               TEXT NOT NULL,
+    name               TEXT NOT NULL,
+    kind               TEXT NOT NULL,
+    content            TEXT,
+    content_hash       TEXT,
+    source_description TEXT,
+    reference_time     BIGINT NOT NULL,
+    created_at         BIGINT NOT NULL,
+    saga               TEXT,
+    status             TEXT NOT NULL,
+    metadata           JSONB NOT NULL DEFAULT '{}',
+    error              TEXT,
+    pending            JSONB,
+    checkpoint         JSONB,
+    result             JSONB,
+    updated_at         BIGINT,
+    embedding          vector,
+    fts                tsvector GENERATED ALWAYS AS (
+        CASE WHEN content IS NULL THEN NULL ELSE to_tsvector('english', name || ' ' || content) END
+    ) STORED,
+    PRIMARY KEY (group_id, uuid)
+);
+CREATE INDEX episodes_by_time ON episodes(group_id, reference_time, id);
+CREATE INDEX episodes_by_arrival ON episodes(group_id, id);
+CREATE INDEX episodes_unfinished ON episodes(status) WHERE status NOT IN ('complete', 'quarantined');
+CREATE INDEX episodes_by_saga ON episodes(group_id, saga, reference_time) WHERE saga IS NOT NULL;
+CREATE INDEX episodes_complete ON episodes(group_id, reference_time, id) WHERE status = 'complete';
+CREATE INDEX episodes_fts ON episodes USING gin(fts);
+
+CREATE TABLE entities (
+    group_id   TEXT NOT NULL REFERENCES groups(group_id),
+    uuid       TEXT NOT NULL,
+    name       TEXT NOT NULL,
+    name_key   TEXT NOT NULL,
+    labels     JSONB NOT NULL DEFAULT '[]',
+    aliases    JSONB NOT NULL DEFAULT '[]',
+    summary    TEXT,
+    attributes JSONB NOT NULL DEFAULT '{}',
+    provenance JSONB NOT NULL DEFAULT '{}',
+    -- Initials of a name of two or more words (NYC for New York City).
+    acronym    TEXT,
+    embedding  vector,
+    created_at BIGINT NOT NULL,
+    -- The name weighs A, the summary B: a search of names alone asks for A.
+    fts        tsvector GENERATED ALWAYS AS (
+        setweight(to_tsvector('english', name), 'A') || setweight(to_tsvector('english', coalesce(summary, '')), 'B')
+    ) STORED,
+    PRIMARY KEY (group_id, uuid)
+);
+CREATE INDEX entities_by_name ON entities(group_id, name_key);
+CREATE INDEX entities_by_acronym ON entities(group_id, acronym) WHERE acronym IS NOT NULL;
+CREATE INDEX entities_fts ON entities USING gin(fts);
+
+CREATE TABLE entity_aliases (
+    group_id    TEXT NOT NULL,
+    alias_key   TEXT NOT NULL,
+    entity_uuid TEXT NOT NULL,
+    PRIMARY KEY (group_id, alias_key, entity_uuid),
+    FOREIGN KEY (group_id, entity_uuid) REFERENCES entities(group_id, uuid) ON DELETE CASCADE
+);
+CREATE INDEX entity_aliases_by_entity ON entity_aliases(group_id, entity_uuid);
+
+-- Pairs of entities that may be one (a fuzzy match no one could confirm).
+CREATE TABLE entity_fragments (
+    group_id   TEXT NOT NULL,
+    a          TEXT NOT NULL,
+    b          TEXT NOT NULL,
+    score      DOUBLE PRECISION NOT NULL,
+    episode_id TEXT,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (group_id, a, b),
+    FOREIGN KEY (group_id, a) REFERENCES entities(group_id, uuid) ON DELETE CASCADE,
+    FOREIGN KEY (group_id, b) REFERENCES entities(group_id, uuid) ON DELETE CASCADE
+);
+
+CREATE TABLE facts (
+    group_id          TEXT NOT NULL REFERENCES groups(group_id),
+    uuid              TEXT NOT NULL,
+    source_uuid       TEXT NOT NULL,
+    target_uuid       TEXT NOT NULL,
+    relation          TEXT NOT NULL,
+    relation_key      TEXT NOT NULL,
+    fact              TEXT NOT NULL,
+    valid_at          BIGINT NOT NULL,
+    invalid_at        BIGINT,
+    stated_invalid_at BIGINT,
+    created_at        BIGINT NOT NULL,
+    expired_at        BIGINT,
+    invalidated_by    TEXT,
+    attributes        JSONB NOT NULL DEFAULT '{}',
+    embedding         vector,
+    -- The current version: since when it is believed, and why. Earlier
+    -- versions are in fact_history.
+    recorded_at       BIGINT NOT NULL,
+    cause             TEXT NOT NULL,
+    cause_episode     TEXT,
+    fts               tsvector GENERATED ALWAYS AS (to_tsvector('english', fact)) STORED,
+    PRIMARY KEY (group_id, uuid),
+    FOREIGN KEY (group_id, source_uuid) REFERENCES entities(group_id, uuid),
+    FOREIGN KEY (group_id, target_uuid) REFERENCES entities(group_id, uuid)
+);
+CREATE INDEX facts_by_source ON facts(group_id, source_uuid, relation_key, valid_at);
+CREATE INDEX facts_by_target ON facts(group_id, target_uuid, relation_key, valid_at);
+CREATE INDEX facts_by_relation ON facts(group_id, relation_key, valid_at);
+CREATE INDEX facts_by_pair ON facts(group_id, source_uuid, target_uuid);
+CREATE INDEX facts_fts ON facts USING gin(fts);
+
+CREATE TABLE fact_sources (
+    group_id          TEXT NOT NULL,
+    fact_uuid         TEXT NOT NULL,
+    episode_id        TEXT NOT NULL,
+    valid_at          BIGINT NOT NULL,
+    stated_invalid_at BIGINT,
+    added_at          BIGINT NOT NULL,
+    provenance        JSONB NOT NULL DEFAULT '{}',
+    PRIMARY KEY (group_id, fact_uuid, episode_id),
+    FOREIGN KEY (group_id, fact_uuid) REFERENCES facts(group_id, uuid) ON DELETE CASCADE,
+    FOREIGN KEY (group_id, episode_id) REFERENCES episodes(group_id, uuid)
+);
+CREATE INDEX fact_sources_by_episode ON fact_sources(group_id, episode_id);
+
+CREATE TABLE fact_conflicts (
+    group_id   TEXT NOT NULL,
+    a          TEXT NOT NULL,
+    b          TEXT NOT NULL,
+    episode_id TEXT,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (group_id, a, b),
+    FOREIGN KEY (group_id, a) REFERENCES facts(group_id, uuid) ON DELETE CASCADE,
+    FOREIGN KEY (group_id, b) REFERENCES facts(group_id, uuid) ON DELETE CASCADE
+);
+CREATE INDEX fact_conflicts_by_b ON fact_conflicts(group_id, b);
+
+-- Append-only: every superseded version of a fact (from its recorded_at until
+-- the next version's), and a 'deleted' marker when a retraction removes it.
+CREATE TABLE fact_history (
+    seq            BIGINT GENERATED ALWAYS AS IDENTITY,
+    group_id       TEXT NOT NULL,
+    fact_uuid      TEXT NOT NULL,
+    recorded_at    BIGINT NOT NULL,
+    cause          TEXT NOT NULL,
+    episode_id     TEXT,
+    status         TEXT NOT NULL CHECK (status IN ('live', 'expired', 'deleted')),
+    source_uuid    TEXT NOT NULL,
+    target_uuid    TEXT NOT NULL,
+    subject        TEXT NOT NULL,
+    object         TEXT NOT NULL,
+    subject_key    TEXT NOT NULL,
+    object_key     TEXT NOT NULL,
+    relation       TEXT NOT NULL,
+    relation_key   TEXT NOT NULL,
+    fact           TEXT NOT NULL,
+    valid_at       BIGINT NOT NULL,
+    invalid_at     BIGINT,
+    invalidated_by TEXT,
+    created_at     BIGINT NOT NULL,
+    expired_at     BIGINT,
+    episodes       JSONB NOT NULL DEFAULT '[]',
+    PRIMARY KEY (group_id, seq)
+);
+CREATE INDEX history_by_fact ON fact_history(group_id, fact_uuid, recorded_at, seq);
+CREATE INDEX history_by_relation ON fact_history(group_id, relation_key);
+
+-- Facts retracted by remove_episode: gone from the current graph, but still
+-- findable by name for known_at queries about the time they were believed.
+CREATE TABLE retracted_facts (
+    group_id     TEXT NOT NULL,
+    fact_uuid    TEXT NOT NULL,
+    subject_key  TEXT NOT NULL,
+    object_key   TEXT NOT NULL,
+    retracted_at BIGINT NOT NULL,
+    PRIMARY KEY (group_id, fact_uuid)
+);
+CREATE INDEX retracted_by_subject ON retracted_facts(group_id, subject_key);
+CREATE INDEX retracted_by_object ON retracted_facts(group_id, object_key);
+
+CREATE TABLE mentions (
+    group_id    TEXT NOT NULL,
+    episode_id  TEXT NOT NULL,
+    entity_uuid TEXT NOT NULL,
+    PRIMARY KEY (group_id, episode_id, entity_uuid),
+    FOREIGN KEY (group_id, episode_id) REFERENCES episodes(group_id, uuid) ON DELETE CASCADE,
+    FOREIGN KEY (group_id, entity_uuid) REFERENCES entities(group_id, uuid) ON DELETE CASCADE
+);
+CREATE INDEX mentions_by_entity ON mentions(group_id, entity_uuid);
+
+CREATE TABLE audit_events (
+    seq         BIGINT GENERATED ALWAYS AS IDENTITY,
+    group_id    TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    recorded_at BIGINT NOT NULL,
+    episode_id  TEXT,
+    detail      JSONB NOT NULL DEFAULT '{}',
+    PRIMARY KEY (group_id, seq)
+);
+
+-- Store-wide (Citus: reference tables). Model replies by a hash of model,
+-- schema and prompt, so a retry or re-ingestion is not paid twice.
+CREATE TABLE model_replies (
+    key        TEXT PRIMARY KEY,
+    model      TEXT NOT NULL,
+    reply      TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+);
+
+-- E.g. the embedder whose vectors the store holds.
+CREATE TABLE store_settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (1, "initial", _V1),
+]
+
+# Tables with vectors, and the rows of each that search reads.
+VECTOR_TABLES = ("facts", "entities", "episodes")
+
+
+def vector_index_statements(dimension: int) -> list[str]:
+    """HNSW indexes (cosine) over the vectors of one dimension: a ``vector``
+    column without a fixed size cannot be indexed, its cast to ``vector(n)``
+    can, and searches order by that same cast."""
+    n = int(dimension)
+    return [
+        f"CREATE INDEX IF NOT EXISTS {table}_embedding_{n} ON {table}"
+        f" USING hnsw ((embedding::vector({n})) vector_cosine_ops)"
+        f" WHERE embedding IS NOT NULL AND vector_dims(embedding) = {n}"
+        for table in VECTOR_TABLES
+    ]
+
+
+async def _version(conn: AsyncConnection) -> int:
+    await conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+    )
+    cur = await conn.execute("SELECT MAX(version) FROM schema_migrations")
+    row = await cur.fetchone()
+    return int(row[0] or 0) if row else 0
+
+
+async def migrate(conn: AsyncConnection) -> int:
+    """Bring the schema up to date. ``conn`` is in autocommit mode; each
+    migration is one transaction, under a lock other openers wait on."""
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (LOCK_SPACE,))
+        current = await _version(conn)
+    latest = MIGRATIONS[-1][0]
+    if current > latest:
+        raise SchemaError(
+            f"this database has schema version {current}, but this kronograph only knows "
+            f"versions up to {latest}: upgrade kronograph to open it"
+        )
+    for version, name, script in MIGRATIONS:
+        if version <= current:
+            continue
+        async with conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (LOCK_SPACE,))
+            if await _version(conn) >= version:  # another process got there first
+                continue
+            await conn.execute(script)  # type: ignore[arg-type]  # a fixed script, no parameters
+            await conn.execute(
+                "INSERT INTO schema_migrations(version, name) VALUES (%s, %s)", (version, name)
+            )
+    return latest

@@ -1,0 +1,3 @@
+"""Search queries against PostgreSQL."""
+
+from __future__ import annotations

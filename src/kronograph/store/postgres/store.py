@@ -1,0 +1,399 @@
+"""The PostgreSQL store: the same memory on a server, for several processes
+and machines.
+
+psycopg 3 with an async connection pool. Reads run in autocommit; every
+plan is one transaction. Writers to one group take a transaction-scoped
+advisory lock keyed by the group, so two processes ingesting into one group
+take turns slot by slot, while other groups proceed in parallel; the group's
+``revision`` (a counter every plan moves, in the same transaction) refuses a
+plan prepared from reads another writer has since changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from datetime import datetime
+from typing import Any, TypeVar
+
+import numpy as np
+
+from ...errors import ClosedError, ConcurrentWriteError, StoreError
+from ...model import AuditEvent, Entity, Episode, Fact, FactChange, FactSource
+from ...time import to_micros
+from ..plan import Plan
+from ..protocol import FactQuery
+from ..records import EntityMatch, EpisodeProgress, FactRecord, Neighbourhood
+from . import ingest_reads, reads, search_reads
+from .connection import Connection, Pool, connect, lock_group, lock_schema, redact
+from .schema import migrate, vector_index_statements
+from .writes import write_plan
+
+__all__ = ["PostgresStore"]
+
+T = TypeVar("T")
+
+# The connection of the unit of work the current task has open, by store.
+_unit_of: ContextVar[tuple[PostgresStore, Connection] | None] = ContextVar("kronograph_pg_unit", default=None)
+
+
+class PostgresStore:
+    """A memory in a PostgreSQL database with the pgvector extension.
+
+    ``url`` is a libpq URL (``postgresql://user:password@host:5432/db``).
+    ``min_size`` / ``max_size`` bound the connection pool; ``timeout`` is how
+    long a call waits for a free connection. The schema is created (or
+    migrated) on open, which needs the ``vector`` extension to exist or the
+    right to create it.
+    """
+
+    def __init__(
+        self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0, **_ignored: Any
+    ) -> None:
+        if not url.startswith(("postgresql://", "postgres://")):
+            raise ValueError(f"not a postgresql:// URL: {redact(url)!r}")
+        if min_size < 0 or max_size < max(1, min_size):
+            raise ValueError("the pool needs max_size >= 1 and 0 <= min_size <= max_size")
+        self.url = url
+        self._sizes = (min_size, max_size)
+        self._timeout = timeout
+        self._pool: Pool | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._opening: asyncio.Lock | None = None
+        self._closed = False
+        self._indexed: set[int] = set()  # vector dimensions with an HNSW index
+
+    @classmethod
+    def from_url(cls, url: str, **options: Any) -> PostgresStore:
+        return cls(url, **options)
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({redact(self.url)!r})"
+
+    # -- plumbing --------------------------------------------------------------
+    async def _ready_pool(self) -> Pool:
+        """The pool of the running event loop (psycopg's pools belong to one
+        loop; a store used from a new loop opens a new pool)."""
+        if self._closed:
+            raise ClosedError("this store is closed")
+        loop = asyncio.get_running_loop()
+        if self._pool is not None and self._loop is loop:
+            return self._pool
+        if self._opening is None or self._loop is not loop:
+            self._opening, self._loop, self._pool = asyncio.Lock(), loop, None
+        async with self._opening:
+            if self._pool is None:
+                async with connect(self.url) as conn:
+                    await migrate(conn)
+                    self._indexed = await _indexed_dimensions(conn)
+                self._pool = await Pool.open(self.url, *self._sizes, timeout=self._timeout)
+            return self._pool
+
+    @asynccontextmanager
+    async def _connection(self) -> AsyncIterator[Connection]:
+        unit = _unit_of.get()
+        if unit is not None and unit[0] is self:
+            yield unit[1]
+            return
+        pool = await self._ready_pool()
+        async with pool.connection() as conn:
+            yield conn
+
+    async def _run(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        try:
+            async with self._connection() as conn:
+                return await fn(conn, *args)
+        except Exception as exc:
+            if _is_database_error(exc):
+                raise self._error(exc) from exc
+            raise
+
+    @asynccontextmanager
+    async def unit(self, group_id: str, *, after: Plan | None = None) -> AsyncIterator[PostgresStore]:
+        """One transaction for several plans, with reads in between that see
+        the plans already written. It holds the group's advisory lock from
+        start to end: another writer to the group, in this process or any
+        other, waits for it. ``after`` is committed on its own just before."""
+        unit = _unit_of.get()
+        if unit is not None and unit[0] is self:
+            raise StoreError("units of work do not nest")
+        if after is not None:
+            await self.apply(after)
+        pool = await self._ready_pool()
+        try:
+            async with pool.connection() as conn, conn.transaction():
+                await lock_group(conn, group_id)
+                token = _unit_of.set((self, conn))
+                try:
+                    yield self
+                finally:
+                    _unit_of.reset(token)
+        except Exception as exc:
+            if _is_database_error(exc):
+                raise self._error(exc) from exc
+            raise
+
+    async def open(self) -> None:
+        try:
+            await self._ready_pool()
+        except Exception as exc:
+            if _is_database_error(exc):
+                raise StoreError(f"cannot open PostgreSQL database {redact(self.url)}: {exc}") from exc
+            raise
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        pool, self._pool = self._pool, None
+        if pool is not None and self._loop is asyncio.get_running_loop():
+            await pool.close()
+
+    def _error(self, exc: Exception) -> StoreError:
+        return StoreError(f"PostgreSQL error on {redact(self.url)}: {exc}")
+
+    # -- reads -----------------------------------------------------------------
+    async def revision(self, group_id: str) -> int:
+        return await self._run(reads.revision, group_id)
+
+    async def episode(self, group_id: str, episode_id: str) -> Episode | None:
+        return await self._run(reads.episode, group_id, episode_id)
+
+    async def entities_named(self, group_id: str, name_keys: Collection[str]) -> list[Entity]:
+        return await self._run(reads.entities_named, group_id, name_keys)
+
+    async def fact_candidates(
+        self,
+        group_id: str,
+        subject_uuid: str,
+        object_uuid: str,
+        relation_key: str,
+        *,
+        sides: Collection[str] = ("subject", "object"),
+        either_end: bool = True,
+        whole_pair: bool = True,
+        around: datetime,
+        limit: int = 50,
+    ) -> list[FactRecord]:
+        return await self._run(
+            reads.fact_candidates,
+            group_id, subject_uuid, object_uuid, relation_key, sides, either_end, whole_pair, around, limit,
+        )
+
+    async def conflict_neighbourhood(
+        self, group_id: str, seeds: Collection[str], depth: int = 2
+    ) -> Neighbourhood:
+        return await self._run(reads.conflict_neighbourhood, group_id, seeds, depth)
+
+    async def facts_citing(self, group_id: str, episode_id: str) -> list[FactRecord]:
+        return await self._run(reads.facts_citing, group_id, episode_id)
+
+    async def mentioned_entities(self, group_id: str, episode_id: str) -> list[str]:
+        return await self._run(reads.mentioned_entities, group_id, episode_id)
+
+    async def entity_references(
+        self, group_id: str, entity_uuids: Collection[str]
+    ) -> dict[str, tuple[set[str], set[str]]]:
+        return await self._run(reads.entity_references, group_id, entity_uuids)
+
+    async def facts(self, group_id: str, query: FactQuery) -> list[Fact]:
+        return await self._run(reads.facts, group_id, query)
+
+    async def timeline(self, group_id: str, entity_key: str, relation_key: str | None) -> list[Fact]:
+        return await self._run(reads.timeline, group_id, entity_key, relation_key)
+
+    async def entities(
+        self, group_id: str, *, name_key: str | None = None, label: str | None = None
+    ) -> list[Entity]:
+        return await self._run(reads.entities, group_id, name_key, label)
+
+    async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
+        return await self._run(reads.history, group_id, fact_uuid)
+
+    async def audit_events(self, group_id: str) -> list[AuditEvent]:
+        return await self._run(reads.audit_events, group_id)
+
+    # -- reads for ingestion ---------------------------------------------------
+    async def episodes(self, group_id: str, status: str | None = None) -> list[Episode]:
+        return await self._run(ingest_reads.episodes, group_id, status)
+
+    async def episode_progress(self, group_id: str, episode_id: str) -> EpisodeProgress | None:
+        return await self._run(ingest_reads.episode_progress, group_id, episode_id)
+
+    async def register_episode(self, plan: Plan, episode_id: str) -> EpisodeProgress | None:
+        """Where the episode got to, or, when it is new, apply ``plan`` (which
+        records it) and return None; under the group's lock, so two workers
+        registering one episode cannot both find it new."""
+
+        async def register(conn: Connection) -> EpisodeProgress | None:
+            await self._index_vectors(plan)
+            async with conn.transaction():
+                await lock_group(conn, plan.group_id)
+                found = await ingest_reads.episode_progress(conn, plan.group_id, episode_id)
+                if found is None:
+                    await write_plan(conn, plan)
+                return found
+
+        return await self._run(register)
+
+    async def unfinished_episodes(self, statuses: Collection[str]) -> list[tuple[str, str, str, datetime]]:
+        return await self._run(ingest_reads.unfinished_episodes, statuses)
+
+    async def context_episodes(
+        self,
+        group_id: str,
+        *,
+        before: datetime,
+        exclude: str,
+        limit: int,
+        saga: str | None = None,
+        ids: Collection[str] | None = None,
+    ) -> list[Episode]:
+        return await self._run(ingest_reads.context_episodes, group_id, before, exclude, limit, saga, ids)
+
+    async def entity_matches(
+        self, group_id: str, names: Collection[str], limit: int = 10
+    ) -> dict[str, list[EntityMatch]]:
+        return await self._run(ingest_reads.entity_matches, group_id, names, limit)
+
+    async def entities_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Entity]:
+        return await self._run(ingest_reads.entities_by_uuid, group_id, uuids)
+
+    async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]:
+        return await self._run(ingest_reads.fact_sources, group_id, fact_uuid)
+
+    # -- search ------------------------------------------------------------------
+    async def search_text(
+        self,
+        group_id: str,
+        scope: str,
+        query: str,
+        limit: int,
+        *,
+        episodes_before: datetime | None = None,
+        episodes_known_at: datetime | None = None,
+    ) -> list[tuple[str, float]]:
+        return await self._run(
+            search_reads.text_search, scope, group_id, query, limit, episodes_before, episodes_known_at
+        )
+
+    async def search_current_facts(
+        self, group_id: str, query: str, limit: int, at: datetime
+    ) -> tuple[list[tuple[str, float]], int, bool]:
+        return await self._run(search_reads.current_facts_search, group_id, query, limit, at)
+
+    async def search_vectors(
+        self, group_id: str, scope: str, vector: np.ndarray, limit: int
+    ) -> list[tuple[str, float]]:
+        return await self._run(search_reads.vector_search, scope, group_id, vector, limit)
+
+    async def item_vectors(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, np.ndarray]:
+        return await self._run(search_reads.item_vectors, scope, group_id, uuids)
+
+    async def neighbours(
+        self, group_id: str, entity_uuids: Collection[str], at: datetime | None = None
+    ) -> dict[str, set[str]]:
+        return await self._run(search_reads.neighbours, group_id, entity_uuids, at)
+
+    async def touching_facts(
+        self, group_id: str, entity_uuids: Collection[str], limit: int, at: datetime | None = None
+    ) -> list[tuple[str, str, str]]:
+        return await self._run(search_reads.touching_facts, group_id, entity_uuids, limit, at)
+
+    async def entities_known_by(self, group_id: str, uuids: Collection[str], at: datetime) -> set[str]:
+        return await self._run(search_reads.entities_known_by, group_id, uuids, at)
+
+    async def mention_counts(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, int]:
+        return await self._run(search_reads.mention_counts, scope, group_id, uuids)
+
+    async def episodes_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Episode]:
+        return await self._run(search_reads.episodes_by_uuid, group_id, uuids)
+
+    async def episode_neighbours(self, group_id: str, uuids: Collection[str]) -> dict[str, tuple[str, ...]]:
+        return await self._run(search_reads.episode_neighbours, group_id, uuids)
+
+    # -- store-wide: the reply cache and settings --------------------------------
+    async def cached_reply(self, key: str) -> str | None:
+        return await self._run(ingest_reads.cached_reply, key)
+
+    async def cached_reply_keys(self) -> set[str]:
+        return await self._run(ingest_reads.cached_reply_keys)
+
+    async def cache_reply(self, key: str, model: str, reply: str, at: datetime) -> None:
+        async def put(conn: Connection) -> None:
+            await conn.execute(
+                "INSERT INTO model_replies(key, model, reply, created_at) VALUES (%s, %s, %s, %s)"
+                " ON CONFLICT (key) DO UPDATE SET model = excluded.model, reply = excluded.reply,"
+                " created_at = excluded.created_at",
+                (key, model, reply, to_micros(at)),
+            )
+
+        await self._run(put)
+
+    async def setting(self, key: str) -> str | None:
+        return await self._run(ingest_reads.setting, key)
+
+    async def claim_setting(self, key: str, value: str) -> str:
+        """Record ``value`` unless the key has one already; returns the value kept."""
+
+        async def claim(conn: Connection) -> str:
+            await conn.execute(
+                "INSERT INTO store_settings(key, value) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING", (key, value)
+            )
+            return await ingest_reads.setting(conn, key) or value
+
+        return await self._run(claim)
+
+    # -- the one write ---------------------------------------------------------
+    async def apply(self, plan: Plan) -> None:
+        unit = _unit_of.get()
+        if unit is not None and unit[0] is self:  # inside a unit: its reads already saw the latest state
+            await self._run(write_plan, plan)
+            return
+
+        async def apply(conn: Connection) -> None:
+            await self._index_vectors(plan)
+            async with conn.transaction():
+                current = await lock_group(conn, plan.group_id)
+                if plan.expected_revision is not None and current != plan.expected_revision:
+                    raise ConcurrentWriteError(
+                        f"group {plan.group_id!r} changed while this write was being prepared"
+                    )
+                await write_plan(conn, plan)
+
+        await self._run(apply)
+
+    async def _index_vectors(self, plan: Plan) -> None:
+        """Give the vectors' dimension its HNSW indexes before the first write
+        of it: in a transaction of its own, under the schema lock."""
+        dims = {
+            len(v) // 4
+            for vectors in (plan.fact_embeddings, plan.entity_embeddings, plan.episode_embeddings)
+            for v in vectors.values()
+        } - self._indexed
+        if not dims:
+            return
+        async with connect(self.url) as conn, conn.transaction():
+            await lock_schema(conn)
+            for dim in sorted(dims):
+                for statement in vector_index_statements(dim):
+                    await conn.execute(statement)  # type: ignore[arg-type]
+        self._indexed |= dims
+
+
+async def _indexed_dimensions(conn: Connection) -> set[int]:
+    cur = await conn.execute(
+        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'facts_embedding_%%'"
+    )
+    return {int(name.rsplit("_", 1)[1]) for (name,) in await cur.fetchall()}
+
+
+def _is_database_error(exc: BaseException) -> bool:
+    import psycopg
+    import psycopg_pool
+
+    return isinstance(exc, psycopg.Error | psycopg_pool.PoolTimeout)
+
+

