@@ -16,13 +16,11 @@ import os
 import platform
 import random
 import resource
-import sqlite3
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable
-from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -32,6 +30,7 @@ from kronograph import Memory
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import source_revision  # noqa: E402  (a sibling script)
+from stores import STORE_HELP, open_bench_store  # noqa: E402
 
 GROUP = "bench"
 BLOCK = 10_000  # report throughput per block of this many facts
@@ -148,40 +147,27 @@ def between(rng: random.Random, lo: datetime, hi: datetime) -> datetime:
     return lo + timedelta(microseconds=rng.randint(0, (hi - lo) // timedelta(microseconds=1)))
 
 
-def db_stats(path: Path) -> dict[str, int]:
-    """File size (with any WAL left) and row counts, read after the memory is closed."""
-    size = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
-    with closing(sqlite3.connect(path)) as conn:
-        count = {
-            t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-            for t in ("entities", "facts", "fact_history", "episodes")
-        }
-        multi = conn.execute(
-            "SELECT COUNT(DISTINCT fact_uuid) FROM fact_history"
-        ).fetchone()[0]
-    return {"db_bytes": size, **count, "facts_with_history": multi}
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--facts", type=int, default=100_000, help="facts to add (default 100000)")
     ap.add_argument("--entities", type=int, default=10_000, help="distinct entities (default 10000)")
     ap.add_argument("--queries", type=int, default=500, help="timed queries of each kind (default 500)")
     ap.add_argument("--db", type=Path, help="SQLite file to create and keep (default: a temp file)")
+    ap.add_argument("--store", default="sqlite", help=STORE_HELP)
     ap.add_argument("--seed", type=int, default=42, help="workload seed (default 42)")
     ap.add_argument("--json", type=Path, help="also write the results to this file")
     args = ap.parse_args(argv)
     if args.db is not None and args.db.exists():
         ap.error(f"{args.db} exists; remove it or choose another --db")
     tmp = tempfile.TemporaryDirectory(prefix="kronograph-bench-")
-    path = args.db or Path(tmp.name) / "bench.db"
+    store = open_bench_store(args.store, args.db or Path(tmp.name) / "bench.db")
 
     revision = source_revision()  # now: the code this process imported
     rng = random.Random(args.seed)
     names = pools(args.entities)
     clock = StepClock(CLOCK_START, timedelta(milliseconds=10))
-    print(f"loading {args.facts:,} facts over {args.entities:,} entities into {path}", file=sys.stderr)
-    memory = Memory(path, clock=clock, relation_types=RELATION_TYPES)
+    print(f"loading {args.facts:,} facts over {args.entities:,} entities into {store.kind}", file=sys.stderr)
+    memory = Memory(store.spec, clock=clock, relation_types=RELATION_TYPES)
     known_lo = clock.now
     loaded = load(memory, rng, names, args.facts)
     known_hi = clock.now  # queries below advance the clock further; known_at stays in the load's range
@@ -202,8 +188,9 @@ def main(argv: list[str] | None = None) -> int:
         "timeline(entity)": timed(q, lambda: partial(memory.timeline, GROUP, person())),
     }
     memory.close()
-    stats = db_stats(path)
+    stats = store.stats()
     peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    store.close()
     tmp.cleanup()
 
     median = {name: r["median_ms"] for name, r in latency.items()}
@@ -215,9 +202,9 @@ def main(argv: list[str] | None = None) -> int:
     blocks = loaded["block_facts_per_s"]
     print(
         f"\nkronograph core benchmark  (kronograph {revision}, python {platform.python_version()},"
-        f" sqlite {sqlite3.sqlite_version}, {os.cpu_count()} cpus, seed {args.seed})"
+        f" {store.kind} {store.version}, {os.cpu_count()} cpus, seed {args.seed})"
     )
-    print(f"load      {args.facts:,} facts, {args.entities:,} entities, 1 group, file store, no judge")
+    print(f"load      {args.facts:,} facts, {args.entities:,} entities, 1 group, {store.kind} store, no judge")
     print(f"  total   {loaded['seconds']:.1f} s  =  {loaded['facts_per_s']:,.0f} add_fact/s")
     print(f"  per {BLOCK // 1000}k  " + "  ".join(f"{b:,.0f}" for b in blocks))
     if len(blocks) > 1:
@@ -237,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'PASS' if ok else 'FAIL'}  {name}")
 
     if args.json is not None:
-        machine = {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version, "cpus": os.cpu_count()}
+        machine = {"python": platform.python_version(), store.kind: store.version, "cpus": os.cpu_count()}
         options = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
         result: dict[str, Any] = {"args": options, "kronograph": revision, "machine": machine, "load": loaded}
         result |= {"store": stats, "peak_rss_mb": peak_rss_mb, "latency": latency, "checks": checks}

