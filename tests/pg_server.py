@@ -75,11 +75,16 @@ class Databases:
             for statement in statements:
                 conn.execute(statement)  # type: ignore[arg-type]
 
+    KEEP = 32  # databases kept at once: older ones are dropped (tests use a few each)
+
     def fresh(self) -> str:
         """The URL of a new, empty, migrated database."""
         name = f"{self._prefix}_{next(self._names)}"
         self._admin(f'CREATE DATABASE "{name}" TEMPLATE "{self._template}" STRATEGY FILE_COPY')
         self._made.append(name)
+        if len(self._made) > self.KEEP:
+            old, self._made = self._made[: -self.KEEP], self._made[-self.KEEP :]
+            self._admin(*(f'DROP DATABASE IF EXISTS "{n}" WITH (FORCE)' for n in old))
         return _with_database(self.url, name)
 
     def drop_all(self) -> None:
