@@ -11,6 +11,7 @@ from .. import __version__
 from .demo import demo
 from .episodes import add, episodes, import_, resume
 from .facts import add_fact, facts, history, remove_episode, timeline
+from .migrate import migrate
 from .search import conflicts, search
 
 __all__ = ["COMMANDS", "build_app"]
@@ -19,7 +20,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "add-fact": add_fact, "facts": facts, "timeline": timeline, "history": history,
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
-    "demo": demo,
+    "demo": demo, "migrate": migrate,
 }
 
 

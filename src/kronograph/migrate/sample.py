@@ -12,12 +12,13 @@ from typing import TypeVar
 
 import numpy as np
 
-__all__ = ["AUDIT_LIMIT", "GroupSample", "sample_group", "spread"]
+__all__ = ["AUDIT_LIMIT", "TEXT_LIMIT", "GroupSample", "sample_group", "spread"]
 
 T = TypeVar("T")
 AUDIT_LIMIT = 5_000  # a group's audit trail is compared whole up to this many events
 _ROWS = 200  # rows read per sampled entity, enough to find its turning points
 _TIMES = 3  # valid and transaction times asked per entity (each also 1 µs before)
+TEXT_LIMIT = 10_000  # a full-text probe asks for every match, in groups of up to this many rows
 
 
 @dataclass(slots=True)
@@ -29,7 +30,7 @@ class GroupSample:
     episode_uuids: list[str] = field(default_factory=list)
     audit_small: bool = False
     vectors: list[tuple[str, str, np.ndarray]] = field(default_factory=list)  # (scope, uuid, vector)
-    texts: list[tuple[str, str, str]] = field(default_factory=list)  # (scope, query, uuid it must find)
+    texts: list[tuple[str, str, str, int]] = field(default_factory=list)  # (scope, words, uuid, rows)
 
 
 def spread(items: Sequence[T], n: int) -> list[T]:
@@ -116,6 +117,23 @@ def _vectors(conn: sqlite3.Connection, g: str, s: GroupSample) -> None:
     s.vectors = [(scope, found[0], found[1]) for scope, found in probes.items() if found is not None]
 
 
+def _texts(conn: sqlite3.Connection, g: str, s: GroupSample) -> None:
+    """An entity's name and a fact's text, each to be found by a search for
+    its own words; asked for every match (ranking differs between backends)."""
+    for scope, column in (("entities", "name"), ("facts", "fact")):
+        (rows,) = conn.execute(f"SELECT COUNT(*) FROM {scope} WHERE group_id = ?", (g,)).fetchone()
+        if rows > TEXT_LIMIT:
+            continue
+        keys = s.entity_keys if scope == "entities" else s.fact_uuids
+        by = "name_key" if scope == "entities" else "uuid"
+        for key in keys[:2]:
+            row = conn.execute(
+                f"SELECT uuid, {column} FROM {scope} WHERE group_id = ? AND {by} = ? ORDER BY id LIMIT 1", (g, key)
+            ).fetchone()
+            if row is not None:
+                s.texts.append((scope, row[1], row[0], rows))
+
+
 def sample_group(conn: sqlite3.Connection, g: str, n: int) -> GroupSample:
     """About ``n`` entities, facts and episodes of group ``g`` to ask about."""
     s = GroupSample(entity_keys=_keys(conn, g, n))
@@ -127,4 +145,5 @@ def sample_group(conn: sqlite3.Connection, g: str, n: int) -> GroupSample:
     (events,) = conn.execute("SELECT COUNT(*) FROM audit_events WHERE group_id = ?", (g,)).fetchone()
     s.audit_small = events <= AUDIT_LIMIT
     _vectors(conn, g, s)
+    _texts(conn, g, s)
     return s

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from ..store.postgres import PostgresStore
 from ..store.protocol import FactQuery
+from ..store.sqlite.search_reads import query_words
 from ..time import from_micros
 from .copy import TABLES
 from .sample import GroupSample, sample_group
@@ -58,7 +59,16 @@ class Mismatch:
 class Verification:
     counts: list[TableCount] = dataclasses.field(default_factory=list)
     queries: int = 0  # queries asked of both backends
+    asked: dict[str, int] = dataclasses.field(default_factory=dict)  # by method: facts, history, search_text…
     mismatches: list[Mismatch] = dataclasses.field(default_factory=list)
+
+    def count(self, label: str, mismatch: Mismatch | None = None) -> None:
+        """One more query asked of both sides (and how it went)."""
+        self.queries += 1
+        kind = label.split("(", 1)[0]
+        self.asked[kind] = self.asked.get(kind, 0) + 1
+        if mismatch is not None:
+            self.mismatches.append(mismatch)
 
     @property
     def ok(self) -> bool:
@@ -111,18 +121,25 @@ def _where(a: Any, b: Any) -> str:
 class _Asker:
     """Asks one question of both sides and records a disagreement."""
 
-    def __init__(self, source: SnapshotReads, target: PostgresStore, result: Verification) -> None:
-        self.source, self.target, self.result = source, target, result
+    def __init__(
+        self, source: SnapshotReads, target: PostgresStore, result: Verification, conn: AsyncConnection
+    ) -> None:
+        self.source, self.target, self.result, self.conn = source, target, result, conn
+
+    async def indexed(self, words: list[str]) -> bool:
+        """Whether PostgreSQL's parser keeps every word (a stop word it drops
+        cannot be found there, while SQLite's full text has no stop words)."""
+        cur = await self.conn.execute(
+            "SELECT coalesce(bool_and(numnode(phraseto_tsquery('english', w)) > 0), false)"
+            " FROM unnest(%s::text[]) AS w",
+            (words,),
+        )
+        row = await cur.fetchone()
+        return bool(row and row[0])
 
     async def same(self, group: str | None, label: str, ask: Callable[[Any], Awaitable[Any]]) -> None:
         mine, theirs = plain(await ask(self.source)), plain(await ask(self.target))
-        self.result.queries += 1
-        if mine != theirs:
-            self.result.mismatches.append(Mismatch(group, label, _where(mine, theirs)))
-
-    def differ(self, group: str | None, label: str, detail: str) -> None:
-        self.result.queries += 1
-        self.result.mismatches.append(Mismatch(group, label, detail))
+        self.result.count(label, None if mine == theirs else Mismatch(group, label, _where(mine, theirs)))
 
 
 def _at(micros: int) -> datetime:
@@ -164,6 +181,25 @@ async def _group(ask: _Asker, g: str, s: GroupSample, now: datetime) -> None:
         await ask.same(g, "audit_events", lambda store: store.audit_events(g))
     for scope, uuid, vector in s.vectors:
         await _vector_search(ask, g, scope, uuid, vector)
+    for scope, text, uuid, rows in s.texts:
+        await _text_search(ask, g, scope, text, uuid, rows)
+
+
+async def _text_search(ask: _Asker, g: str, scope: str, text: str, uuid: str, rows: int) -> None:
+    """An item must be found by a search for its own words on both sides, or
+    on neither. Every match is asked for, since BM25 and ``ts_rank`` order
+    them differently; and only words PostgreSQL indexes, since its English
+    configuration drops stop words (a person called Will) that SQLite keeps."""
+    words = query_words(text)
+    if not words or not await ask.indexed(words):
+        return
+    found = [
+        any(u == uuid for u, _ in await store.search_text(g, scope, text, max(rows, 1)))
+        for store in (ask.source, ask.target)
+    ]
+    label = f"search_text({scope}, {text!r})"
+    where = "SQLite only" if found[0] else "PostgreSQL only"
+    ask.result.count(label, None if found[0] == found[1] else Mismatch(g, label, f"{uuid} found by {where}"))
 
 
 async def _vector_search(ask: _Asker, g: str, scope: str, uuid: str, vector: np.ndarray) -> None:
@@ -173,10 +209,9 @@ async def _vector_search(ask: _Asker, g: str, scope: str, uuid: str, vector: np.
     unit = vector / (np.linalg.norm(vector) or 1.0)
     for name, store in (("SQLite", ask.source), ("PostgreSQL", ask.target)):
         found = await store.search_vectors(g, scope, unit, 5)
-        if found and any(u == uuid and s >= found[0][1] - 1e-4 for u, s in found):
-            ask.result.queries += 1
-        else:
-            ask.differ(g, f"search_vectors({scope}, the vector of {uuid})", f"{name} did not find it first: {found}")
+        label = f"search_vectors({scope}, the vector of {uuid}, {name})"
+        first = bool(found) and any(u == uuid and s >= found[0][1] - 1e-4 for u, s in found)
+        ask.result.count(label, None if first else Mismatch(g, label, f"not found first: {found}"))
 
 
 async def verify_queries(
@@ -186,18 +221,18 @@ async def verify_queries(
     """Ask both sides the sampled questions of every group and the store-wide ones."""
     if sample <= 0:
         return
-    reads = SnapshotReads(source.conn)
-    ask = _Asker(reads, target, result)
-    groups = source.groups()
-    progress("queries", 0, len(groups))
-    for i, g in enumerate(groups, 1):
-        s = await asyncio.to_thread(sample_group, source.conn, g, sample)
-        await _group(ask, g, s, now)
-        progress("queries", i, len(groups))
-    for key in await asyncio.to_thread(_settings, source):
-        await ask.same(None, f"setting({key!r})", lambda store, k=key: store.setting(k))
-    for key in await asyncio.to_thread(_reply_keys, source, sample):
-        await ask.same(None, f"cached_reply({key!r})", lambda store, k=key: store.cached_reply(k))
+    async with await AsyncConnection.connect(target.url, autocommit=True) as conn:
+        ask = _Asker(SnapshotReads(source.conn), target, result, conn)
+        groups = source.groups()
+        progress("queries", 0, len(groups))
+        for i, g in enumerate(groups, 1):
+            s = await asyncio.to_thread(sample_group, source.conn, g, sample)
+            await _group(ask, g, s, now)
+            progress("queries", i, len(groups))
+        for key in await asyncio.to_thread(_settings, source):
+            await ask.same(None, f"setting({key!r})", lambda store, k=key: store.setting(k))
+        for key in await asyncio.to_thread(_reply_keys, source, sample):
+            await ask.same(None, f"cached_reply({key!r})", lambda store, k=key: store.cached_reply(k))
 
 
 def _settings(source: SqliteSource) -> list[str]:
