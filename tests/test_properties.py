@@ -23,9 +23,8 @@ from hypothesis import strategies as st
 
 from kronograph import Fact, Memory, NotFoundError, Verdict
 from kronograph.ingest.timeline import recompute
-from kronograph.store import SQLiteStore
 
-from .conftest import BACKENDS, StepClock
+from .conftest import BACKENDS, StepClock, make_store
 
 SUBJECTS = ["Ann", "Ben"]
 OBJECTS = ["Oslo", "Rome", "ann"]
@@ -59,8 +58,7 @@ class ContentJudge:
 
 
 def make_memory(backend: str, folder: Path, name: str, clock: StepClock, judge: ContentJudge) -> Memory:
-    store = SQLiteStore(":memory:" if backend == "sqlite-memory" else folder / f"{name}.db", threaded=False)
-    return Memory(store, clock=clock, judge=judge, relation_types=TYPES)
+    return Memory(make_store(backend, folder, name), clock=clock, judge=judge, relation_types=TYPES)
 
 
 def apply(memory: Memory, judge: ContentJudge, op: tuple[Any, ...]) -> None:
