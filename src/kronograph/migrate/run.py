@@ -86,8 +86,9 @@ async def migrate_memory(
     counts per table, and ``sample`` entities, facts and episodes per group
     asked about on both sides (0: counts only). ``now`` is the moment "now"
     queries ask about (default: the wall clock). Raises :class:`MigrationError`
-    when it refuses or fails (nothing then written); a copy that does not
-    check out is reported, not raised (``report.ok``)."""
+    when it refuses or the copy fails (nothing is then written), or when the
+    check cannot run (its message says the copy is committed); a copy that
+    does not check out is reported, not raised (``report.ok``)."""
     url = _target_url(target)
     try:
         import psycopg
@@ -105,7 +106,7 @@ async def migrate_memory(
     path = source_path(str(source))
     snapshot = await asyncio.to_thread(SqliteSource, path)
     try:
-        counts = {table: snapshot.count(table) for table, _ in TABLES}
+        counts = await asyncio.to_thread(lambda: {table: snapshot.count(table) for table, _ in TABLES})
         await _open_schema(url)
         started = time.perf_counter()
         try:
@@ -113,15 +114,20 @@ async def migrate_memory(
                 await register_vector_async(conn)
                 async with conn.transaction():
                     await copy_tables(conn, snapshot, counts, tell)
-                for table, _ in TABLES:  # fresh planner statistics for what was loaded
-                    await conn.execute(f"ANALYZE {table}")  # type: ignore[arg-type]
-                copied = time.perf_counter()
-                result = Verification(counts=await count_tables(conn, counts))
         except psycopg.Error as exc:
-            raise MigrationError(f"--to: PostgreSQL error on {redact(url)}: {exc}") from exc
+            raise MigrationError(f"--to: PostgreSQL error on {redact(url)}, nothing was written: {exc}") from exc
+        copied = time.perf_counter()
         store = PostgresStore(url, min_size=0, max_size=2)
         try:
+            async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+                for table, _ in TABLES:  # fresh planner statistics for what was loaded
+                    await conn.execute(f"ANALYZE {table}")  # type: ignore[arg-type]
+                result = Verification(counts=await count_tables(conn, counts))
             await verify_queries(snapshot, store, result, sample=sample, now=now or datetime.now(UTC), progress=tell)
+        except (psycopg.Error, KronographError) as exc:
+            raise MigrationError(
+                f"the copy into {redact(url)} is committed, but checking it failed: {exc}"
+            ) from exc
         finally:
             await store.close()
         return MigrationReport(
