@@ -13,7 +13,7 @@ import numpy as np
 
 from ..model import Entity, Episode, Fact, fold_relation, normalise_name
 from ..store.protocol import FactQuery, Store
-from .graph import shortest_hops_async
+from .graph import store_hops
 from .recipes import Recipe
 from .rerankers import cross_encode, episode_mentions, mmr, node_distance, rrf
 from .types import CrossEncoder, Hit, SearchFilters, SearchResults
@@ -104,12 +104,7 @@ async def _hops(store: Store, group_id: str, request: SearchRequest) -> dict[str
     if not centers:
         return {}
 
-    at = _moment(request)
-
-    async def neighbours(frontier: Collection[str]) -> dict[str, set[str]]:
-        return await store.neighbours(group_id, frontier, at)
-
-    return await shortest_hops_async(centers, neighbours, depth=request.recipe.bfs_depth)
+    return await store_hops(store, group_id, centers, depth=request.recipe.bfs_depth, at=_moment(request))
 
 
 async def _candidates(

@@ -1,21 +1,33 @@
-"""Breadth-first shortest hops from centre entities, one store query per level.
+"""Breadth-first shortest hops from centre entities.
 
-The walk is written once, as a generator that yields each frontier and is
-sent back that frontier's neighbours; :func:`shortest_hops` and
-:func:`shortest_hops_async` only drive it, one with a plain call and one with
-an await, so the two cannot drift apart.
+Search walks the graph with :func:`store_hops`: one recursive query in the
+store (``Store.reachable``), not one round trip per level. The walk in
+Python stays as the reference the stores are tested against, written once
+as a generator that yields each frontier and is sent back that frontier's
+neighbours; :func:`shortest_hops` and :func:`shortest_hops_async` only drive
+it, one with a plain call and one with an await, so the two cannot drift
+apart.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection, Generator, Mapping
+from datetime import datetime
 
 from ..errors import InvalidInputError
+from ..store.protocol import Store
 
-__all__ = ["shortest_hops", "shortest_hops_async"]
+__all__ = ["shortest_hops", "shortest_hops_async", "store_hops"]
 
 Neighbours = Mapping[str, Collection[str]]
 _Walk = Generator[tuple[str, ...], Neighbours, dict[str, int]]
+
+
+def _check(center_ids: Collection[str], depth: int) -> None:
+    if isinstance(center_ids, str):
+        raise InvalidInputError("center_ids", "expected a collection of ids, got one string")
+    if depth < 0:
+        raise InvalidInputError("depth", f"must not be negative, got {depth}")
 
 
 def _walk(center_ids: Collection[str], depth: int) -> _Walk:
@@ -26,10 +38,7 @@ def _walk(center_ids: Collection[str], depth: int) -> _Walk:
     breadth-first walk is its shortest distance; cycles end there, as a
     node already reached is never put on a frontier again.
     """
-    if isinstance(center_ids, str):
-        raise InvalidInputError("center_ids", "expected a collection of ids, got one string")
-    if depth < 0:
-        raise InvalidInputError("depth", f"must not be negative, got {depth}")
+    _check(center_ids, depth)
     hops = dict.fromkeys(center_ids, 0)
     frontier = tuple(hops)
     for level in range(1, depth + 1):
@@ -72,3 +81,12 @@ async def shortest_hops_async(
             frontier = walk.send(await neighbours(frontier))
     except StopIteration as done:
         return done.value
+
+
+async def store_hops(
+    store: Store, group_id: str, center_ids: Collection[str], *, depth: int, at: datetime | None = None
+) -> dict[str, int]:
+    """:func:`shortest_hops` over the group's unexpired facts (valid at ``at``),
+    walked by the store in one query: the same distances, one round trip."""
+    _check(center_ids, depth)
+    return await store.reachable(group_id, list(dict.fromkeys(center_ids)), depth, at)

@@ -175,6 +175,13 @@ class Store(Protocol):
     ) -> dict[str, set[str]]:
         """Each entity's neighbours through unexpired facts (valid at ``at``), either direction."""
 
+    async def reachable(
+        self, group_id: str, seeds: Collection[str], depth: int, at: datetime | None = None
+    ) -> dict[str, int]:
+        """Every entity within ``depth`` hops of the seeds through unexpired facts
+        (valid at ``at``), either direction, with its fewest hops (0 for a seed):
+        a breadth-first walk in one query, not one per level."""
+
     async def touching_facts(
         self, group_id: str, entity_uuids: Collection[str], limit: int, at: datetime | None = None
     ) -> list[tuple[str, str, str]]:

@@ -297,6 +297,11 @@ class PostgresStore:
     ) -> dict[str, set[str]]:
         return await self._run(search_reads.neighbours, group_id, entity_uuids, at)
 
+    async def reachable(
+        self, group_id: str, seeds: Collection[str], depth: int, at: datetime | None = None
+    ) -> dict[str, int]:
+        return await self._run(search_reads.reachable, group_id, seeds, depth, at)
+
     async def touching_facts(
         self, group_id: str, entity_uuids: Collection[str], limit: int, at: datetime | None = None
     ) -> list[tuple[str, str, str]]:

@@ -24,6 +24,7 @@ __all__ = [
     "mention_counts",
     "neighbours",
     "query_words",
+    "reachable",
     "text_search",
     "touching_facts",
 ]
@@ -163,11 +164,11 @@ def current_facts_search(
     return valid[:limit], sum(1 for row in rows if not row[2]), len(rows) == 4 * limit
 
 
-def _valid_at(at: datetime | None) -> tuple[str, tuple[object, ...]]:
+def _valid_at(at: datetime | None, table: str = "") -> tuple[str, tuple[object, ...]]:
     if at is None:
         return "", ()
-    t = to_micros(at)
-    return " AND valid_at <= ? AND (invalid_at IS NULL OR invalid_at > ?)", (t, t)
+    t, f = to_micros(at), f"{table}." if table else ""
+    return f" AND {f}valid_at <= ? AND ({f}invalid_at IS NULL OR {f}invalid_at > ?)", (t, t)
 
 
 def neighbours(
@@ -193,6 +194,44 @@ def neighbours(
             out[source].add(target)
         if target in out:
             out[target].add(source)
+    return out
+
+
+# One step of the walk from the rows of {0}: the other end of each unexpired
+# fact (valid at the moment, when given) touching one of them. CROSS JOIN
+# keeps those rows the outer loop, each looked up through the two indexes.
+_STEP = (
+    "CASE WHEN f.source_uuid = {0}.uuid THEN f.target_uuid ELSE f.source_uuid END, {0}.hops + 1"
+    " FROM {1} {0} CROSS JOIN facts f ON f.group_id = ? AND (f.source_uuid = {0}.uuid OR f.target_uuid = {0}.uuid)"
+    " WHERE {0}.hops {2} ? AND f.expired_at IS NULL{3}"
+)
+
+
+def reachable(
+    conn: sqlite3.Connection, group_id: str, seeds: Collection[str], depth: int, at: datetime | None = None
+) -> dict[str, int]:
+    """Fewest hops from the seeds (0) to every entity within ``depth``, through
+    unexpired facts (valid at ``at``), either direction: one query instead
+    of a :func:`neighbours` call per level. A recursive CTE walks to
+    ``depth - 1``: each round is the set of (entity, hops) one step from the
+    last (UNION drops repeats, though an entity can come back at a later
+    round); the last step, the one with the most rows, is a plain join from
+    the frontier alone (the entities first reached at ``depth - 1``)."""
+    keys = list(dict.fromkeys(seeds))
+    if not keys:
+        return {}
+    when, moment = _valid_at(at, "f")
+    cur = conn.execute(
+        "WITH RECURSIVE walk(uuid, hops) AS (SELECT value, 0 FROM json_each(?)"
+        f" UNION SELECT {_STEP.format('w', 'walk', '<', when)}),"
+        " near(uuid, hops) AS (SELECT uuid, MIN(hops) FROM walk GROUP BY uuid)"
+        f" SELECT uuid, hops FROM near UNION ALL SELECT DISTINCT {_STEP.format('n', 'near', '=', when)}",
+        (json.dumps(keys), group_id, depth - 1, *moment, group_id, depth - 1, *moment),
+    )
+    out: dict[str, int] = {}
+    for uuid, hops in cur:
+        if hops < out.get(uuid, hops + 1):
+            out[uuid] = hops
     return out
 
 
