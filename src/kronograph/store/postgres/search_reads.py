@@ -273,10 +273,10 @@ async def reachable(
     unexpired facts (valid at ``at``), either direction, in one query. A
     recursive CTE walks to ``depth - 1``: each iteration is the set of
     (entity, hops) one step from the last (UNION drops repeats, though an
-    entity can come back at a later iteration); the last step, the one with
-    the most rows, is a plain join from the frontier alone (the entities
-    first reached at ``depth - 1``). Every lookup names the group, so under
-    Citus the query runs on the group's shard."""
+    entity can come back at a later iteration, so the smallest hops is its
+    distance); the last step, the one with the most rows, is a plain join,
+    its rows never fed back. Every lookup names the group, so under Citus
+    the query can run on the group's shard alone."""
     keys = list(dict.fromkeys(seeds))
     if not keys:
         return {}
@@ -284,9 +284,8 @@ async def reachable(
     when = _valid_at(at, params, "f")
     cur = await conn.execute(
         "WITH RECURSIVE walk(uuid, hops) AS (SELECT unnest(%(seeds)s::text[]), 0"
-        f" UNION SELECT n.uuid, {_STEP.format('w', 'walk', when, '<')}),"
-        " near AS (SELECT uuid, min(hops) AS hops FROM walk GROUP BY uuid)"
-        f" SELECT uuid, hops FROM near UNION ALL SELECT DISTINCT n.uuid, {_STEP.format('x', 'near', when, '=')}",
+        f" UNION SELECT n.uuid, {_STEP.format('w', 'walk', when, '<')})"
+        f" SELECT uuid, hops FROM walk UNION ALL SELECT DISTINCT n.uuid, {_STEP.format('x', 'walk', when, '=')}",
         params,
     )
     out: dict[str, int] = {}

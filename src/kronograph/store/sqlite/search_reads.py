@@ -215,17 +215,16 @@ def reachable(
     of a :func:`neighbours` call per level. A recursive CTE walks to
     ``depth - 1``: each round is the set of (entity, hops) one step from the
     last (UNION drops repeats, though an entity can come back at a later
-    round); the last step, the one with the most rows, is a plain join from
-    the frontier alone (the entities first reached at ``depth - 1``)."""
+    round, so the smallest hops is its distance); the last step, the one
+    with the most rows, is a plain join, its rows never fed back."""
     keys = list(dict.fromkeys(seeds))
     if not keys:
         return {}
     when, moment = _valid_at(at, "f")
     cur = conn.execute(
         "WITH RECURSIVE walk(uuid, hops) AS (SELECT value, 0 FROM json_each(?)"
-        f" UNION SELECT {_STEP.format('w', 'walk', '<', when)}),"
-        " near(uuid, hops) AS (SELECT uuid, MIN(hops) FROM walk GROUP BY uuid)"
-        f" SELECT uuid, hops FROM near UNION ALL SELECT DISTINCT {_STEP.format('n', 'near', '=', when)}",
+        f" UNION SELECT {_STEP.format('w', 'walk', '<', when)})"
+        f" SELECT uuid, hops FROM walk UNION ALL SELECT DISTINCT {_STEP.format('x', 'walk', '=', when)}",
         (json.dumps(keys), group_id, depth - 1, *moment, group_id, depth - 1, *moment),
     )
     out: dict[str, int] = {}
