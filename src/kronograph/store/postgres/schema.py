@@ -19,7 +19,7 @@ from psycopg import AsyncConnection
 
 from ...errors import SchemaError
 
-__all__ = ["MIGRATIONS", "LOCK_SPACE", "migrate", "vector_index_statements"]
+__all__ = ["GROUP_TABLES", "LOCK_SPACE", "MIGRATIONS", "migrate", "vector_index_statements"]
 
 # First key of kronograph's two-key advisory locks (the second is per group,
 # or 0 for schema changes).
@@ -254,6 +254,12 @@ CREATE TABLE store_settings (
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial", _V1),
 ]
+
+# Every table of group data (each keyed by group_id), parents first.
+GROUP_TABLES = (
+    "groups", "episodes", "entities", "entity_aliases", "entity_fragments", "facts", "fact_sources",
+    "fact_conflicts", "fact_history", "retracted_facts", "mentions", "audit_events",
+)
 
 # Tables with vectors, and the rows of each that search reads.
 VECTOR_TABLES = ("facts", "entities", "episodes")

@@ -12,6 +12,7 @@ plan prepared from reads another writer has since changed.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -28,7 +29,7 @@ from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, Neighbourhood
 from . import ingest_reads, reads, search_reads
 from .connection import Connection, Pool, connect, lock_group, lock_schema, redact
-from .schema import migrate, vector_index_statements
+from .schema import GROUP_TABLES, migrate, vector_index_statements
 from .writes import write_plan
 
 __all__ = ["PostgresStore"]
@@ -64,6 +65,7 @@ class PostgresStore:
         self._opening: asyncio.Lock | None = None
         self._closed = False
         self._indexed: set[int] = set()  # vector dimensions with an HNSW index
+        self._commits = 0  # transactions this store committed: see _committed
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> PostgresStore:
@@ -134,6 +136,7 @@ class PostgresStore:
             if _is_database_error(exc):
                 raise self._error(exc) from exc
             raise
+        await self._committed()
 
     async def open(self) -> None:
         try:
@@ -236,7 +239,10 @@ class PostgresStore:
                     await write_plan(conn, plan)
                 return found
 
-        return await self._run(register)
+        found = await self._run(register)
+        if found is None:
+            await self._committed()
+        return found
 
     async def unfinished_episodes(self, statuses: Collection[str]) -> list[tuple[str, str, str, datetime]]:
         return await self._run(ingest_reads.unfinished_episodes, statuses)
@@ -349,7 +355,12 @@ class PostgresStore:
             )
             return await ingest_reads.setting(conn, key) or value
 
-        return await self._run(claim)
+        kept = await self._run(claim)
+        if key == "embedder":  # every vector stored has its dimension: index it now, before any write
+            dimension = _dimension(kept)
+            if dimension is not None and _unit_of.get() is None:
+                await self._run(lambda conn: self._index_dimensions({dimension}))
+        return kept
 
     # -- the one write ---------------------------------------------------------
     async def apply(self, plan: Plan) -> None:
@@ -369,23 +380,60 @@ class PostgresStore:
                 await write_plan(conn, plan)
 
         await self._run(apply)
+        await self._committed()
+
+    async def _committed(self) -> None:
+        """Count a commit; at a few sizes, refresh the planner's statistics.
+        A young table has none until autovacuum's first pass (a minute or
+        more after it fills), and without them PostgreSQL plans nested loops
+        over whole tables: a lookup of 1 ms takes 40. Growth seen by one
+        process is the trigger; autovacuum takes over from there."""
+        self._commits += 1
+        if self._commits in _ANALYZE_AT:
+            await self._run(_analyze)
 
     async def _index_vectors(self, plan: Plan) -> None:
-        """Give the vectors' dimension its HNSW indexes before the first write
-        of it: in a transaction of its own, under the schema lock."""
+        """Give a new vector dimension its HNSW indexes before the first write
+        of it (a memory does so when it claims its embedder, on opening)."""
         dims = {
             len(v) // 4
             for vectors in (plan.fact_embeddings, plan.entity_embeddings, plan.episode_embeddings)
             for v in vectors.values()
-        } - self._indexed
+        }
+        await self._index_dimensions(dims)
+
+    async def _index_dimensions(self, dims: set[int]) -> None:
+        """One short transaction per index, under the schema lock: building an
+        index locks its table against writers, and a transaction that locked
+        two tables could deadlock with a writer that wants them in the other
+        order. Never called inside a unit of work (it would wait on itself)."""
+        dims = dims - self._indexed
         if not dims:
             return
-        async with connect(self.url) as conn, conn.transaction():
-            await lock_schema(conn)
+        async with connect(self.url) as conn:
             for dim in sorted(dims):
                 for statement in vector_index_statements(dim):
-                    await conn.execute(statement)  # type: ignore[arg-type]
+                    async with conn.transaction():
+                        await lock_schema(conn)
+                        await conn.execute(statement)  # type: ignore[arg-type]
         self._indexed |= dims
+
+
+# Commits after which a store refreshes the statistics (see _committed).
+_ANALYZE_AT = frozenset({100, 1_000, 10_000, 100_000})
+
+
+async def _analyze(conn: Connection) -> None:
+    await conn.execute("ANALYZE " + ", ".join(GROUP_TABLES))  # type: ignore[arg-type]
+
+
+def _dimension(embedder: str) -> int | None:
+    """The dimension an embedder record names (JSON with a ``dimension``)."""
+    try:
+        value = json.loads(embedder).get("dimension")
+    except (ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) and value > 0 else None
 
 
 async def _indexed_dimensions(conn: Connection) -> set[int]:

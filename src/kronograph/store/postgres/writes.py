@@ -4,7 +4,7 @@ The statements are SQLite's (see ``..sqlite.writes``) in PostgreSQL's words:
 ``ON CONFLICT`` for ``INSERT OR ...``, jsonb for JSON text, vectors for
 float32 blobs, every key led by ``group_id``. Each kind of change is one
 ``executemany``, which psycopg sends as a pipeline: one round trip per batch,
-not per row.
+not per row, and the whole plan is one pipeline.
 """
 
 from __future__ import annotations
@@ -38,7 +38,14 @@ async def _many(conn: AsyncConnection, sql: str, rows: list[Any]) -> None:
 
 
 async def write_plan(conn: AsyncConnection, plan: Plan) -> None:
-    """Write every change of ``plan``, and move the group's revision."""
+    """Write every change of ``plan``, and move the group's revision: as one
+    pipeline, so the whole plan costs one round trip to the server (an
+    error surfaces when the pipeline ends, and fails the transaction)."""
+    async with conn.pipeline():
+        await _write(conn, plan)
+
+
+async def _write(conn: AsyncConnection, plan: Plan) -> None:
     g, now = plan.group_id, to_micros(plan.now)
     await conn.execute(
         "INSERT INTO groups(group_id, created_at, revision) VALUES (%s, %s, 1)"
