@@ -41,6 +41,7 @@ from kronograph import HashingEmbedder, Memory
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import percentile, source_revision  # noqa: E402  (a sibling script)
 from core import CLOCK_START, GROUP, RELATION_TYPES, StepClock, load, pools  # noqa: E402  (a sibling script)
+from stores import STORE_HELP, BenchStore, open_bench_store  # noqa: E402
 
 SIZES = (10_000, 100_000)
 SCOPES = ("facts",)
@@ -258,15 +259,35 @@ def run_mode(
     }
 
 
-def run_size(args: argparse.Namespace, facts: int, profile: bool) -> dict[str, Any]:
+def copy_to_postgres(path: Path, server: BenchStore) -> tuple[str, int]:
+    """Copy the SQLite store into a new PostgreSQL database (``kronograph
+    migrate``, checked); its URL and size."""
+    from kronograph.migrate import migrate_memory_sync
+
+    url = server.fresh_database()
+    print(f"copying {path.name} into PostgreSQL", file=sys.stderr, flush=True)
+    report = migrate_memory_sync(path, url)
+    if not report.ok:
+        raise SystemExit(f"the copy into PostgreSQL does not check out: {report}")
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        size = int(conn.execute("SELECT pg_database_size(current_database())").fetchone()[0])  # type: ignore[index]
+    return url, size
+
+
+def run_size(args: argparse.Namespace, facts: int, profile: bool, server: BenchStore) -> dict[str, Any]:
     path = args.db if args.db is not None else cache_path(facts, args.entities, args.seed)
     built = ensure_store(path, facts, args.entities, args.seed, args.rebuild)
     stats = store_facts(path)
     queries, embed_ms = make_queries(args.queries, args.entities, args.seed, stats["known_range"], stats["valid_range"])
+    spec: str | Path = path
+    if server.kind == "postgres":
+        spec, stats["db_bytes"] = copy_to_postgres(path, server)
 
     rss_before = rss_mb()
     t0 = time.perf_counter()
-    memory = Memory(path, relation_types=RELATION_TYPES)
+    memory = Memory(spec, relation_types=RELATION_TYPES)
     open_ms = (time.perf_counter() - t0) * 1000
     profiler = cProfile.Profile() if profile else None
     try:
@@ -355,6 +376,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="SQLite file to use for a single --facts size: built there when missing, reused when"
                          f" present (default: a cached file per size and seed under {CACHE})")
     ap.add_argument("--rebuild", action="store_true", help="build the store again even when it exists")
+    ap.add_argument("--store", default="sqlite",
+                    help=STORE_HELP + "; on PostgreSQL the SQLite store is built (or reused), then copied"
+                    " into a new database with kronograph migrate")
     ap.add_argument("--profile", action="store_true",
                     help="cProfile the timed hybrid and hybrid_node_distance searches (sync API); top functions")
     ap.add_argument("--json", action="store_true", help="print the results as JSON (instead of the tables)")
@@ -375,10 +399,14 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--queries must be more than the {WARMUP} warm-up searches")
 
     revision = source_revision()
-    results = [run_size(args, n, args.profile) for n in sizes]
+    server = open_bench_store(args.store, Path("unused.db"))
+    try:
+        results = [run_size(args, n, args.profile, server) for n in sizes]
+    finally:
+        server.close()
     profiles = {r["facts_loaded"]: r.pop("profile", "") for r in results}
     ok = checks(results)
-    machine = {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version, "cpus": os.cpu_count(),
+    machine = {"python": platform.python_version(), server.kind: server.version, "cpus": os.cpu_count(),
                "platform": platform.platform(), "numpy": np.__version__}
     if args.json:
         options = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
@@ -387,9 +415,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out, indent=2))
     else:
         print(f"\nkronograph search benchmark  (kronograph {revision}, python {machine['python']},"
-              f" sqlite {machine['sqlite']}, numpy {machine['numpy']}, {machine['cpus']} cpus, seed {args.seed})")
-        print(f"one group, file store, {args.entities:,} entities, offline embedder ({HashingEmbedder().name}),"
-              f" scopes={SCOPES}, limit 10, {WARMUP} warm-up searches per mode")
+              f" {server.kind} {server.version}, numpy {machine['numpy']}, {machine['cpus']} cpus, seed {args.seed})")
+        print(f"one group, {server.kind} store, {args.entities:,} entities,"
+              f" offline embedder ({HashingEmbedder().name}), scopes={SCOPES}, limit 10, {WARMUP} warm-up searches per mode")
         if args.profile:
             print("  (profiled: cProfile inflates the hybrid and node-distance times below)")
         for r in results:

@@ -10,6 +10,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 __all__ = ["BenchStore", "STORE_HELP", "open_bench_store"]
 
@@ -42,6 +43,16 @@ class BenchStore:
             multi = conn.execute("SELECT COUNT(DISTINCT fact_uuid) FROM fact_history").fetchone()[0]  # type: ignore
             size = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]  # type: ignore
         return {"db_bytes": size, **count, "facts_with_history": multi}
+
+    def fresh_database(self) -> str:
+        """The URL of a new, empty database on this PostgreSQL server."""
+        import psycopg
+
+        name = f"bench_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(self.spec, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
+        parts = urlsplit(self.spec)
+        return urlunsplit(parts._replace(path=f"/{name}"))
 
     def close(self) -> None:
         if self._server is not None:
