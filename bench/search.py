@@ -417,7 +417,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nkronograph search benchmark  (kronograph {revision}, python {machine['python']},"
               f" {server.kind} {server.version}, numpy {machine['numpy']}, {machine['cpus']} cpus, seed {args.seed})")
         print(f"one group, {server.kind} store, {args.entities:,} entities,"
-              f" offline embedder ({HashingEmbedder().name}), scopes={SCOPES}, limit 10, {WARMUP} warm-up searches per mode")
+              f" offline embedder ({HashingEmbedder().name}), scopes={SCOPES}, limit 10,"
+              f" {WARMUP} warm-up searches per mode")
         if args.profile:
             print("  (profiled: cProfile inflates the hybrid and node-distance times below)")
         for r in results:
