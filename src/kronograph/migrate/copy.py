@@ -101,15 +101,19 @@ async def plan_tables(conn: AsyncConnection, source: SqliteSource) -> list[Table
         " WHERE table_schema = current_schema() AND is_generated = 'NEVER' ORDER BY table_name, ordinal_position"
     )
     found: dict[str, list[tuple[str, str, str]]] = {}
-    for table, column, udt, identity in await cur.fetchall():
-        found.setdefault(table, []).append((column, udt, identity))
+    for table, column, udt, is_identity in await cur.fetchall():
+        found.setdefault(table, []).append((column, udt, is_identity))
     missing = [t for t, _ in TABLES if t not in found]
     if missing:
         raise MigrationError(f"--to: the target has no table {', '.join(missing)}: its schema is not kronograph's")
     plans = []
     for table, order in TABLES:
         have = source.columns(table)
-        target, types, read, convert, identity = [], [], [], [], []
+        target: list[str] = []
+        types: list[str] = []
+        read: list[str] = []
+        convert: list[Callable[[Any], Any]] = []
+        identity: list[str] = []
         for column, udt, is_identity in found[table]:
             target.append(column)
             types.append(udt)
@@ -142,7 +146,7 @@ async def _refuse_unless_empty(conn: AsyncConnection, source: SqliteSource) -> N
     if "store_settings" in held:
         cur = await conn.execute("SELECT key, value FROM store_settings ORDER BY key")
         mine = dict(source.conn.execute("SELECT key, value FROM store_settings").fetchall())
-        theirs = dict(await cur.fetchall())
+        theirs: dict[str, str] = dict(await cur.fetchall())
         differ = sorted(k for k, v in theirs.items() if mine.get(k) != v)
         if differ:
             raise MigrationError(
