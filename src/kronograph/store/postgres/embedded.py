@@ -6,6 +6,7 @@ against when no server is given. Not for production data: it runs with
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import socket
@@ -69,11 +70,17 @@ class EmbeddedPostgres:
             shutil.rmtree(self.root, ignore_errors=True)
             raise
         self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        self._running = True
+        atexit.register(self.stop)  # a process that forgets (or fails) to stop it still does
 
     def database_url(self, name: str) -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
 
     def stop(self) -> None:
+        if not self._running:
+            return
+        self._running = False
+        atexit.unregister(self.stop)
         try:
             self._commands.pg_ctl(["-w", "-m", "immediate", "stop"], pgdata=self._data, user=self._user, timeout=60)
         finally:
