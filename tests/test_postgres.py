@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -187,3 +188,31 @@ def test_two_processes_ingesting_one_group_build_the_sequential_graph() -> None:
     expected = _graph(sequential)
     assert len(expected[0]) == 2 * len(episodes)
     assert _graph(concurrent) == expected
+
+
+def test_a_read_replica_answers_reads_and_refuses_writes() -> None:
+    from kronograph.store.postgres.embedded import EmbeddedPostgres
+
+    with EmbeddedPostgres() as primary:
+        with psycopg.connect(primary.url, autocommit=True) as conn:
+            conn.execute("CREATE DATABASE memory")
+        lives = {"LIVES_IN": {"cardinality": "many_to_one"}}
+        with Memory(primary.database_url("memory"), model=None, relation_types=lives) as memory:
+            memory.add_fact("g", "Alice", "LIVES_IN", "Paris", valid_at=NOW - timedelta(days=30))
+            memory.add_fact("g", "Alice", "LIVES_IN", "Lyon", valid_at=NOW - timedelta(days=3))
+            on_primary = memory.search("g", "Alice Lyon")
+        with primary.standby() as standby:
+            replica_url = standby.database_url("memory")
+            for _ in range(100):  # the standby catches up with the primary
+                if _rows(replica_url, "SELECT count(*) FROM facts") == [(2,)]:
+                    break
+                time.sleep(0.05)
+            with Memory(replica_url, model=None) as replica:
+                assert [f.object for f in replica.facts("g", subject="Alice")] == ["Lyon"]
+                assert [f.object for f in replica.facts("g", subject="Alice", as_of=NOW - timedelta(days=10))] == [
+                    "Paris"
+                ]
+                found = replica.search("g", "Alice Lyon")
+                assert [h.item.uuid for h in found.facts] == [h.item.uuid for h in on_primary.facts]
+                with pytest.raises(StoreError, match="read-only"):
+                    replica.add_fact("g", "Bob", "LIVES_IN", "Rome")

@@ -7,7 +7,7 @@ guarded and only loads its commands and builds the app once they are known to
 be there.
 
 Modules: :mod:`.application` (the app, root options), :mod:`.facts`,
-:mod:`.search` and :mod:`.episodes` (the commands), :mod:`.demo` (the tour), :mod:`.output`
+:mod:`.search`, :mod:`.episodes` and :mod:`.migrate` (the commands), :mod:`.demo` (the tour), :mod:`.output`
 (tables, times, progress bar, errors), :mod:`.options` (shared parameters),
 :mod:`.session` (opening the memory), :mod:`.results` (ingestion reports),
 :mod:`.jsonl` (import files) and :mod:`.batches` (batched ingestion).

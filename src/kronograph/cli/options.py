@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 __all__ = ["DEFAULT_DB", "AsJson", "Db", "Group", "Offline", "option"]
 
-DEFAULT_DB = Path("kronograph.db")
+DEFAULT_DB = "kronograph.db"
 
 
 def option(metavar: str, help: str, *names: str, **extra: Any) -> Any:
@@ -17,7 +16,9 @@ def option(metavar: str, help: str, *names: str, **extra: Any) -> Any:
     return typer.Option(*names, metavar=metavar, help=help, **extra)
 
 
-Db = Annotated[Path, option("PATH", "SQLite file of the memory.", "--db", envvar="KRONOGRAPH_DB")]
+Db = Annotated[
+    str, option("PATH|URL", "SQLite file or postgresql:// URL of the memory.", "--db", envvar="KRONOGRAPH_DB")
+]
 Group = Annotated[str, option("GROUP", "Group (tenant) to read or write.", "--group", "-g")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the facts as a JSON array instead.")]
 Offline = Annotated[

@@ -32,13 +32,13 @@ def message(exc: KronographError) -> str:
 
 
 @contextmanager
-def open_memory(db: Path, *, create: bool = False, model: str | None = None, **options: Any) -> Iterator[Memory]:
-    """Open the memory at ``db``; every kronograph error becomes a one-line message.
+def open_memory(db: str, *, create: bool = False, model: str | None = None, **options: Any) -> Iterator[Memory]:
+    """Open the memory at ``db`` (a path or a URL); every kronograph error becomes a one-line message.
 
     No model unless a command ingests, and no resuming on open: only ``kronograph
     resume`` finishes other episodes, so no command does unannounced work.
     """
-    if not create and not db.exists():
+    if not create and "://" not in db and not Path(db).exists():
         fail(f"no database at {db} (add a fact or an episode first, or pass --db / set KRONOGRAPH_DB)")
     try:
         with Memory(db, model=model, resume=False, **options) as memory:

@@ -73,12 +73,13 @@ class Pool:
 async def lock_group(conn: AsyncConnection, group_id: str) -> int:
     """Take the group's write lock for the rest of the transaction; returns
     the group's revision as this writer sees it."""
-    cur = await conn.execute(
-        "SELECT (SELECT revision FROM groups WHERE group_id = %s) FROM pg_advisory_xact_lock(%s, hashtext(%s))",
-        (group_id, LOCK_SPACE, group_id),
-    )
+    # Two statements: in READ COMMITTED a statement reads the snapshot taken
+    # when it starts, so a revision read by the locking statement itself could
+    # predate a commit made while it waited for the lock.
+    await conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (LOCK_SPACE, group_id))
+    cur = await conn.execute("SELECT revision FROM groups WHERE group_id = %s", (group_id,))
     row = await cur.fetchone()
-    return int(row[0]) if row and row[0] is not None else 0
+    return int(row[0]) if row else 0
 
 
 async def lock_schema(conn: AsyncConnection) -> None:

@@ -30,7 +30,7 @@ class EmbeddedPostgres:
     Run as root (a container), the server runs as an unprivileged user of
     the wheel's making: PostgreSQL refuses to run as root."""
 
-    def __init__(self, *, max_connections: int = 200) -> None:
+    def __init__(self, *, max_connections: int = 200, primary: EmbeddedPostgres | None = None) -> None:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR on import
@@ -54,13 +54,20 @@ class EmbeddedPostgres:
             os.chown(self.root, entry.pw_uid, entry.pw_gid)
         self.port = _free_port()
         try:
-            _commands.initdb(
-                ["--auth=trust", "--encoding=utf8", "--locale=C", "-U", "postgres", "--no-sync"],
-                pgdata=self._data, user=self._user,
-            )
+            if primary is None:
+                _commands.initdb(
+                    ["--auth=trust", "--encoding=utf8", "--locale=C", "-U", "postgres", "--no-sync"],
+                    pgdata=self._data, user=self._user,
+                )
+            else:  # a hot standby: the primary's base backup, replaying its stream (-R)
+                _commands.pg_basebackup(
+                    ["-D", str(self._data), "-R", "-X", "stream", "-c", "fast",
+                     "-h", "127.0.0.1", "-p", str(primary.port), "-U", "postgres"],
+                    user=self._user, timeout=120,
+                )
             options = (
                 f"-h 127.0.0.1 -p {self.port} -k {self.root} -c max_connections={int(max_connections)}"
-                " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+                " -c fsync=off -c synchronous_commit=off"
             )
             _commands.pg_ctl(
                 ["-w", "-o", options, "-l", str(self.root / "log"), "start"],
@@ -72,6 +79,10 @@ class EmbeddedPostgres:
         self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
         self._running = True
         atexit.register(self.stop)  # a process that forgets (or fails) to stop it still does
+
+    def standby(self) -> EmbeddedPostgres:
+        """A read replica of this server (streaming replication, hot standby)."""
+        return EmbeddedPostgres(primary=self)
 
     def database_url(self, name: str) -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"

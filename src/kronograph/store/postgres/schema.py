@@ -288,9 +288,31 @@ async def _version(conn: AsyncConnection) -> int:
     return int(row[0] or 0) if row else 0
 
 
+async def _check_replica(conn: AsyncConnection) -> int:
+    cur = await conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL")
+    row = await cur.fetchone()
+    current = 0
+    if row and row[0]:
+        cur = await conn.execute("SELECT MAX(version) FROM schema_migrations")
+        found = await cur.fetchone()
+        current = int(found[0] or 0) if found else 0
+    latest = MIGRATIONS[-1][0]
+    if current != latest:
+        raise SchemaError(
+            f"this read replica has schema version {current}, and this kronograph needs {latest}:"
+            " open the primary with this kronograph first (it migrates; replicas follow it)"
+        )
+    return latest
+
+
 async def migrate(conn: AsyncConnection) -> int:
     """Bring the schema up to date. ``conn`` is in autocommit mode; each
-    migration is one transaction, under a lock other openers wait on."""
+    migration is one transaction, under a lock other openers wait on. On a
+    read replica nothing can change: its schema is checked, not migrated."""
+    cur = await conn.execute("SELECT pg_is_in_recovery()")
+    row = await cur.fetchone()
+    if row and row[0]:
+        return await _check_replica(conn)
     async with conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (LOCK_SPACE,))
         current = await _version(conn)

@@ -66,6 +66,7 @@ class PostgresStore:
         self._closed = False
         self._indexed: set[int] = set()  # vector dimensions with an HNSW index
         self._commits = 0  # transactions this store committed: see _committed
+        self._replica = False  # a hot standby: reads only
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> PostgresStore:
@@ -90,6 +91,7 @@ class PostgresStore:
                 async with connect(self.url) as conn:
                     await migrate(conn)
                     self._indexed = await _indexed_dimensions(conn)
+                    self._replica = await _in_recovery(conn)
                 self._pool = await Pool.open(self.url, *self._sizes, timeout=self._timeout)
             return self._pool
 
@@ -350,6 +352,9 @@ class PostgresStore:
         """Record ``value`` unless the key has one already; returns the value kept."""
 
         async def claim(conn: Connection) -> str:
+            found = await ingest_reads.setting(conn, key)
+            if found is not None:  # read first: a read replica can answer this, not write it
+                return found
             await conn.execute(
                 "INSERT INTO store_settings(key, value) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING", (key, value)
             )
@@ -408,7 +413,7 @@ class PostgresStore:
         two tables could deadlock with a writer that wants them in the other
         order. Never called inside a unit of work (it would wait on itself)."""
         dims = dims - self._indexed
-        if not dims:
+        if not dims or self._replica:
             return
         async with connect(self.url) as conn:
             for dim in sorted(dims):
@@ -425,6 +430,12 @@ _ANALYZE_AT = frozenset({100, 1_000, 10_000, 100_000})
 
 async def _analyze(conn: Connection) -> None:
     await conn.execute("ANALYZE " + ", ".join(GROUP_TABLES))  # type: ignore[arg-type]
+
+
+async def _in_recovery(conn: Connection) -> bool:
+    cur = await conn.execute("SELECT pg_is_in_recovery()")
+    row = await cur.fetchone()
+    return bool(row and row[0])
 
 
 def _dimension(embedder: str) -> int | None:
