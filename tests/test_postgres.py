@@ -216,3 +216,12 @@ def test_a_read_replica_answers_reads_and_refuses_writes() -> None:
                 assert [h.item.uuid for h in found.facts] == [h.item.uuid for h in on_primary.facts]
                 with pytest.raises(StoreError, match="read-only"):
                     replica.add_fact("g", "Bob", "LIVES_IN", "Rome")
+
+
+def test_prepared_statements_can_be_turned_off_for_poolers(url: str) -> None:
+    with Memory(PostgresStore(url, prepared_statements=False), model=None) as memory:
+        for i in range(8):  # past psycopg's threshold of 5 runs
+            memory.add_fact("g", "Alice", "KNOWS", f"Friend {i}")
+        assert len(memory.facts("g", subject="Alice")) == 8
+    with pytest.raises(TypeError):
+        PostgresStore(url, threaded=False)  # type: ignore[call-arg]  # no option is silently ignored

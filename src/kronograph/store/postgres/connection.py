@@ -50,13 +50,15 @@ class Pool:
         self._pool = pool
 
     @classmethod
-    async def open(cls, url: str, min_size: int, max_size: int, *, timeout: float) -> Pool:
+    async def open(cls, url: str, min_size: int, max_size: int, *, timeout: float, prepare: bool = True) -> Pool:
+        """``prepare=False`` never prepares statements (psycopg prepares one
+        after its fifth run), for poolers that cannot keep them."""
         pool = AsyncConnectionPool(
             url,
             min_size=min_size,
             max_size=max_size,
             timeout=timeout,
-            kwargs={"autocommit": True},
+            kwargs={"autocommit": True} if prepare else {"autocommit": True, "prepare_threshold": None},
             configure=_configure,
             open=False,
         )

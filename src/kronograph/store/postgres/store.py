@@ -45,13 +45,22 @@ class PostgresStore:
 
     ``url`` is a libpq URL (``postgresql://user:password@host:5432/db``).
     ``min_size`` / ``max_size`` bound the connection pool; ``timeout`` is how
-    long a call waits for a free connection. The schema is created (or
-    migrated) on open, which needs the ``vector`` extension to exist or the
-    right to create it.
+    long a call waits for a free connection. ``prepared_statements=False``
+    suits a pooler that cannot keep them (PgBouncer before 1.21 in
+    transaction mode). The schema is created (or migrated) on open, which
+    needs the ``vector`` extension to exist or the right to create it; on a
+    read replica it is only checked. A store belongs to one event loop at a
+    time (psycopg's pools do).
     """
 
     def __init__(
-        self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0, **_ignored: Any
+        self,
+        url: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout: float = 30.0,
+        prepared_statements: bool = True,
     ) -> None:
         if not url.startswith(("postgresql://", "postgres://")):
             raise ValueError(f"not a postgresql:// URL: {redact(url)!r}")
@@ -59,6 +68,7 @@ class PostgresStore:
             raise ValueError("the pool needs max_size >= 1 and 0 <= min_size <= max_size")
         self.url = url
         self._sizes = (min_size, max_size)
+        self._prepare = prepared_statements
         self._timeout = timeout
         self._pool: Pool | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -92,7 +102,9 @@ class PostgresStore:
                     await migrate(conn)
                     self._indexed = await _indexed_dimensions(conn)
                     self._replica = await _in_recovery(conn)
-                self._pool = await Pool.open(self.url, *self._sizes, timeout=self._timeout)
+                self._pool = await Pool.open(
+                    self.url, *self._sizes, timeout=self._timeout, prepare=self._prepare
+                )
             return self._pool
 
     @asynccontextmanager
@@ -234,7 +246,7 @@ class PostgresStore:
 
         async def register(conn: Connection) -> EpisodeProgress | None:
             await self._index_vectors(plan)
-            async with conn.transaction():
+            async with conn.pipeline(), conn.transaction():
                 await lock_group(conn, plan.group_id)
                 found = await ingest_reads.episode_progress(conn, plan.group_id, episode_id)
                 if found is None:
@@ -376,7 +388,9 @@ class PostgresStore:
 
         async def apply(conn: Connection) -> None:
             await self._index_vectors(plan)
-            async with conn.transaction():
+            # Pipelined: BEGIN, the lock and the revision read go in one round
+            # trip, the plan's writes and COMMIT in a second.
+            async with conn.pipeline(), conn.transaction():
                 current = await lock_group(conn, plan.group_id)
                 if plan.expected_revision is not None and current != plan.expected_revision:
                     raise ConcurrentWriteError(
