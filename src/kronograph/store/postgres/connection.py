@@ -15,11 +15,12 @@ __all__ = ["Connection", "Pool", "connect", "lock_group", "lock_schema", "redact
 
 Connection = AsyncConnection
 _PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
+_PASSWORD_PARAMETER = re.compile(r"([?&]password=)[^&]*", re.IGNORECASE)  # libpq takes it there too
 
 
 def redact(url: str) -> str:
     """The URL without its password, for messages and logs."""
-    return _PASSWORD.sub(r"\1***@", url)
+    return _PASSWORD_PARAMETER.sub(r"\1***", _PASSWORD.sub(r"\1***@", url))
 
 
 async def _configure(conn: AsyncConnection) -> None:

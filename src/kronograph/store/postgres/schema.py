@@ -19,7 +19,7 @@ from psycopg import AsyncConnection
 
 from ...errors import SchemaError
 
-__all__ = ["GROUP_TABLES", "LOCK_SPACE", "MIGRATIONS", "migrate", "vector_index_statements"]
+__all__ = ["GROUP_TABLES", "HNSW_MAX_DIMENSIONS", "LOCK_SPACE", "MIGRATIONS", "migrate", "vector_index_statements"]
 
 # First key of kronograph's two-key advisory locks (the second is per group,
 # or 0 for schema changes).
@@ -265,11 +265,18 @@ GROUP_TABLES = (
 VECTOR_TABLES = ("facts", "entities", "episodes")
 
 
+# pgvector's HNSW indexes vectors of up to this many dimensions.
+HNSW_MAX_DIMENSIONS = 2000
+
+
 def vector_index_statements(dimension: int) -> list[str]:
     """HNSW indexes (cosine) over the vectors of one dimension: a ``vector``
     column without a fixed size cannot be indexed, its cast to ``vector(n)``
-    can, and searches order by that same cast."""
+    can, and searches order by that same cast. None past HNSW's limit
+    (3,072 numbers, say): those vectors are searched exactly, unindexed."""
     n = int(dimension)
+    if n > HNSW_MAX_DIMENSIONS:
+        return []
     return [
         f"CREATE INDEX IF NOT EXISTS {table}_embedding_{n} ON {table}"
         f" USING hnsw ((embedding::vector({n})) vector_cosine_ops)"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -35,6 +36,7 @@ from .writes import write_plan
 __all__ = ["PostgresStore"]
 
 T = TypeVar("T")
+_log = logging.getLogger("kronograph")
 
 # The connection of the unit of work the current task has open, by store.
 _unit_of: ContextVar[tuple[PostgresStore, Connection] | None] = ContextVar("kronograph_pg_unit", default=None)
@@ -137,8 +139,8 @@ class PostgresStore:
             raise StoreError("units of work do not nest")
         if after is not None:
             await self.apply(after)
-        pool = await self._ready_pool()
         try:
+            pool = await self._ready_pool()  # opening may fail: a StoreError, as for every other call
             async with pool.connection() as conn, conn.transaction():
                 await lock_group(conn, group_id)
                 token = _unit_of.set((self, conn))
@@ -409,7 +411,10 @@ class PostgresStore:
         process is the trigger; autovacuum takes over from there."""
         self._commits += 1
         if self._commits in _ANALYZE_AT:
-            await self._run(_analyze)
+            try:
+                await self._run(_analyze)
+            except StoreError as exc:  # the write is committed: it must not be reported as failed
+                _log.warning("kronograph: refreshing PostgreSQL's statistics failed (autovacuum will): %s", exc)
 
     async def _index_vectors(self, plan: Plan) -> None:
         """Give a new vector dimension its HNSW indexes before the first write
@@ -427,7 +432,8 @@ class PostgresStore:
         two tables could deadlock with a writer that wants them in the other
         order. Never called inside a unit of work (it would wait on itself)."""
         dims = dims - self._indexed
-        if not dims or self._replica:
+        if self._replica or not any(vector_index_statements(dim) for dim in dims):
+            self._indexed |= dims  # nothing to build (or none can be, on a replica)
             return
         async with connect(self.url) as conn:
             for dim in sorted(dims):
@@ -443,7 +449,10 @@ _ANALYZE_AT = frozenset({100, 1_000, 10_000, 100_000})
 
 
 async def _analyze(conn: Connection) -> None:
-    await conn.execute("ANALYZE " + ", ".join(GROUP_TABLES))  # type: ignore[arg-type]
+    # Not worth a wait: a table busy with a VACUUM, an index build or a LOCK is left to autovacuum.
+    async with conn.transaction():
+        await conn.execute("SET LOCAL lock_timeout = '1s'")
+        await conn.execute("ANALYZE " + ", ".join(GROUP_TABLES))  # type: ignore[arg-type]
 
 
 async def _in_recovery(conn: Connection) -> bool:
@@ -463,7 +472,8 @@ def _dimension(embedder: str) -> int | None:
 
 async def _indexed_dimensions(conn: Connection) -> set[int]:
     cur = await conn.execute(
-        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'facts_embedding_%%'"
+        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
+        " AND indexname ~ '^facts_embedding_[0-9]+$'"  # kronograph's names only, not a DBA's own index
     )
     return {int(name.rsplit("_", 1)[1]) for (name,) in await cur.fetchall()}
 

@@ -93,9 +93,11 @@ async def _write(conn: AsyncConnection, plan: Plan) -> None:
     )
     await _many(
         conn,
-        "UPDATE entities SET aliases = aliases || jsonb_build_array(%s::text)"
-        " WHERE group_id = %s AND uuid = %s AND NOT aliases @> jsonb_build_array(%s::text)",
-        [(alias, g, uuid, alias) for uuid, alias in plan.entity_aliases],
+        # SQLite's union: the distinct aliases, in byte order (what its UNION gives).
+        "UPDATE entities SET aliases = (SELECT jsonb_agg(v ORDER BY v COLLATE \"C\") FROM"
+        " (SELECT jsonb_array_elements_text(aliases) UNION SELECT %s::text) x(v))"
+        " WHERE group_id = %s AND uuid = %s",
+        [(alias, g, uuid) for uuid, alias in plan.entity_aliases],
     )
     await _many(
         conn,
