@@ -225,3 +225,16 @@ def test_prepared_statements_can_be_turned_off_for_poolers(url: str) -> None:
         assert len(memory.facts("g", subject="Alice")) == 8
     with pytest.raises(TypeError):
         PostgresStore(url, threaded=False)  # type: ignore[call-arg]  # no option is silently ignored
+
+
+def test_a_unit_of_work_refuses_what_would_escape_its_lock(url: str) -> None:
+    async def go() -> None:
+        store = PostgresStore(url)
+        async with store.unit("g") as unit:
+            with pytest.raises(StoreError, match="cannot apply a plan of 'h'"):
+                await unit.apply(_entity_plan(None, "elsewhere", group="h"))
+            with pytest.raises(StoreError, match="before its unit of work"):
+                await unit.register_episode(_entity_plan(None, "x"), "e1")
+        await store.close()
+
+    asyncio.run(go())

@@ -121,21 +121,11 @@ def test_an_index_of_ones_own_named_like_kronographs_does_not_stop_opening() -> 
 
 
 # -- differences left: each needs a change outside the PostgreSQL store ---------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="PostgreSQL text and jsonb cannot hold NUL (U+0000): SQLite stores it, PostgreSQL fails with a"
-    " StoreError; the same refusal on every backend needs a check where inputs are validated",
-)
 def test_text_with_a_nul_character_is_refused_alike(backend: Callable[..., Store]) -> None:
     with Memory(backend(), model=None) as memory, pytest.raises(InvalidInputError):
         memory.add_fact("g", "Ali\x00ce", "KNOWS", "Bob")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="jsonb refuses NaN and Infinity, which Python's json writes and SQLite keeps: the same refusal"
-    " on every backend needs a check where metadata and attributes are validated",
-)
 def test_metadata_with_nan_is_refused_alike(backend: Callable[..., Store]) -> None:
     with Memory(backend(), model=None) as memory, pytest.raises(InvalidInputError):
         memory.add_episode("g", "Alice works at Acme.", metadata={"score": math.nan})
@@ -155,3 +145,14 @@ def test_json_numbers_come_back_as_sqlite_gives_them() -> None:
             found = memory.episodes("g")[0].metadata
             answers.append({k: (type(v).__name__, v) for k, v in found.items()})
     assert answers[0] == answers[1]
+
+
+def test_a_nul_in_an_episode_or_its_metadata_is_refused_alike(backend: Callable[..., Store]) -> None:
+    with Memory(backend(), model=None) as memory:
+        with pytest.raises(InvalidInputError, match="content"):
+            memory.add_episode("g", "Alice works\x00 at Acme.")
+        with pytest.raises(InvalidInputError, match="metadata"):
+            memory.add_episode("g", "Alice works at Acme.", metadata={"note": "a\x00b"})
+        with pytest.raises(InvalidInputError, match="metadata"):
+            memory.add_episode("g", "Alice works at Acme.", metadata={"score": math.inf})
+        assert memory.episodes("g") == []

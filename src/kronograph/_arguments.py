@@ -29,6 +29,8 @@ def _text(field: str, value: Any, *, optional: bool = False) -> str | None:
         raise InvalidInputError(field, f"expected a string, got {type(value).__name__}")
     if not value.strip():
         raise InvalidInputError(field, "must not be empty")
+    if "\x00" in value:  # no database text type can hold it (PostgreSQL refuses it)
+        raise InvalidInputError(field, "must not contain a NUL character (U+0000)")
     return value.strip()
 
 

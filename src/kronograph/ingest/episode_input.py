@@ -111,15 +111,25 @@ def _optional_text(field: str, value: Any) -> str | None:
         return None
     if not isinstance(value, str):
         raise InvalidInputError(field, f"expected a string, got {type(value).__name__}")
+    _storable(field, value)
     return value.strip() or None
+
+
+def _storable(field: str, text: str, *, json_text: bool = False) -> None:
+    """Text every backend can store: PostgreSQL's text and JSON types refuse
+    NUL (in JSON, also its escape)."""
+    if "\x00" in text or (json_text and "\\u0000" in text):
+        raise InvalidInputError(field, "must not contain a NUL character (U+0000)")
 
 
 def _content(kind: EpisodeKind, content: Any) -> str:
     if kind == EpisodeKind.JSON and not isinstance(content, str):
         try:
-            return json.dumps(content, ensure_ascii=False, sort_keys=False)
+            content = json.dumps(content, ensure_ascii=False, sort_keys=False, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise InvalidInputError("content", f"cannot be written as JSON: {exc}") from None
+    if isinstance(content, str):
+        _storable("content", content)
     if not isinstance(content, str):
         raise InvalidInputError("content", f"expected a string, got {type(content).__name__}")
     if not content.strip():
@@ -184,9 +194,11 @@ def episode_input(
     if metadata is not None and not isinstance(metadata, Mapping):
         raise InvalidInputError("metadata", f"expected a dict, got {type(metadata).__name__}")
     try:
-        meta = json.loads(json.dumps(dict(metadata or {})))
+        dumped = json.dumps(dict(metadata or {}), allow_nan=False)  # NaN and Infinity are not JSON
+        meta = json.loads(dumped)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError("metadata", f"must be JSON-serialisable: {exc}") from None
+    _storable("metadata", dumped, json_text=True)
     mapping: JsonMapping | None = None
     if json_mapping is not None:
         try:

@@ -39,7 +39,7 @@ T = TypeVar("T")
 _log = logging.getLogger("kronograph")
 
 # The connection of the unit of work the current task has open, by store.
-_unit_of: ContextVar[tuple[PostgresStore, Connection] | None] = ContextVar("kronograph_pg_unit", default=None)
+_unit_of: ContextVar[tuple[PostgresStore, Connection, str] | None] = ContextVar("kronograph_pg_unit", default=None)
 
 
 class PostgresStore:
@@ -143,7 +143,7 @@ class PostgresStore:
             pool = await self._ready_pool()  # opening may fail: a StoreError, as for every other call
             async with pool.connection() as conn, conn.transaction():
                 await lock_group(conn, group_id)
-                token = _unit_of.set((self, conn))
+                token = _unit_of.set((self, conn, group_id))
                 try:
                     yield self
                 finally:
@@ -245,6 +245,10 @@ class PostgresStore:
         """Where the episode got to, or, when it is new, apply ``plan`` (which
         records it) and return None; under the group's lock, so two workers
         registering one episode cannot both find it new."""
+
+        unit = _unit_of.get()
+        if unit is not None and unit[0] is self:  # its lock and index build would wait on the unit itself
+            raise StoreError("an episode is registered before its unit of work, not inside one")
 
         async def register(conn: Connection) -> EpisodeProgress | None:
             await self._index_vectors(plan)
@@ -385,6 +389,8 @@ class PostgresStore:
     async def apply(self, plan: Plan) -> None:
         unit = _unit_of.get()
         if unit is not None and unit[0] is self:  # inside a unit: its reads already saw the latest state
+            if unit[2] != plan.group_id:  # it holds its own group's lock, not this one's
+                raise StoreError(f"a unit of work of group {unit[2]!r} cannot apply a plan of {plan.group_id!r}")
             await self._run(write_plan, plan)
             return
 
