@@ -1,0 +1,152 @@
+"""A plan as rows to write, for every backend.
+
+What a plan changes, table by table and in the order the writes must go (a
+row before the rows that refer to it, deletions after the moves away from
+them), each change as the parameter tuples of one statement. A backend
+supplies the SQL of each change (same parameters, same order) and how it
+stores JSON values and float32 vectors; the rows are built once, here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import acronym, normalise_name
+from ..time import to_micros
+from .plan import EpisodeState, Plan
+from .records import FactRecord
+
+__all__ = ["CHANGES", "Encoding", "episode_state", "plan_rows"]
+
+# Every change a plan can make, in the order of writing. Each backend's SQL
+# for a change takes the parameters plan_rows gives it, in that order.
+CHANGES = (
+    "episodes",  # (group, uuid, name, kind, content, hash, source, reference_time, created_at, saga, status, metadata)
+    "episode_states",  # (assignments, values, group, uuid): built by episode_state, one statement each
+    "episode_vectors",  # (vector, group, uuid)
+    "entities",  # (uuid, group, name, name_key, labels, aliases, summary, attributes, created_at, provenance,
+    #              acronym, vector)
+    "entity_labels",  # (labels, uuid, group)
+    "entity_summaries",  # (summary, uuid, group): only where the entity has none
+    "entity_alias_lists",  # (alias, uuid, group): the alias joins the entity's list (a set, in byte order)
+    "entity_aliases",  # (group, alias_key, uuid)
+    "entity_fragments",  # (a, b, group, score, episode_id, created_at)
+    "mentions",  # (group, episode_id, entity_uuid)
+    "facts",  # (uuid, group, source, target, relation, relation_key, fact, valid_at, invalid_at,
+    #           stated_invalid_at, created_at, expired_at, invalidated_by, attributes, recorded_at, cause,
+    #           cause_episode, vector)
+    "fact_sources",  # (fact_uuid, group, episode_id, valid_at, stated_invalid_at, added_at, provenance): replaces
+    "removed_sources",  # (group, fact_uuid, episode_id)
+    "fact_versions",  # (valid_at, invalid_at, stated_invalid_at, expired_at, invalidated_by, recorded_at, cause,
+    #                   cause_episode, uuid, group)
+    "fact_conflicts",  # (a, b, group, episode_id, created_at)
+    "fact_history",  # (group, fact_uuid, recorded_at, cause, episode_id, status, source, target, subject, object,
+    #                  subject_key, object_key, relation, relation_key, fact, valid_at, invalid_at,
+    #                  invalidated_by, created_at, expired_at, episodes)
+    "retracted_facts",  # (fact_uuid, group, subject_key, object_key, retracted_at): replaces
+    "deleted_facts",  # (uuid, group)
+    "deleted_episodes",  # (group, uuid)
+    "deleted_entities",  # (uuid, group)
+    "model_replies",  # (key, model, reply, created_at): replaces
+    "audit_events",  # (group, kind, recorded_at, episode_id, detail)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Encoding:
+    """How a backend stores a JSON value and a float32 vector (given as bytes)."""
+
+    json: Callable[[Any], Any]
+    vector: Callable[[bytes | None], Any]
+
+
+def _t(value: Any) -> int | None:
+    return None if value is None else to_micros(value)
+
+
+def episode_state(state: EpisodeState, enc: Encoding) -> tuple[list[str], list[Any]]:
+    """The columns an episode's new state sets (``content`` to NULL when its
+    text is dropped) and their values; the statement also requires the
+    episode not to be complete: nothing overwrites a completed episode."""
+    columns = ["status", "error", "updated_at"]
+    values: list[Any] = [state.status, state.error, to_micros(state.updated_at)]
+    for column in ("pending", "checkpoint", "result"):
+        value = getattr(state, column)
+        if value is not EpisodeState.KEEP:
+            columns.append(column)
+            values.append(None if value is None else enc.json(value))
+    if state.clear_content:
+        columns.append("content")
+        values.append(None)
+    return columns, values
+
+
+def _history(g: str, f: FactRecord, status: str, enc: Encoding) -> tuple[Any, ...]:
+    return (
+        g, f.uuid, to_micros(f.version_at), f.cause, f.cause_episode, status, f.source_uuid, f.target_uuid,
+        f.subject, f.object, normalise_name(f.subject), normalise_name(f.object), f.relation, f.relation_key,
+        f.fact, to_micros(f.valid_at), _t(f.invalid_at), f.invalidated_by, to_micros(f.created_at),
+        _t(f.expired_at), enc.json(list(f.episodes)),
+    )
+
+
+def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
+    """Each change of :data:`CHANGES` with its rows (possibly none), in order.
+    ``episode_states`` rows are ``(columns, values, group, uuid)``."""
+    g, now, json, vector = plan.group_id, to_micros(plan.now), enc.json, enc.vector
+    yield "episodes", [
+        (g, e.uuid, e.name, str(e.kind), e.content, e.content_hash, e.source_description,
+         to_micros(e.reference_time), to_micros(e.created_at), e.saga, e.status, json(e.metadata))
+        for e in plan.new_episodes
+    ]
+    yield "episode_states", [(*episode_state(s, enc), g, s.uuid) for s in plan.episode_states]
+    yield "episode_vectors", [(vector(v), g, uuid) for uuid, v in plan.episode_embeddings.items()]
+    yield "entities", [
+        (e.uuid, g, e.name, normalise_name(e.name), json(list(e.labels)), json(list(e.aliases)), e.summary,
+         json(e.attributes), to_micros(e.created_at), json(e.provenance), acronym(e.name),
+         vector(plan.entity_embeddings.get(e.uuid)))
+        for e in plan.new_entities
+    ]
+    yield "entity_labels", [(json(list(labels)), uuid, g) for uuid, labels in plan.entity_labels.items()]
+    yield "entity_summaries", [(summary, uuid, g) for uuid, summary in plan.entity_summaries.items()]
+    yield "entity_alias_lists", [(alias, uuid, g) for uuid, alias in plan.entity_aliases]
+    yield "entity_aliases", [(g, normalise_name(alias), uuid) for uuid, alias in plan.entity_aliases]
+    yield "entity_fragments", [
+        (min(a, b), max(a, b), g, score, episode_id, now) for a, b, score, episode_id in plan.fragments
+    ]
+    yield "mentions", [(g, episode_id, entity_uuid) for episode_id, entity_uuid in plan.mentions]
+    yield "facts", [
+        (f.uuid, g, f.source_uuid, f.target_uuid, f.relation, f.relation_key, f.fact, to_micros(f.valid_at),
+         _t(f.invalid_at), _t(f.stated_invalid_at), to_micros(f.created_at), _t(f.expired_at), f.invalidated_by,
+         json(f.attributes), to_micros(f.version_at), f.cause, f.cause_episode,
+         vector(plan.fact_embeddings.get(f.uuid)))
+        for f in plan.new_facts
+    ]
+    sources = [(f.uuid, s) for f in plan.new_facts for s in f.sources] + plan.add_sources
+    yield "fact_sources", [
+        (fact_uuid, g, s.episode_id, to_micros(s.valid_at), _t(s.stated_invalid_at), to_micros(s.added_at),
+         json(s.provenance or {}))
+        for fact_uuid, s in sources
+    ]
+    yield "removed_sources", [(g, fact_uuid, episode_id) for fact_uuid, episode_id in plan.remove_sources]
+    yield "fact_versions", [
+        (to_micros(f.valid_at), _t(f.invalid_at), _t(f.stated_invalid_at), _t(f.expired_at), f.invalidated_by,
+         to_micros(f.version_at), f.cause, f.cause_episode, f.uuid, g)
+        for f in plan.updated_facts
+    ]
+    yield "fact_conflicts", [(min(a, b), max(a, b), g, episode_id, now) for a, b, episode_id in plan.add_conflicts]
+    yield "fact_history", [_history(g, h.record, h.status, enc) for h in plan.history]
+    yield "retracted_facts", [
+        (h.record.uuid, g, normalise_name(h.record.subject), normalise_name(h.record.object), now)
+        for h in plan.history
+        if h.status == "deleted"
+    ]
+    yield "deleted_facts", [(u, g) for u in plan.delete_facts]
+    yield "deleted_episodes", [(g, u) for u in plan.delete_episodes]
+    yield "deleted_entities", [(u, g) for u in plan.delete_entities]
+    yield "model_replies", [(key, model, text, now) for key, model, text in plan.cached_replies]
+    yield "audit_events", [
+        (g, a.kind, to_micros(a.recorded_at), a.episode_id, json(a.detail)) for a in plan.audit
+    ]
