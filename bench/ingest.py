@@ -38,6 +38,7 @@ from kronograph import AsyncMemory, EpisodeResult, Fact, Memory
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import percentile, source_revision  # noqa: E402  (a sibling script)
 from scripted_model import ScriptedProvider  # noqa: E402  (a sibling script, not a package)
+from stores import BenchStore, open_bench_store  # noqa: E402
 
 GROUP = "bench"
 PURPOSES = ("extract", "dedupe", "judge")
@@ -211,6 +212,16 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
+def _store(args: argparse.Namespace, tmp: Path) -> BenchStore:
+    """A fresh store for one pass: in memory, a file in ``tmp``, or PostgreSQL."""
+    if args.store == "memory":
+        return BenchStore("sqlite", ":memory:", "")
+    store = open_bench_store("sqlite" if args.store == "file" else args.store, tmp / "ingest.db")
+    if args.store.startswith("postgres") and "://" in args.store:  # each pass: a new database on that server
+        return BenchStore("postgres", store.fresh_database(), store.version)
+    return store
+
+
 def run_workload(path: Path, args: argparse.Namespace, profile: cProfile.Profile | None) -> dict[str, Any]:
     data = json.loads(path.read_text())
     episodes = data["episodes"][: args.episodes] if args.episodes else data["episodes"]
@@ -221,17 +232,19 @@ def run_workload(path: Path, args: argparse.Namespace, profile: cProfile.Profile
     print(f"{path.name}: ingesting {len(episodes):,} episodes ({args.store} store, {args.api} API)",
           file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory(prefix="kronograph-ingest-") as tmp:
-        store = ":memory:" if args.store == "memory" else str(Path(tmp) / "ingest.db")
+        store = _store(args, Path(tmp))
         provider = ScriptedProvider()
-        run = ingest(episodes, store, provider, api=args.api, profile=profile)
+        run = ingest(episodes, store.spec, provider, api=args.api, profile=profile)
         rss = rss_mb()
-        db_bytes = sum(p.stat().st_size for p in Path(tmp).glob("ingest.db*"))
+        db_bytes = store.stats()["db_bytes"] if args.store != "memory" else 0
+        store.close()
     peak = None
     if not args.no_tracemalloc:
         print(f"{path.name}: second pass under tracemalloc", file=sys.stderr, flush=True)
         with tempfile.TemporaryDirectory(prefix="kronograph-ingest-") as tmp:
-            store = ":memory:" if args.store == "memory" else str(Path(tmp) / "ingest.db")
-            peak = memory_peak(episodes, store, args.api)
+            store = _store(args, Path(tmp))
+            peak = memory_peak(episodes, store.spec, args.api)
+            store.close()
     s = run.pop("samples")
     fw = s["framework_ms"]
     first, last = fw[:EDGE], fw[-EDGE:]
@@ -341,8 +354,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workload", type=Path, action="append",
                     help="workload JSON file (repeatable; default: team-chat-1000 and team-chat-5000)")
     ap.add_argument("--episodes", type=int, help="ingest only the first N episodes of each workload")
-    ap.add_argument("--store", choices=("memory", "file"), default="file",
-                    help="file: SQLite in a temp dir (default); memory: SQLite :memory:")
+    ap.add_argument("--store", default="file",
+                    help="file: SQLite in a temp dir (default); memory: SQLite :memory:; postgres: a throwaway"
+                    " local PostgreSQL (fsync off); or a postgresql:// URL of an empty database")
     ap.add_argument("--api", choices=("async", "sync"), default="async",
                     help="async: AsyncMemory, the core (default); sync: Memory, the blocking shell")
     ap.add_argument("--no-tracemalloc", action="store_true", help="skip the second pass that measures the peak")
