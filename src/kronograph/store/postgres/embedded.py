@@ -10,10 +10,12 @@ import atexit
 import os
 import shutil
 import socket
+import subprocess
 import tempfile
 import warnings
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 __all__ = ["EmbeddedPostgres"]
 
@@ -22,6 +24,19 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def _server_user(ensure_user_exists: Any) -> str:
+    """The unprivileged user to run the server as: the wheel's own, made with
+    ``useradd``, or ``nobody`` where users cannot be added (a slim container)."""
+    try:
+        ensure_user_exists("embedded_postgres")
+        return "embedded_postgres"
+    except (OSError, subprocess.CalledProcessError):
+        import pwd
+
+        pwd.getpwnam("nobody")  # KeyError: no unprivileged user to run PostgreSQL as
+        return "nobody"
 
 
 class EmbeddedPostgres:
@@ -47,8 +62,7 @@ class EmbeddedPostgres:
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             import pwd
 
-            self._user = "embedded_postgres"
-            ensure_user_exists(self._user)
+            self._user = _server_user(ensure_user_exists)
             ensure_prefix_permissions(self.root)
             entry = pwd.getpwnam(self._user)
             os.chown(self.root, entry.pw_uid, entry.pw_gid)
