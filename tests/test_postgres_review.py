@@ -156,3 +156,66 @@ def test_a_nul_in_an_episode_or_its_metadata_is_refused_alike(backend: Callable[
         with pytest.raises(InvalidInputError, match="metadata"):
             memory.add_episode("g", "Alice works at Acme.", metadata={"score": math.inf})
         assert memory.episodes("g") == []
+
+
+# -- found reviewing the shared plan rows, validation and replicas ---------------------
+def test_metadata_with_a_literal_backslash_u0000_is_kept(backend: Callable[..., Store]) -> None:
+    """The six characters ``\\u0000`` in a string are not a NUL: the check
+    looked for them in the JSON text, where a backslash is escaped."""
+    with Memory(backend(), model=None) as memory:
+        memory.add_episode("g", "Alice works at Acme.", metadata={"path": "C:\\u0000dir"}, episode_id="e1")
+        assert memory.episodes("g")[0].metadata == {"path": "C:\\u0000dir"}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [{"name": "Ali\x00ce", "employer": {"name": "Acme"}}, '{"name": "Ali\\u0000ce", "employer": {"name": "Acme"}}'],
+    ids=["object", "text"],
+)
+def test_a_nul_in_a_json_episode_is_refused_alike(backend: Callable[..., Store], content: object) -> None:
+    """A NUL inside JSON (escaped as \\u0000 in its text) became an entity's
+    name: SQLite stored it, PostgreSQL failed the episode (retryable, forever)."""
+    with Memory(backend(), model=None) as memory:
+        with pytest.raises(InvalidInputError, match="content"):
+            memory.add_episode("g", content, kind="json")
+        memory.add_episode("g", '{"name": "Carol\\\\u0000", "employer": {"name": "Acme"}}', kind="json")
+        assert memory.episodes("g")[0].status == "complete"
+
+
+def test_a_nul_in_previous_episode_ids_is_refused_alike(backend: Callable[..., Store]) -> None:
+    with Memory(backend(), model=None) as memory, pytest.raises(InvalidInputError, match="previous_episode_ids"):
+        memory.add_episode("g", "Alice works at Acme.", previous_episode_ids=["a\x00b"])
+
+
+def test_opening_a_read_replica_does_not_try_to_resume_episodes(caplog: pytest.LogCaptureFixture) -> None:
+    """Resuming on opening wrote to the standby: a read-only error logged
+    with its traceback each time a reader opened while an episode was unfinished."""
+    import time
+
+    from kronograph.store.postgres.embedded import EmbeddedPostgres
+
+    with EmbeddedPostgres() as primary:
+        with psycopg.connect(primary.url, autocommit=True) as conn:
+            conn.execute("CREATE DATABASE memory")
+        url = primary.database_url("memory")
+        with Memory(url, model=None) as memory:
+            memory.add_fact("g", "Alice", "LIVES_IN", "Paris")
+        with psycopg.connect(url, autocommit=True) as conn:  # an episode a crash left unfinished
+            conn.execute(
+                "INSERT INTO episodes(group_id, uuid, name, kind, content, content_hash, reference_time,"
+                " created_at, status, metadata, pending, updated_at)"
+                " VALUES ('g', 'ep1', 'ep1', 'message', 'Bob lives in Rome.', 'x', 0, 0, 'received', '{}', '{}', 0)"
+            )
+        with primary.standby() as standby:
+            replica_url = standby.database_url("memory")
+            for _ in range(200):
+                try:
+                    with psycopg.connect(replica_url) as conn:
+                        if conn.execute("SELECT count(*) FROM episodes").fetchone() == (1,):
+                            break
+                except psycopg.OperationalError:
+                    pass
+                time.sleep(0.05)
+            with caplog.at_level("WARNING"), Memory(replica_url, model=None) as replica:
+                assert [f.object for f in replica.facts("g")] == ["Paris"]
+            assert not [r for r in caplog.records if r.levelname in ("WARNING", "ERROR")]

@@ -115,11 +115,23 @@ def _optional_text(field: str, value: Any) -> str | None:
     return value.strip() or None
 
 
-def _storable(field: str, text: str, *, json_text: bool = False) -> None:
+def _storable(field: str, value: Any) -> None:
     """Text every backend can store: PostgreSQL's text and JSON types refuse
-    NUL (in JSON, also its escape)."""
-    if "\x00" in text or (json_text and "\\u0000" in text):
+    NUL. ``value`` is a string or a parsed JSON value, whose keys and strings
+    are checked (a NUL there is ``\\u0000`` in its text; a literal backslash
+    before ``u0000`` is not one)."""
+    if _has_nul(value):
         raise InvalidInputError(field, "must not contain a NUL character (U+0000)")
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, Mapping):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_has_nul(v) for v in value)
+    return False
 
 
 def _content(kind: EpisodeKind, content: Any) -> str:
@@ -136,9 +148,10 @@ def _content(kind: EpisodeKind, content: Any) -> str:
         raise InvalidInputError("content", "must not be empty")
     if kind == EpisodeKind.JSON:
         try:
-            json.loads(content)
+            parsed = json.loads(content)
         except ValueError as exc:
             raise InvalidInputError("content", f"not valid JSON: {exc}") from None
+        _storable("content", parsed)  # its strings become names and attributes
     return content
 
 
@@ -188,6 +201,7 @@ def episode_input(
         for item in ids:
             if not isinstance(item, str) or not item.strip():
                 raise InvalidInputError("previous_episode_ids", f"not an episode id: {item!r}")
+            _storable("previous_episode_ids", item)
         previous: tuple[str, ...] | None = ids
     else:
         previous = None
@@ -198,7 +212,7 @@ def episode_input(
         meta = json.loads(dumped)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError("metadata", f"must be JSON-serialisable: {exc}") from None
-    _storable("metadata", dumped, json_text=True)
+    _storable("metadata", meta)
     mapping: JsonMapping | None = None
     if json_mapping is not None:
         try:
