@@ -144,7 +144,8 @@ class AsyncMemory:
             await self._store.open()
             await self._ingestion.check_embedder()
             self._opened = True
-            if self._resume_on_open:
+            # A read replica cannot finish an episode: resuming there only fails its writes.
+            if self._resume_on_open and not getattr(self._store, "read_only", False):
                 try:
                     await self._ingestion.resume(include_retryable=False)
                 except (ClosedError, SchemaError):

@@ -87,6 +87,11 @@ class PostgresStore:
     def __repr__(self) -> str:
         return f"PostgresStore({redact(self.url)!r})"
 
+    @property
+    def read_only(self) -> bool:
+        """Whether the server opened is a hot standby (reads only)."""
+        return self._replica
+
     # -- plumbing --------------------------------------------------------------
     async def _ready_pool(self) -> Pool:
         """The pool of the running event loop (psycopg's pools belong to one
