@@ -63,3 +63,8 @@ def test_strip_thinking() -> None:
 def test_schema_instruction_carries_the_schema() -> None:
     text = schema_instruction({"type": "object", "properties": {"ä": {"type": "string"}}})
     assert "JSON" in text and '"ä"' in text
+
+
+def test_nul_characters_are_dropped_from_every_string() -> None:
+    answer = '{"entities": [{"name": "Ali\\u0000ce", "attributes": {"k\\u0000": "v"}}], "n": 1}'
+    assert extract_json_object(answer) == {"entities": [{"name": "Alice", "attributes": {"k": "v"}}], "n": 1}

@@ -79,9 +79,21 @@ def _first_object(text: str) -> dict[str, Any] | None:
         except ValueError:
             value = None
         if isinstance(value, dict):
-            return value
+            return _without_nul(value)
         start = text.find("{", end + 1)
     return None
+
+
+def _without_nul(value: Any) -> Any:
+    """The answer with NUL characters (a JSON ``\\u0000``) dropped from every
+    string: they mean nothing in a name or a fact, and PostgreSQL cannot store them."""
+    if isinstance(value, str):
+        return value.replace("\x00", "") if "\x00" in value else value
+    if isinstance(value, dict):
+        return {_without_nul(k): _without_nul(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_nul(v) for v in value]
+    return value
 
 
 def _matching_brace(text: str, start: int) -> int | None:

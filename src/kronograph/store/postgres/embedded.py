@@ -59,15 +59,15 @@ class EmbeddedPostgres:
         self.root = Path(tempfile.mkdtemp(prefix="kronograph-pg-"))
         self._data = self.root / "data"
         self._user: str | None = None
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            import pwd
-
-            self._user = _server_user(ensure_user_exists)
-            ensure_prefix_permissions(self.root)
-            entry = pwd.getpwnam(self._user)
-            os.chown(self.root, entry.pw_uid, entry.pw_gid)
         self.port = _free_port()
         try:
+            if hasattr(os, "geteuid") and os.geteuid() == 0:
+                import pwd
+
+                self._user = _server_user(ensure_user_exists)
+                ensure_prefix_permissions(self.root)
+                entry = pwd.getpwnam(self._user)
+                os.chown(self.root, entry.pw_uid, entry.pw_gid)
             if primary is None:
                 _commands.initdb(
                     ["--auth=trust", "--encoding=utf8", "--locale=C", "-U", "postgres", "--no-sync"],
