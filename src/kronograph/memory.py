@@ -25,6 +25,8 @@ from .ingest.ontology import TypesArg
 from .llm.client import ModelClient
 from .llm.config import ModelSettings
 from .llm.protocol import Provider
+from .maintain.reconcile import ReconcileReport
+from .maintain.reconcile import reconcile as _reconcile
 from .maintain.removal import remove_episode as _remove_episode
 from .model import (
     AddFactResult,
@@ -426,3 +428,16 @@ class AsyncMemory:
 
     async def audit_events(self, group_id: str) -> list[AuditEvent]:
         return await (await self._ready()).audit_events(self._group(group_id))
+
+    async def reconcile(self, group_id: str, repair: bool = False) -> ReconcileReport:
+        """Check a group for defects (see :mod:`kronograph.maintain.reconcile`):
+        episodes without mentions, facts citing missing episodes, overlapping
+        intervals of declared single-valued relations, entity fragment
+        candidates and orphan entities. ``repair=True`` fixes the safe ones
+        (dangling sources, orphans), each with an audit event, and reports the rest."""
+        if repair:
+            refuse_writes_from_a_judge()
+        g = self._group(group_id)
+        store = await self._ready()
+        async with self._lock(g):
+            return await _reconcile(store, g, relation_types=self._relation_types, clock=self._now, repair=repair)

@@ -19,6 +19,7 @@ from .ingest.bulk import EpisodeItem
 from .ingest.json_map import JsonMapping
 from .ingest.judge import Judge, refuse_writes_from_a_judge
 from .ingest.ontology import TypesArg
+from .maintain.reconcile import ReconcileReport
 from .memory import AsyncMemory, ModelArg
 from .model import (
     AddFactResult,
@@ -229,3 +230,8 @@ class Memory:
 
     def audit_events(self, group_id: str) -> list[AuditEvent]:
         return self._call(self._core.audit_events(group_id))
+
+    def reconcile(self, group_id: str, repair: bool = False) -> ReconcileReport:
+        if repair:
+            refuse_writes_from_a_judge()
+        return self._call(self._core.reconcile(group_id, repair))

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..model import AuditEvent, Entity, Episode, Fact, FactChange, FactSource
 from .plan import Plan
-from .records import EntityMatch, EpisodeProgress, FactRecord, Neighbourhood
+from .records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood
 
 __all__ = ["FactQuery", "Store"]
 
@@ -227,6 +227,12 @@ class Store(Protocol):
     async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]: ...
 
     async def audit_events(self, group_id: str) -> list[AuditEvent]: ...
+
+    async def health_scan(self, group_id: str) -> HealthScan:
+        """What ``reconcile`` checks in the group: complete non-``fact`` episodes
+        with content that mention no entity, fact sources whose episode is gone,
+        recorded entity fragments (with both names), and entities no fact
+        (expired ones included) touches and no episode mentions."""
 
     # -- the one write -------------------------------------------------------
     async def apply(self, plan: Plan) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..model import Entity, Episode, Fact, trusted
 
-__all__ = ["EntityMatch", "EpisodeProgress", "FactRecord", "Neighbourhood", "Source"]
+__all__ = ["EntityMatch", "EpisodeProgress", "FactRecord", "HealthScan", "Neighbourhood", "Source"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,3 +148,19 @@ class EpisodeProgress:
     checkpoint: dict[str, Any] | None
     result: dict[str, Any] | None
     updated_at: datetime  # the last change of its status (or its receipt)
+
+
+@dataclass(frozen=True, slots=True)
+class HealthScan:
+    """What ``reconcile`` asks of a store about one group, in one read: rows
+    that break the graph's invariants or may need a person's eye."""
+
+    # (uuid, name, reference_time): complete episodes of a kind other than
+    # ``fact``, with content, that mention no entity.
+    unmentioned_episodes: list[tuple[str, str, datetime]]
+    # (fact_uuid, episode_id): fact_sources rows whose episode row is gone.
+    dangling_sources: list[tuple[str, str]]
+    # (a, a_name, b, b_name, score, episode_id): pairs ingestion recorded as maybe one entity.
+    fragments: list[tuple[str, str, str, str, float, str | None]]
+    # (uuid, name): entities no fact (expired ones included) touches and no episode mentions.
+    orphan_entities: list[tuple[str, str]]

@@ -27,8 +27,8 @@ from ...model import AuditEvent, Entity, Episode, Fact, FactChange, FactSource
 from ...time import to_micros
 from ..plan import Plan
 from ..protocol import FactQuery
-from ..records import EntityMatch, EpisodeProgress, FactRecord, Neighbourhood
-from . import ingest_reads, reads, search_reads
+from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood
+from . import health_reads, ingest_reads, reads, search_reads
 from .connection import Connection, Pool, connect, lock_group, lock_schema, redact
 from .schema import GROUP_TABLES, migrate, vector_index_statements
 from .writes import write_plan
@@ -235,6 +235,9 @@ class PostgresStore:
 
     async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
         return await self._run(reads.history, group_id, fact_uuid)
+
+    async def health_scan(self, group_id: str) -> HealthScan:
+        return await self._run(health_reads.health_scan, group_id)
 
     async def audit_events(self, group_id: str) -> list[AuditEvent]:
         return await self._run(reads.audit_events, group_id)

@@ -20,8 +20,8 @@ from ...model import AuditEvent, Entity, Episode, Fact, FactChange, FactSource
 from ...time import to_micros
 from ..plan import Plan
 from ..protocol import FactQuery
-from ..records import EntityMatch, EpisodeProgress, FactRecord, Neighbourhood
-from . import ingest_reads, reads, search_reads
+from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood
+from . import health_reads, ingest_reads, reads, search_reads
 from .entity_cache import EntityCache
 from .schema import migrate
 from .vectors import VectorIndex
@@ -514,6 +514,9 @@ class SQLiteStore:
 
     async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
         return await self._run(reads.history, group_id, fact_uuid)
+
+    async def health_scan(self, group_id: str) -> HealthScan:
+        return await self._run(health_reads.health_scan, group_id)
 
     async def audit_events(self, group_id: str) -> list[AuditEvent]:
         return await self._run(reads.audit_events, group_id)

@@ -1,0 +1,326 @@
+"""``reconcile``: check a group's graph for defects, and repair the safe ones.
+
+Checks (each finding carries what is needed to act on it):
+
+* episodes without mentions: complete episodes with content, of a kind other
+  than ``fact``, that mention no entity (extraction found nothing, or its
+  output was lost). Reported only: re-extracting needs a model, and some
+  episodes really mention nothing.
+* facts citing missing episodes: ``fact_sources`` rows whose episode row is
+  gone. Repaired: the missing episode's retraction is finished through the
+  removal machinery (its sources dropped, facts left with no source deleted
+  with a history marker, intervals those facts had moved given back, entities
+  left with nothing deleted), one plan per missing episode.
+* overlapping intervals within a slot: two unexpired facts of a relation
+  declared single-valued (many-to-one: same subject; one-to-many: same
+  object; one-to-one: both) whose valid times overlap. Reported only: which
+  fact is right (or whether the declaration is) is a judgment, and retiring
+  either changes what the memory answers.
+* entity fragment candidates: pairs ingestion recorded as maybe one entity,
+  and entities whose names differ only in case, spaces or punctuation.
+  Reported only: a merge rewrites every fact of both and cannot be undone
+  cleanly, and two real things may share a name.
+* orphan entities: no fact (expired ones included) touches them and no
+  episode mentions them. Repaired: deleted.
+
+Not checked yet, because the features they check do not exist yet: stale
+entity/community summaries (with summaries) and saga lag (with sagas); they
+are listed in ``ReconcileReport.not_checked``.
+
+Every repair is a plan applied in one transaction, with an audit event
+(``reconcile_repaired``) that names the check and what it changed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Mapping
+from datetime import datetime
+from itertools import combinations
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .._retry import retry_on_conflict
+from ..model import AuditEvent, Cardinality, Entity, Fact, RelationType, UtcDatetime, normalise_name
+from ..store.plan import Plan
+from ..store.protocol import FactQuery, Store
+from ..store.records import HealthScan
+from ..time import Clock
+from .removal import plan_removal
+
+__all__ = [
+    "DanglingSource",
+    "FragmentCandidate",
+    "OrphanEntity",
+    "ReconcileReport",
+    "Repairs",
+    "SlotOverlap",
+    "UnmentionedEpisode",
+    "reconcile",
+]
+
+NOT_CHECKED = ("stale_summaries", "saga_lag")  # they come with summaries and sagas
+_PAIRS_PER_NAME = 50  # near-duplicate pairs reported per squashed name, at most
+_SQUASH = re.compile(r"[\W_]+", re.UNICODE)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class UnmentionedEpisode(_Model):
+    episode_id: str
+    name: str
+    reference_time: UtcDatetime
+
+
+class DanglingSource(_Model):
+    """A fact citing an episode whose row is gone; ``fact`` is its triple."""
+
+    fact_uuid: str
+    episode_id: str
+    fact: str | None = None
+    other_sources: int = 0  # sources left once this one is dropped (0: the fact goes)
+
+
+class SlotOverlap(_Model):
+    """Two unexpired facts of a single-valued relation overlapping in valid time,
+    sharing ``entity`` as their ``side`` (``"subject"`` or ``"object"``)."""
+
+    relation: str
+    cardinality: Cardinality
+    side: str
+    entity_uuid: str
+    entity: str
+    facts: tuple[Fact, Fact]
+    overlap_from: UtcDatetime
+    overlap_until: UtcDatetime | None = None  # None: both still hold
+    same_value: bool = False  # both name the same other end: a duplicate, not a contradiction
+
+
+class FragmentCandidate(_Model):
+    """Two entities that may be one: ``recorded`` by ingestion (with its match
+    score and episode), or found here by ``similar_name``."""
+
+    a_uuid: str
+    a_name: str
+    b_uuid: str
+    b_name: str
+    source: str
+    score: float | None = None
+    episode_id: str | None = None
+
+
+class OrphanEntity(_Model):
+    uuid: str
+    name: str
+
+
+class Repairs(_Model):
+    """What ``repair=True`` changed."""
+
+    removed_sources: list[tuple[str, str]] = Field(default_factory=list)  # (fact_uuid, episode_id)
+    deleted_facts: list[str] = Field(default_factory=list)
+    changed_facts: list[str] = Field(default_factory=list)  # intervals given back
+    deleted_entities: list[str] = Field(default_factory=list)
+
+
+class ReconcileReport(_Model):
+    """Findings as they were before any repair, and what was repaired."""
+
+    group_id: str
+    checked_at: UtcDatetime
+    repair: bool
+    unmentioned_episodes: list[UnmentionedEpisode] = Field(default_factory=list)
+    dangling_sources: list[DanglingSource] = Field(default_factory=list)
+    overlaps: list[SlotOverlap] = Field(default_factory=list)
+    fragments: list[FragmentCandidate] = Field(default_factory=list)
+    orphan_entities: list[OrphanEntity] = Field(default_factory=list)
+    repaired: Repairs = Field(default_factory=Repairs)
+    not_checked: tuple[str, ...] = NOT_CHECKED
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {
+            "unmentioned_episodes": len(self.unmentioned_episodes),
+            "dangling_sources": len(self.dangling_sources),
+            "overlaps": len(self.overlaps),
+            "fragments": len(self.fragments),
+            "orphan_entities": len(self.orphan_entities),
+        }
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing was found."""
+        return not any(self.counts.values())
+
+
+def _overlaps(facts: list[Fact], relation: RelationType) -> list[SlotOverlap]:
+    sides = []
+    if relation.one_object_per_subject:
+        sides.append("subject")
+    if relation.one_subject_per_object:
+        sides.append("object")
+    found: list[SlotOverlap] = []
+    for side in sides:
+        slots: dict[str, list[Fact]] = defaultdict(list)
+        for fact in facts:
+            slots[fact.subject_uuid if side == "subject" else fact.object_uuid].append(fact)
+        for entity_uuid, slot in sorted(slots.items()):
+            slot.sort(key=lambda f: (f.valid_at, f.uuid))
+            active: list[Fact] = []
+            for fact in slot:
+                active = [a for a in active if a.invalid_at is None or a.invalid_at > fact.valid_at]
+                for earlier in active:
+                    ends = [e for e in (earlier.invalid_at, fact.invalid_at) if e is not None]
+                    other = (lambda f: f.object_uuid) if side == "subject" else (lambda f: f.subject_uuid)
+                    found.append(
+                        SlotOverlap(
+                            relation=fact.relation, cardinality=relation.cardinality, side=side,
+                            entity_uuid=entity_uuid, entity=fact.subject if side == "subject" else fact.object,
+                            facts=(earlier, fact), overlap_from=fact.valid_at,
+                            overlap_until=min(ends) if ends else None, same_value=other(earlier) == other(fact),
+                        )
+                    )
+                active.append(fact)
+    return found
+
+
+def _similar_names(entities: list[Entity], recorded: set[frozenset[str]]) -> list[FragmentCandidate]:
+    """Entities whose names are equal once case, spaces and punctuation are dropped."""
+    buckets: dict[str, list[Entity]] = defaultdict(list)
+    for entity in entities:
+        squashed = _SQUASH.sub("", normalise_name(entity.name))
+        if squashed:
+            buckets[squashed].append(entity)
+    found: list[FragmentCandidate] = []
+    for _, bucket in sorted(buckets.items()):
+        pairs = [(a, b) for a, b in combinations(bucket, 2) if frozenset((a.uuid, b.uuid)) not in recorded]
+        for a, b in pairs[:_PAIRS_PER_NAME]:
+            found.append(
+                FragmentCandidate(a_uuid=a.uuid, a_name=a.name, b_uuid=b.uuid, b_name=b.name, source="similar_name")
+            )
+    return found
+
+
+async def _findings(
+    store: Store, group_id: str, relation_types: Mapping[str, RelationType], now: datetime
+) -> tuple[HealthScan, dict[str, Any]]:
+    scan = await store.health_scan(group_id)
+    cited = sorted({fact_uuid for fact_uuid, _ in scan.dangling_sources})
+    by_uuid: dict[str, Fact] = {}
+    if cited:
+        query = FactQuery(as_of=now, uuids=tuple(cited), include_retired=True, include_expired=True)
+        by_uuid = {f.uuid: f for f in await store.facts(group_id, query)}
+    missing_by_fact: dict[str, set[str]] = defaultdict(set)
+    for fact_uuid, episode_id in scan.dangling_sources:
+        missing_by_fact[fact_uuid].add(episode_id)
+    dangling = []
+    for fact_uuid, episode_id in scan.dangling_sources:
+        fact = by_uuid.get(fact_uuid)
+        left = len(set(fact.episodes) - missing_by_fact[fact_uuid]) if fact else 0
+        dangling.append(
+            DanglingSource(
+                fact_uuid=fact_uuid, episode_id=episode_id, fact=fact.triple if fact else None, other_sources=left
+            )
+        )
+    overlaps: list[SlotOverlap] = []
+    for key, relation in sorted(relation_types.items()):
+        if relation.cardinality == Cardinality.MANY_TO_MANY:
+            continue
+        facts = await store.facts(group_id, FactQuery(as_of=now, relation_key=key, include_retired=True))
+        overlaps += _overlaps(facts, relation)
+    fragments = [
+        FragmentCandidate(
+            a_uuid=a, a_name=a_name, b_uuid=b, b_name=b_name, source="recorded", score=score, episode_id=episode_id
+        )
+        for a, a_name, b, b_name, score, episode_id in scan.fragments
+    ]
+    recorded = {frozenset((f.a_uuid, f.b_uuid)) for f in fragments}
+    fragments += _similar_names(await store.entities(group_id), recorded)
+    return scan, {
+        "unmentioned_episodes": [
+            UnmentionedEpisode(episode_id=u, name=n, reference_time=t) for u, n, t in scan.unmentioned_episodes
+        ],
+        "dangling_sources": dangling,
+        "overlaps": overlaps,
+        "fragments": fragments,
+        "orphan_entities": [OrphanEntity(uuid=u, name=n) for u, n in scan.orphan_entities],
+    }
+
+
+def _repaired(plan: Plan, check: str, **detail: Any) -> AuditEvent:
+    return AuditEvent(
+        group_id=plan.group_id, kind="reconcile_repaired", recorded_at=plan.now, detail={"check": check, **detail}
+    )
+
+
+async def _finish_removal(store: Store, group_id: str, episode_id: str, clock: Clock, done: Repairs) -> None:
+    """Drop the sources citing a missing episode, as removing it would have."""
+
+    async def attempt() -> Repairs:
+        plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
+        if await store.episode(group_id, episode_id) is not None:  # it came back: nothing dangles
+            return Repairs()
+        citing = await store.facts_citing(group_id, episode_id)
+        if not citing:
+            return Repairs()
+        touched: set[str] = set()
+        for record in citing:
+            touched.update((record.source_uuid, record.target_uuid))
+        references = await store.entity_references(group_id, touched)
+        hood = await store.conflict_neighbourhood(group_id, [r.uuid for r in citing], 2)
+        result = plan_removal(plan, episode_id, citing, hood, references)
+        removed = [(r.uuid, episode_id) for r in citing]
+        plan.audit[-1] = _repaired(
+            plan, "dangling_sources", episode_id=episode_id, removed_sources=len(removed),
+            deleted_facts=result.deleted_facts, deleted_entities=result.deleted_entities,
+        )
+        await store.apply(plan)
+        return Repairs(
+            removed_sources=removed, deleted_facts=result.deleted_facts,
+            changed_facts=[f.uuid for f in result.changed], deleted_entities=result.deleted_entities,
+        )
+
+    got = await retry_on_conflict(attempt)
+    done.removed_sources.extend(got.removed_sources)
+    done.deleted_facts.extend(got.deleted_facts)
+    done.changed_facts.extend(got.changed_facts)
+    done.deleted_entities.extend(got.deleted_entities)
+
+
+async def _delete_orphans(store: Store, group_id: str, clock: Clock, done: Repairs) -> None:
+    async def attempt() -> list[str]:
+        plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
+        orphans = [uuid for uuid, _ in (await store.health_scan(group_id)).orphan_entities]
+        if not orphans:
+            return []
+        plan.delete_entities.extend(orphans)
+        plan.audit.append(_repaired(plan, "orphan_entities", deleted_entities=orphans))
+        await store.apply(plan)
+        return orphans
+
+    done.deleted_entities.extend(await retry_on_conflict(attempt))
+
+
+async def reconcile(
+    store: Store,
+    group_id: str,
+    *,
+    relation_types: Mapping[str, RelationType],
+    clock: Clock,
+    repair: bool = False,
+) -> ReconcileReport:
+    """Check ``group_id`` (``relation_types`` by folded key); with ``repair``,
+    fix dangling sources and orphan entities. The caller holds the group."""
+    now = clock()
+    scan, findings = await _findings(store, group_id, relation_types, now)
+    done = Repairs()
+    if repair:
+        for episode_id in sorted({episode_id for _, episode_id in scan.dangling_sources}):
+            await _finish_removal(store, group_id, episode_id, clock, done)
+        if scan.orphan_entities:
+            await _delete_orphans(store, group_id, clock, done)
+    return ReconcileReport(group_id=group_id, checked_at=now, repair=repair, repaired=done, **findings)
