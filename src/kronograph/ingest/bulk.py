@@ -15,6 +15,7 @@ import asyncio
 import copy
 import json
 import logging
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
@@ -29,6 +30,7 @@ from ..errors import EmbeddingError, InvalidInputError
 from ..llm.client import ModelClient
 from ..llm.config import ModelSettings, choose_provider
 from ..llm.protocol import Provider, Usage
+from ..metrics import record_episode, span
 from ..model import EpisodeResult, EpisodeStatus, RelationType
 from ..store.protocol import Store
 from ..time import Clock
@@ -105,6 +107,7 @@ class Ingestion:
             raise InvalidInputError("embedder", "must have name, dimension and async embed(texts)")
         self.store = store
         self._clock = clock
+        self._latest: dict[str, datetime] = {}  # latest reference time ingested per group (late-episode metric)
         self._model_arg = model
         self._model: ModelClient | None = None
         self._model_chosen = False
@@ -196,8 +199,15 @@ class Ingestion:
     async def _run(
         self, pipeline: Pipeline, inp: EpisodeInput, checkpoint: dict[str, Any], usage: Usage | None = None
     ) -> EpisodeResult:
-        with working(self.store, inp.group_id, inp.episode_id):
-            return await pipeline.run(inp, checkpoint, usage)
+        latest = self._latest.get(inp.group_id)
+        started = time.perf_counter()
+        with working(self.store, inp.group_id, inp.episode_id), span("add_episode", group_id=inp.group_id):
+            result = await pipeline.run(inp, checkpoint, usage)
+        late = latest is not None and inp.reference_time < latest
+        record_episode(result, time.perf_counter() - started, late=late)
+        if result.ok and (latest is None or inp.reference_time > latest):
+            self._latest[inp.group_id] = inp.reference_time
+        return result
 
     # -- many ------------------------------------------------------------------------
     def check(self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]) -> list[EpisodeInput]:

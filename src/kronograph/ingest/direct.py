@@ -9,6 +9,7 @@ from datetime import datetime
 from .._retry import retry_on_conflict
 from ..errors import InvalidInputError
 from ..ids import new_id
+from ..metrics import record_candidates
 from ..model import AddFactResult, Entity, RelationType, Verdict, fold_relation, normalise_name, trusted
 from ..store.plan import Plan
 from ..store.protocol import Store
@@ -111,7 +112,7 @@ async def fact_candidates(
     """The stored facts that could matter to ``record``: what a judge (when
     there is one), a declared cardinality or a declared ending can act on."""
     sides, either_end = _sides(relation_type, judged)
-    return await store.fact_candidates(
+    found = await store.fact_candidates(
         record.group_id,
         record.source_uuid,
         record.target_uuid,
@@ -122,6 +123,8 @@ async def fact_candidates(
         around=record.valid_at,
         limit=limit,
     )
+    record_candidates(len(found))
+    return found
 
 
 Ask = Callable[[Screening], Awaitable[Verdict]]

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ModelOutputError
+from ..metrics import record_model_call
 from ._loop_local import LoopLocal
 from .backoff import Backoff
 from .parsing import NoJSONObjectError, extract_json_object, schema_instruction
@@ -132,6 +133,7 @@ class ModelClient:
                 else:
                     if usage is not None:
                         usage.add_cached(purpose)
+                    record_model_call(purpose, prompt_tokens=0, completion_tokens=0, cached=True)
                     return result
 
         prompt_system = system if self.native_schema else f"{system}\n\n{schema_instruction(json_schema)}"
@@ -174,6 +176,7 @@ class ModelClient:
                                                     schema_name=schema_name, small=small)
 
         reply = await self.backoff.run(attempt, what=f"{self.name} {purpose}")
+        record_model_call(purpose, prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)
         if usage is not None:
             usage.add_call(purpose, prompt_chars=len(system) + len(user), prompt_tokens=reply.prompt_tokens,
                            completion_tokens=reply.completion_tokens)

@@ -4,6 +4,7 @@ and a cross-encoder, if any, is injected."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -11,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..metrics import record_search
 from ..model import Entity, Episode, Fact, fold_relation, normalise_name
 from ..store.protocol import FactQuery, Store
 from .graph import store_hops
@@ -113,6 +115,7 @@ async def _candidates(
     recipe = request.recipe
     found = _Candidates({})
     if "bm25" in recipe.methods:
+        started = time.perf_counter()
         moment = _moment(request)
         if scope == "facts" and moment is not None:
             text, found.hidden, found.more = await store.search_current_facts(group_id, request.query, n, moment)
@@ -121,11 +124,16 @@ async def _candidates(
                 group_id, scope, request.query, n, episodes_before=request.as_of, episodes_known_at=request.known_at
             )
         found.add("bm25", text)
+        record_search(scope, "bm25", time.perf_counter() - started)
     if "cosine" in recipe.methods and request.vector is not None:
+        started = time.perf_counter()
         near = await store.search_vectors(group_id, scope, request.vector, n)
         found.add("cosine", [(u, s) for u, s in near if s > 0])
+        record_search(scope, "cosine", time.perf_counter() - started)
     if "bfs" in recipe.methods and hops:
+        started = time.perf_counter()
         found.add("bfs", await _by_distance(store, group_id, scope, hops, n, _moment(request)))
+        record_search(scope, "bfs", time.perf_counter() - started)
     return found
 
 
