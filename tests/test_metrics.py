@@ -96,10 +96,27 @@ def test_labels_are_escaped_and_counters_only_go_up() -> None:
         registry.model_calls.inc(-1)
 
 
-def test_spans_cost_nothing_without_opentelemetry() -> None:
-    with metrics.span("search", scopes="facts") as opened:
-        pass
+def test_operations_are_opentelemetry_spans() -> None:
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("kronograph")
+    # The global provider can be set once per process: hand ours in for this test.
+    original = trace.get_tracer
+    trace.get_tracer = lambda *args, **kwargs: tracer  # type: ignore[assignment]
     try:
-        import opentelemetry  # noqa: F401
-    except ImportError:
-        assert opened is None
+        with Memory(model=None) as memory:
+            memory.add_fact("g", "Alice", "LIVES_IN", "Paris")
+            memory.add_episode("g", "Bob moved to Lyon in 2018.")
+            memory.search("g", "Alice", scopes=("facts",))
+    finally:
+        trace.get_tracer = original  # type: ignore[assignment]
+    spans = {s.name: s for s in exporter.get_finished_spans()}
+    assert {"kronograph.add_fact", "kronograph.add_episode", "kronograph.search"} <= spans.keys()
+    assert spans["kronograph.search"].attributes["scopes"] == "facts"
+    assert spans["kronograph.add_fact"].attributes["group_id"] == "g"
