@@ -276,7 +276,7 @@ def test_every_command_and_option_is_documented() -> None:
     commands = _commands()
     assert set(commands) == {
         "add-fact", "facts", "timeline", "history", "remove-episode", "search", "conflicts", "add", "import", "resume",
-        "episodes", "demo", "migrate",
+        "episodes", "demo", "migrate", "doctor",
     }
     for name, options in commands.items():
         heading = re.search(rf"^## `kronograph {re.escape(name)}[ `]", docs, re.M)
@@ -647,3 +647,22 @@ def test_conflicts_shows_the_whole_slot(cli: Invoke) -> None:
     assert out.index("Sarah") < out.index("Mike") and "2 facts in the slot" in out
     assert _triples(cli("conflicts", sarah, "--json").stdout) == ["Sarah CEO_OF Acme", "Mike CEO_OF Acme"]
     assert "no fact" in cli("conflicts", sarah, "-g", "other", expect=2).stderr  # groups are separate
+
+
+def test_doctor_reports_defects_and_repairs_the_safe_ones(cli: Invoke, db: Path) -> None:
+    import sqlite3
+
+    cli("add-fact", "Sarah", "CEO_OF", "Acme", "--valid-at", "2024-01-15", "-g", "team")
+    cli("add-fact", "Mike", "CEO_OF", "Acme", "--valid-at", "2024-03-03", "-g", "team")  # undeclared: both stay
+    with sqlite3.connect(db) as conn:  # an entity nothing refers to
+        conn.execute(
+            "INSERT INTO entities(uuid, group_id, name, name_key, created_at) VALUES ('e-zed', 'team', 'Zed', 'zed', 0)"
+        )
+    out = cli("doctor", "team", "--relation-type", "CEO_OF=one_to_many", expect=1).stdout
+    assert "orphan entity: Zed" in out and "overlap in CEO_OF (one_to_many, same object Acme)" in out
+    assert "1 overlaps" in out and "1 orphan entities" in out and "not checked yet: stale_summaries, saga_lag" in out
+    out = cli("doctor", "team", "--repair", "--relation-type", "CEO_OF=one_to_many", expect=1).stdout
+    assert "1 entity deleted" in out
+    report = json.loads(cli("doctor", "team", "--json").stdout)  # undeclared now: nothing left
+    assert report["repair"] is False and set(report["counts"].values()) == {0}
+    assert "no database at" in cli("doctor", "team", "--db", str(db) + ".missing", expect=2, with_db=False).stderr

@@ -9,6 +9,7 @@ import typer
 
 from .. import __version__
 from .demo import demo
+from .doctor import doctor
 from .episodes import add, episodes, import_, resume
 from .facts import add_fact, facts, history, remove_episode, timeline
 from .migrate import migrate
@@ -20,7 +21,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "add-fact": add_fact, "facts": facts, "timeline": timeline, "history": history,
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
-    "demo": demo, "migrate": migrate,
+    "demo": demo, "migrate": migrate, "doctor": doctor,
 }
 
 

@@ -1,0 +1,84 @@
+"""``kronograph doctor``: reconcile one group, and repair what is safe with ``--repair``."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from ..maintain.reconcile import ReconcileReport
+from .facts import _relation_types
+from .options import DEFAULT_DB, Db, option
+from .output import console, plural, short, when
+from .session import open_memory
+
+__all__ = ["doctor"]
+
+_REPORTED_ONLY = ("unmentioned_episodes", "overlaps", "fragments")
+
+
+def _lines(report: ReconcileReport) -> list[str]:
+    out: list[str] = []
+    for e in report.unmentioned_episodes:
+        out.append(f"episode without mentions: {escape(e.episode_id)} ({escape(e.name)}, {when(e.reference_time)})")
+    for d in report.dangling_sources:
+        fact = escape(d.fact or d.fact_uuid)
+        out.append(f"fact cites missing episode {escape(d.episode_id)}: {fact} [dim]({d.fact_uuid})[/]")
+    for o in report.overlaps:
+        a, b = o.facts
+        out.append(
+            f"overlap in {escape(o.relation)} ({o.cardinality}, same {o.side} {escape(o.entity)}) from"
+            f" {when(o.overlap_from)} to {when(o.overlap_until)}: {escape(a.triple)} / {escape(b.triple)}"
+            f" [dim]({short(a.uuid)}, {short(b.uuid)})[/]"
+        )
+    for f in report.fragments:
+        score = f" {f.score:.2f}" if f.score is not None else ""
+        out.append(
+            f"maybe one entity ({f.source}{score}): {escape(f.a_name)} / {escape(f.b_name)}"
+            f" [dim]({f.a_uuid}, {f.b_uuid})[/]"
+        )
+    for e in report.orphan_entities:
+        out.append(f"orphan entity: {escape(e.name)} [dim]({e.uuid})[/]")
+    return out
+
+
+def doctor(
+    group: Annotated[str, typer.Argument(metavar="GROUP", help="Group (tenant) to check.")],
+    repair: Annotated[
+        bool, typer.Option("--repair", help="Fix what is safe (dangling sources, orphan entities).")
+    ] = False,
+    relation_type: Annotated[
+        list[str], option("NAME=CARDINALITY", "Declare a relation's cardinality for the overlap check; repeatable.")
+    ] = [],  # noqa: B006
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead.")] = False,
+    db: Db = DEFAULT_DB,
+) -> None:
+    """Check a group for defects; exit 1 while any is left unrepaired."""
+    types = _relation_types(relation_type)
+    with open_memory(db, relation_types=types) as memory:
+        report = memory.reconcile(group, repair=repair)
+    repaired = report.repaired
+    clean = report.ok or (repair and not any(report.counts[k] for k in _REPORTED_ONLY))
+    if as_json:
+        typer.echo(json.dumps({**report.model_dump(mode="json"), "counts": report.counts}, indent=2))
+    else:
+        out = console()
+        for line in _lines(report):
+            out.print(line, soft_wrap=True)
+        counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.counts.items())
+        mark = "[green]✓[/]" if report.ok else "[yellow]![/]"
+        out.print(f"{mark} group {escape(group)}: {counts}", soft_wrap=True)
+        if repair:
+            entities = len(repaired.deleted_entities)
+            out.print(
+                f"  repaired: {plural(len(repaired.removed_sources), 'source')} dropped,"
+                f" {plural(len(repaired.deleted_facts), 'fact')} and"
+                f" {entities:,} entit{'y' if entities == 1 else 'ies'} deleted"
+            )
+        elif not report.ok:
+            out.print("  [dim]--repair fixes dangling sources and orphan entities; the rest needs a person[/]")
+        out.print(f"  [dim]not checked yet: {', '.join(report.not_checked)}[/]")
+    if not clean:
+        raise typer.Exit(1)
