@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -28,6 +29,7 @@ from .llm.protocol import Provider
 from .maintain.reconcile import ReconcileReport
 from .maintain.reconcile import reconcile as _reconcile
 from .maintain.removal import remove_episode as _remove_episode
+from .metrics import record_facts, record_search, span
 from .model import (
     AddFactResult,
     AuditEvent,
@@ -219,7 +221,11 @@ class AsyncMemory:
                 candidate_limit=self._candidate_limit,
                 embedding=vector,
             )
-            return await _add_fact(store, data, settings)
+            with span("add_fact", group_id=g):
+                result = await _add_fact(store, data, settings)
+        record_facts({"created": 0 if result.merged else 1, "merged": int(result.merged),
+                      "retired": len(result.retired), "changed": len(result.changed)})
+        return result
 
     async def add_episode(
         self,
@@ -386,7 +392,11 @@ class AsyncMemory:
             centers=args.centers, filters=args.filters, cross_encoder=self._cross_encoder,
             cosine_weight=float(getattr(self._ingestion.embedder, "fusion_weight", 0.3)),
         )
-        return await run_search(store, request)
+        started = time.perf_counter()
+        with span("search", scopes=",".join(args.scopes), recipe=chosen.name):
+            found = await run_search(store, request)
+        record_search("all", "all", time.perf_counter() - started)
+        return found
 
     async def conflicts(self, group_id: str, fact_uuid: str) -> list[Fact]:
         """The whole slot of a fact: it and every fact linked to it by recorded
