@@ -95,7 +95,11 @@ def damaged(backend: Callable[..., Store], clock: StepClock):
 
 
 def test_reconcile_finds_every_planted_defect(damaged: Memory) -> None:
+    from kronograph import metrics
+
+    before = metrics.snapshot()["kronograph_interval_violations_total"].get("", 0)
     report = damaged.reconcile(G)
+    assert metrics.snapshot()["kronograph_interval_violations_total"][""] == before + 1  # the overlap, counted
     assert not report.repair and not report.ok
     assert [e.episode_id for e in report.unmentioned_episodes] == ["quiet"]
     assert sorted((d.fact, d.episode_id, d.other_sources) for d in report.dangling_sources) == [

@@ -43,6 +43,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._retry import retry_on_conflict
+from ..metrics import record_interval_violations
 from ..model import AuditEvent, Cardinality, Entity, Fact, RelationType, UtcDatetime, normalise_name
 from ..store.plan import Plan
 from ..store.protocol import FactQuery, Store
@@ -232,6 +233,7 @@ async def _findings(
             continue
         facts = await store.facts(group_id, FactQuery(as_of=now, relation_key=key, include_retired=True))
         overlaps += _overlaps(facts, relation)
+    record_interval_violations(len(overlaps))
     fragments = [
         FragmentCandidate(
             a_uuid=a, a_name=a_name, b_uuid=b, b_name=b_name, source="recorded", score=score, episode_id=episode_id
