@@ -501,3 +501,42 @@ def test_entities_by_name_and_label(memory_factory: MakeMemory) -> None:
     # A later mention labelled with the same family (Company ~ Organization) joins that entity.
     memory.add_fact(G, "Tim", "JOINED", "Apple", object_labels=["Company"])
     assert {e.labels for e in memory.entities(G, name="apple")} == {("Organization",), ("Food",)}
+
+
+# -- actor: who filed an episode, a fact, an audit event -----------------------------
+
+
+def test_episodes_and_facts_record_their_actor(memory_factory: MakeMemory) -> None:
+    memory = memory_factory()
+    memory.add_episode(G, "Ann Lee lives in Paris.", episode_id="e1", actor="  user:ann  ")
+    memory.add_episodes(G, [{"content": "Bo Chen works at Acme.", "episode_id": "e2", "actor": "agent:sync"},
+                            {"content": "Cy Diaz works at Initech.", "episode_id": "e3"}])
+    memory.add_fact(G, "Dee", "WORKS_AT", "Hooli", episode_id="f1", actor="key:1234")
+    memory.add_fact(G, "Eli", "WORKS_AT", "Hooli", episode_id="f2")
+    assert {e.uuid: e.actor for e in memory.episodes(G)} == {
+        "e1": "user:ann", "e2": "agent:sync", "e3": None, "f1": "key:1234", "f2": None,
+    }
+
+
+def test_audit_events_record_their_actor(memory_factory: MakeMemory, clock) -> None:
+    postgres: list[str] = []
+    memory = memory_factory(judge=lambda new, cands: Verdict(contradicts=[*postgres]))
+    postgres.append(memory.add_fact(G, "Initech", "USES", "Postgres", valid_at="2022-04-01").fact.uuid)
+    memory.add_fact(G, "Initech", "SPONSORS", "EuroPython", valid_at="2024-07-08")
+    clock.tick(days=1)
+    memory.add_fact(G, "Initech", "SPONSORS", "PyCon", valid_at="2025-05-20", episode_id="e2", actor="agent:crawler")
+    (event,) = [e for e in memory.audit_events(G) if e.kind == "verdict_refused"]
+    assert event.actor == "agent:crawler" and event.episode_id == "e2"
+
+
+@pytest.mark.parametrize("actor", ["", "   ", 42, "a\x00b", "x" * 201])
+def test_a_bad_actor_is_refused_and_changes_nothing(memory_factory: MakeMemory, actor: object) -> None:
+    memory = memory_factory()
+    before = snapshot(memory)
+    with pytest.raises(InvalidInputError, match="actor"):
+        memory.add_fact(G, "A", "R", "B", actor=actor)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="actor"):
+        memory.add_episode(G, "Ann lives in Rome.", actor=actor)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match=r"episodes\[0\]\.actor"):
+        memory.add_episodes(G, [{"content": "Ann lives in Rome.", "actor": actor}])
+    assert snapshot(memory) == before

@@ -51,7 +51,7 @@ def _people(memory: Memory, clock: StepClock) -> None:
                                 ("Rome", 2024, "e4")):
         memory.add_fact("people", "Alice", "LIVES_IN", city, valid_at=f"{year}-01-01", episode_id=episode)
         clock.tick(hours=1)
-    memory.add_fact("people", "Sarah", "CEO_OF", "Acme", valid_at="2024-01-15", episode_id="c1")
+    memory.add_fact("people", "Sarah", "CEO_OF", "Acme", valid_at="2024-01-15", episode_id="c1", actor="agent:hr")
     clock.tick(hours=1)
     memory.add_fact("people", "Mike", "CEO_OF", "Acme", valid_at="2024-03-03", episode_id="c2",
                     subject_labels=["Person"])
@@ -71,7 +71,7 @@ def _chat(memory: Memory, clock: StepClock) -> None:
 
 def _names(memory: Memory, clock: StepClock) -> None:
     """An alias learned by a fuzzy match, fragments no one could confirm, a JSON episode."""
-    memory.add_episode("names", "Ann Lee: I work at Fjord Biotech.", reference_time="2024-01-01")
+    memory.add_episode("names", "Ann Lee: I work at Fjord Biotech.", reference_time="2024-01-01", actor="user:ann")
     clock.tick(hours=1)
     memory.add_episode("names", "Bo Chen: I joined Fjord last week.", reference_time="2024-02-01")
     clock.tick(hours=1)
@@ -214,6 +214,8 @@ def test_answers_match_and_the_copy_is_a_working_memory(source: Path, target: st
             assert server.episodes(group) == lite.episodes(group)
             assert server.entities(group) == lite.entities(group)
             assert server.audit_events(group) == lite.audit_events(group)
+        assert {e.actor for e in server.episodes("names")} == {"user:ann", None}
+        assert {e.actor for e in server.episodes("people") if e.uuid == "c1"} == {"agent:hr"}
         assert server.timeline("people", "alice") == lite.timeline("people", "alice")
         (rome,) = lite.facts("people", subject="alice")
         assert server.history("people", rome.uuid) == lite.history("people", rome.uuid)

@@ -153,3 +153,27 @@ def test_entity_lookups_see_other_connections_and_own_writes(tmp_path: Path) -> 
         one.remove_episode("g", episode)
         again = one.add_fact("g", "Zed", "KNOWS", "Ann").fact
         assert [e.uuid for e in one.entities("g", name="zed")] == [again.subject_uuid]
+
+
+def test_a_v3_memory_gains_actor_columns_and_keeps_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "v3.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT)")
+    for number, name, apply in MIGRATIONS[:3]:
+        apply(conn)
+        conn.execute("INSERT INTO schema_migrations VALUES (?, ?, 'now')", (number, name))
+    conn.execute(
+        "INSERT INTO episodes(group_id, uuid, name, kind, content, reference_time, created_at, status)"
+        " VALUES ('g', 'old', 'old', 'text', 'Ann lives in Rome.', 0, 0, 'complete')"
+    )
+    conn.commit()
+    conn.close()
+    with Memory(path, resume=False) as memory:
+        (old,) = memory.episodes("g")
+        assert old.uuid == "old" and old.actor is None
+        memory.add_fact("g", "A", "R", "B", episode_id="new", actor="agent:x")
+        assert {e.uuid: e.actor for e in memory.episodes("g")} == {"old": None, "new": "agent:x"}
+    conn = sqlite3.connect(path)
+    assert max(r[0] for r in conn.execute("SELECT version FROM schema_migrations")) == 4
+    assert "actor" in {r[1] for r in conn.execute("PRAGMA table_info(audit_events)")}
+    conn.close()

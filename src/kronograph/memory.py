@@ -20,6 +20,7 @@ from .errors import ClosedError, InvalidInputError, NotFoundError, SchemaError
 from .ingest.bulk import EpisodeItem, Ingestion
 from .ingest.direct import FactInput, Resolver
 from .ingest.direct import add_fact as _add_fact
+from .ingest.episode_input import actor_text
 from .ingest.json_map import JsonMapping
 from .ingest.judge import Judge, refuse_writes_from_a_judge
 from .ingest.ontology import TypesArg
@@ -191,6 +192,7 @@ class AsyncMemory:
         episode_id: str | None = None,
         subject_labels: Iterable[str] = (),
         object_labels: Iterable[str] = (),
+        actor: str | None = None,
     ) -> AddFactResult:
         """Add one fact; returns what was written, merged, retired and changed."""
         refuse_writes_from_a_judge()
@@ -210,6 +212,7 @@ class AsyncMemory:
             episode_id=_text("episode_id", episode_id, optional=True),
             subject_labels=_labels("subject_labels", subject_labels),
             object_labels=_labels("object_labels", object_labels),
+            actor=actor_text("actor", actor),
         )
         store = await self._ready()
         vector = await self._ingestion.embed_one(data.fact)  # before the group is held: it may wait on a network
@@ -244,6 +247,7 @@ class AsyncMemory:
         excluded_entity_types: Iterable[str] | None = None,
         metadata: Mapping[str, Any] | None = None,
         json_mapping: JsonMapping | Mapping[str, Any] | None = None,
+        actor: str | None = None,
     ) -> EpisodeResult:
         """Ingest one episode (``kind`` ``"message"``, ``"text"`` or ``"json"``):
         extract, resolve and commit it in one transaction. Idempotent by
@@ -257,6 +261,7 @@ class AsyncMemory:
             source_description=source_description, episode_id=episode_id, saga=saga,
             previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
             excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
+            actor=actor,
         )
         await self._ready()
         return await self._ingestion.add_episode(g, item)

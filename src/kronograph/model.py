@@ -181,6 +181,8 @@ class Episode(_Model):
     status: str = "complete"
     metadata: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
+    # Who filed it (a user, an agent, an API key id); None when not given.
+    actor: str | None = None
 
 
 class Entity(_Model):
@@ -268,6 +270,8 @@ class AuditEvent(_Model):
     recorded_at: UtcDatetime
     episode_id: str | None = None
     detail: dict[str, Any] = Field(default_factory=dict)
+    # Who caused it (the actor of the episode or call); None when not given.
+    actor: str | None = None
 
 
 class AddFactResult(_Model):

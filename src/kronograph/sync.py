@@ -112,12 +112,13 @@ class Memory:
         episode_id: str | None = None,
         subject_labels: Iterable[str] = (),
         object_labels: Iterable[str] = (),
+        actor: str | None = None,
     ) -> AddFactResult:
         refuse_writes_from_a_judge()  # here too: the judge's thread is the caller
         return self._call(
             self._core.add_fact(
                 group_id, subject, relation, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
-                episode_id=episode_id, subject_labels=subject_labels, object_labels=object_labels,
+                episode_id=episode_id, subject_labels=subject_labels, object_labels=object_labels, actor=actor,
             )
         )
 
@@ -138,6 +139,7 @@ class Memory:
         excluded_entity_types: Iterable[str] | None = None,
         metadata: Mapping[str, Any] | None = None,
         json_mapping: JsonMapping | Mapping[str, Any] | None = None,
+        actor: str | None = None,
     ) -> EpisodeResult:
         refuse_writes_from_a_judge()
         return self._call(
@@ -146,6 +148,7 @@ class Memory:
                 source_description=source_description, episode_id=episode_id, saga=saga,
                 previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
                 excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
+                actor=actor,
             )
         )
 

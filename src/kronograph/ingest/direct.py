@@ -44,6 +44,7 @@ class FactInput:
     episode_id: str | None
     subject_labels: tuple[str, ...]
     object_labels: tuple[str, ...]
+    actor: str | None = None  # who filed it
 
     def __post_init__(self) -> None:
         if self.valid_at is not None:
@@ -189,7 +190,7 @@ async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFact
     episode_id = data.episode_id or new_id()
     # The episode is created if it does not exist yet (the store ignores a known
     # one); it is read only when its reference time is the fact's default start.
-    plan.new_episodes.append(new_episode_for_fact(g, episode_id, now))
+    plan.new_episodes.append(new_episode_for_fact(g, episode_id, now, data.actor))
     valid_at = data.valid_at
     if valid_at is None:
         episode = await store.episode(g, episode_id) if data.episode_id else None
@@ -234,7 +235,7 @@ async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFact
         candidate_limit=settings.candidate_limit,
     )
     if decision.refused:
-        plan.audit.append(refusal_event(g, now, episode_id, outcome.target.uuid, decision.refused))
+        plan.audit.append(refusal_event(g, now, episode_id, outcome.target.uuid, decision.refused, data.actor))
     if settings.embedding is not None and not outcome.merged:
         plan.fact_embeddings[outcome.target.uuid] = settings.embedding
     await store.apply(plan)

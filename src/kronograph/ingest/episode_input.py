@@ -21,7 +21,7 @@ from ..time import as_utc, parse_time
 from .json_map import JsonMapping
 from .ontology import Ontology, TypesArg
 
-__all__ = ["EpisodeInput", "episode_input"]
+__all__ = ["ACTOR_MAX", "EpisodeInput", "actor_text", "episode_input"]
 
 _KINDS = {"message": EpisodeKind.MESSAGE, "text": EpisodeKind.TEXT, "json": EpisodeKind.JSON}
 
@@ -43,6 +43,7 @@ class EpisodeInput:
     metadata: dict[str, Any]
     json_mapping: JsonMapping | None
     content_hash: str
+    actor: str | None = None  # who filed it: a user, an agent, an API key id
 
     @property
     def local_reference_time(self) -> datetime:
@@ -57,7 +58,7 @@ class EpisodeInput:
             content=self.content if store_raw_content else None, content_hash=self.content_hash,
             source_description=self.source_description, reference_time=self.reference_time,
             created_at=received_at, saga=self.saga, status=EpisodeStatus.RECEIVED.value,
-            metadata=self.metadata, error=None,
+            metadata=self.metadata, error=None, actor=self.actor,
         )
 
     def pending(self, *, store_raw_content: bool) -> dict[str, Any]:
@@ -99,7 +100,27 @@ class EpisodeInput:
             metadata=dict(episode.metadata),
             json_mapping=JsonMapping.model_validate(mapping) if mapping else None,
             content_hash=episode.content_hash or content_hash(content),
+            actor=episode.actor,
         )
+
+
+ACTOR_MAX = 200  # characters: an actor is a short id, not a free text
+
+
+def actor_text(field: str, value: Any) -> str | None:
+    """An actor (who filed an episode or a fact): None, or a short non-empty
+    string without NUL, stripped."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInputError(field, f"expected a string, got {type(value).__name__}")
+    _storable(field, value)
+    text = value.strip()
+    if not text:
+        raise InvalidInputError(field, "must not be empty")
+    if len(text) > ACTOR_MAX:
+        raise InvalidInputError(field, f"must be at most {ACTOR_MAX} characters, got {len(text)}")
+    return text
 
 
 def content_hash(content: str) -> str:
@@ -172,6 +193,7 @@ def episode_input(
     metadata: Mapping[str, Any] | None,
     json_mapping: JsonMapping | Mapping[str, Any] | None,
     now: datetime,
+    actor: str | None = None,
 ) -> EpisodeInput:
     """Validate one episode's arguments; raises InvalidInputError naming the field."""
     if kind not in _KINDS:
@@ -235,4 +257,5 @@ def episode_input(
         metadata=meta,
         json_mapping=mapping,
         content_hash=content_hash(text),
+        actor=actor_text("actor", actor),
     )

@@ -442,7 +442,9 @@ class Pipeline:
         )
         if judged and judged.get("refused"):
             outcome.refused.extend(judged["refused"])
-            plan.audit.append(refusal_event(g, plan.now, inp.episode_id, result.target.uuid, judged["refused"]))
+            plan.audit.append(
+                refusal_event(g, plan.now, inp.episode_id, result.target.uuid, judged["refused"], inp.actor)
+            )
         if not result.merged and index < len(fact_vectors):
             plan.fact_embeddings[result.target.uuid] = np.asarray(fact_vectors[index], dtype=np.float32).tobytes()
         await tx.apply(plan)

@@ -193,7 +193,7 @@ def plan_fact(
     return FactOutcome(plan=plan, target=final, merged=merged, retired=retired, changed=changed)
 
 
-def new_episode_for_fact(group_id: str, episode_id: str, now: datetime) -> Episode:
+def new_episode_for_fact(group_id: str, episode_id: str, now: datetime, actor: str | None = None) -> Episode:
     """The source episode a directly added fact records when its id is unknown."""
     return trusted(
         Episode,
@@ -210,10 +210,13 @@ def new_episode_for_fact(group_id: str, episode_id: str, now: datetime) -> Episo
         status="complete",
         metadata={},
         error=None,
+        actor=actor,
     )
 
 
-def refusal_event(group_id: str, now: datetime, episode_id: str, fact_uuid: str, refused: list[str]) -> AuditEvent:
+def refusal_event(
+    group_id: str, now: datetime, episode_id: str, fact_uuid: str, refused: list[str], actor: str | None = None
+) -> AuditEvent:
     """An audit event for judge verdicts the guard did not let through."""
     return AuditEvent(
         group_id=group_id,
@@ -221,4 +224,5 @@ def refusal_event(group_id: str, now: datetime, episode_id: str, fact_uuid: str,
         recorded_at=now,
         episode_id=episode_id,
         detail={"fact": fact_uuid, "refused": refused},
+        actor=actor,
     )

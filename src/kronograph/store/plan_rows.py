@@ -23,7 +23,8 @@ __all__ = ["CHANGES", "Encoding", "episode_state", "plan_rows"]
 # Every change a plan can make, in the order of writing. Each backend's SQL
 # for a change takes the parameters plan_rows gives it, in that order.
 CHANGES = (
-    "episodes",  # (group, uuid, name, kind, content, hash, source, reference_time, created_at, saga, status, metadata)
+    "episodes",  # (group, uuid, name, kind, content, hash, source, reference_time, created_at, saga, status, metadata,
+    #              actor)
     "episode_states",  # (assignments, values, group, uuid): built by episode_state, one statement each
     "episode_vectors",  # (vector, group, uuid)
     "entities",  # (uuid, group, name, name_key, labels, aliases, summary, attributes, created_at, provenance,
@@ -50,7 +51,7 @@ CHANGES = (
     "deleted_episodes",  # (group, uuid)
     "deleted_entities",  # (uuid, group)
     "model_replies",  # (key, model, reply, created_at): replaces
-    "audit_events",  # (group, kind, recorded_at, episode_id, detail)
+    "audit_events",  # (group, kind, recorded_at, episode_id, detail, actor)
 )
 
 
@@ -98,7 +99,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     g, now, json, vector = plan.group_id, to_micros(plan.now), enc.json, enc.vector
     yield "episodes", [
         (g, e.uuid, e.name, str(e.kind), e.content, e.content_hash, e.source_description,
-         to_micros(e.reference_time), to_micros(e.created_at), e.saga, e.status, json(e.metadata))
+         to_micros(e.reference_time), to_micros(e.created_at), e.saga, e.status, json(e.metadata), e.actor)
         for e in plan.new_episodes
     ]
     yield "episode_states", [(*episode_state(s, enc), g, s.uuid) for s in plan.episode_states]
@@ -148,5 +149,5 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "deleted_entities", [(u, g) for u in plan.delete_entities]
     yield "model_replies", [(key, model, text, now) for key, model, text in plan.cached_replies]
     yield "audit_events", [
-        (g, a.kind, to_micros(a.recorded_at), a.episode_id, json(a.detail)) for a in plan.audit
+        (g, a.kind, to_micros(a.recorded_at), a.episode_id, json(a.detail), a.actor) for a in plan.audit
     ]

@@ -117,6 +117,7 @@ def episode(row: tuple) -> Episode:  # type: ignore[type-arg]
         status=row[10],
         metadata=_json(row[11], {}),
         error=row[12],
+        actor=row[13],
     )
 
 
@@ -143,4 +144,5 @@ def audit_event(row: tuple) -> AuditEvent:  # type: ignore[type-arg]
         recorded_at=from_micros(row[2]),
         episode_id=row[3],
         detail=_json(row[4], {}),
+        actor=row[5],
     )

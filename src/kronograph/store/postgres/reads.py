@@ -372,7 +372,8 @@ async def history(conn: AsyncConnection, group_id: str, fact_uuid: str) -> list[
 
 async def audit_events(conn: AsyncConnection, group_id: str) -> list[AuditEvent]:
     cur = await conn.execute(
-        "SELECT group_id, kind, recorded_at, episode_id, detail FROM audit_events WHERE group_id = %s ORDER BY seq",
+        "SELECT group_id, kind, recorded_at, episode_id, detail, actor FROM audit_events"
+        " WHERE group_id = %s ORDER BY seq",
         (group_id,),
     )
     return [rows.audit_event(r) for r in await cur.fetchall()]

@@ -251,8 +251,15 @@ CREATE TABLE store_settings (
 );
 """
 
+_V2 = """
+-- Who filed an episode, and who caused an audit event (a user, an agent, an API key id).
+ALTER TABLE episodes ADD COLUMN actor TEXT;
+ALTER TABLE audit_events ADD COLUMN actor TEXT;
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial", _V1),
+    (2, "actor", _V2),
 ]
 
 # Every table of group data (each keyed by group_id), parents first.

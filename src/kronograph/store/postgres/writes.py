@@ -26,7 +26,7 @@ def _vector(blob: bytes | None) -> np.ndarray | None:
 # The SQL of each change of a plan (see ..plan_rows for the parameters).
 SQL = {
     "episodes": "INSERT INTO episodes(group_id, uuid, name, kind, content, content_hash, source_description,"
-    " reference_time, created_at, saga, status, metadata) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"
+    " reference_time, created_at, saga, status, metadata, actor) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"
     " ON CONFLICT (group_id, uuid) DO NOTHING",
     "episode_vectors": "UPDATE episodes SET embedding = %s WHERE group_id = %s AND uuid = %s",
     "entities": "INSERT INTO entities(uuid, group_id, name, name_key, labels, aliases, summary, attributes,"
@@ -66,8 +66,8 @@ SQL = {
     "deleted_entities": "DELETE FROM entities WHERE uuid = %s AND group_id = %s",
     "model_replies": "INSERT INTO model_replies(key, model, reply, created_at) VALUES (%s,%s,%s,%s)"
     " ON CONFLICT (key) DO UPDATE SET model = excluded.model, reply = excluded.reply, created_at = excluded.created_at",
-    "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail)"
-    " VALUES (%s,%s,%s,%s,%s)",
+    "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail, actor)"
+    " VALUES (%s,%s,%s,%s,%s,%s)",
 }
 _ENCODING = Encoding(json=Jsonb, vector=_vector)
 

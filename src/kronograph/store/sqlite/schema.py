@@ -289,6 +289,13 @@ INSERT INTO episodes_fts(rowid, name, content) SELECT id, name, content FROM epi
 """
 
 
+_V4 = """
+-- Who filed an episode, and who caused an audit event (a user, an agent, an API key id).
+ALTER TABLE episodes ADD COLUMN actor TEXT;
+ALTER TABLE audit_events ADD COLUMN actor TEXT;
+"""
+
+
 def _initial(conn: sqlite3.Connection) -> None:
     for statement in _statements(_V1):
         conn.execute(statement)
@@ -301,6 +308,11 @@ def _ingestion(conn: sqlite3.Connection) -> None:
 
 def _search(conn: sqlite3.Connection) -> None:
     for statement in _statements(_V3):
+        conn.execute(statement)
+
+
+def _actor(conn: sqlite3.Connection) -> None:
+    for statement in _statements(_V4):
         conn.execute(statement)
 
 
@@ -324,6 +336,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "initial", _initial),
     (2, "ingestion", _ingestion),
     (3, "search", _search),
+    (4, "actor", _actor),
 ]
 
 

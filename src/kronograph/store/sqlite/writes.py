@@ -38,7 +38,8 @@ def apply_plan(conn: sqlite3.Connection, plan: Plan, revision: Callable[[sqlite3
 # The SQL of each change of a plan (see ..plan_rows for the parameters).
 SQL = {
     "episodes": "INSERT OR IGNORE INTO episodes(group_id, uuid, name, kind, content, content_hash,"
-    " source_description, reference_time, created_at, saga, status, metadata) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+    " source_description, reference_time, created_at, saga, status, metadata, actor)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "episode_vectors": "UPDATE episodes SET embedding = ? WHERE group_id = ? AND uuid = ?",
     "entities": "INSERT INTO entities(uuid, group_id, name, name_key, labels, aliases, summary, attributes,"
     " created_at, provenance, acronym, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -70,7 +71,8 @@ SQL = {
     "deleted_episodes": "DELETE FROM episodes WHERE group_id = ? AND uuid = ?",
     "deleted_entities": "DELETE FROM entities WHERE uuid = ? AND group_id = ?",
     "model_replies": "INSERT OR REPLACE INTO model_replies(key, model, reply, created_at) VALUES (?,?,?,?)",
-    "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail) VALUES (?,?,?,?,?)",
+    "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail, actor)"
+    " VALUES (?,?,?,?,?,?)",
 }
 _ENCODING = Encoding(json=_json, vector=lambda blob: blob)
 
