@@ -540,3 +540,81 @@ def test_a_bad_actor_is_refused_and_changes_nothing(memory_factory: MakeMemory, 
     with pytest.raises(InvalidInputError, match=r"episodes\[0\]\.actor"):
         memory.add_episodes(G, [{"content": "Ann lives in Rome.", "actor": actor}])
     assert snapshot(memory) == before
+
+
+# -- possible contradictions ----------------------------------------------------------
+
+
+def test_a_same_slot_fact_left_standing_is_flagged(memory_factory: MakeMemory, clock) -> None:
+    memory = memory_factory()
+    paris = memory.add_fact(G, "Ann", "LIVES_IN", "Paris", valid_at="2020-01-01", actor="user:bo").fact
+    clock.tick(hours=1)
+    result = memory.add_fact(G, "Ann", "LIVES_IN", "Rome", valid_at="2021-01-01", episode_id="e2", actor="agent:x")
+    assert result.retired == []
+    (flag,) = result.possible_contradictions
+    assert (flag.fact, flag.contradicts.uuid, flag.reason, flag.authority) == (
+        result.fact.uuid, paris.uuid, "same_slot", 0.5
+    )
+    (event,) = [e for e in memory.audit_events(G) if e.kind == "contradiction_flagged"]
+    assert event.episode_id == "e2" and event.actor == "agent:x"
+    assert event.detail == {"fact": result.fact.uuid, "contradicts": paris.uuid, "reason": "same_slot",
+                            "authority": 0.5}
+    # another subject, or a declared many-to-many relation: nothing to flag
+    assert memory.add_fact(G, "Bo", "LIVES_IN", "Rome").possible_contradictions == []
+    many = memory_factory(relation_types={"LIKES": {"cardinality": "many_to_many"}})
+    many.add_fact(G, "Ann", "LIKES", "Jazz")
+    assert many.add_fact(G, "Ann", "LIKES", "Rock").possible_contradictions == []
+    assert not [e for e in many.audit_events(G) if e.kind == "contradiction_flagged"]
+
+
+def test_no_flag_for_a_restatement_or_what_the_guard_or_judge_retired(memory_factory: MakeMemory, clock) -> None:
+    memory = memory_factory()
+    memory.add_fact(G, "Ann", "LIVES_IN", "Paris", valid_at="2020-01-01")
+    again = memory.add_fact(G, "Ann", "LIVES_IN", "Paris", valid_at="2020-01-01", episode_id="again")
+    assert again.merged and again.possible_contradictions == []
+
+    declared = memory_factory(relation_types={"LIVES_IN": {"cardinality": "many_to_one", "authority": 0.9}})
+    declared.add_fact(G, "Ann", "LIVES_IN", "Paris", valid_at="2020-01-01")
+    moved = declared.add_fact(G, "Ann", "LIVES_IN", "Rome", valid_at="2021-01-01")
+    assert [f.object for f in moved.retired] == ["Paris"] and moved.possible_contradictions == []
+
+    judged = memory_factory(judge=lambda new, cands: Verdict(contradicts=[c.uuid for c in cands]))
+    judged.add_fact(G, "Ann", "LIVES_IN", "Paris", valid_at="2020-01-01")
+    moved = judged.add_fact(G, "Ann", "LIVES_IN", "Rome", valid_at="2021-01-01")
+    assert [f.object for f in moved.retired] == ["Paris"] and moved.possible_contradictions == []
+    for m in (memory, declared, judged):
+        assert not [e for e in m.audit_events(G) if e.kind == "contradiction_flagged"]
+
+
+def test_a_similar_text_on_the_same_pair_is_flagged_with_its_relations_authority(memory_factory: MakeMemory) -> None:
+    judge = RecordingJudge()  # shown the candidates, retires nothing
+    memory = memory_factory(judge=judge, relation_types={"WORKS_AT": {"authority": 0.9}})
+    works = memory.add_fact(G, "Ann", "WORKS_AT", "Acme", fact="Ann works at Acme as an engineer").fact
+    result = memory.add_fact(G, "Ann", "WORKED_AT", "Acme", fact="Ann worked at Acme as an engineer")
+    (flag,) = result.possible_contradictions
+    assert (flag.contradicts.uuid, flag.reason, flag.authority) == (works.uuid, "similar_text", 0.9)
+
+
+def test_an_episode_lists_its_possible_contradictions(memory_factory: MakeMemory) -> None:
+    from kronograph.llm.client import ModelClient
+
+    from .ingest_helpers import ScriptedProvider, current_episode
+
+    def lives_in(city: str) -> dict[str, object]:
+        return {"reasoning": "", "entities": [{"name": "Ann Lee"}, {"name": city}],
+                "facts": [{"subject": "Ann Lee", "relation": "LIVES_IN", "object": city,
+                           "fact": f"Ann Lee lives in {city}"}]}
+
+    table = {"a": lives_in("Paris"), "b": lives_in("Rome")}
+    provider = ScriptedProvider(Extraction=lambda system, user: table[current_episode(user)],
+                                JudgeAnswer=lambda system, user: {"reasoning": "", "verdicts": []})
+    model = ModelClient(provider, base_delay=0.001, max_delay=0.002, max_attempts=3)  # type: ignore[arg-type]
+    memory = memory_factory(model=model)
+    memory.add_episode(G, "a", reference_time="2024-01-01", episode_id="a")
+    result = memory.add_episode(G, "b", reference_time="2024-02-01", episode_id="b", actor="user:ann")
+    assert result.ok and result.retired == []
+    (flag,) = result.possible_contradictions
+    assert flag.contradicts.object == "Paris" and flag.reason == "same_slot"
+    (event,) = [e for e in memory.audit_events(G) if e.kind == "contradiction_flagged"]
+    assert event.episode_id == "b" and event.actor == "user:ann"
+    assert event.detail["contradicts"] == flag.contradicts.uuid

@@ -223,12 +223,18 @@ class AsyncMemory:
                 relation_type=self._relation_types.get(fold_relation(relation_name)),
                 candidate_limit=self._candidate_limit,
                 embedding=vector,
+                authority=self._authority,
             )
             with span("add_fact", group_id=g):
                 result = await _add_fact(store, data, settings)
         record_facts({"created": 0 if result.merged else 1, "merged": int(result.merged),
                       "retired": len(result.retired), "changed": len(result.changed)})
         return result
+
+    def _authority(self, relation_key: str) -> float:
+        """A relation's authority: as declared, else the default (0.5)."""
+        declared = self._relation_types.get(relation_key)
+        return declared.authority if declared is not None else 0.5
 
     async def add_episode(
         self,

@@ -29,6 +29,7 @@ __all__ = [
     "FactSource",
     "Mention",
     "ModelUsage",
+    "PossibleContradiction",
     "RelationType",
     "RemovalResult",
     "UtcDatetime",
@@ -116,6 +117,10 @@ class RelationType(_Model):
     # Relations a fact of this one ends between the same two entities
     # (``LEFT`` ends ``WORKS_AT``): deterministic too, no judge needed.
     ends: tuple[str, ...] = ()
+    # How much a fact of this relation is to be trusted when a newer fact may
+    # disagree with it, in [0, 1]: reported with each possible contradiction
+    # of such a fact (a declared type can raise or lower it).
+    authority: float = Field(default=0.5, ge=0.0, le=1.0)
 
     @property
     def ends_keys(self) -> frozenset[str]:
@@ -274,6 +279,20 @@ class AuditEvent(_Model):
     actor: str | None = None
 
 
+class PossibleContradiction(_Model):
+    """A standing fact a newly admitted fact may disagree with but did not
+    retire: ``fact`` is the new fact's uuid, ``contradicts`` the standing
+    fact; ``reason`` is ``same_slot`` (same subject and relation, another
+    object: or the object side, for a relation declared one subject per
+    object) or ``similar_text`` (fact texts alike on the same two entities);
+    ``authority`` is the standing fact's relation's (:class:`RelationType`)."""
+
+    fact: str
+    contradicts: Fact
+    reason: Literal["same_slot", "similar_text"]
+    authority: float
+
+
 class AddFactResult(_Model):
     """What one ``add_fact`` did.
 
@@ -289,6 +308,7 @@ class AddFactResult(_Model):
     retired: list[Fact] = Field(default_factory=list)
     changed: list[Fact] = Field(default_factory=list)
     refused: list[str] = Field(default_factory=list)
+    possible_contradictions: list[PossibleContradiction] = Field(default_factory=list)
 
 
 class RemovalResult(_Model):
@@ -334,6 +354,7 @@ class EpisodeResult(_Model):
     retired: list[Fact] = Field(default_factory=list)
     changed: list[Fact] = Field(default_factory=list)
     refused: list[str] = Field(default_factory=list)
+    possible_contradictions: list[PossibleContradiction] = Field(default_factory=list)
     usage: ModelUsage = Field(default_factory=ModelUsage)
 
     @property

@@ -10,7 +10,17 @@ from .._retry import retry_on_conflict
 from ..errors import InvalidInputError
 from ..ids import new_id
 from ..metrics import record_candidates
-from ..model import AddFactResult, Entity, RelationType, Verdict, fold_relation, normalise_name, trusted
+from ..model import (
+    AddFactResult,
+    Cardinality,
+    Entity,
+    PossibleContradiction,
+    RelationType,
+    Verdict,
+    fold_relation,
+    normalise_name,
+    trusted,
+)
 from ..store.plan import Plan
 from ..store.protocol import Store
 from ..store.records import FactRecord, Neighbourhood
@@ -21,14 +31,24 @@ from .resolution import (
     Decision,
     FactOutcome,
     Screening,
+    contradiction_event,
     decide,
+    flag_contradictions,
     new_episode_for_fact,
     plan_fact,
     refusal_event,
     screen,
 )
 
-__all__ = ["FactInput", "Resolver", "add_fact", "fact_candidates", "resolve_entity", "resolve_fact"]
+__all__ = [
+    "FactInput",
+    "Resolver",
+    "add_fact",
+    "fact_candidates",
+    "possible_contradictions",
+    "resolve_entity",
+    "resolve_fact",
+]
 
 @dataclass(frozen=True, slots=True)
 class FactInput:
@@ -68,7 +88,12 @@ def _sides(relation_type: RelationType | None, has_judge: bool) -> tuple[tuple[s
             sides.append("object")
         if sides:
             return tuple(sides), False
-    return (("subject", "object"), True) if has_judge else ((), False)
+    if has_judge:
+        return ("subject", "object"), True
+    # Neither: nothing is retired, but the subject's slot is read so that a
+    # possible contradiction there can be flagged (declared many-to-many: none).
+    many = relation_type is not None and relation_type.cardinality == Cardinality.MANY_TO_MANY
+    return ((), False) if many else (("subject",), False)
 
 
 def resolve_entity(name: str, labels: tuple[str, ...], known: Sequence[Entity], plan: Plan) -> Entity:
@@ -105,6 +130,7 @@ class Resolver:
     relation_type: RelationType | None
     candidate_limit: int
     embedding: bytes | None = None  # the fact text's vector (float32), stored with a new fact
+    authority: Callable[[str], float] | None = None  # of a relation, by its folded key
 
 
 async def fact_candidates(
@@ -141,6 +167,8 @@ async def resolve_fact(
     relation_type: RelationType | None,
     verdict: Ask | None,
     candidate_limit: int,
+    authority: Callable[[str], float] | None = None,
+    actor: str | None = None,
 ) -> tuple[FactOutcome, Decision]:
     """Resolve one new fact against what ``store`` holds and add the outcome to
     ``plan``: candidates, the guard, cardinality or the judge, the timeline.
@@ -173,7 +201,23 @@ async def resolve_fact(
         hood=hood,
         episode_id=record.sources[0].episode_id,
     )
+    default = relation_type.authority if relation_type is not None else 0.5
+    outcome.flagged = flag_contradictions(
+        outcome, candidates, decision, relation_type,
+        authority or (lambda key: default if key == record.relation_key else 0.5),
+    )
+    for flagged in outcome.flagged:
+        plan.audit.append(
+            contradiction_event(g, plan.now, record.sources[0].episode_id, outcome.target.uuid, flagged, actor)
+        )
     return outcome, decision
+
+
+def possible_contradictions(outcome: FactOutcome) -> list[PossibleContradiction]:
+    return [
+        PossibleContradiction(fact=outcome.target.uuid, contradicts=cand.to_fact(), reason=reason, authority=score)
+        for cand, reason, score in outcome.flagged
+    ]
 
 
 async def add_fact(store: Store, data: FactInput, settings: Resolver) -> AddFactResult:
@@ -233,6 +277,8 @@ async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFact
         relation_type=relation_type,
         verdict=verdict if judge is not None else None,
         candidate_limit=settings.candidate_limit,
+        authority=settings.authority,
+        actor=data.actor,
     )
     if decision.refused:
         plan.audit.append(refusal_event(g, now, episode_id, outcome.target.uuid, decision.refused, data.actor))
@@ -247,4 +293,5 @@ async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFact
         retired=[r.to_fact() for r in outcome.retired],
         changed=[r.to_fact() for r in outcome.changed],
         refused=decision.refused,
+        possible_contradictions=possible_contradictions(outcome),
     )

@@ -41,6 +41,7 @@ from ..model import (
     EpisodeResult,
     EpisodeStatus,
     ModelUsage,
+    PossibleContradiction,
     RelationType,
     Verdict,
     fold_relation,
@@ -50,7 +51,7 @@ from ..store.plan import EpisodeState, Plan
 from ..store.protocol import Store
 from ..store.records import FactRecord
 from ..time import Clock
-from .direct import resolve_fact
+from .direct import possible_contradictions, resolve_fact
 from .entity_match import choose_entities, place_entities
 from .episode_input import EpisodeInput
 from .episode_judge import gather_verdicts
@@ -106,6 +107,16 @@ class _Outcome:
     retired: dict[str, FactRecord] = field(default_factory=dict)
     changed: dict[str, FactRecord] = field(default_factory=dict)
     refused: list[str] = field(default_factory=list)
+    flagged: list[PossibleContradiction] = field(default_factory=list)
+
+
+def _standing(outcome: _Outcome) -> list[PossibleContradiction]:
+    """The possible contradictions still standing once the whole episode is in:
+    a later fact of the episode may have retired either side."""
+    return [
+        p for p in outcome.flagged
+        if p.contradicts.uuid not in outcome.retired and p.fact not in outcome.retired
+    ]
 
 
 class Pipeline:
@@ -229,6 +240,10 @@ class Pipeline:
         if self.settings.model is None and self.settings.judge is None:
             return OFFLINE_RELATION_TYPES.get(key)
         return None
+
+    def _authority(self, inp: EpisodeInput, relation_key: str) -> float:
+        declared = inp.ontology.relation_types().get(relation_key) or self.settings.relation_types.get(relation_key)
+        return declared.authority if declared is not None else 0.5
 
     def _limit(self, inp: EpisodeInput, relation: str) -> int:
         """How many same-relation facts per side resolution reads for a fact."""
@@ -403,6 +418,7 @@ class Pipeline:
             retired=[r.to_fact() for r in outcome.retired.values()],
             changed=[r.to_fact() for r in outcome.changed.values()],
             refused=outcome.refused,
+            possible_contradictions=_standing(outcome),
             usage=_usage(usage),
         )
 
@@ -439,7 +455,9 @@ class Pipeline:
         result, _ = await resolve_fact(
             tx, plan, record, fresh=(), relation_type=self._relation_type(inp, draft.relation),
             verdict=verdict if has_judge else None, candidate_limit=self._limit(inp, draft.relation),
+            authority=lambda key: self._authority(inp, key), actor=inp.actor,
         )
+        outcome.flagged.extend(possible_contradictions(result))
         if judged and judged.get("refused"):
             outcome.refused.extend(judged["refused"])
             plan.audit.append(

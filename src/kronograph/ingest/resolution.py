@@ -15,7 +15,7 @@ The four steps of the design:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -28,7 +28,9 @@ __all__ = [
     "Decision",
     "FactOutcome",
     "Screening",
+    "contradiction_event",
     "decide",
+    "flag_contradictions",
     "new_episode_for_fact",
     "plan_fact",
     "refusal_event",
@@ -124,6 +126,8 @@ class FactOutcome:
     merged: bool
     retired: list[FactRecord]
     changed: list[FactRecord]
+    # Standing facts it may disagree with but did not retire: (fact, reason, authority).
+    flagged: list[tuple[FactRecord, str, float]] = field(default_factory=list)
 
 
 def plan_fact(
@@ -191,6 +195,69 @@ def plan_fact(
         else:
             changed.append(updated)
     return FactOutcome(plan=plan, target=final, merged=merged, retired=retired, changed=changed)
+
+
+SIMILAR_TEXT = 0.85  # string similarity of two fact texts on the same two entities that flags them
+
+
+def flag_contradictions(
+    outcome: FactOutcome,
+    candidates: Sequence[FactRecord],
+    decision: Decision,
+    relation_type: RelationType | None,
+    authority: Callable[[str], float],
+) -> list[tuple[FactRecord, str, float]]:
+    """Standing facts the admitted fact may disagree with but did not retire
+    (no query: the candidates resolution loaded). Same slot: the same subject
+    and relation with another object, for a relation not declared
+    many-to-many (or the same object and relation with another subject, for
+    one declared one subject per object); or a fact text much like the new
+    one's between the same two entities under another relation. A merge (a
+    restatement), or a fact closed before the other begins, flags nothing."""
+    new = outcome.target
+    if outcome.merged or new.expired_at is not None:
+        return []
+    from .similarity import string_similarity  # imports numpy; only needed here
+
+    gone = {c.uuid for c in decision.contradicts} | {r.uuid for r in outcome.retired}
+    gone |= {r.uuid for r in outcome.changed if r.invalid_at is not None or r.expired_at is not None}
+    many = relation_type is not None and relation_type.cardinality == Cardinality.MANY_TO_MANY
+    subject_side = not many and (relation_type is None or relation_type.one_object_per_subject)
+    object_side = relation_type is not None and relation_type.one_subject_per_object
+    ends = {new.source_uuid, new.target_uuid}
+    out: list[tuple[FactRecord, str, float]] = []
+    for cand in candidates:
+        if cand.uuid == new.uuid or cand.uuid in gone or cand.expired_at is not None or cand.invalid_at is not None:
+            continue
+        if not _overlaps(cand, new):
+            continue
+        reason = None
+        if cand.relation_key == new.relation_key:
+            if subject_side and cand.source_uuid == new.source_uuid and cand.target_uuid != new.target_uuid:
+                reason = "same_slot"
+            elif object_side and cand.target_uuid == new.target_uuid and cand.source_uuid != new.source_uuid:
+                reason = "same_slot"
+        elif {cand.source_uuid, cand.target_uuid} == ends and string_similarity(cand.fact, new.fact) >= SIMILAR_TEXT:
+            reason = "similar_text"
+        if reason is not None:
+            out.append((cand, reason, authority(cand.relation_key)))
+    return out
+
+
+def contradiction_event(
+    group_id: str, now: datetime, episode_id: str, fact_uuid: str, flagged: tuple[FactRecord, str, float],
+    actor: str | None = None,
+) -> AuditEvent:
+    """An append-only record that a fact was admitted that may disagree with a standing one."""
+    cand, reason, authority = flagged
+    return AuditEvent(
+        group_id=group_id,
+        kind="contradiction_flagged",
+        recorded_at=now,
+        episode_id=episode_id,
+        detail={"fact": fact_uuid, "contradicts": cand.uuid, "reason": reason, "authority": authority},
+        actor=actor,
+    )
 
 
 def new_episode_for_fact(group_id: str, episode_id: str, now: datetime, actor: str | None = None) -> Episode:
