@@ -618,3 +618,27 @@ def test_an_episode_lists_its_possible_contradictions(memory_factory: MakeMemory
     (event,) = [e for e in memory.audit_events(G) if e.kind == "contradiction_flagged"]
     assert event.episode_id == "b" and event.actor == "user:ann"
     assert event.detail["contradicts"] == flag.contradicts.uuid
+
+
+def test_the_conflicts_audit_sweeps_a_group_and_writes_nothing(memory_factory: MakeMemory, clock) -> None:
+    memory = memory_factory(relation_types={"LIKES": {"cardinality": "many_to_many"},
+                                            "WORKS_AT": {"authority": 0.8}})
+    paris = memory.add_fact(G, "Ann", "LIVES_IN", "Paris", valid_at="2020-01-01").fact
+    clock.tick(hours=1)
+    rome = memory.add_fact(G, "Ann", "LIVES_IN", "Rome", valid_at="2021-01-01").fact
+    memory.add_fact(G, "Ann", "LIKES", "Jazz")
+    memory.add_fact(G, "Ann", "LIKES", "Rock")  # declared many-to-many: no conflict
+    memory.add_fact(G, "Bo", "LIVES_IN", "Rome")  # another subject: no conflict
+    works = memory.add_fact(G, "Bo", "WORKS_AT", "Acme", fact="Bo works at Acme as an engineer").fact
+    clock.tick(hours=1)
+    worked = memory.add_fact(G, "Bo", "WORKED_AT", "Acme", fact="Bo worked at Acme as an engineer").fact
+    before = (snapshot(memory), memory.audit_events(G))
+    found = memory.audit(G, mode="conflicts")
+    assert [(p.fact, p.contradicts.uuid, p.reason, p.authority) for p in found] == [
+        (rome.uuid, paris.uuid, "same_slot", 0.5),
+        (worked.uuid, works.uuid, "similar_text", 0.8),
+    ]
+    assert (snapshot(memory), memory.audit_events(G)) == before
+    assert memory.audit("other") == []
+    with pytest.raises(InvalidInputError, match="mode"):
+        memory.audit(G, mode="everything")

@@ -27,6 +27,7 @@ from .ingest.ontology import TypesArg
 from .llm.client import ModelClient
 from .llm.config import ModelSettings
 from .llm.protocol import Provider
+from .maintain.conflicts import sweep_conflicts
 from .maintain.reconcile import ReconcileReport
 from .maintain.reconcile import reconcile as _reconcile
 from .maintain.removal import remove_episode as _remove_episode
@@ -41,6 +42,7 @@ from .model import (
     Fact,
     FactChange,
     FactSource,
+    PossibleContradiction,
     RelationType,
     RemovalResult,
     fold_relation,
@@ -449,6 +451,17 @@ class AsyncMemory:
 
     async def audit_events(self, group_id: str) -> list[AuditEvent]:
         return await (await self._ready()).audit_events(self._group(group_id))
+
+    async def audit(self, group_id: str, mode: str = "conflicts") -> list[PossibleContradiction]:
+        """Sweep a group. ``mode="conflicts"``: every pair of current facts that
+        may disagree (the rules ingestion flags by, see
+        :mod:`kronograph.maintain.conflicts`), whether or not it was flagged
+        when admitted. Reads only; writes nothing."""
+        g = self._group(group_id)
+        if mode != "conflicts":
+            raise InvalidInputError("mode", f"must be 'conflicts', not {mode!r}")
+        current = await self.facts(g)
+        return sweep_conflicts(current, self._relation_types)
 
     async def reconcile(self, group_id: str, repair: bool = False) -> ReconcileReport:
         """Check a group for defects (see :mod:`kronograph.maintain.reconcile`):

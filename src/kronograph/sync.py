@@ -30,6 +30,7 @@ from .model import (
     Fact,
     FactChange,
     FactSource,
+    PossibleContradiction,
     RelationType,
     RemovalResult,
 )
@@ -233,6 +234,9 @@ class Memory:
 
     def audit_events(self, group_id: str) -> list[AuditEvent]:
         return self._call(self._core.audit_events(group_id))
+
+    def audit(self, group_id: str, mode: str = "conflicts") -> list[PossibleContradiction]:
+        return self._call(self._core.audit(group_id, mode))
 
     def reconcile(self, group_id: str, repair: bool = False) -> ReconcileReport:
         if repair:
