@@ -174,6 +174,6 @@ def test_a_v3_memory_gains_actor_columns_and_keeps_its_rows(tmp_path: Path) -> N
         memory.add_fact("g", "A", "R", "B", episode_id="new", actor="agent:x")
         assert {e.uuid: e.actor for e in memory.episodes("g")} == {"old": None, "new": "agent:x"}
     conn = sqlite3.connect(path)
-    assert max(r[0] for r in conn.execute("SELECT version FROM schema_migrations")) == 4
+    assert max(r[0] for r in conn.execute("SELECT version FROM schema_migrations")) == MIGRATIONS[-1][0]
     assert "actor" in {r[1] for r in conn.execute("PRAGMA table_info(audit_events)")}
     conn.close()

@@ -31,11 +31,13 @@ from .maintain.conflicts import sweep_conflicts
 from .maintain.reconcile import ReconcileReport
 from .maintain.reconcile import reconcile as _reconcile
 from .maintain.removal import remove_episode as _remove_episode
+from .maintain.summaries import summarize as _summarize
 from .metrics import record_facts, record_search, span
 from .model import (
     AddFactResult,
     AuditEvent,
     Entity,
+    EntitySummary,
     Episode,
     EpisodeResult,
     EpisodeStatus,
@@ -430,6 +432,34 @@ class AsyncMemory:
         return await (await self._ready()).entities(
             g, name_key=self._name_key("name", name), label=_text("label", label, optional=True)
         )
+
+    async def summarize_entities(
+        self, group_id: str, names_or_uuids: str | Iterable[str] | None = None, *, refresh_stale_only: bool = True
+    ) -> list[EntitySummary]:
+        """Rebuild entity summaries from current facts and return those built:
+        of the entities named (a name matches every entity of that name,
+        case-insensitively; a uuid its entity) or of the whole group; with
+        ``refresh_stale_only`` only those whose facts changed since their
+        summary was built. By the model when one is configured (one call per
+        batch of entities), else extractively. See :mod:`kronograph.maintain.summaries`."""
+        refuse_writes_from_a_judge()
+        g = self._group(group_id)
+        wanted = [names_or_uuids] if isinstance(names_or_uuids, str) else names_or_uuids
+        store = await self._ready()
+        uuids: set[str] | None = None
+        if wanted is not None:
+            uuids = set()
+            for i, item in enumerate(wanted):
+                text = _text(f"names_or_uuids[{i}]", item)
+                assert text is not None
+                found = {e.uuid for e in await store.entities_by_uuid(g, [text])}
+                found |= {e.uuid for e in await store.entities(g, name_key=normalise_name(text))}
+                if not found:
+                    raise NotFoundError(f"no entity named {text!r} (nor with that uuid) in group {g!r}")
+                uuids |= found
+        model = self._ingestion.model_client()
+        with span("summarize_entities", group_id=g):
+            return await _summarize(store, g, clock=self._now, uuids=uuids, stale_only=refresh_stale_only, model=model)
 
     async def episodes(self, group_id: str, *, status: str | None = None) -> list[Episode]:
         """A group's episodes by reference time, with their status and error;

@@ -20,6 +20,7 @@ __all__ = [
     "AuditEvent",
     "Cardinality",
     "Entity",
+    "EntitySummary",
     "Episode",
     "EpisodeKind",
     "EpisodeResult",
@@ -201,6 +202,22 @@ class Entity(_Model):
     created_at: UtcDatetime
     # What produced it: extractor, model, prompt and ontology versions, episode.
     provenance: dict[str, Any] = Field(default_factory=dict)
+    # True when a fact touching it was created, retired, changed or removed
+    # since its summary was built (``summarize_entities`` or reconcile rebuild it).
+    summary_stale: bool = False
+    summary_built_at: UtcDatetime | None = None  # None: never built from its facts
+
+
+class EntitySummary(_Model):
+    """A summary ``summarize_entities`` (or reconcile) built: ``None`` when the
+    entity has no current fact; ``method`` is ``"extractive"`` or ``"model"``."""
+
+    uuid: str
+    name: str
+    summary: str | None = None
+    method: str
+    facts: int  # current facts it was built from
+    built_at: UtcDatetime
 
 
 class Fact(_Model):

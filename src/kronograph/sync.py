@@ -25,6 +25,7 @@ from .model import (
     AddFactResult,
     AuditEvent,
     Entity,
+    EntitySummary,
     Episode,
     EpisodeResult,
     Fact,
@@ -222,6 +223,14 @@ class Memory:
 
     def entities(self, group_id: str, *, name: str | None = None, label: str | None = None) -> list[Entity]:
         return self._call(self._core.entities(group_id, name=name, label=label))
+
+    def summarize_entities(
+        self, group_id: str, names_or_uuids: str | Iterable[str] | None = None, *, refresh_stale_only: bool = True
+    ) -> list[EntitySummary]:
+        refuse_writes_from_a_judge()
+        return self._call(
+            self._core.summarize_entities(group_id, names_or_uuids, refresh_stale_only=refresh_stale_only)
+        )
 
     def episodes(self, group_id: str, *, status: str | None = None) -> list[Episode]:
         return self._call(self._core.episodes(group_id, status=status))

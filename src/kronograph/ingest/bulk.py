@@ -150,6 +150,11 @@ class Ingestion:
             self._model_chosen = True
         return Pipeline(self.store, self._settings)
 
+    def model_client(self) -> ModelClient | None:
+        """The model configured for this memory (chosen on first use), or None."""
+        self._pipeline()
+        return self._model
+
     async def check_embedder(self) -> None:
         """Record the embedder with the store's first vectors; refuse another dimension."""
         embedder = self._settings.embedder

@@ -16,12 +16,14 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "DedupeAnswer",
     "EntityMatch",
+    "EntitySummaryText",
     "ExtractedEntity",
     "ExtractedFact",
     "Extraction",
     "FactVerdict",
     "JudgeAnswer",
     "Provenance",
+    "SummaryAnswer",
 ]
 
 
@@ -69,6 +71,18 @@ class Extraction(_Out):
     )
     entities: list[ExtractedEntity] = Field(default_factory=list)
     facts: list[ExtractedFact] = Field(default_factory=list)
+
+
+class EntitySummaryText(_Out):
+    id: str = Field(description="The entity's id as given (S1, S2, ...).")
+    summary: str = Field(
+        description="One or two plain sentences about the entity as it is now, from its listed facts only."
+    )
+
+
+class SummaryAnswer(_Out):
+    reasoning: str = Field(description="Think first: for each entity, which of its facts matter most.")
+    summaries: list[EntitySummaryText] = Field(default_factory=list)
 
 
 class Provenance(BaseModel):

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 from ..model import AuditEvent, Entity, Episode
 from .records import FactRecord, Source
 
-__all__ = ["EpisodeState", "HistoryEntry", "Plan"]
+__all__ = ["BuiltSummary", "EpisodeState", "HistoryEntry", "Plan", "stale_summaries"]
 
 _KEEP: Any = object()
 
@@ -46,6 +46,17 @@ class HistoryEntry:
     status: Literal["live", "expired", "deleted"]
 
 
+@dataclass(frozen=True, slots=True)
+class BuiltSummary:
+    """An entity's rebuilt summary (None: it has no current fact). Written only
+    if the entity's stale count is still ``stale``, what it was when its facts
+    were read: a change that came in meanwhile keeps it stale."""
+
+    entity_uuid: str
+    summary: str | None
+    stale: int
+
+
 @dataclass(slots=True)
 class Plan:
     group_id: str
@@ -61,6 +72,11 @@ class Plan:
     new_entities: list[Entity] = field(default_factory=list)
     entity_labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
     entity_summaries: dict[str, str] = field(default_factory=dict)  # only where an entity has none
+    # Summaries rebuilt from current facts (kronograph.maintain.summaries).
+    built_summaries: list[BuiltSummary] = field(default_factory=list)
+    # Entities whose summary this plan makes stale, besides the endpoints of
+    # every fact it creates, changes or deletes (see stale_summaries).
+    stale_entities: set[str] = field(default_factory=set)
     entity_aliases: list[tuple[str, str]] = field(default_factory=list)  # (entity_uuid, alias)
     # Pairs that may be one entity, with the match score: (a, b, score, episode_id).
     fragments: list[tuple[str, str, float, str | None]] = field(default_factory=list)
@@ -87,3 +103,14 @@ class Plan:
     audit: list[AuditEvent] = field(default_factory=list)
     # Model replies for the reply cache: (key, model, text), store-wide.
     cached_replies: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+def stale_summaries(plan: Plan) -> list[str]:
+    """The entities whose summary ``plan`` makes stale: those it names, and
+    both ends of every fact it creates, gives a new version or deletes (a
+    deletion carries its fact's last state in ``history``), except entities
+    it deletes. Sorted, so concurrent writers lock rows in one order."""
+    touched = set(plan.stale_entities)
+    for record in (*plan.new_facts, *plan.updated_facts, *(h.record for h in plan.history)):
+        touched.update((record.source_uuid, record.target_uuid))
+    return sorted(touched - set(plan.delete_entities))

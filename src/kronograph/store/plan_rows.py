@@ -15,7 +15,7 @@ from typing import Any
 
 from ..model import acronym, normalise_name
 from ..time import to_micros
-from .plan import EpisodeState, Plan
+from .plan import EpisodeState, Plan, stale_summaries
 from .records import FactRecord
 
 __all__ = ["CHANGES", "Encoding", "episode_state", "plan_rows"]
@@ -31,6 +31,7 @@ CHANGES = (
     #              acronym, vector)
     "entity_labels",  # (labels, uuid, group)
     "entity_summaries",  # (summary, uuid, group): only where the entity has none
+    "built_summaries",  # (summary, built_at, uuid, group, stale): only while its stale count is still that
     "entity_alias_lists",  # (alias, uuid, group): the alias joins the entity's list (a set, in byte order)
     "entity_aliases",  # (group, alias_key, uuid)
     "entity_fragments",  # (a, b, group, score, episode_id, created_at)
@@ -48,6 +49,7 @@ CHANGES = (
     #                  invalidated_by, created_at, expired_at, episodes)
     "retracted_facts",  # (fact_uuid, group, subject_key, object_key, retracted_at): replaces
     "deleted_facts",  # (uuid, group)
+    "stale_summaries",  # (uuid, group): the entity's stale count goes up by one
     "deleted_episodes",  # (group, uuid)
     "deleted_entities",  # (uuid, group)
     "model_replies",  # (key, model, reply, created_at): replaces
@@ -112,6 +114,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     ]
     yield "entity_labels", [(json(list(labels)), uuid, g) for uuid, labels in plan.entity_labels.items()]
     yield "entity_summaries", [(summary, uuid, g) for uuid, summary in plan.entity_summaries.items()]
+    yield "built_summaries", [(b.summary, now, b.entity_uuid, g, b.stale) for b in plan.built_summaries]
     yield "entity_alias_lists", [(alias, uuid, g) for uuid, alias in plan.entity_aliases]
     yield "entity_aliases", [(g, normalise_name(alias), uuid) for uuid, alias in plan.entity_aliases]
     yield "entity_fragments", [
@@ -145,6 +148,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
         if h.status == "deleted"
     ]
     yield "deleted_facts", [(u, g) for u in plan.delete_facts]
+    yield "stale_summaries", [(u, g) for u in stale_summaries(plan)]
     yield "deleted_episodes", [(g, u) for u in plan.delete_episodes]
     yield "deleted_entities", [(u, g) for u in plan.delete_entities]
     yield "model_replies", [(key, model, text, now) for key, model, text in plan.cached_replies]

@@ -109,6 +109,14 @@ class Store(Protocol):
         self, group_id: str, *, name_key: str | None = None, label: str | None = None
     ) -> list[Entity]: ...
 
+    async def summary_states(
+        self, group_id: str, *, uuids: Collection[str] | None = None, stale_only: bool = True,
+        after: str | None = None, limit: int = 500,
+    ) -> list[tuple[Entity, int]]:
+        """Entities (``uuids``, or the whole group; with ``stale_only`` only
+        those whose summary is stale) with their summary's stale count, by
+        uuid (byte order) after ``after``, at most ``limit``."""
+
     async def episodes(self, group_id: str, status: str | None = None) -> list[Episode]: ...
 
     async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]: ...

@@ -98,6 +98,8 @@ def entity(row: tuple) -> Entity:  # type: ignore[type-arg]
         attributes=_json(row[6], {}),
         created_at=from_micros(row[7]),
         provenance=_json(row[8], {}),
+        summary_stale=bool(row[9]),
+        summary_built_at=opt_time(row[10]),
     )
 
 

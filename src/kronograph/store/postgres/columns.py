@@ -22,7 +22,8 @@ __all__ = [
 ]
 
 ENTITY_COLUMNS = (
-    "e.uuid, e.group_id, e.name, e.labels, e.aliases, e.summary, e.attributes, e.created_at, e.provenance"
+    "e.uuid, e.group_id, e.name, e.labels, e.aliases, e.summary, e.attributes, e.created_at, e.provenance,"
+    " e.summary_stale, e.summary_built_at"
 )
 ENTITY_ORDER = 'e.created_at, e.uuid COLLATE "C"'
 EPISODE_COLUMNS = (

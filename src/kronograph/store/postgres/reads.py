@@ -377,3 +377,24 @@ async def audit_events(conn: AsyncConnection, group_id: str) -> list[AuditEvent]
         (group_id,),
     )
     return [rows.audit_event(r) for r in await cur.fetchall()]
+
+
+async def summary_states(
+    conn: AsyncConnection, group_id: str, uuids: Collection[str] | None, stale_only: bool, after: str | None,
+    limit: int,
+) -> list[tuple[Entity, int]]:
+    """Entities (these, or the group's) with their summary's stale count, by uuid after ``after``."""
+    sql = f"SELECT {ENTITY_COLUMNS}, e.summary_stale FROM entities e WHERE e.group_id = %s"
+    params: list[object] = [group_id]
+    if uuids is not None:
+        sql += " AND e.uuid = ANY(%s::text[])"
+        params.append(sorted(uuids))
+    if stale_only:
+        sql += " AND e.summary_stale > 0"
+    if after is not None:
+        sql += ' AND e.uuid COLLATE "C" > %s'
+        params.append(after)
+    sql += ' ORDER BY e.uuid COLLATE "C" LIMIT %s'
+    params.append(limit)
+    cur = await conn.execute(sql, params)  # type: ignore[arg-type]
+    return [(rows.entity(r), int(r[-1])) for r in await cur.fetchall()]

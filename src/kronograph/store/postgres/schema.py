@@ -257,9 +257,24 @@ ALTER TABLE episodes ADD COLUMN actor TEXT;
 ALTER TABLE audit_events ADD COLUMN actor TEXT;
 """
 
+_V3 = """
+-- Entity summaries: built lazily from an entity's current facts. summary_stale
+-- counts the changes to its facts since its summary was built (0: fresh); a
+-- rebuild clears it only if no change came in while it was being built.
+ALTER TABLE entities ADD COLUMN summary_stale INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE entities ADD COLUMN summary_built_at BIGINT;
+UPDATE entities e SET summary_stale = 1 WHERE EXISTS (
+    SELECT 1 FROM facts f WHERE f.group_id = e.group_id AND f.source_uuid = e.uuid
+) OR EXISTS (
+    SELECT 1 FROM facts f WHERE f.group_id = e.group_id AND f.target_uuid = e.uuid
+);
+CREATE INDEX entities_stale_summaries ON entities(group_id, uuid) WHERE summary_stale > 0;
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial", _V1),
     (2, "actor", _V2),
+    (3, "summaries", _V3),
 ]
 
 # Every table of group data (each keyed by group_id), parents first.

@@ -233,6 +233,12 @@ class PostgresStore:
     ) -> list[Entity]:
         return await self._run(reads.entities, group_id, name_key, label)
 
+    async def summary_states(
+        self, group_id: str, *, uuids: Collection[str] | None = None, stale_only: bool = True,
+        after: str | None = None, limit: int = 500,
+    ) -> list[tuple[Entity, int]]:
+        return await self._run(reads.summary_states, group_id, uuids, stale_only, after, limit)
+
     async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
         return await self._run(reads.history, group_id, fact_uuid)
 

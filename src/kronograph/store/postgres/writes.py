@@ -34,6 +34,8 @@ SQL = {
     "entity_labels": "UPDATE entities SET labels = %s WHERE uuid = %s AND group_id = %s",
     "entity_summaries": "UPDATE entities SET summary = %s WHERE uuid = %s AND group_id = %s AND summary IS NULL",
     # SQLite's union: the distinct aliases, in byte order (what its UNION gives).
+    "built_summaries": "UPDATE entities SET summary = %s, summary_built_at = %s, summary_stale = 0"
+    " WHERE uuid = %s AND group_id = %s AND summary_stale = %s",
     "entity_alias_lists": "UPDATE entities SET aliases = (SELECT jsonb_agg(v ORDER BY v COLLATE \"C\") FROM"
     " (SELECT jsonb_array_elements_text(aliases) UNION SELECT %s::text) x(v)) WHERE uuid = %s AND group_id = %s",
     "entity_aliases": "INSERT INTO entity_aliases(group_id, alias_key, entity_uuid) VALUES (%s,%s,%s)"
@@ -62,6 +64,7 @@ SQL = {
     " VALUES (%s,%s,%s,%s,%s) ON CONFLICT (group_id, fact_uuid) DO UPDATE SET subject_key = excluded.subject_key,"
     " object_key = excluded.object_key, retracted_at = excluded.retracted_at",
     "deleted_facts": "DELETE FROM facts WHERE uuid = %s AND group_id = %s",
+    "stale_summaries": "UPDATE entities SET summary_stale = summary_stale + 1 WHERE uuid = %s AND group_id = %s",
     "deleted_episodes": "DELETE FROM episodes WHERE group_id = %s AND uuid = %s",
     "deleted_entities": "DELETE FROM entities WHERE uuid = %s AND group_id = %s",
     "model_replies": "INSERT INTO model_replies(key, model, reply, created_at) VALUES (%s,%s,%s,%s)"

@@ -372,3 +372,23 @@ def audit_events(conn: sqlite3.Connection, group_id: str) -> list[AuditEvent]:
         (group_id,),
     )
     return [rows.audit_event(r) for r in cur]
+
+
+def summary_states(
+    conn: sqlite3.Connection, group_id: str, uuids: Collection[str] | None, stale_only: bool, after: str | None,
+    limit: int,
+) -> list[tuple[Entity, int]]:
+    """Entities (these, or the group's) with their summary's stale count, by uuid after ``after``."""
+    sql = f"SELECT {rows.ENTITY_COLUMNS}, e.summary_stale FROM entities e WHERE e.group_id = ?"
+    params: list[object] = [group_id]
+    if uuids is not None:
+        sql += " AND e.uuid IN (SELECT value FROM json_each(?))"
+        params.append(json.dumps(sorted(uuids)))
+    if stale_only:
+        sql += " AND e.summary_stale > 0"
+    if after is not None:
+        sql += " AND e.uuid > ?"
+        params.append(after)
+    sql += " ORDER BY e.uuid LIMIT ?"
+    params.append(limit)
+    return [(rows.entity(r), int(r[-1])) for r in conn.execute(sql, params)]

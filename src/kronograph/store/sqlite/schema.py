@@ -296,6 +296,21 @@ ALTER TABLE audit_events ADD COLUMN actor TEXT;
 """
 
 
+_V5 = """
+-- Entity summaries: built lazily from an entity's current facts. summary_stale
+-- counts the changes to its facts since its summary was built (0: fresh); a
+-- rebuild clears it only if no change came in while it was being built.
+ALTER TABLE entities ADD COLUMN summary_stale INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE entities ADD COLUMN summary_built_at INTEGER;
+UPDATE entities SET summary_stale = 1 WHERE EXISTS (
+    SELECT 1 FROM facts f WHERE f.group_id = entities.group_id AND f.source_uuid = entities.uuid
+) OR EXISTS (
+    SELECT 1 FROM facts f WHERE f.group_id = entities.group_id AND f.target_uuid = entities.uuid
+);
+CREATE INDEX entities_stale_summaries ON entities(group_id, uuid) WHERE summary_stale > 0;
+"""
+
+
 def _initial(conn: sqlite3.Connection) -> None:
     for statement in _statements(_V1):
         conn.execute(statement)
@@ -313,6 +328,11 @@ def _search(conn: sqlite3.Connection) -> None:
 
 def _actor(conn: sqlite3.Connection) -> None:
     for statement in _statements(_V4):
+        conn.execute(statement)
+
+
+def _summaries(conn: sqlite3.Connection) -> None:
+    for statement in _statements(_V5):
         conn.execute(statement)
 
 
@@ -337,6 +357,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (2, "ingestion", _ingestion),
     (3, "search", _search),
     (4, "actor", _actor),
+    (5, "summaries", _summaries),
 ]
 
 

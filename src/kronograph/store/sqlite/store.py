@@ -361,6 +361,12 @@ class SQLiteStore:
     ) -> list[Entity]:
         return await self._run(reads.entities, group_id, name_key, label)
 
+    async def summary_states(
+        self, group_id: str, *, uuids: Collection[str] | None = None, stale_only: bool = True,
+        after: str | None = None, limit: int = 500,
+    ) -> list[tuple[Entity, int]]:
+        return await self._run(reads.summary_states, group_id, uuids, stale_only, after, limit)
+
     async def episodes(self, group_id: str, status: str | None = None) -> list[Episode]:
         return await self._run(ingest_reads.episodes, group_id, status)
 

@@ -45,6 +45,8 @@ SQL = {
     " created_at, provenance, acronym, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
     "entity_labels": "UPDATE entities SET labels = ? WHERE uuid = ? AND group_id = ?",
     "entity_summaries": "UPDATE entities SET summary = ? WHERE uuid = ? AND group_id = ? AND summary IS NULL",
+    "built_summaries": "UPDATE entities SET summary = ?, summary_built_at = ?, summary_stale = 0"
+    " WHERE uuid = ? AND group_id = ? AND summary_stale = ?",
     "entity_alias_lists": "UPDATE entities SET aliases = (SELECT json_group_array(value) FROM"
     " (SELECT value FROM json_each(entities.aliases) UNION SELECT ?)) WHERE uuid = ? AND group_id = ?",
     "entity_aliases": "INSERT OR IGNORE INTO entity_aliases(group_id, alias_key, entity_uuid) VALUES (?,?,?)",
@@ -68,6 +70,7 @@ SQL = {
     "retracted_facts": "INSERT OR REPLACE INTO retracted_facts(fact_uuid, group_id, subject_key, object_key,"
     " retracted_at) VALUES (?,?,?,?,?)",
     "deleted_facts": "DELETE FROM facts WHERE uuid = ? AND group_id = ?",
+    "stale_summaries": "UPDATE entities SET summary_stale = summary_stale + 1 WHERE uuid = ? AND group_id = ?",
     "deleted_episodes": "DELETE FROM episodes WHERE group_id = ? AND uuid = ?",
     "deleted_entities": "DELETE FROM entities WHERE uuid = ? AND group_id = ?",
     "model_replies": "INSERT OR REPLACE INTO model_replies(key, model, reply, created_at) VALUES (?,?,?,?)",
