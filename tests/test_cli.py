@@ -660,9 +660,10 @@ def test_doctor_reports_defects_and_repairs_the_safe_ones(cli: Invoke, db: Path)
         )
     out = cli("doctor", "team", "--relation-type", "CEO_OF=one_to_many", expect=1).stdout
     assert "orphan entity: Zed" in out and "overlap in CEO_OF (one_to_many, same object Acme)" in out
-    assert "1 overlaps" in out and "1 orphan entities" in out and "not checked yet: stale_summaries, saga_lag" in out
+    assert "1 overlaps" in out and "1 orphan entities" in out and "not checked yet: saga_lag" in out
+    assert "stale summary: Sarah (1 fact change)" in out and "3 stale summaries" in out
     out = cli("doctor", "team", "--repair", "--relation-type", "CEO_OF=one_to_many", expect=1).stdout
-    assert "1 entity deleted" in out
+    assert "1 entity deleted" in out and "3 summaries rebuilt" in out
     report = json.loads(cli("doctor", "team", "--json").stdout)  # undeclared now: nothing left
     assert report["repair"] is False and set(report["counts"].values()) == {0}
     assert "no database at" in cli("doctor", "team", "--db", str(db) + ".missing", expect=2, with_db=False).stderr

@@ -118,8 +118,13 @@ def test_reconcile_finds_every_planted_defect(damaged: Memory) -> None:
     assert [o.name for o in report.orphan_entities] == ["Zed"]
     assert report.counts == {
         "unmentioned_episodes": 1, "dangling_sources": 2, "overlaps": 1, "fragments": 2, "orphan_entities": 1,
+        "stale_summaries": 9,
     }
-    assert set(report.not_checked) == {"stale_summaries", "saga_lag"}
+    assert sorted(s.name for s in report.stale_summaries) == [  # every end of a fact; no summary built yet
+        "Acme", "Alice", "Bob", "Carol", "Dave", "Erin", "Initech", "Paris", "Rome",
+    ]
+    assert all(s.changes >= 1 and s.built_at is None for s in report.stale_summaries)
+    assert report.not_checked == ("saga_lag",)
     assert report.repaired.deleted_entities == []
     assert not [e for e in damaged.audit_events(G) if e.kind == "reconcile_repaired"]
     assert damaged.reconcile(G).counts == report.counts  # checking changes nothing
@@ -144,14 +149,21 @@ def test_repair_fixes_the_safe_defects_and_reports_the_rest(damaged: Memory) -> 
     assert not damaged.entities(G, name="Zed") and not damaged.entities(G, name="Dave")
     assert damaged.entities(G, name="Erin")
     kinds = [e.detail["check"] for e in damaged.audit_events(G) if e.kind == "reconcile_repaired"]
-    assert sorted(kinds) == ["dangling_sources", "orphan_entities"]
+    assert sorted(kinds) == ["dangling_sources", "orphan_entities", "stale_summaries"]
+    (carol,) = damaged.entities(G, name="Carol")
+    assert carol.summary == "Carol lives in Rome. Carol lives in Paris." and not carol.summary_stale
+    assert {e.name for e in damaged.entities(G) if e.uuid in report.repaired.refreshed_summaries} == {
+        "Alice", "Bob", "Erin", "Initech", "Carol", "Paris", "Rome",  # Dave and Acme went with their fact
+    }
 
     again = damaged.reconcile(G)
     assert again.counts == {
         "unmentioned_episodes": 1, "dangling_sources": 0, "overlaps": 1, "fragments": 2, "orphan_entities": 0,
+        "stale_summaries": 0,
     }
     assert damaged.reconcile(G, repair=True).repaired.model_dump() == {
         "removed_sources": [], "deleted_facts": [], "changed_facts": [], "deleted_entities": [],
+        "refreshed_summaries": [],
     }
 
 
@@ -159,7 +171,33 @@ def test_a_healthy_group_is_ok(memory_factory: Callable[..., Memory]) -> None:
     memory = memory_factory(model=None, relation_types={"LIVES_IN": {"cardinality": "many_to_one"}})
     memory.add_fact(G, "Carol", "LIVES_IN", "Paris", valid_at="2020-01-01")
     memory.add_fact(G, "Carol", "LIVES_IN", "Rome", valid_at="2022-01-01")  # retires Paris: no overlap
+    memory.summarize_entities(G)
     report = memory.reconcile(G, repair=True)
     assert report.ok and report.counts["overlaps"] == 0
     assert not [e for e in memory.audit_events(G) if e.kind == "reconcile_repaired"]
     assert memory.reconcile("other").ok
+
+
+def test_reconcile_finds_stale_summaries_and_rebuilds_them_without_a_model(
+    memory_factory: Callable[..., Memory],
+) -> None:
+    from .ingest_helpers import ScriptedProvider
+
+    provider = ScriptedProvider()  # any model call would fail: it has no answers
+    memory = memory_factory(model=provider, relation_types={"LIVES_IN": {"cardinality": "many_to_one"}})
+    memory.add_fact(G, "Carol", "LIVES_IN", "Paris", valid_at="2020-01-01")
+    memory.add_fact(G, "Dan", "KNOWS", "Erin", valid_at="2020-01-01")
+    memory.reconcile(G, repair=True)
+    assert memory.reconcile(G).ok
+    memory.add_fact(G, "Carol", "LIVES_IN", "Rome", valid_at="2022-01-01")  # retires Paris
+    report = memory.reconcile(G)
+    assert sorted(s.name for s in report.stale_summaries) == ["Carol", "Paris", "Rome"]
+    assert all(s.changes == 1 and s.built_at is not None for s in report.stale_summaries if s.name != "Rome")
+    repaired = memory.reconcile(G, repair=True)
+    assert sorted(repaired.repaired.refreshed_summaries) == sorted(s.uuid for s in report.stale_summaries)
+    assert provider.calls == []
+    (carol,) = memory.entities(G, name="Carol")
+    assert carol.summary == "Carol lives in Rome." and not carol.summary_stale
+    assert memory.reconcile(G).ok
+    events = [e for e in memory.audit_events(G) if e.kind == "reconcile_repaired"]
+    assert [e.detail["check"] for e in events] == ["stale_summaries", "stale_summaries"]

@@ -497,8 +497,9 @@ class AsyncMemory:
         """Check a group for defects (see :mod:`kronograph.maintain.reconcile`):
         episodes without mentions, facts citing missing episodes, overlapping
         intervals of declared single-valued relations, entity fragment
-        candidates and orphan entities. ``repair=True`` fixes the safe ones
-        (dangling sources, orphans), each with an audit event, and reports the rest."""
+        candidates, orphan entities and stale summaries. ``repair=True`` fixes
+        the safe ones (dangling sources, orphans; stale summaries rebuilt
+        extractively, no model call), each with an audit event, and reports the rest."""
         if repair:
             refuse_writes_from_a_judge()
         g = self._group(group_id)

@@ -41,13 +41,15 @@ def _lines(report: ReconcileReport) -> list[str]:
         )
     for e in report.orphan_entities:
         out.append(f"orphan entity: {escape(e.name)} [dim]({e.uuid})[/]")
+    for s in report.stale_summaries:
+        out.append(f"stale summary: {escape(s.name)} ({plural(s.changes, 'fact change')}) [dim]({s.uuid})[/]")
     return out
 
 
 def doctor(
     group: Annotated[str, typer.Argument(metavar="GROUP", help="Group (tenant) to check.")],
     repair: Annotated[
-        bool, typer.Option("--repair", help="Fix what is safe (dangling sources, orphan entities).")
+        bool, typer.Option("--repair", help="Fix what is safe (dangling sources, orphan entities, stale summaries).")
     ] = False,
     relation_type: Annotated[
         list[str], option("NAME=CARDINALITY", "Declare a relation's cardinality for the overlap check; repeatable.")
@@ -71,14 +73,19 @@ def doctor(
         mark = "[green]✓[/]" if report.ok else "[yellow]![/]"
         out.print(f"{mark} group {escape(group)}: {counts}", soft_wrap=True)
         if repair:
-            entities = len(repaired.deleted_entities)
+            entities, summaries = len(repaired.deleted_entities), len(repaired.refreshed_summaries)
             out.print(
                 f"  repaired: {plural(len(repaired.removed_sources), 'source')} dropped,"
                 f" {plural(len(repaired.deleted_facts), 'fact')} and"
-                f" {entities:,} entit{'y' if entities == 1 else 'ies'} deleted"
+                f" {entities:,} entit{'y' if entities == 1 else 'ies'} deleted,"
+                f" {summaries:,} summar{'y' if summaries == 1 else 'ies'} rebuilt"
             )
         elif not report.ok:
-            out.print("  [dim]--repair fixes dangling sources and orphan entities; the rest needs a person[/]")
-        out.print(f"  [dim]not checked yet: {', '.join(report.not_checked)}[/]")
+            out.print(
+                "  [dim]--repair fixes dangling sources, orphan entities and stale summaries;"
+                " the rest needs a person[/]"
+            )
+        if report.not_checked:
+            out.print(f"  [dim]not checked yet: {', '.join(report.not_checked)}[/]")
     if not clean:
         raise typer.Exit(1)

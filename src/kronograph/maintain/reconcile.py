@@ -22,10 +22,13 @@ Checks (each finding carries what is needed to act on it):
   cleanly, and two real things may share a name.
 * orphan entities: no fact (expired ones included) touches them and no
   episode mentions them. Repaired: deleted.
+* stale summaries: entities a fact of which was created, retired, changed or
+  removed since their summary was built (or that never had one built).
+  Repaired: rebuilt extractively from current facts (no model call, so a
+  repair stays free and safe; ``summarize_entities`` uses the model).
 
-Not checked yet, because the features they check do not exist yet: stale
-entity/community summaries (with summaries) and saga lag (with sagas); they
-are listed in ``ReconcileReport.not_checked``.
+Not checked yet, because the feature it checks does not exist yet: saga lag
+(with sagas); it is listed in ``ReconcileReport.not_checked``.
 
 Every repair is a plan applied in one transaction, with an audit event
 (``reconcile_repaired``) that names the check and what it changed.
@@ -50,6 +53,7 @@ from ..store.protocol import FactQuery, Store
 from ..store.records import HealthScan
 from ..time import Clock
 from .removal import plan_removal
+from .summaries import summarize
 
 __all__ = [
     "DanglingSource",
@@ -58,11 +62,13 @@ __all__ = [
     "ReconcileReport",
     "Repairs",
     "SlotOverlap",
+    "StaleSummary",
     "UnmentionedEpisode",
     "reconcile",
 ]
 
-NOT_CHECKED = ("stale_summaries", "saga_lag")  # they come with summaries and sagas
+NOT_CHECKED = ("saga_lag",)  # it comes with sagas
+_STALE_PAGE = 1_000
 _PAIRS_PER_NAME = 50  # near-duplicate pairs reported per squashed name, at most
 _SQUASH = re.compile(r"[\W_]+", re.UNICODE)
 
@@ -119,6 +125,16 @@ class OrphanEntity(_Model):
     name: str
 
 
+class StaleSummary(_Model):
+    """An entity whose summary no longer reflects its facts: ``changes`` fact
+    changes since it was built (``built_at``, None if never)."""
+
+    uuid: str
+    name: str
+    changes: int
+    built_at: UtcDatetime | None = None
+
+
 class Repairs(_Model):
     """What ``repair=True`` changed."""
 
@@ -126,6 +142,7 @@ class Repairs(_Model):
     deleted_facts: list[str] = Field(default_factory=list)
     changed_facts: list[str] = Field(default_factory=list)  # intervals given back
     deleted_entities: list[str] = Field(default_factory=list)
+    refreshed_summaries: list[str] = Field(default_factory=list)  # entity uuids
 
 
 class ReconcileReport(_Model):
@@ -139,6 +156,7 @@ class ReconcileReport(_Model):
     overlaps: list[SlotOverlap] = Field(default_factory=list)
     fragments: list[FragmentCandidate] = Field(default_factory=list)
     orphan_entities: list[OrphanEntity] = Field(default_factory=list)
+    stale_summaries: list[StaleSummary] = Field(default_factory=list)
     repaired: Repairs = Field(default_factory=Repairs)
     not_checked: tuple[str, ...] = NOT_CHECKED
 
@@ -150,6 +168,7 @@ class ReconcileReport(_Model):
             "overlaps": len(self.overlaps),
             "fragments": len(self.fragments),
             "orphan_entities": len(self.orphan_entities),
+            "stale_summaries": len(self.stale_summaries),
         }
 
     @property
@@ -250,7 +269,21 @@ async def _findings(
         "overlaps": overlaps,
         "fragments": fragments,
         "orphan_entities": [OrphanEntity(uuid=u, name=n) for u, n in scan.orphan_entities],
+        "stale_summaries": await _stale_summaries(store, group_id),
     }
+
+
+async def _stale_summaries(store: Store, group_id: str) -> list[StaleSummary]:
+    found: list[StaleSummary] = []
+    after: str | None = None
+    while True:
+        page = await store.summary_states(group_id, stale_only=True, after=after, limit=_STALE_PAGE)
+        found += [
+            StaleSummary(uuid=e.uuid, name=e.name, changes=n, built_at=e.summary_built_at) for e, n in page
+        ]
+        if len(page) < _STALE_PAGE:
+            return found
+        after = page[-1][0].uuid
 
 
 def _repaired(plan: Plan, check: str, **detail: Any) -> AuditEvent:
@@ -307,6 +340,17 @@ async def _delete_orphans(store: Store, group_id: str, clock: Clock, done: Repai
     done.deleted_entities.extend(await retry_on_conflict(attempt))
 
 
+async def _refresh_summaries(store: Store, group_id: str, clock: Clock, done: Repairs) -> None:
+    """Rebuild every stale summary extractively, a page a plan, each with its audit event."""
+
+    def audit(plan: Plan) -> None:
+        entities = [b.entity_uuid for b in plan.built_summaries]
+        plan.audit.append(_repaired(plan, "stale_summaries", refreshed_summaries=entities))
+
+    built = await summarize(store, group_id, clock=clock, stale_only=True, model=None, on_page=audit)
+    done.refreshed_summaries.extend(s.uuid for s in built)
+
+
 async def reconcile(
     store: Store,
     group_id: str,
@@ -316,7 +360,8 @@ async def reconcile(
     repair: bool = False,
 ) -> ReconcileReport:
     """Check ``group_id`` (``relation_types`` by folded key); with ``repair``,
-    fix dangling sources and orphan entities. The caller holds the group."""
+    fix dangling sources and orphan entities, and rebuild stale summaries
+    extractively. The caller holds the group."""
     now = clock()
     scan, findings = await _findings(store, group_id, relation_types, now)
     done = Repairs()
@@ -325,4 +370,6 @@ async def reconcile(
             await _finish_removal(store, group_id, episode_id, clock, done)
         if scan.orphan_entities:
             await _delete_orphans(store, group_id, clock, done)
+        if findings["stale_summaries"]:
+            await _refresh_summaries(store, group_id, clock, done)
     return ReconcileReport(group_id=group_id, checked_at=now, repair=repair, repaired=done, **findings)
