@@ -14,8 +14,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from datetime import datetime
 from typing import Any, TypeVar
@@ -125,9 +125,15 @@ class PostgresStore:
             yield conn
 
     async def _run(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        try:
+        with self._translating():
             async with self._connection() as conn:
                 return await fn(conn, *args)
+
+    @contextmanager
+    def _translating(self) -> Iterator[None]:
+        """psycopg's and the pool's errors as StoreError, naming the server."""
+        try:
+            yield
         except Exception as exc:
             if _is_database_error(exc):
                 raise self._error(exc) from exc
@@ -144,7 +150,7 @@ class PostgresStore:
             raise StoreError("units of work do not nest")
         if after is not None:
             await self.apply(after)
-        try:
+        with self._translating():
             pool = await self._ready_pool()  # opening may fail: a StoreError, as for every other call
             async with pool.connection() as conn, conn.transaction():
                 await lock_group(conn, group_id)
@@ -153,10 +159,6 @@ class PostgresStore:
                     yield self
                 finally:
                     _unit_of.reset(token)
-        except Exception as exc:
-            if _is_database_error(exc):
-                raise self._error(exc) from exc
-            raise
         await self._committed()
 
     async def open(self) -> None:
@@ -396,7 +398,8 @@ class PostgresStore:
         if key == "embedder":  # every vector stored has its dimension: index it now, before any write
             dimension = _dimension(kept)
             if dimension is not None and _unit_of.get() is None:
-                await self._run(lambda conn: self._index_dimensions({dimension}))
+                with self._translating():  # on a connection of its own: none from the pool is needed
+                    await self._index_dimensions({dimension})
         return kept
 
     # -- the one write ---------------------------------------------------------
