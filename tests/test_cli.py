@@ -276,7 +276,7 @@ def test_every_command_and_option_is_documented() -> None:
     commands = _commands()
     assert set(commands) == {
         "add-fact", "facts", "timeline", "history", "remove-episode", "search", "conflicts", "add", "import", "resume",
-        "episodes", "demo", "migrate", "doctor",
+        "episodes", "demo", "migrate", "doctor", "forget",
     }
     for name, options in commands.items():
         heading = re.search(rf"^## `kronograph {re.escape(name)}[ `]", docs, re.M)
@@ -667,3 +667,20 @@ def test_doctor_reports_defects_and_repairs_the_safe_ones(cli: Invoke, db: Path)
     report = json.loads(cli("doctor", "team", "--json").stdout)  # undeclared now: nothing left
     assert report["repair"] is False and set(report["counts"].values()) == {0}
     assert "no database at" in cli("doctor", "team", "--db", str(db) + ".missing", expect=2, with_db=False).stderr
+
+
+def test_forget_asks_then_erases_and_says_it_checked(cli: Invoke) -> None:
+    cli("add-fact", "Zorblax Quentin", "WORKS_AT", "Acme", "--valid-at", "2024-01-15", "-g", "team")
+    cli("add-fact", "Carol", "WORKS_AT", "Acme", "--valid-at", "2024-01-15", "-g", "team")
+    out = cli("forget", "team", "--entity", "Zorblax Quentin", "--dry-run").stdout
+    assert "would erase: 0 episodes, 1 fact, 1 entity;" in out
+    out = cli("forget", "team", "--entity", "Zorblax Quentin", input="n\n", expect=1).stdout
+    assert "This cannot be undone" in out
+    assert "Zorblax" in cli("facts", "-g", "team").stdout
+    out = cli("forget", "team", "--entity", "Zorblax Quentin", input="y\n").stdout
+    assert "erased: 0 episodes, 1 fact, 1 entity;" in out and "✓ checked" in out
+    assert "Zorblax" not in cli("facts", "-g", "team").stdout
+    report = json.loads(cli("forget", "team", "--entity", "Carol", "--json").stdout)
+    assert report["verified"] is True and len(report["facts"]) == 1
+    assert "exactly one of" in cli("forget", "team", expect=2).stderr
+    assert "nothing named 'Nobody Here'" in cli("forget", "team", "--entity", "Nobody Here", "--yes", expect=2).stderr

@@ -35,6 +35,7 @@ from .model import (
     ModelUsage,
     PossibleContradiction,
     RelationType,
+    ForgetReport,
     RemovalResult,
     Verdict,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "PossibleContradiction",
     "NotFoundError",
     "RelationType",
+    "ForgetReport",
     "RemovalResult",
     "SchemaError",
     "StoreError",

@@ -28,6 +28,8 @@ from .llm.client import ModelClient
 from .llm.config import ModelSettings
 from .llm.protocol import Provider
 from .maintain.conflicts import sweep_conflicts
+from .maintain.forget import forget as _forget
+from .maintain.forget import forgotten_in
 from .maintain.reconcile import ReconcileReport
 from .maintain.reconcile import reconcile as _reconcile
 from .maintain.removal import remove_episode as _remove_episode
@@ -44,6 +46,7 @@ from .model import (
     Fact,
     FactChange,
     FactSource,
+    ForgetReport,
     PossibleContradiction,
     RelationType,
     RemovalResult,
@@ -311,6 +314,56 @@ class AsyncMemory:
         store = await self._ready()
         async with self._lock(g):
             return await _remove_episode(store, g, eid, clock=self._now)
+
+    async def forget(
+        self, group_id: str, *, entity: str | None = None, episode_id: str | None = None, dry_run: bool = False
+    ) -> ForgetReport:
+        """Erase an entity (a name or uuid) or an episode for good, and prove
+        it: see :mod:`kronograph.maintain.forget`. After the purge, every
+        stored text is scanned for the name and every search scope is searched
+        by every method, and ``facts``/``timeline`` asked; the report's
+        ``leftovers`` lists anything found (``verified`` is True when none).
+        ``dry_run`` reports what would go and changes nothing."""
+        refuse_writes_from_a_judge()
+        g = self._group(group_id)
+        if (entity is None) == (episode_id is None):
+            raise InvalidInputError("entity", "give exactly one of entity= and episode_id=")
+        name = _text("entity", entity, optional=True)
+        eid = _text("episode_id", episode_id, optional=True)
+        store = await self._ready()
+        async with self._lock(g):
+            # An episode's own words probe the searches afterwards (kept here, never in the report).
+            probes = [] if eid is None else [p.content[:300] for p in [await store.episode(g, eid)] if p and p.content]
+            with span("forget", group_id=g):
+                report = await _forget(store, g, entity=name, episode_id=eid, clock=self._now, dry_run=dry_run)
+        if dry_run:
+            return report
+        leftovers = report.leftovers + await self._still_returned(g, report, probes)
+        return report.model_copy(update={"leftovers": leftovers, "verified": not leftovers})
+
+    async def _still_returned(self, group_id: str, report: ForgetReport, probes: list[str]) -> list[str]:
+        """What reads and searches still return of a forgotten name, episode,
+        fact or entity: every scope by every search method, and facts/timeline."""
+        gone = {*report.episodes, *report.facts, *report.entities}
+        out: list[str] = []
+
+        def check(where: str, uuid: str, text: str) -> None:
+            if uuid in gone or forgotten_in(text, report.needles):
+                out.append(f"{where}: {uuid}")
+
+        for query in [*report.needles, *probes]:
+            for recipe in ("bm25", "cosine", "hybrid"):
+                found = await self.search(group_id, query, recipe=recipe, limit=50, include_retired=True)
+                for scope in SCOPES:
+                    for hit in getattr(found, scope):
+                        check(f"search {scope} {recipe}", hit.item.uuid, hit.item.model_dump_json())
+            for fact in await self.timeline(group_id, query) if query in report.needles else ():
+                check("timeline", fact.uuid, fact.model_dump_json())
+            for entity in await self.entities(group_id, name=query) if query in report.needles else ():
+                check("entities", entity.uuid, entity.model_dump_json())
+        for fact in await self.facts(group_id, include_retired=True, include_expired=True):
+            check("facts", fact.uuid, fact.model_dump_json())
+        return out
 
     # -- reading ---------------------------------------------------------------
     async def facts(

@@ -32,6 +32,7 @@ __all__ = [
     "ModelUsage",
     "PossibleContradiction",
     "RelationType",
+    "ForgetReport",
     "RemovalResult",
     "UtcDatetime",
     "Verdict",
@@ -335,6 +336,27 @@ class RemovalResult(_Model):
     deleted_facts: list[str] = Field(default_factory=list)
     changed: list[Fact] = Field(default_factory=list)
     deleted_entities: list[str] = Field(default_factory=list)
+
+
+class ForgetReport(_Model):
+    """What ``forget`` erased, by id, and whether the check afterwards found
+    any trace left (``leftovers`` says where; ``verified`` is True when none).
+    ``needles``: the names searched for (an episode's forget has none)."""
+
+    group_id: str
+    entity: str | None = None
+    episode_id: str | None = None
+    dry_run: bool = False
+    needles: list[str] = Field(default_factory=list)
+    episodes: list[str] = Field(default_factory=list)
+    facts: list[str] = Field(default_factory=list)
+    entities: list[str] = Field(default_factory=list)
+    changed_facts: list[str] = Field(default_factory=list)
+    summaries_rebuilt: list[str] = Field(default_factory=list)
+    audit_events_redacted: int = 0
+    cached_replies_dropped: int = 0
+    verified: bool = False
+    leftovers: list[str] = Field(default_factory=list)
 
 
 class ModelUsage(_Model):

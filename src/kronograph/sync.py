@@ -33,6 +33,7 @@ from .model import (
     FactSource,
     PossibleContradiction,
     RelationType,
+    ForgetReport,
     RemovalResult,
 )
 from .search.engine import SCOPES
@@ -170,6 +171,12 @@ class Memory:
     def remove_episode(self, group_id: str, episode_id: str) -> RemovalResult:
         refuse_writes_from_a_judge()
         return self._call(self._core.remove_episode(group_id, episode_id))
+
+    def forget(
+        self, group_id: str, *, entity: str | None = None, episode_id: str | None = None, dry_run: bool = False
+    ) -> ForgetReport:
+        refuse_writes_from_a_judge()
+        return self._call(self._core.forget(group_id, entity=entity, episode_id=episode_id, dry_run=dry_run))
 
     def facts(
         self,

@@ -12,6 +12,7 @@ from .demo import demo
 from .doctor import doctor
 from .episodes import add, episodes, import_, resume
 from .facts import add_fact, facts, history, remove_episode, timeline
+from .forget import forget
 from .migrate import migrate
 from .search import conflicts, search
 
@@ -21,7 +22,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "add-fact": add_fact, "facts": facts, "timeline": timeline, "history": history,
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
-    "demo": demo, "migrate": migrate, "doctor": doctor,
+    "demo": demo, "migrate": migrate, "doctor": doctor, "forget": forget,
 }
 
 

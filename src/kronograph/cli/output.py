@@ -40,8 +40,11 @@ def short(identifier: str) -> str:
     return identifier if len(identifier) <= 12 else "…" + identifier[-8:]
 
 
-def plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 fact``, ``2 facts``; ``nouns`` where adding an s will not do."""
+    if count == 1:
+        return f"{count:,} {noun}"
+    return f"{count:,} {nouns or noun + 's'}"
 
 
 def fact_table(facts: Sequence[Fact], title: str | None = None) -> Table:

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 from ..model import AuditEvent, Entity, Episode
 from .records import FactRecord, Source
 
-__all__ = ["BuiltSummary", "EpisodeState", "HistoryEntry", "Plan", "stale_summaries"]
+__all__ = ["BuiltSummary", "EpisodeState", "HistoryEntry", "Plan", "Purge", "stale_summaries"]
 
 _KEEP: Any = object()
 
@@ -55,6 +55,23 @@ class BuiltSummary:
     entity_uuid: str
     summary: str | None
     stale: int
+
+
+@dataclass(slots=True)
+class Purge:
+    """What a compliance purge (``forget``) erases besides the rows its plan
+    deletes, so that no trace of the forgotten text stays in the store."""
+
+    # Facts whose every recorded version goes (history rows, retraction index).
+    histories: list[str] = field(default_factory=list)
+    # Audit events (by sequence number) whose detail and episode are blanked:
+    # the event stays (that something happened), not what it was about.
+    audit_events: list[int] = field(default_factory=list)
+    replies: list[str] = field(default_factory=list)  # reply cache keys, store-wide
+    # Entities kept whose summary drew on what goes: cleared, left stale.
+    summaries: list[str] = field(default_factory=list)
+    # Entities kept whose attributes or provenance name what goes: cleared.
+    entity_records: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -103,6 +120,9 @@ class Plan:
     audit: list[AuditEvent] = field(default_factory=list)
     # Model replies for the reply cache: (key, model, text), store-wide.
     cached_replies: list[tuple[str, str, str]] = field(default_factory=list)
+    # A compliance purge: applied with deleted content overwritten where the
+    # backend can (see Store.erase_traces for what follows it).
+    purge: Purge | None = None
 
 
 def stale_summaries(plan: Plan) -> list[str]:

@@ -15,10 +15,12 @@ from typing import Any
 
 from ..model import acronym, normalise_name
 from ..time import to_micros
-from .plan import EpisodeState, Plan, stale_summaries
+from .plan import EpisodeState, Plan, Purge, stale_summaries
 from .records import FactRecord
 
 __all__ = ["CHANGES", "Encoding", "episode_state", "plan_rows"]
+
+_NO_PURGE = Purge()
 
 # Every change a plan can make, in the order of writing. Each backend's SQL
 # for a change takes the parameters plan_rows gives it, in that order.
@@ -53,6 +55,13 @@ CHANGES = (
     "deleted_episodes",  # (group, uuid)
     "deleted_entities",  # (uuid, group)
     "model_replies",  # (key, model, reply, created_at): replaces
+    # A purge (forget) only:
+    "erased_history",  # (group, fact_uuid): every history row of the fact
+    "erased_retractions",  # (group, fact_uuid)
+    "redacted_audit",  # (detail, group, seq): the detail replaced, the episode reference dropped
+    "dropped_replies",  # (key,)
+    "cleared_summaries",  # (uuid, group): summary and its build time cleared, stale count up by one
+    "cleared_entity_records",  # (attributes, provenance, uuid, group)
     "audit_events",  # (group, kind, recorded_at, episode_id, detail, actor)
 )
 
@@ -152,6 +161,13 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "deleted_episodes", [(g, u) for u in plan.delete_episodes]
     yield "deleted_entities", [(u, g) for u in plan.delete_entities]
     yield "model_replies", [(key, model, text, now) for key, model, text in plan.cached_replies]
+    purge = plan.purge or _NO_PURGE
+    yield "erased_history", [(g, u) for u in purge.histories]
+    yield "erased_retractions", [(g, u) for u in purge.histories]
+    yield "redacted_audit", [(json({"redacted": True}), g, seq) for seq in purge.audit_events]
+    yield "dropped_replies", [(key,) for key in purge.replies]
+    yield "cleared_summaries", [(u, g) for u in purge.summaries]
+    yield "cleared_entity_records", [(json({}), json({}), u, g) for u in purge.entity_records]
     yield "audit_events", [
         (g, a.kind, to_micros(a.recorded_at), a.episode_id, json(a.detail), a.actor) for a in plan.audit
     ]

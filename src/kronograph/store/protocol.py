@@ -19,6 +19,7 @@ import numpy as np
 from ..model import AuditEvent, Entity, Episode, Fact, FactChange, FactSource
 from .plan import Plan
 from .records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood
+from .text_scan import TextHit
 
 __all__ = ["FactQuery", "Store"]
 
@@ -241,6 +242,16 @@ class Store(Protocol):
         with content that mention no entity, fact sources whose episode is gone,
         recorded entity fragments (with both names), and entities no fact
         (expired ones included) touches and no episode mentions."""
+
+    # -- forget ----------------------------------------------------------------
+    async def text_occurrences(self, group_id: str, needles: Collection[str]) -> list[TextHit]:
+        """Every text column of the group's rows (see ``text_scan.TEXT_TABLES``),
+        and of the store-wide reply cache, that contains one of the needles,
+        case-insensitively (JSON as its text); whole words are the caller's test."""
+
+    async def erase_traces(self) -> None:
+        """After a purge: make deleted content unrecoverable from the store's
+        files where the backend can (merged indexes, truncated logs, vacuum)."""
 
     # -- the one write -------------------------------------------------------
     async def apply(self, plan: Plan) -> None:

@@ -28,7 +28,8 @@ from ...time import to_micros
 from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood
-from . import health_reads, ingest_reads, reads, search_reads
+from ..text_scan import TextHit
+from . import health_reads, ingest_reads, purge, reads, search_reads
 from .connection import Connection, Pool, connect, lock_group, lock_schema, redact
 from .schema import GROUP_TABLES, migrate, vector_index_statements
 from .writes import write_plan
@@ -249,6 +250,14 @@ class PostgresStore:
 
     async def audit_events(self, group_id: str) -> list[AuditEvent]:
         return await self._run(reads.audit_events, group_id)
+
+    async def text_occurrences(self, group_id: str, needles: Collection[str]) -> list[TextHit]:
+        return await self._run(purge.text_occurrences, group_id, needles)
+
+    async def erase_traces(self) -> None:
+        if self._replica:
+            return  # a standby replays the primary's VACUUM
+        await self._run(purge.erase_traces)
 
     # -- reads for ingestion ---------------------------------------------------
     async def episodes(self, group_id: str, status: str | None = None) -> list[Episode]:

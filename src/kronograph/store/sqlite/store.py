@@ -21,7 +21,8 @@ from ...time import to_micros
 from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood
-from . import health_reads, ingest_reads, reads, search_reads
+from ..text_scan import TextHit
+from . import health_reads, ingest_reads, purge, reads, search_reads
 from .entity_cache import EntityCache
 from .schema import migrate
 from .vectors import VectorIndex
@@ -169,6 +170,7 @@ class SQLiteStore:
             conn.execute("PRAGMA wal_autocheckpoint = 20000")
             self._checkpointer = _Checkpointer(self.path, self._timeout)
             self._checkpointer.start()
+        purge.register_functions(conn)
         migrate(conn)
         return conn
 
@@ -527,6 +529,12 @@ class SQLiteStore:
     async def audit_events(self, group_id: str) -> list[AuditEvent]:
         return await self._run(reads.audit_events, group_id)
 
+    async def text_occurrences(self, group_id: str, needles: Collection[str]) -> list[TextHit]:
+        return await self._run(purge.text_occurrences, group_id, needles)
+
+    async def erase_traces(self) -> None:
+        await self._run(purge.erase_traces)
+
     # -- the one write ---------------------------------------------------------
     async def apply(self, plan: Plan) -> None:
         await self._run(self._apply, plan)
@@ -536,7 +544,11 @@ class SQLiteStore:
             write_plan(conn, plan)
             self._unit_plans.append(plan)
             return
-        apply_plan(conn, plan, lambda c: self._revision(c, plan.group_id))
+        if plan.purge is not None:
+            with purge.secure_delete(conn):
+                apply_plan(conn, plan, lambda c: self._revision(c, plan.group_id))
+        else:
+            apply_plan(conn, plan, lambda c: self._revision(c, plan.group_id))
         self._count(plan)
         self._entity_cache.applied(plan)
         self._vectors.applied(plan)

@@ -1,0 +1,272 @@
+"""Forgetting: a compliance purge of an entity or an episode, then its proof.
+
+``remove_episode`` retracts a statement and keeps the record of having
+believed it; ``forget`` erases. Forgetting an entity erases every episode
+that mentions it (by extraction or, as a whole word, in its text), every fact
+that touches it or names it, every entity of that name or alias, and every
+other trace of the name: fact history, the retraction index, entity
+summaries, audit details and cached model replies. Forgetting an episode
+erases it, the facts left with no other source, the entities left with
+nothing, and every history and audit record of them.
+
+Facts the purge leaves standing lose the forgotten sources; a fact that only
+a deleted fact had retired gets its interval back (as ``remove_episode``
+does). Summaries that may have drawn on what went are cleared in the purge's
+transaction and rebuilt extractively from what is left, so no summary ever
+shows forgotten words, even for a moment.
+
+The purge is one transaction; what it deletes is overwritten where the
+backend can (``Store.erase_traces``). Then :func:`check_store` scans every
+stored text for the name again; ``AsyncMemory.forget`` also searches every
+scope by every method. The audit log records that a purge happened, with
+counts only.
+
+Matching is by whole words, case-insensitively: forgetting "Ann" erases
+"Ann's car" and the entity "Ann Lee", not "Annapolis". A name shorter than
+two letters is refused (it would match nearly everything).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+from .._retry import retry_on_conflict
+from ..errors import InvalidInputError, NotFoundError
+from ..ingest.timeline import merge_sources, refresh
+from ..model import AuditEvent, ForgetReport, normalise_name
+from ..store.plan import Plan, Purge
+from ..store.protocol import Store
+from ..store.records import FactRecord
+from ..store.text_scan import TextHit, mentions
+from ..time import Clock
+from .summaries import summarize
+
+__all__ = ["check_store", "forget", "plan_forget"]
+
+_ENTITY_TABLES = {"entities", "entity_aliases"}
+_FACT_TABLES = {"facts", "fact_sources", "fact_history", "retracted_facts"}
+
+
+@dataclass(slots=True)
+class _Scope:
+    """What a purge erases, found before anything is planned."""
+
+    needles: list[str]
+    episodes: set[str] = field(default_factory=set)
+    entities: set[str] = field(default_factory=set)
+    facts: set[str] = field(default_factory=set)  # facts erased whatever their sources
+    summaries: set[str] = field(default_factory=set)
+    entity_records: set[str] = field(default_factory=set)
+    audit_events: set[int] = field(default_factory=set)
+    replies: set[str] = field(default_factory=set)
+
+
+def _long_enough(name: str) -> bool:
+    return len(re.findall(r"\w", name)) >= 2
+
+
+def _distinct(names: list[str]) -> list[str]:
+    """The names long enough to search for, one per casefolded spelling (the first kept), sorted."""
+    out: dict[str, str] = {}
+    for name in names:
+        if _long_enough(name):
+            out.setdefault(name.casefold(), name)
+    return sorted(out.values())
+
+
+def _needle(name: str) -> str:
+    if not _long_enough(name):
+        raise InvalidInputError("entity", f"{name!r} is too short to forget by name (it would match nearly everything)")
+    return name
+
+
+def _sort_hits(scope: _Scope, hits: list[TextHit]) -> None:
+    """File each whole-word occurrence of a needle under what erases it."""
+    for hit in hits:
+        if not mentions(hit.text, scope.needles):
+            continue
+        if hit.table == "episodes":
+            scope.episodes.add(hit.key)
+        elif hit.table in _ENTITY_TABLES:
+            if hit.column in ("summary",):
+                scope.summaries.add(hit.key)
+            elif hit.column in ("attributes", "provenance"):
+                scope.entity_records.add(hit.key)
+            else:  # its name or one of its aliases
+                scope.entities.add(hit.key)
+        elif hit.table in _FACT_TABLES:
+            scope.facts.add(hit.key)
+        elif hit.table == "audit_events":
+            scope.audit_events.add(int(hit.key))
+        elif hit.table == "model_replies":
+            scope.replies.add(hit.key)
+
+
+async def _entity_scope(store: Store, group_id: str, entity: str) -> _Scope:
+    key = normalise_name(_needle(entity))
+    targets = {e.uuid: e for e in await store.entities_named(group_id, [key])}
+    targets |= {e.uuid: e for e in await store.entities_by_uuid(group_id, [entity])}
+    names = [n for e in targets.values() for n in (e.name, *e.aliases)]
+    if entity not in targets:
+        names.append(entity)
+    scope = _Scope(needles=_distinct(names))
+    scope.entities |= set(targets)
+    _sort_hits(scope, await store.text_occurrences(group_id, scope.needles))
+    if not (scope.entities or scope.episodes or scope.facts or scope.summaries or scope.audit_events):
+        raise NotFoundError(f"nothing named {entity!r} (nor an entity with that uuid) in group {group_id!r}")
+    # The named entities' aliases are needles too: scan once more if they added any.
+    known = {n.casefold() for n in scope.needles}
+    found = [n for e in await store.entities_by_uuid(group_id, scope.entities) for n in (e.name, *e.aliases)]
+    extra = [n for n in _distinct(found) if n.casefold() not in known]
+    if extra:
+        scope.needles = _distinct([*scope.needles, *extra])
+        _sort_hits(scope, await store.text_occurrences(group_id, extra))
+    for facts, episodes in (await store.entity_references(group_id, scope.entities)).values():
+        scope.facts |= facts
+        scope.episodes |= episodes
+    return scope
+
+
+async def _episode_scope(store: Store, group_id: str, episode_id: str) -> _Scope:
+    if await store.episode(group_id, episode_id) is None:
+        raise NotFoundError(f"no episode {episode_id!r} in group {group_id!r}")
+    return _Scope(needles=[], episodes={episode_id})
+
+
+def plan_forget(
+    plan: Plan,
+    scope: _Scope,
+    citing: dict[str, FactRecord],
+    facts: dict[str, FactRecord],
+    hood_records: dict[str, FactRecord],
+    hood_edges: dict[str, set[str]],
+    references: dict[str, tuple[set[str], set[str]]],
+) -> tuple[set[str], list[str]]:
+    """Fill ``plan`` with the purge; pure. ``citing``: facts citing a purged
+    episode; ``facts``: every fact named for erasure; ``references``: for the
+    entities the purge touches, their facts and mentions. Returns the facts
+    erased and the uuids of facts whose interval changed."""
+    gone = set(scope.facts)
+    records = dict(hood_records)
+    originals = dict(hood_records)
+    for record in citing.values():
+        if record.uuid in gone:
+            continue
+        remaining = tuple(s for s in record.sources if s.episode_id not in scope.episodes)
+        if remaining:
+            for s in record.sources:
+                if s.episode_id in scope.episodes:
+                    plan.remove_sources.append((record.uuid, s.episode_id))
+            records[record.uuid] = merge_sources(record, remaining)
+        else:
+            gone.add(record.uuid)
+    plan.delete_facts.extend(sorted(gone))
+    edges = {u: links - gone for u, links in hood_edges.items() if u not in gone}
+    targets = {n for u in gone for n in hood_edges.get(u, set())} | set(citing)
+    changes = refresh(plan, records, edges, {t for t in targets - gone if t in records}, originals, None)
+    plan.delete_episodes.extend(sorted(scope.episodes))
+    deleted = set(scope.entities)
+    for entity_uuid, (entity_facts, episodes) in references.items():
+        if not (entity_facts - gone) and not (episodes - scope.episodes):
+            deleted.add(entity_uuid)
+    plan.delete_entities.extend(sorted(deleted))
+    endpoints = {u for f in gone if f in facts for u in (facts[f].source_uuid, facts[f].target_uuid)}
+    plan.stale_entities |= endpoints - deleted
+    plan.purge = Purge(
+        histories=sorted(gone),
+        audit_events=sorted(scope.audit_events),
+        replies=sorted(scope.replies),
+        summaries=sorted((scope.summaries | endpoints) - deleted),
+        entity_records=sorted(scope.entity_records - deleted),
+    )
+    return gone, [updated.uuid for _, updated in changes]
+
+
+async def forget(
+    store: Store,
+    group_id: str,
+    *,
+    entity: str | None,
+    episode_id: str | None,
+    clock: Clock,
+    dry_run: bool = False,
+) -> ForgetReport:
+    """Purge, erase traces, rebuild the cleared summaries, check the store."""
+
+    async def attempt() -> tuple[ForgetReport, Plan]:
+        plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
+        if entity is not None:
+            scope = await _entity_scope(store, group_id, entity)
+        else:
+            assert episode_id is not None
+            scope = await _episode_scope(store, group_id, episode_id)
+        citing: dict[str, FactRecord] = {}
+        for eid in sorted(scope.episodes):
+            for record in await store.facts_citing(group_id, eid):
+                citing[record.uuid] = record
+        hood = await store.conflict_neighbourhood(group_id, sorted(scope.facts | set(citing)), 2)
+        facts = dict(hood.records)
+        touched = set(scope.entities)
+        for eid in scope.episodes:
+            touched.update(await store.mentioned_entities(group_id, eid))
+        for record in (*citing.values(), *facts.values()):
+            touched.update((record.source_uuid, record.target_uuid))
+        references = await store.entity_references(group_id, touched)
+        gone, changed = plan_forget(plan, scope, citing, facts, hood.records, hood.edges, references)
+        plan.audit.append(
+            AuditEvent(
+                group_id=group_id, kind="forgotten", recorded_at=plan.now,
+                detail={
+                    "by": "entity" if entity is not None else "episode", "episodes": len(scope.episodes),
+                    "facts": len(gone), "entities": len(plan.delete_entities),
+                },
+            )
+        )
+        assert plan.purge is not None
+        report = ForgetReport(
+            group_id=group_id, entity=entity, episode_id=episode_id, dry_run=dry_run,
+            episodes=sorted(scope.episodes), facts=sorted(gone), entities=list(plan.delete_entities),
+            changed_facts=changed, summaries_rebuilt=list(plan.purge.summaries),
+            audit_events_redacted=len(plan.purge.audit_events), cached_replies_dropped=len(plan.purge.replies),
+            needles=scope.needles,
+        )
+        if not dry_run:
+            await store.apply(plan)
+        return report, plan
+
+    report, plan = await retry_on_conflict(attempt)
+    if dry_run:
+        return report
+    await store.erase_traces()
+    if plan.purge is not None and plan.purge.summaries:
+        await summarize(store, group_id, clock=clock, uuids=plan.purge.summaries, stale_only=False)
+    leftovers = await check_store(store, group_id, report)
+    return report.model_copy(update={"leftovers": leftovers, "verified": not leftovers})
+
+
+async def check_store(store: Store, group_id: str, report: ForgetReport) -> list[str]:
+    """Where the store still holds what ``report`` says was forgotten: the
+    name in any text column, or a purged episode, fact or entity by id."""
+    out: list[str] = []
+    for hit in await store.text_occurrences(group_id, report.needles):
+        if mentions(hit.text, report.needles):
+            out.append(f"{hit.table}.{hit.column} of {hit.key}")
+    for eid in report.episodes:
+        if await store.episode(group_id, eid) is not None:
+            out.append(f"episode {eid}")
+        if await store.facts_citing(group_id, eid):
+            out.append(f"facts citing episode {eid}")
+    if report.entities and await store.entities_by_uuid(group_id, report.entities):
+        out.append("entities " + ", ".join(e.uuid for e in await store.entities_by_uuid(group_id, report.entities)))
+    erased = set(report.facts)
+    for fact_uuid in sorted(erased):
+        if await store.history(group_id, fact_uuid):
+            out.append(f"history of fact {fact_uuid}")
+    return out
+
+
+def forgotten_in(text: str, needles: Collection[str]) -> bool:
+    """Whether a returned item's text still names what was forgotten."""
+    return bool(needles) and mentions(text, needles)
