@@ -224,6 +224,39 @@ def test_forget_drops_cached_model_replies_naming_it(memory_factory: MakeMemory)
     assert {f.triple for f in memory.facts(G)} == {"Carol WORKS_AT Acme"}
 
 
+def test_forgetting_an_episode_drops_the_replies_its_processing_was_given(memory_factory: MakeMemory) -> None:
+    def extraction(system: str, user: str) -> dict[str, Any]:
+        person = current_episode(user).split()[0]
+        return {
+            "reasoning": "scripted",
+            "entities": [{"name": person, "labels": []}, {"name": "Acme", "labels": []}],
+            "facts": [{"subject": person, "relation": "WORKS_AT", "object": "Acme",
+                       "fact": f"{person} works at Acme", "valid_at": None}],
+        }
+
+    def judge(system: str, user: str) -> dict[str, Any]:
+        new = json.loads(user)["new_facts"]
+        return {"reasoning": "scripted", "verdicts": [{"new_fact": n["id"], "contradicts": [], "duplicate_of": None}
+                                                      for n in new]}
+
+    memory = memory_factory(model=ScriptedProvider(Extraction=extraction, JudgeAnswer=judge))
+    memory.add_episode(G, "Ivo joined Acme.", reference_time="2024-01-01", episode_id="ivo")
+    memory.add_episode(G, "Jun joined Acme.", reference_time="2024-01-02", episode_id="jun")
+    store = memory.store
+    keys = memory._call(store.episode_replies(G, ["ivo"]))  # type: ignore[attr-defined]
+    others = memory._call(store.episode_replies(G, ["jun"]))  # type: ignore[attr-defined]
+    assert keys and others and not set(keys) & set(others)
+    assert memory._call(store.episode_replies("other", ["ivo"])) == []  # type: ignore[attr-defined]
+
+    report = memory.forget(G, episode_id="ivo")
+
+    assert report.verified and report.cached_replies_dropped == len(keys)
+    for key in keys:
+        assert memory._call(store.cached_reply(key)) is None  # type: ignore[attr-defined]
+    for key in others:
+        assert memory._call(store.cached_reply(key)) is not None  # type: ignore[attr-defined]
+
+
 def test_forgotten_name_is_gone_from_the_database_file(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     with Memory(path, model=None) as memory:

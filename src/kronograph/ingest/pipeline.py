@@ -134,6 +134,7 @@ class Pipeline:
         plan = Plan(group_id=group_id, now=state.updated_at, expected_revision=None)
         plan.episode_states.append(state)
         plan.cached_replies.extend(replies.get(None) or ())
+        plan.replies_episode = state.uuid
         return plan
 
     async def _state(self, group_id: str, state: EpisodeState) -> None:
@@ -219,7 +220,7 @@ class Pipeline:
         token = replies.set([])
         try:
             extraction, provenance = await self._keeping_replies(
-                inp.group_id, extract(inp, model=model, context=context, usage=usage)
+                inp.group_id, inp.episode_id, extract(inp, model=model, context=context, usage=usage)
             )
             checkpoint = {**checkpoint, "extraction": extraction.model_dump(mode="json"), "provenance": provenance}
             if usage.calls > calls:
@@ -280,11 +281,11 @@ class Pipeline:
             return checkpoint
         token = replies.set([])
         try:
-            return await self._keeping_replies(inp.group_id, self._resolve(inp, checkpoint, drafts, vectors, usage))
+            return await self._keeping_replies(inp.group_id, inp.episode_id, self._resolve(inp, checkpoint, drafts, vectors, usage))
         finally:
             replies.reset(token)
 
-    async def _keeping_replies(self, group_id: str, work: Awaitable[T]) -> T:
+    async def _keeping_replies(self, group_id: str, episode_id: str, work: Awaitable[T]) -> T:
         """Run a stage's model work; if it fails, the replies it was already
         given are still cached (they were paid for)."""
         try:
@@ -294,6 +295,7 @@ class Pipeline:
             if paid:
                 plan = Plan(group_id=group_id, now=self._now(), expected_revision=None)
                 plan.cached_replies.extend(paid)
+                plan.replies_episode = episode_id
                 await self.store.apply(plan)
                 paid.clear()
             raise

@@ -202,6 +202,7 @@ async def forget(
         else:
             assert episode_id is not None
             scope = await _episode_scope(store, group_id, episode_id)
+        scope.replies.update(await store.episode_replies(group_id, scope.episodes))
         citing: dict[str, FactRecord] = {}
         for eid in sorted(scope.episodes):
             for record in await store.facts_citing(group_id, eid):

@@ -120,6 +120,8 @@ class Plan:
     audit: list[AuditEvent] = field(default_factory=list)
     # Model replies for the reply cache: (key, model, text), store-wide.
     cached_replies: list[tuple[str, str, str]] = field(default_factory=list)
+    # The episode whose processing was given those replies (forget drops them with it).
+    replies_episode: str | None = None
     # A compliance purge: applied with deleted content overwritten where the
     # backend can (see Store.erase_traces for what follows it).
     purge: Purge | None = None

@@ -54,7 +54,7 @@ CHANGES = (
     "stale_summaries",  # (uuid, group): the entity's stale count goes up by one
     "deleted_episodes",  # (group, uuid)
     "deleted_entities",  # (uuid, group)
-    "model_replies",  # (key, model, reply, created_at): replaces
+    "model_replies",  # (key, model, reply, created_at, group, episode_id): replaces
     # A purge (forget) only:
     "erased_history",  # (group, fact_uuid): every history row of the fact
     "erased_retractions",  # (group, fact_uuid)
@@ -160,7 +160,8 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "stale_summaries", [(u, g) for u in stale_summaries(plan)]
     yield "deleted_episodes", [(g, u) for u in plan.delete_episodes]
     yield "deleted_entities", [(u, g) for u in plan.delete_entities]
-    yield "model_replies", [(key, model, text, now) for key, model, text in plan.cached_replies]
+    asker = (g, plan.replies_episode) if plan.replies_episode is not None else (None, None)
+    yield "model_replies", [(key, model, text, now, *asker) for key, model, text in plan.cached_replies]
     purge = plan.purge or _NO_PURGE
     yield "erased_history", [(g, u) for u in purge.histories]
     yield "erased_retractions", [(g, u) for u in purge.histories]

@@ -249,6 +249,9 @@ class Store(Protocol):
         and of the store-wide reply cache, that contains one of the needles,
         case-insensitively (JSON as its text); whole words are the caller's test."""
 
+    async def episode_replies(self, group_id: str, episode_ids: Collection[str]) -> list[str]:
+        """Keys of the cached model replies given while processing those episodes."""
+
     async def erase_traces(self) -> None:
         """After a purge: make deleted content unrecoverable from the store's
         files where the backend can (merged indexes, truncated logs, vacuum)."""

@@ -15,7 +15,7 @@ from psycopg import AsyncConnection, sql
 
 from ..text_scan import REPLY_TABLE, TEXT_TABLES, TextHit, TextTable, needle_forms
 
-__all__ = ["PURGED_TABLES", "erase_traces", "text_occurrences"]
+__all__ = ["PURGED_TABLES", "episode_replies", "erase_traces", "text_occurrences"]
 
 PURGED_TABLES = tuple(t.name for t in TEXT_TABLES) + (REPLY_TABLE.name, "mentions", "fact_conflicts")
 
@@ -52,6 +52,14 @@ async def text_occurrences(conn: AsyncConnection, group_id: str, needles: Collec
     for table in TEXT_TABLES:
         hits += await _scan(conn, table, forms, group_id)
     return hits + await _scan(conn, REPLY_TABLE, forms, None)
+
+
+async def episode_replies(conn: AsyncConnection, group_id: str, episode_ids: Collection[str]) -> list[str]:
+    cur = await conn.execute(
+        'SELECT key FROM model_replies WHERE group_id = %s AND episode_id = ANY(%s) ORDER BY key COLLATE "C"',
+        (group_id, sorted(episode_ids)),
+    )
+    return [k for (k,) in await cur.fetchall()]
 
 
 async def erase_traces(conn: AsyncConnection) -> None:

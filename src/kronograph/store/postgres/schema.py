@@ -271,10 +271,19 @@ UPDATE entities e SET summary_stale = 1 WHERE EXISTS (
 CREATE INDEX entities_stale_summaries ON entities(group_id, uuid) WHERE summary_stale > 0;
 """
 
+_V6 = """
+-- The group and episode whose processing was given a reply (NULL: asked
+-- outside an episode), so that forgetting an episode drops its replies too.
+ALTER TABLE model_replies ADD COLUMN group_id TEXT;
+ALTER TABLE model_replies ADD COLUMN episode_id TEXT;
+CREATE INDEX model_replies_by_episode ON model_replies(group_id, episode_id) WHERE episode_id IS NOT NULL;
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial", _V1),
     (2, "actor", _V2),
     (3, "summaries", _V3),
+    (6, "reply_sources", _V6),  # 4: sagas, 5: communities
 ]
 
 # Every table of group data (each keyed by group_id), parents first.

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 
 from ..text_scan import REPLY_TABLE, TEXT_TABLES, TextHit, TextTable, needle_forms
 
-__all__ = ["FTS_TABLES", "erase_traces", "register_functions", "secure_delete", "text_occurrences"]
+__all__ = ["FTS_TABLES", "episode_replies", "erase_traces", "register_functions", "secure_delete", "text_occurrences"]
 
 # Full-text tables (external content: they keep their own index segments).
 FTS_TABLES = ("facts_fts", "entities_fts", "episodes_fts")
@@ -68,6 +68,18 @@ def secure_delete(conn: sqlite3.Connection) -> Iterator[None]:
         yield
     finally:
         conn.execute(f"PRAGMA secure_delete = {int(before)}")
+
+
+def episode_replies(conn: sqlite3.Connection, group_id: str, episode_ids: Collection[str]) -> list[str]:
+    ids = sorted(episode_ids)
+    out: list[str] = []
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        out += [k for (k,) in conn.execute(
+            f"SELECT key FROM model_replies WHERE group_id = ? AND episode_id IN ({marks})", (group_id, *chunk)
+        )]
+    return sorted(out)
 
 
 def erase_traces(conn: sqlite3.Connection) -> None:

@@ -311,6 +311,15 @@ CREATE INDEX entities_stale_summaries ON entities(group_id, uuid) WHERE summary_
 """
 
 
+_V8 = """
+-- The group and episode whose processing was given a reply (NULL: asked
+-- outside an episode), so that forgetting an episode drops its replies too.
+ALTER TABLE model_replies ADD COLUMN group_id TEXT;
+ALTER TABLE model_replies ADD COLUMN episode_id TEXT;
+CREATE INDEX model_replies_by_episode ON model_replies(group_id, episode_id) WHERE episode_id IS NOT NULL;
+"""
+
+
 def _initial(conn: sqlite3.Connection) -> None:
     for statement in _statements(_V1):
         conn.execute(statement)
@@ -336,6 +345,11 @@ def _summaries(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _reply_sources(conn: sqlite3.Connection) -> None:
+    for statement in _statements(_V8):
+        conn.execute(statement)
+
+
 def _statements(script: str) -> list[str]:
     """Split a script into statements (triggers contain semicolons)."""
     out: list[str] = []
@@ -358,6 +372,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (3, "search", _search),
     (4, "actor", _actor),
     (5, "summaries", _summaries),
+    (8, "reply_sources", _reply_sources),  # 6: sagas, 7: communities
 ]
 
 

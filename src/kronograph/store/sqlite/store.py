@@ -532,6 +532,9 @@ class SQLiteStore:
     async def text_occurrences(self, group_id: str, needles: Collection[str]) -> list[TextHit]:
         return await self._run(purge.text_occurrences, group_id, needles)
 
+    async def episode_replies(self, group_id: str, episode_ids: Collection[str]) -> list[str]:
+        return await self._run(purge.episode_replies, group_id, episode_ids)
+
     async def erase_traces(self) -> None:
         await self._run(purge.erase_traces)
 

@@ -73,7 +73,8 @@ SQL = {
     "stale_summaries": "UPDATE entities SET summary_stale = summary_stale + 1 WHERE uuid = ? AND group_id = ?",
     "deleted_episodes": "DELETE FROM episodes WHERE group_id = ? AND uuid = ?",
     "deleted_entities": "DELETE FROM entities WHERE uuid = ? AND group_id = ?",
-    "model_replies": "INSERT OR REPLACE INTO model_replies(key, model, reply, created_at) VALUES (?,?,?,?)",
+    "model_replies": "INSERT OR REPLACE INTO model_replies(key, model, reply, created_at, group_id, episode_id)"
+    " VALUES (?,?,?,?,?,?)",
     "erased_history": "DELETE FROM fact_history WHERE group_id = ? AND fact_uuid = ?",
     "erased_retractions": "DELETE FROM retracted_facts WHERE group_id = ? AND fact_uuid = ?",
     "redacted_audit": "UPDATE audit_events SET detail = ?, episode_id = NULL WHERE group_id = ? AND seq = ?",
