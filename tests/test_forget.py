@@ -43,6 +43,12 @@ def _seed(memory: Memory, group: str = G) -> None:
     memory.summarize_entities(group, refresh_stale_only=False)
 
 
+def _no_contradictions(system: str, user: str) -> dict[str, Any]:
+    new = json.loads(user)["new_facts"]
+    verdicts = [{"new_fact": n["id"], "contradicts": [], "duplicate_of": None} for n in new]
+    return {"reasoning": "scripted", "verdicts": verdicts}
+
+
 def _texts(value: Any) -> str:
     return value.model_dump_json() if hasattr(value, "model_dump_json") else json.dumps(value, default=str)
 
@@ -200,12 +206,7 @@ def test_forget_drops_cached_model_replies_naming_it(memory_factory: MakeMemory)
                        "fact": f"{subject} works at Acme", "valid_at": None}],
         }
 
-    def judge(system: str, user: str) -> dict[str, Any]:
-        new = json.loads(user)["new_facts"]
-        return {"reasoning": "scripted", "verdicts": [{"new_fact": n["id"], "contradicts": [], "duplicate_of": None}
-                                                      for n in new]}
-
-    provider = ScriptedProvider(Extraction=extraction, JudgeAnswer=judge)
+    provider = ScriptedProvider(Extraction=extraction, JudgeAnswer=_no_contradictions)
     memory = memory_factory(model=provider)
     memory.add_episode(G, "Zorblax Quentin joined Acme.", reference_time="2024-01-01")
     memory.add_episode(G, "Carol joined Acme.", reference_time="2024-01-02")
@@ -234,12 +235,7 @@ def test_forgetting_an_episode_drops_the_replies_its_processing_was_given(memory
                        "fact": f"{person} works at Acme", "valid_at": None}],
         }
 
-    def judge(system: str, user: str) -> dict[str, Any]:
-        new = json.loads(user)["new_facts"]
-        return {"reasoning": "scripted", "verdicts": [{"new_fact": n["id"], "contradicts": [], "duplicate_of": None}
-                                                      for n in new]}
-
-    memory = memory_factory(model=ScriptedProvider(Extraction=extraction, JudgeAnswer=judge))
+    memory = memory_factory(model=ScriptedProvider(Extraction=extraction, JudgeAnswer=_no_contradictions))
     memory.add_episode(G, "Ivo joined Acme.", reference_time="2024-01-01", episode_id="ivo")
     memory.add_episode(G, "Jun joined Acme.", reference_time="2024-01-02", episode_id="jun")
     store = memory.store
