@@ -276,7 +276,7 @@ def test_every_command_and_option_is_documented() -> None:
     commands = _commands()
     assert set(commands) == {
         "add-fact", "facts", "timeline", "history", "remove-episode", "search", "conflicts", "add", "import", "resume",
-        "episodes", "demo", "migrate", "doctor", "forget",
+        "episodes", "demo", "migrate", "doctor", "forget", "audit",
     }
     for name, options in commands.items():
         heading = re.search(rf"^## `kronograph {re.escape(name)}[ `]", docs, re.M)
@@ -684,3 +684,27 @@ def test_forget_asks_then_erases_and_says_it_checked(cli: Invoke) -> None:
     assert report["verified"] is True and len(report["facts"]) == 1
     assert "exactly one of" in cli("forget", "team", expect=2).stderr
     assert "nothing named 'Nobody Here'" in cli("forget", "team", "--entity", "Nobody Here", "--yes", expect=2).stderr
+
+
+def test_actor_is_kept_and_audit_sweeps_and_reads_the_log(cli: Invoke, tmp_path: Path) -> None:
+    cli("add-fact", "Sarah", "LIVES_IN", "Rome", "--valid-at", "2024-01-15", "-g", "team", "--actor", "agent:planner")
+    cli("add-fact", "Sarah", "LIVES_IN", "Paris", "--valid-at", "2024-03-03", "-g", "team", "--actor", "user:ann")
+    cli("add", "team", "Carol works at Initech.", "--offline", env={"KRONOGRAPH_ACTOR": "key:42"})
+    lines = tmp_path / "eps.jsonl"
+    lines.write_text(json.dumps({"content": "Mike lives in Oslo."}) + "\n"
+                     + json.dumps({"content": "Mike likes chess.", "actor": "user:bo"}) + "\n")
+    cli("import", "team", str(lines), "--offline", "--actor", "user:cy")
+    actors = sorted(e["actor"] or "" for e in json.loads(cli("episodes", "team", "--json").stdout))
+    assert actors == ["agent:planner", "key:42", "user:ann", "user:bo", "user:cy"]
+
+    out = cli("audit", "team").stdout  # undeclared: both homes stand, and may disagree
+    assert "Sarah LIVES_IN Paris" in out and "Sarah LIVES_IN Rome" in out and "1 possible contradiction" in out
+    found = json.loads(cli("audit", "team", "--json").stdout)
+    assert [p["reason"] for p in found] == ["same_slot"]
+    assert "0 possible contradictions" in cli("audit", "team", "--relation-type", "LIVES_IN=many_to_many").stdout
+    events = json.loads(cli("audit", "team", "--log", "--json").stdout)
+    flagged = [e for e in events if e["kind"] == "contradiction_flagged"]
+    assert flagged and flagged[0]["actor"] == "user:ann"
+    assert "contradiction_flagged" in cli("audit", "team", "--log", "--kind", "contradiction_flagged").stdout
+    assert "no audit events" in cli("audit", "team", "--log", "--kind", "forgotten").stdout
+    assert "--kind filters the audit log" in cli("audit", "team", "--kind", "forgotten", expect=2).stderr

@@ -14,7 +14,7 @@ from rich.table import Table
 from ..model import EpisodeStatus
 from .batches import BATCH_SIZE, ingest
 from .jsonl import read_episodes
-from .options import DEFAULT_DB, Db, Offline, option
+from .options import DEFAULT_DB, Actor, Db, Offline, option
 from .output import console, fail, plural, short, when
 from .results import exit_for, print_episode, summary
 from .session import open_memory
@@ -77,12 +77,14 @@ def add(
     file: Annotated[
         Path | None, option("FILE", "Ingest each non-blank line of FILE as an episode, with a progress bar.")
     ] = None,
+    actor: Actor = None,
     offline: Offline = False,
     db: Db = DEFAULT_DB,
 ) -> None:
     """Ingest an episode (or each line of --file): extract entities and facts, resolve, commit."""
     fields: dict[str, Any] = {
         "kind": kind, "reference_time": time_, "name": name, "source_description": source, "saga": saga,
+        "actor": actor,
     }
     if file is not None:
         _add_lines(group, file, text, episode, fields, _model(offline), db)
@@ -98,11 +100,15 @@ def import_(
     group: Annotated[str, typer.Argument(metavar="GROUP", help="Group (tenant) to write to.")],
     file: Annotated[Path, typer.Argument(metavar="FILE", help="JSON Lines: one episode object a line; '-': stdin.")],
     batch_size: Annotated[int, option("N", "Episodes per add_episodes call.", min=1)] = BATCH_SIZE,
+    actor: Actor = None,
     offline: Offline = False,
     db: Db = DEFAULT_DB,
 ) -> None:
-    """Bulk-ingest a JSON Lines file; every line is checked before anything is written."""
+    """Bulk-ingest a JSON Lines file; every line is checked before anything is written.
+    --actor applies to the lines that name none."""
     items = read_episodes(file, group)
+    if actor is not None:
+        items = [item if item.get("actor") is not None else {**item, "actor": actor} for item in items]
     with open_memory(db, create=True, model=_model(offline)) as memory:
         results = ingest(memory, group, items, batch_size)
     summary(console(), results, f"from {file} into group {group}")

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..model import Cardinality
-from .options import DEFAULT_DB, AsJson, Db, Group, option
+from .options import DEFAULT_DB, Actor, AsJson, Db, Group, option
 from .output import console, fact_table, fail, interval, print_json, short, timeline_table, when
 from .session import open_memory
 
@@ -42,6 +42,7 @@ def add_fact(
     relation_type: Annotated[
         list[str], option("NAME=CARDINALITY", "Declare a relation's cardinality for this call; repeatable.")
     ] = [],  # noqa: B006
+    actor: Actor = None,
     db: Db = DEFAULT_DB,
     group: Group = "default",
 ) -> None:
@@ -50,7 +51,7 @@ def add_fact(
     with open_memory(db, create=True, relation_types=types) as memory:
         result = memory.add_fact(
             group, subject, relation, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
-            episode_id=episode, subject_labels=subject_label, object_labels=object_label,
+            episode_id=episode, subject_labels=subject_label, object_labels=object_label, actor=actor,
         )
     out = console()
     verb = "merged into existing fact" if result.merged else "wrote fact"

@@ -19,6 +19,11 @@ def option(metavar: str, help: str, *names: str, **extra: Any) -> Any:
 Db = Annotated[
     str, option("PATH|URL", "SQLite file or postgresql:// URL of the memory.", "--db", envvar="KRONOGRAPH_DB")
 ]
+Actor = Annotated[
+    str | None,
+    option("WHO", "Who files this (a user, an agent, an API key id): kept on the episode and its audit events.",
+           "--actor", envvar="KRONOGRAPH_ACTOR"),
+]
 Group = Annotated[str, option("GROUP", "Group (tenant) to read or write.", "--group", "-g")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the facts as a JSON array instead.")]
 Offline = Annotated[
