@@ -36,6 +36,8 @@ from .model import (
     PossibleContradiction,
     RelationType,
     RemovalResult,
+    SagaInfo,
+    SagaSummary,
     Verdict,
 )
 from .sync import Memory
@@ -75,6 +77,8 @@ __all__ = [
     "NotFoundError",
     "RelationType",
     "RemovalResult",
+    "SagaInfo",
+    "SagaSummary",
     "SchemaError",
     "StoreError",
     "TransientModelError",

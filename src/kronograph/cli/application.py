@@ -13,6 +13,7 @@ from .doctor import doctor
 from .episodes import add, episodes, import_, resume
 from .facts import add_fact, facts, history, remove_episode, timeline
 from .migrate import migrate
+from .sagas import saga, sagas
 from .search import conflicts, search
 
 __all__ = ["COMMANDS", "build_app"]
@@ -21,7 +22,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "add-fact": add_fact, "facts": facts, "timeline": timeline, "history": history,
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
-    "demo": demo, "migrate": migrate, "doctor": doctor,
+    "demo": demo, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas,
 }
 
 
