@@ -276,7 +276,7 @@ def test_every_command_and_option_is_documented() -> None:
     commands = _commands()
     assert set(commands) == {
         "add-fact", "facts", "timeline", "history", "remove-episode", "search", "conflicts", "add", "import", "resume",
-        "episodes", "demo", "migrate", "doctor", "forget", "audit",
+        "episodes", "demo", "migrate", "doctor", "saga", "sagas", "forget", "audit",
     }
     for name, options in commands.items():
         heading = re.search(rf"^## `kronograph {re.escape(name)}[ `]", docs, re.M)
@@ -660,7 +660,7 @@ def test_doctor_reports_defects_and_repairs_the_safe_ones(cli: Invoke, db: Path)
         )
     out = cli("doctor", "team", "--relation-type", "CEO_OF=one_to_many", expect=1).stdout
     assert "orphan entity: Zed" in out and "overlap in CEO_OF (one_to_many, same object Acme)" in out
-    assert "1 overlaps" in out and "1 orphan entities" in out and "not checked yet: saga_lag" in out
+    assert "1 overlaps" in out and "1 orphan entities" in out and "not checked yet" not in out
     assert "stale summary: Sarah (1 fact change)" in out and "3 stale summaries" in out
     out = cli("doctor", "team", "--repair", "--relation-type", "CEO_OF=one_to_many", expect=1).stdout
     assert "1 entity deleted" in out and "3 summaries rebuilt" in out
@@ -708,3 +708,17 @@ def test_actor_is_kept_and_audit_sweeps_and_reads_the_log(cli: Invoke, tmp_path:
     assert "contradiction_flagged" in cli("audit", "team", "--log", "--kind", "contradiction_flagged").stdout
     assert "no audit events" in cli("audit", "team", "--log", "--kind", "forgotten").stdout
     assert "--kind filters the audit log" in cli("audit", "team", "--kind", "forgotten", expect=2).stderr
+def test_saga_brings_a_summary_up_to_date_and_sagas_lists_the_lag(cli: Invoke) -> None:
+    for n, text in enumerate(("Tom: the Lisbon launch moved to March 3.", "Ann: Initech signed the 40,000 euro deal.")):
+        cli("add", "chat", text, "--time", f"2024-01-0{n + 1}", "--saga", "general", "--offline")
+    listed = cli("sagas", "chat").stdout
+    assert re.search(r"general +│ 2 +│ 2 +│ 0 +│ never", listed), listed
+    assert "has no summary yet" in cli("saga", "chat", "general", "--stored").stdout
+    out = cli("saga", "chat", "general", "--offline").stdout
+    assert "saga general (version 1, extractive)" in out and "Lisbon launch moved to March 3" in out
+    assert "2 episodes in it (0 without text), 2 added now; covers 2024-01-01 to 2024-01-02" in out
+    stored = json.loads(cli("saga", "chat", "general", "--stored", "--json").stdout)
+    assert stored["version"] == 1 and stored["episodes"] == 2 and stored["added"] == 0
+    assert json.loads(cli("sagas", "chat", "--json").stdout)[0]["lag"] == 0
+    assert "no saga 'nope'" in cli("saga", "chat", "nope", "--offline", expect=2).stderr
+    assert "no sagas in group other" in cli("sagas", "other").stdout

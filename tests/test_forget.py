@@ -36,11 +36,14 @@ EPISODES = [
 
 def _seed(memory: Memory, group: str = G) -> None:
     for i, text in enumerate(EPISODES):
-        memory.add_episode(group, text, reference_time=f"2024-01-0{i + 1}T10:00:00Z", episode_id=f"{group}-e{i}")
+        memory.add_episode(group, text, reference_time=f"2024-01-0{i + 1}T10:00:00Z", episode_id=f"{group}-e{i}",
+                           saga="standup" if i % 2 == 0 else "hallway")
     memory.add_fact(group, "Zorblax Quentin", "KNOWS", "Carol", valid_at="2023-05-01")
     memory.add_fact(group, "Erin", "MENTORS", "Frank", fact="Erin mentors Frank, as Zorblax Quentin asked",
                     valid_at="2023-06-01")
     memory.summarize_entities(group, refresh_stale_only=False)
+    for saga in ("standup", "hallway"):
+        memory.summarize_saga(group, saga)
 
 
 def _no_contradictions(system: str, user: str) -> dict[str, Any]:
@@ -72,6 +75,7 @@ def test_forget_an_entity_leaves_no_trace_anywhere(memory_factory: MakeMemory) -
     _seed(memory, "other")  # the same name in another group is not this group's to forget
     assert any(_mentions_name(f) for f in memory.facts(G))
     assert any(_mentions_name(e) for e in memory.entities(G) if e.name != NAME)  # a neighbour's summary names it
+    assert _mentions_name(memory.saga_summary(G, "standup")) and _mentions_name(memory.saga_summary(G, "hallway"))
 
     report = memory.forget(G, entity="zorblax quentin")
 
@@ -88,6 +92,11 @@ def test_forget_an_entity_leaves_no_trace_anywhere(memory_factory: MakeMemory) -
     assert memory.entities(G, name=NAME) == []
     assert not [e for e in memory.entities(G) if _mentions_name(e)]  # summaries rebuilt without it
     assert not [p for p in memory.episodes(G) if _mentions_name(p)]
+    # The running summaries of the sagas it was in are rebuilt from the episodes left.
+    for saga in ("standup", "hallway"):
+        stored = memory.saga_summary(G, saga)
+        assert not _mentions_name(stored) and not stored.stale
+    assert "Carol works at Initech" in (memory.saga_summary(G, "standup").summary or "")
     # The fact that only named it in its text went too; what did not name it stays.
     assert memory.facts(G, subject="Erin") == []
     assert memory.facts(G, subject="Carol", relation="works at")  # from an episode that never named it
@@ -143,9 +152,10 @@ def test_forget_gives_back_what_a_forgotten_fact_retired(memory_factory: MakeMem
 def test_forget_an_episode(memory_factory: MakeMemory) -> None:
     memory = memory_factory(model=None)
     memory.add_episode(G, "Gwen works at Umbrella Corp. Gwen lives in Quebec.", reference_time="2024-01-01",
-                       episode_id="keep")
+                       episode_id="keep", saga="s")
     memory.add_episode(G, "Gwen lives in Quebec. Hiro works at Vorpal Swords.", reference_time="2024-01-02",
-                       episode_id="secret")
+                       episode_id="secret", saga="s")
+    assert "Vorpal" in (memory.summarize_saga(G, "s").summary or "")
     (home,) = memory.facts(G, subject="Gwen", relation="lives in")
     assert len(home.episodes) == 2
     hiro = memory.facts(G, subject="Hiro")
@@ -164,6 +174,8 @@ def test_forget_an_episode(memory_factory: MakeMemory) -> None:
     for item in _search_everything(memory, G, "Hiro works at Vorpal Swords"):
         assert "vorpal" not in _texts(item).casefold()
     assert not [e for e in memory.audit_events(G) if e.episode_id == "secret"]
+    saga = memory.saga_summary(G, "s")
+    assert "Vorpal" not in (saga.summary or "") and "Umbrella" in (saga.summary or "") and saga.episodes == 1
     assert memory.audit_events(G)[-1].detail == {"by": "episode", "episodes": 1, "facts": len(report.facts),
                                                  "entities": len(report.entities)}
 

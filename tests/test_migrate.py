@@ -73,7 +73,7 @@ def _names(memory: Memory, clock: StepClock) -> None:
     """An alias learned by a fuzzy match, fragments no one could confirm, a JSON episode."""
     memory.add_episode("names", "Ann Lee: I work at Fjord Biotech.", reference_time="2024-01-01", actor="user:ann")
     clock.tick(hours=1)
-    memory.add_episode("names", "Bo Chen: I joined Fjord last week.", reference_time="2024-02-01")
+    memory.add_episode("names", "Bo Chen: I joined Fjord last week.", reference_time="2024-02-01", saga="hires")
     clock.tick(hours=1)
     memory.add_fact("names", "Dee Park", "WORKS_AT", "Acme Robotics")
     clock.tick(hours=1)
@@ -83,6 +83,7 @@ def _names(memory: Memory, clock: StepClock) -> None:
     memory.add_episode("names", {"name": "SR-2023-053", "owner": {"name": "Bo Chen"}}, kind="json",
                        reference_time="2024-04-01")
     clock.tick(hours=1)
+    memory.summarize_saga("names", "hires")  # a saga summary row
 
 
 def _scripted(path: Path, clock: StepClock) -> None:

@@ -37,6 +37,8 @@ from .model import (
     RelationType,
     ForgetReport,
     RemovalResult,
+    SagaInfo,
+    SagaSummary,
     Verdict,
 )
 from .sync import Memory
@@ -77,6 +79,8 @@ __all__ = [
     "RelationType",
     "ForgetReport",
     "RemovalResult",
+    "SagaInfo",
+    "SagaSummary",
     "SchemaError",
     "StoreError",
     "TransientModelError",

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ._arguments import TimeLike, _labels, _relation_types, _text, _time, search_arguments
+from ._retry import retry_on_conflict
 from .embed.protocol import Embedder
 from .errors import ClosedError, InvalidInputError, NotFoundError, SchemaError
 from .ingest.bulk import EpisodeItem, Ingestion
@@ -33,6 +34,8 @@ from .maintain.forget import forgotten_in
 from .maintain.reconcile import ReconcileReport
 from .maintain.reconcile import reconcile as _reconcile
 from .maintain.removal import remove_episode as _remove_episode
+from .maintain.sagas import MAX_CALLS, saga_infos, stored_saga_summary
+from .maintain.sagas import summarize_saga as _summarize_saga
 from .maintain.summaries import summarize as _summarize
 from .metrics import record_facts, record_search, span
 from .model import (
@@ -50,6 +53,8 @@ from .model import (
     PossibleContradiction,
     RelationType,
     RemovalResult,
+    SagaInfo,
+    SagaSummary,
     fold_relation,
     normalise_name,
 )
@@ -119,6 +124,7 @@ class AsyncMemory:
         self._judge = judge
         self._candidate_limit = candidate_limit
         self._locks: dict[str, asyncio.Lock] = {}
+        self._saga_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._opened = False
         self._closed = False
         if context_episodes < 0:
@@ -513,6 +519,44 @@ class AsyncMemory:
         model = self._ingestion.model_client()
         with span("summarize_entities", group_id=g):
             return await _summarize(store, g, clock=self._now, uuids=uuids, stale_only=refresh_stale_only, model=model)
+
+    async def summarize_saga(self, group_id: str, saga: str, *, max_calls: int = MAX_CALLS) -> SagaSummary:
+        """Bring a saga's running summary up to date and return it: the
+        episodes added since the last run (all of them, when a removal made
+        it stale) folded in, by the model when one is configured (at most
+        ``max_calls`` calls, about 4,000 characters of episodes each), else
+        extractively. Summary, cursor and coverage are saved together. See
+        :mod:`kronograph.maintain.sagas`."""
+        refuse_writes_from_a_judge()
+        g = self._group(group_id)
+        name = _text("saga", saga)
+        assert name is not None
+        if isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 1:
+            raise InvalidInputError("max_calls", "must be a whole number, at least 1")
+        store = await self._ready()
+        model = self._ingestion.model_client()
+        # Not the group's lock: a run waits on a model, and ingestion into the
+        # group must go on meanwhile (its episodes land past the run's bound).
+        # Runs on one saga take turns; a write that lost a race is redone.
+        async with self._saga_locks.setdefault((g, name), asyncio.Lock()):
+            with span("summarize_saga", group_id=g):
+                return await retry_on_conflict(
+                    lambda: _summarize_saga(store, g, name, clock=self._now, model=model, max_calls=max_calls),
+                    attempts=3,
+                )
+
+    async def saga_summary(self, group_id: str, saga: str) -> SagaSummary:
+        """A saga's summary as stored, rebuilding nothing (``version`` 0 when
+        it was never built); NotFoundError for a saga the group does not have."""
+        g = self._group(group_id)
+        name = _text("saga", saga)
+        assert name is not None
+        return await stored_saga_summary(await self._ready(), g, name)
+
+    async def sagas(self, group_id: str) -> list[SagaInfo]:
+        """The group's sagas by name, each with its episodes and its lag: how
+        many are not yet in its summary."""
+        return await saga_infos(await self._ready(), self._group(group_id))
 
     async def episodes(self, group_id: str, *, status: str | None = None) -> list[Episode]:
         """A group's episodes by reference time, with their status and error;

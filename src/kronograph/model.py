@@ -34,6 +34,8 @@ __all__ = [
     "RelationType",
     "ForgetReport",
     "RemovalResult",
+    "SagaInfo",
+    "SagaSummary",
     "UtcDatetime",
     "Verdict",
     "fold_relation",
@@ -219,6 +221,48 @@ class EntitySummary(_Model):
     method: str
     facts: int  # current facts it was built from
     built_at: UtcDatetime
+
+
+class SagaSummary(_Model):
+    """A saga's running summary and its two watermarks.
+
+    ``cursor`` is the ingestion-time watermark: the ``(created_at, uuid)`` of
+    the last episode included (episodes are included in that order, none
+    past it is left out). ``covered_from``/``covered_to`` is the event-time
+    coverage: the reference times of the included episodes that had text.
+    ``version`` moves with every change to the stored row (a summary written,
+    a removal marking it stale). ``added`` and ``model_calls`` are this run's;
+    ``complete`` says whether the run reached the bound it fixed on starting;
+    ``error`` is the model failure that stopped it early, if any."""
+
+    group_id: str
+    saga: str
+    summary: str | None = None
+    version: int = 0
+    cursor: tuple[UtcDatetime, str] | None = None
+    covered_from: UtcDatetime | None = None
+    covered_to: UtcDatetime | None = None
+    episodes: int = 0  # included in all, with text or without
+    without_text: int = 0  # included whose text was not kept (store_raw_content=False)
+    added: int = 0
+    model_calls: int = 0
+    method: str | None = None  # "extractive" or "model"
+    built_at: UtcDatetime | None = None
+    stale: bool = False  # it drew on an episode since removed: the next run rebuilds it
+    complete: bool = True
+    error: str | None = None
+
+
+class SagaInfo(_Model):
+    """A saga of a group: its episodes, how many are past its summary's cursor
+    (``lag``), and its summary's state (``version`` 0: never summarised)."""
+
+    saga: str
+    episodes: int
+    lag: int
+    version: int = 0
+    stale: bool = False
+    built_at: UtcDatetime | None = None
 
 
 class Fact(_Model):

@@ -20,6 +20,7 @@ from .ingest.json_map import JsonMapping
 from .ingest.judge import Judge, refuse_writes_from_a_judge
 from .ingest.ontology import TypesArg
 from .maintain.reconcile import ReconcileReport
+from .maintain.sagas import MAX_CALLS
 from .memory import AsyncMemory, ModelArg
 from .model import (
     AddFactResult,
@@ -35,6 +36,8 @@ from .model import (
     RelationType,
     ForgetReport,
     RemovalResult,
+    SagaInfo,
+    SagaSummary,
 )
 from .search.engine import SCOPES
 from .search.recipes import Recipe
@@ -238,6 +241,16 @@ class Memory:
         return self._call(
             self._core.summarize_entities(group_id, names_or_uuids, refresh_stale_only=refresh_stale_only)
         )
+
+    def summarize_saga(self, group_id: str, saga: str, *, max_calls: int = MAX_CALLS) -> SagaSummary:
+        refuse_writes_from_a_judge()
+        return self._call(self._core.summarize_saga(group_id, saga, max_calls=max_calls))
+
+    def saga_summary(self, group_id: str, saga: str) -> SagaSummary:
+        return self._call(self._core.saga_summary(group_id, saga))
+
+    def sagas(self, group_id: str) -> list[SagaInfo]:
+        return self._call(self._core.sagas(group_id))
 
     def episodes(self, group_id: str, *, status: str | None = None) -> list[Episode]:
         return self._call(self._core.episodes(group_id, status=status))

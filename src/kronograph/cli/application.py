@@ -15,6 +15,7 @@ from .episodes import add, episodes, import_, resume
 from .facts import add_fact, facts, history, remove_episode, timeline
 from .forget import forget
 from .migrate import migrate
+from .sagas import saga, sagas
 from .search import conflicts, search
 
 __all__ = ["COMMANDS", "build_app"]
@@ -23,7 +24,8 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "add-fact": add_fact, "facts": facts, "timeline": timeline, "history": history,
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
-    "demo": demo, "migrate": migrate, "doctor": doctor, "forget": forget, "audit": audit,
+    "demo": demo, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas, "forget": forget,
+    "audit": audit,
 }
 
 

@@ -16,7 +16,7 @@ from .session import open_memory
 
 __all__ = ["doctor"]
 
-_REPORTED_ONLY = ("unmentioned_episodes", "overlaps", "fragments")
+_REPORTED_ONLY = ("unmentioned_episodes", "overlaps", "fragments", "saga_lag")
 
 
 def _lines(report: ReconcileReport) -> list[str]:
@@ -43,6 +43,10 @@ def _lines(report: ReconcileReport) -> list[str]:
         out.append(f"orphan entity: {escape(e.name)} [dim]({e.uuid})[/]")
     for s in report.stale_summaries:
         out.append(f"stale summary: {escape(s.name)} ({plural(s.changes, 'fact change')}) [dim]({s.uuid})[/]")
+    for g in report.saga_lag:
+        stale = ", stale: an episode it drew on was removed" if g.stale else ""
+        behind = f"{g.lag:,} of {plural(g.episodes, 'episode')} not summarised{stale}"
+        out.append(f"saga behind: {escape(g.saga)} ({behind})")
     return out
 
 

@@ -20,7 +20,7 @@ _OPTION_NAMES = {
     "object_labels": "--object-label", "relation_types": "--relation-type", "reference_time": "--time",
     "source_description": "--source", "kind": "--kind", "name": "--name", "saga": "--saga", "content": "TEXT",
     "status": "--status", "limit": "--limit", "recipe": "--recipe", "scopes": "--scope", "group_ids": "--group",
-    "center_entity": "--center", "query": "QUERY", "fact_uuid": "FACT_UUID",
+    "center_entity": "--center", "query": "QUERY", "fact_uuid": "FACT_UUID", "max_calls": "--max-calls",
 }
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "FactVerdict",
     "JudgeAnswer",
     "Provenance",
+    "SagaAnswer",
     "SummaryAnswer",
 ]
 
@@ -83,6 +84,12 @@ class EntitySummaryText(_Out):
 class SummaryAnswer(_Out):
     reasoning: str = Field(description="Think first: for each entity, which of its facts matter most.")
     summaries: list[EntitySummaryText] = Field(default_factory=list)
+
+
+class SagaAnswer(_Out):
+    """A saga's running summary, brought up to date with the episodes shown."""
+
+    summary: str = Field(description="The updated running summary: the summary so far with the new episodes folded in.")
 
 
 class Provenance(BaseModel):

@@ -41,6 +41,7 @@ from ..store.protocol import Store
 from ..store.records import FactRecord
 from ..store.text_scan import TextHit, mentions
 from ..time import Clock
+from .sagas import summarize_saga
 from .summaries import summarize
 
 __all__ = ["check_store", "forget", "plan_forget"]
@@ -60,6 +61,7 @@ class _Scope:
     summaries: set[str] = field(default_factory=set)
     entity_records: set[str] = field(default_factory=set)
     audit_events: set[int] = field(default_factory=set)
+    sagas: set[str] = field(default_factory=set)
     replies: set[str] = field(default_factory=set)
 
 
@@ -102,6 +104,8 @@ def _sort_hits(scope: _Scope, hits: list[TextHit]) -> None:
             scope.audit_events.add(int(hit.key))
         elif hit.table == "model_replies":
             scope.replies.add(hit.key)
+        elif hit.table == "saga_summaries":
+            scope.sagas.add(hit.key)
 
 
 async def _entity_scope(store: Store, group_id: str, entity: str) -> _Scope:
@@ -180,6 +184,7 @@ def plan_forget(
         replies=sorted(scope.replies),
         summaries=sorted((scope.summaries | endpoints) - deleted),
         entity_records=sorted(scope.entity_records - deleted),
+        sagas=sorted(scope.sagas),
     )
     return gone, [updated.uuid for _, updated in changes]
 
@@ -203,6 +208,7 @@ async def forget(
             assert episode_id is not None
             scope = await _episode_scope(store, group_id, episode_id)
         scope.replies.update(await store.episode_replies(group_id, scope.episodes))
+        scope.sagas.update(p.saga for p in await store.episodes_by_uuid(group_id, scope.episodes) if p.saga)
         citing: dict[str, FactRecord] = {}
         for eid in sorted(scope.episodes):
             for record in await store.facts_citing(group_id, eid):
@@ -243,8 +249,25 @@ async def forget(
     await store.erase_traces()
     if plan.purge is not None and plan.purge.summaries:
         await summarize(store, group_id, clock=clock, uuids=plan.purge.summaries, stale_only=False)
+    for saga in plan.purge.sagas if plan.purge is not None else ():
+        await _rebuild_saga(store, group_id, saga, clock)
     leftovers = await check_store(store, group_id, report)
     return report.model_copy(update={"leftovers": leftovers, "verified": not leftovers})
+
+
+async def _rebuild_saga(store: Store, group_id: str, saga: str, clock: Clock) -> None:
+    """Rebuild a cleared saga summary from the episodes left (extractively: a
+    purge calls no model); a summariser that got there first has done it."""
+
+    async def attempt() -> None:
+        state = await store.saga_state(group_id, saga)
+        if state is not None and state.stale > 0:
+            await summarize_saga(store, group_id, saga, clock=clock)
+
+    try:
+        await retry_on_conflict(attempt)
+    except NotFoundError:  # no episode of it is left
+        pass
 
 
 async def check_store(store: Store, group_id: str, report: ForgetReport) -> list[str]:

@@ -27,8 +27,10 @@ Checks (each finding carries what is needed to act on it):
   Repaired: rebuilt extractively from current facts (no model call, so a
   repair stays free and safe; ``summarize_entities`` uses the model).
 
-Not checked yet, because the feature it checks does not exist yet: saga lag
-(with sagas); it is listed in ``ReconcileReport.not_checked``.
+* saga lag: sagas with episodes not yet in their running summary (past its
+  cursor), or whose summary is stale (an episode it included was removed).
+  Reported only: bringing a saga up to date is ``summarize_saga``'s work
+  (by the model when one is configured), not a repair's.
 
 Every repair is a plan applied in one transaction, with an audit event
 (``reconcile_repaired``) that names the check and what it changed.
@@ -53,6 +55,7 @@ from ..store.protocol import FactQuery, Store
 from ..store.records import HealthScan
 from ..time import Clock
 from .removal import plan_removal
+from .sagas import saga_infos
 from .summaries import summarize
 
 __all__ = [
@@ -61,13 +64,14 @@ __all__ = [
     "OrphanEntity",
     "ReconcileReport",
     "Repairs",
+    "SagaLag",
     "SlotOverlap",
     "StaleSummary",
     "UnmentionedEpisode",
     "reconcile",
 ]
 
-NOT_CHECKED = ("saga_lag",)  # it comes with sagas
+NOT_CHECKED: tuple[str, ...] = ()  # every check is made
 _STALE_PAGE = 1_000
 _PAIRS_PER_NAME = 50  # near-duplicate pairs reported per squashed name, at most
 _SQUASH = re.compile(r"[\W_]+", re.UNICODE)
@@ -135,6 +139,17 @@ class StaleSummary(_Model):
     built_at: UtcDatetime | None = None
 
 
+class SagaLag(_Model):
+    """A saga whose summary is behind: ``lag`` of its ``episodes`` are past its
+    cursor (all of them when it was never summarised), or it is ``stale``."""
+
+    saga: str
+    episodes: int
+    lag: int
+    stale: bool = False
+    built_at: UtcDatetime | None = None
+
+
 class Repairs(_Model):
     """What ``repair=True`` changed."""
 
@@ -157,6 +172,7 @@ class ReconcileReport(_Model):
     fragments: list[FragmentCandidate] = Field(default_factory=list)
     orphan_entities: list[OrphanEntity] = Field(default_factory=list)
     stale_summaries: list[StaleSummary] = Field(default_factory=list)
+    saga_lag: list[SagaLag] = Field(default_factory=list)
     repaired: Repairs = Field(default_factory=Repairs)
     not_checked: tuple[str, ...] = NOT_CHECKED
 
@@ -169,6 +185,7 @@ class ReconcileReport(_Model):
             "fragments": len(self.fragments),
             "orphan_entities": len(self.orphan_entities),
             "stale_summaries": len(self.stale_summaries),
+            "saga_lag": len(self.saga_lag),
         }
 
     @property
@@ -270,6 +287,11 @@ async def _findings(
         "fragments": fragments,
         "orphan_entities": [OrphanEntity(uuid=u, name=n) for u, n in scan.orphan_entities],
         "stale_summaries": await _stale_summaries(store, group_id),
+        "saga_lag": [
+            SagaLag(saga=s.saga, episodes=s.episodes, lag=s.lag, stale=s.stale, built_at=s.built_at)
+            for s in await saga_infos(store, group_id)
+            if s.lag or s.stale
+        ],
     }
 
 

@@ -46,6 +46,7 @@ TABLES: tuple[tuple[str, str], ...] = (
     ("retracted_facts", "fact_uuid"),
     ("mentions", "group_id, episode_id, entity_uuid"),
     ("audit_events", "seq"),
+    ("saga_summaries", "group_id, saga"),
     ("model_replies", "key"),
     ("store_settings", "key"),
 )

@@ -11,9 +11,9 @@ from datetime import datetime
 from typing import Any, ClassVar, Literal
 
 from ..model import AuditEvent, Entity, Episode
-from .records import FactRecord, Source
+from .records import FactRecord, SagaState, Source
 
-__all__ = ["BuiltSummary", "EpisodeState", "HistoryEntry", "Plan", "Purge", "stale_summaries"]
+__all__ = ["BuiltSummary", "EpisodeState", "HistoryEntry", "Plan", "Purge", "SagaWrite", "stale_summaries"]
 
 _KEEP: Any = object()
 
@@ -57,6 +57,17 @@ class BuiltSummary:
     stale: int
 
 
+@dataclass(frozen=True, slots=True)
+class SagaWrite:
+    """A saga's new summary row (``row.version`` is the new version), written
+    only if the stored version is still ``expected_version`` (0: no row yet);
+    else the store refuses the whole plan with ConcurrentWriteError. Summary,
+    cursor and coverage so commit together, or not at all."""
+
+    row: SagaState
+    expected_version: int
+
+
 @dataclass(slots=True)
 class Purge:
     """What a compliance purge (``forget``) erases besides the rows its plan
@@ -72,6 +83,9 @@ class Purge:
     summaries: list[str] = field(default_factory=list)
     # Entities kept whose attributes or provenance name what goes: cleared.
     entity_records: list[str] = field(default_factory=list)
+    # Sagas whose running summary drew on what goes: summary and extractive
+    # state cleared, left stale (the next run rebuilds from the first episode).
+    sagas: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -91,6 +105,8 @@ class Plan:
     entity_summaries: dict[str, str] = field(default_factory=dict)  # only where an entity has none
     # Summaries rebuilt from current facts (kronograph.maintain.summaries).
     built_summaries: list[BuiltSummary] = field(default_factory=list)
+    # A saga's running summary with its watermarks (kronograph.maintain.sagas).
+    saga_summary: SagaWrite | None = None
     # Entities whose summary this plan makes stale, besides the endpoints of
     # every fact it creates, changes or deletes (see stale_summaries).
     stale_entities: set[str] = field(default_factory=set)
@@ -114,6 +130,8 @@ class Plan:
     # Superseded versions and deletion markers. A fact's current version lives
     # in the fact itself, so creating a fact writes no history.
     history: list[HistoryEntry] = field(default_factory=list)
+    # Episodes to delete. A saga summary that included one is marked stale
+    # (and its version moved) in the same transaction.
     delete_episodes: list[str] = field(default_factory=list)
     # Entities to delete: nothing refers to them once the rest is applied.
     delete_entities: list[str] = field(default_factory=list)

@@ -1,5 +1,11 @@
 """A plan as rows to write, for every backend.
 
+An episode of a saga is stamped, in the transaction that inserts it (under
+the group's write lock), with a ``created_at`` past every other episode of
+its saga: within a saga, (created_at, uuid) order is commit order, whatever
+the clocks of the writers, so a saga's cursor never passes an episode that
+becomes visible later (see ``kronograph.maintain.sagas``).
+
 What a plan changes, table by table and in the order the writes must go (a
 row before the rows that refer to it, deletions after the moves away from
 them), each change as the parameter tuples of one statement. A backend
@@ -26,7 +32,7 @@ _NO_PURGE = Purge()
 # for a change takes the parameters plan_rows gives it, in that order.
 CHANGES = (
     "episodes",  # (group, uuid, name, kind, content, hash, source, reference_time, created_at, saga, status, metadata,
-    #              actor)
+    #              actor): an episode of a saga is stamped past the saga's latest created_at (see below)
     "episode_states",  # (assignments, values, group, uuid): built by episode_state, one statement each
     "episode_vectors",  # (vector, group, uuid)
     "entities",  # (uuid, group, name, name_key, labels, aliases, summary, attributes, created_at, provenance,
@@ -34,6 +40,9 @@ CHANGES = (
     "entity_labels",  # (labels, uuid, group)
     "entity_summaries",  # (summary, uuid, group): only where the entity has none
     "built_summaries",  # (summary, built_at, uuid, group, stale): only while its stale count is still that
+    "saga_summaries",  # (group, saga, summary, version, cursor_at, cursor_uuid, covered_from, covered_to, episodes,
+    #                    without_text, method, state, built_at, stale): replaces; the backend first checks the
+    #                    stored version is the plan's expected one (SagaWrite)
     "entity_alias_lists",  # (alias, uuid, group): the alias joins the entity's list (a set, in byte order)
     "entity_aliases",  # (group, alias_key, uuid)
     "entity_fragments",  # (a, b, group, score, episode_id, created_at)
@@ -52,6 +61,8 @@ CHANGES = (
     "retracted_facts",  # (fact_uuid, group, subject_key, object_key, retracted_at): replaces
     "deleted_facts",  # (uuid, group)
     "stale_summaries",  # (uuid, group): the entity's stale count goes up by one
+    "stale_sagas",  # (group, uuid): the episode's saga summary moves its version, and its stale count if the
+    #                 episode is at or before its cursor (it was included)
     "deleted_episodes",  # (group, uuid)
     "deleted_entities",  # (uuid, group)
     "model_replies",  # (key, model, reply, created_at, group, episode_id): replaces
@@ -62,6 +73,7 @@ CHANGES = (
     "dropped_replies",  # (key,)
     "cleared_summaries",  # (uuid, group): summary and its build time cleared, stale count up by one
     "cleared_entity_records",  # (attributes, provenance, uuid, group)
+    "cleared_sagas",  # (group, saga): summary and state cleared, version and stale count up by one
     "audit_events",  # (group, kind, recorded_at, episode_id, detail, actor)
 )
 
@@ -104,6 +116,16 @@ def _history(g: str, f: FactRecord, status: str, enc: Encoding) -> tuple[Any, ..
     )
 
 
+def _saga_rows(plan: Plan, enc: Encoding) -> list[tuple[Any, ...]]:
+    if plan.saga_summary is None:
+        return []
+    r = plan.saga_summary.row
+    return [
+        (plan.group_id, r.saga, r.summary, r.version, _t(r.cursor_at), r.cursor_uuid, _t(r.covered_from),
+         _t(r.covered_to), r.episodes, r.without_text, r.method, enc.json(r.state), _t(r.built_at), r.stale)
+    ]
+
+
 def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     """Each change of :data:`CHANGES` with its rows (possibly none), in order.
     ``episode_states`` rows are ``(columns, values, group, uuid)``."""
@@ -124,6 +146,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "entity_labels", [(json(list(labels)), uuid, g) for uuid, labels in plan.entity_labels.items()]
     yield "entity_summaries", [(summary, uuid, g) for uuid, summary in plan.entity_summaries.items()]
     yield "built_summaries", [(b.summary, now, b.entity_uuid, g, b.stale) for b in plan.built_summaries]
+    yield "saga_summaries", _saga_rows(plan, enc)
     yield "entity_alias_lists", [(alias, uuid, g) for uuid, alias in plan.entity_aliases]
     yield "entity_aliases", [(g, normalise_name(alias), uuid) for uuid, alias in plan.entity_aliases]
     yield "entity_fragments", [
@@ -158,6 +181,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     ]
     yield "deleted_facts", [(u, g) for u in plan.delete_facts]
     yield "stale_summaries", [(u, g) for u in stale_summaries(plan)]
+    yield "stale_sagas", [(g, u) for u in plan.delete_episodes]
     yield "deleted_episodes", [(g, u) for u in plan.delete_episodes]
     yield "deleted_entities", [(u, g) for u in plan.delete_entities]
     asker = (g, plan.replies_episode) if plan.replies_episode is not None else (None, None)
@@ -169,6 +193,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "dropped_replies", [(key,) for key in purge.replies]
     yield "cleared_summaries", [(u, g) for u in purge.summaries]
     yield "cleared_entity_records", [(json({}), json({}), u, g) for u in purge.entity_records]
+    yield "cleared_sagas", [(g, saga) for saga in purge.sagas]
     yield "audit_events", [
         (g, a.kind, to_micros(a.recorded_at), a.episode_id, json(a.detail), a.actor) for a in plan.audit
     ]

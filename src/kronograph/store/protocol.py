@@ -18,7 +18,7 @@ import numpy as np
 
 from ..model import AuditEvent, Entity, Episode, Fact, FactChange, FactSource
 from .plan import Plan
-from .records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood
+from .records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
 from .text_scan import TextHit
 
 __all__ = ["FactQuery", "Store"]
@@ -119,6 +119,25 @@ class Store(Protocol):
         uuid (byte order) after ``after``, at most ``limit``."""
 
     async def episodes(self, group_id: str, status: str | None = None) -> list[Episode]: ...
+
+    # -- sagas -------------------------------------------------------------------
+    async def saga_state(self, group_id: str, saga: str) -> SagaState | None:
+        """The saga's stored summary row, if it has one."""
+
+    async def saga_bound(self, group_id: str, saga: str) -> tuple[datetime, str] | None:
+        """The greatest ``(created_at, uuid)`` of the saga's episodes (uuids
+        compared byte by byte); None when it has none."""
+
+    async def saga_episodes(
+        self, group_id: str, saga: str, *, after: tuple[datetime, str] | None, upto: tuple[datetime, str],
+        limit: int,
+    ) -> list[Episode]:
+        """The saga's episodes (any status) with a key ``(created_at, uuid)``
+        past ``after`` and at most ``upto``, in key order, at most ``limit``."""
+
+    async def saga_lags(self, group_id: str) -> list[SagaCount]:
+        """Every saga of the group (with episodes, or with a summary row), by
+        name, with its episodes and how many are past its summary's cursor."""
 
     async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]: ...
 

@@ -13,7 +13,9 @@ from typing import Any
 
 from ..model import Entity, Episode, Fact, trusted
 
-__all__ = ["EntityMatch", "EpisodeProgress", "FactRecord", "HealthScan", "Neighbourhood", "Source"]
+__all__ = [
+    "EntityMatch", "EpisodeProgress", "FactRecord", "HealthScan", "Neighbourhood", "SagaCount", "SagaState", "Source",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,3 +166,39 @@ class HealthScan:
     fragments: list[tuple[str, str, str, str, float, str | None]]
     # (uuid, name): entities no fact (expired ones included) touches and no episode mentions.
     orphan_entities: list[tuple[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class SagaState:
+    """A saga's stored summary row. ``cursor_at``/``cursor_uuid``: the key of
+    the last episode included (None before any); ``state``: what the
+    extractive summariser keeps to go on without re-reading (JSON-ready);
+    ``stale``: removals of included episodes since it was built."""
+
+    saga: str
+    summary: str | None
+    version: int
+    cursor_at: datetime | None
+    cursor_uuid: str | None
+    covered_from: datetime | None
+    covered_to: datetime | None
+    episodes: int
+    without_text: int
+    method: str | None
+    state: Any
+    built_at: datetime | None
+    stale: int
+
+
+@dataclass(frozen=True, slots=True)
+class SagaCount:
+    """One saga of a group: its episodes, how many are past its cursor (all
+    of them when it has no summary row), and its summary row's version (0:
+    none), stale count and build time."""
+
+    saga: str
+    episodes: int
+    after_cursor: int
+    version: int = 0
+    stale: int = 0
+    built_at: datetime | None = None

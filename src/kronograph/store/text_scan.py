@@ -40,6 +40,7 @@ TEXT_TABLES: tuple[TextTable, ...] = (
     TextTable("fact_history", "fact_uuid", ("subject", "object", "relation", "fact")),
     TextTable("retracted_facts", "fact_uuid", ("subject_key", "object_key")),
     TextTable("audit_events", "seq", ("detail",)),
+    TextTable("saga_summaries", "saga", ("summary", "state")),
 )
 
 # Store-wide: the model reply cache (its replies came from some group's text).

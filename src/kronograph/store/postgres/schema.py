@@ -271,6 +271,34 @@ UPDATE entities e SET summary_stale = 1 WHERE EXISTS (
 CREATE INDEX entities_stale_summaries ON entities(group_id, uuid) WHERE summary_stale > 0;
 """
 
+_V4 = """
+-- Sagas: a running summary per (group, saga) with its two watermarks, the
+-- ingestion cursor (created_at, uuid) of the last episode included and the
+-- event-time coverage, written together. version moves with every change to
+-- the row; stale counts removals of included episodes since it was built.
+CREATE TABLE saga_summaries (
+    group_id     TEXT NOT NULL REFERENCES groups(group_id),
+    saga         TEXT NOT NULL,
+    summary      TEXT,
+    version      BIGINT NOT NULL,
+    cursor_at    BIGINT,
+    cursor_uuid  TEXT,
+    covered_from BIGINT,
+    covered_to   BIGINT,
+    episodes     BIGINT NOT NULL DEFAULT 0,
+    without_text BIGINT NOT NULL DEFAULT 0,
+    method       TEXT,
+    state        JSONB,
+    built_at     BIGINT,
+    stale        BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (group_id, saga)
+);
+-- A saga's episodes in cursor order (uuids byte by byte, as SQLite orders
+-- them); also where a new one's stamp is read.
+CREATE INDEX episodes_saga_arrival ON episodes(group_id, saga, created_at, uuid COLLATE "C")
+    WHERE saga IS NOT NULL;
+"""
+
 _V6 = """
 -- The group and episode whose processing was given a reply (NULL: asked
 -- outside an episode), so that forgetting an episode drops its replies too.
@@ -283,13 +311,14 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial", _V1),
     (2, "actor", _V2),
     (3, "summaries", _V3),
-    (6, "reply_sources", _V6),  # 4: sagas, 5: communities
+    (4, "sagas", _V4),
+    (6, "reply_sources", _V6),  # 5: communities
 ]
 
 # Every table of group data (each keyed by group_id), parents first.
 GROUP_TABLES = (
     "groups", "episodes", "entities", "entity_aliases", "entity_fragments", "facts", "fact_sources",
-    "fact_conflicts", "fact_history", "retracted_facts", "mentions", "audit_events",
+    "fact_conflicts", "fact_history", "retracted_facts", "mentions", "audit_events", "saga_summaries",
 )
 
 # Tables with vectors, and the rows of each that search reads.

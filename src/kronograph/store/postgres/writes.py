@@ -12,6 +12,7 @@ import numpy as np
 from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
+from ...errors import ConcurrentWriteError
 from ...time import to_micros
 from ..plan import Plan
 from ..plan_rows import Encoding, plan_rows
@@ -25,9 +26,13 @@ def _vector(blob: bytes | None) -> np.ndarray | None:
 
 # The SQL of each change of a plan (see ..plan_rows for the parameters).
 SQL = {
+    # An episode of a saga is stamped past the saga's latest created_at (see ..plan_rows).
     "episodes": "INSERT INTO episodes(group_id, uuid, name, kind, content, content_hash, source_description,"
-    " reference_time, created_at, saga, status, metadata, actor) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"
-    " ON CONFLICT (group_id, uuid) DO NOTHING",
+    " reference_time, created_at, saga, status, metadata, actor) SELECT v.g, v.u, v.n, v.k, v.c, v.h, v.s, v.r,"
+    " GREATEST(v.t, COALESCE((SELECT MAX(e.created_at) + 1 FROM episodes e WHERE e.group_id = v.g"
+    " AND e.saga = v.sg), v.t)), v.sg, v.st, v.m, v.a FROM (VALUES (%s::text, %s::text, %s::text, %s::text,"
+    " %s::text, %s::text, %s::text, %s::bigint, %s::bigint, %s::text, %s::text, %s::jsonb, %s::text))"
+    " AS v(g, u, n, k, c, h, s, r, t, sg, st, m, a) ON CONFLICT (group_id, uuid) DO NOTHING",
     "episode_vectors": "UPDATE episodes SET embedding = %s WHERE group_id = %s AND uuid = %s",
     "entities": "INSERT INTO entities(uuid, group_id, name, name_key, labels, aliases, summary, attributes,"
     " created_at, provenance, acronym, embedding) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
@@ -36,6 +41,13 @@ SQL = {
     # SQLite's union: the distinct aliases, in byte order (what its UNION gives).
     "built_summaries": "UPDATE entities SET summary = %s, summary_built_at = %s, summary_stale = 0"
     " WHERE uuid = %s AND group_id = %s AND summary_stale = %s",
+    "saga_summaries": "INSERT INTO saga_summaries(group_id, saga, summary, version, cursor_at, cursor_uuid,"
+    " covered_from, covered_to, episodes, without_text, method, state, built_at, stale)"
+    " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (group_id, saga) DO UPDATE SET"
+    " summary = excluded.summary, version = excluded.version, cursor_at = excluded.cursor_at,"
+    " cursor_uuid = excluded.cursor_uuid, covered_from = excluded.covered_from, covered_to = excluded.covered_to,"
+    " episodes = excluded.episodes, without_text = excluded.without_text, method = excluded.method,"
+    " state = excluded.state, built_at = excluded.built_at, stale = excluded.stale",
     "entity_alias_lists": "UPDATE entities SET aliases = (SELECT jsonb_agg(v ORDER BY v COLLATE \"C\") FROM"
     " (SELECT jsonb_array_elements_text(aliases) UNION SELECT %s::text) x(v)) WHERE uuid = %s AND group_id = %s",
     "entity_aliases": "INSERT INTO entity_aliases(group_id, alias_key, entity_uuid) VALUES (%s,%s,%s)"
@@ -65,6 +77,10 @@ SQL = {
     " object_key = excluded.object_key, retracted_at = excluded.retracted_at",
     "deleted_facts": "DELETE FROM facts WHERE uuid = %s AND group_id = %s",
     "stale_summaries": "UPDATE entities SET summary_stale = summary_stale + 1 WHERE uuid = %s AND group_id = %s",
+    "stale_sagas": "UPDATE saga_summaries s SET version = s.version + 1, stale = s.stale + CASE WHEN"
+    " s.cursor_at IS NOT NULL AND (p.created_at < s.cursor_at OR (p.created_at = s.cursor_at"
+    ' AND p.uuid COLLATE "C" <= s.cursor_uuid)) THEN 1 ELSE 0 END FROM episodes p WHERE p.group_id = %s'
+    " AND p.uuid = %s AND s.group_id = p.group_id AND s.saga = p.saga",
     "deleted_episodes": "DELETE FROM episodes WHERE group_id = %s AND uuid = %s",
     "deleted_entities": "DELETE FROM entities WHERE uuid = %s AND group_id = %s",
     "model_replies": "INSERT INTO model_replies(key, model, reply, created_at, group_id, episode_id)"
@@ -77,10 +93,27 @@ SQL = {
     "cleared_summaries": "UPDATE entities SET summary = NULL, summary_built_at = NULL,"
     " summary_stale = summary_stale + 1 WHERE uuid = %s AND group_id = %s",
     "cleared_entity_records": "UPDATE entities SET attributes = %s, provenance = %s WHERE uuid = %s AND group_id = %s",
+    "cleared_sagas": "UPDATE saga_summaries SET summary = NULL, state = NULL, version = version + 1,"
+    " stale = stale + 1 WHERE group_id = %s AND saga = %s",
     "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail, actor)"
     " VALUES (%s,%s,%s,%s,%s,%s)",
 }
 _ENCODING = Encoding(json=Jsonb, vector=_vector)
+
+
+async def _check_saga_version(conn: AsyncConnection, plan: Plan) -> None:
+    """Refuse a saga summary written from a version that has since moved (the
+    group's lock is held: nothing moves it between this read and the write)."""
+    assert plan.saga_summary is not None
+    cur = await conn.execute(
+        "SELECT version FROM saga_summaries WHERE group_id = %s AND saga = %s",
+        (plan.group_id, plan.saga_summary.row.saga),
+    )
+    row = await cur.fetchone()  # in a pipeline, this syncs it
+    if (int(row[0]) if row else 0) != plan.saga_summary.expected_version:
+        raise ConcurrentWriteError(
+            f"saga {plan.saga_summary.row.saga!r} of group {plan.group_id!r} changed while it was being summarised"
+        )
 
 
 async def write_plan(conn: AsyncConnection, plan: Plan) -> None:
@@ -93,6 +126,8 @@ async def write_plan(conn: AsyncConnection, plan: Plan) -> None:
             " ON CONFLICT (group_id) DO UPDATE SET revision = groups.revision + 1",
             (plan.group_id, to_micros(plan.now)),
         )
+        if plan.saga_summary is not None:
+            await _check_saga_version(conn, plan)
         for change, rows in plan_rows(plan, _ENCODING):
             if not rows:
                 continue

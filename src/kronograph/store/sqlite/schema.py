@@ -311,6 +311,33 @@ CREATE INDEX entities_stale_summaries ON entities(group_id, uuid) WHERE summary_
 """
 
 
+_V6 = """
+-- Sagas: a running summary per (group, saga) with its two watermarks, the
+-- ingestion cursor (created_at, uuid) of the last episode included and the
+-- event-time coverage, written together. version moves with every change to
+-- the row; stale counts removals of included episodes since it was built.
+CREATE TABLE saga_summaries (
+    group_id     TEXT NOT NULL REFERENCES groups(group_id),
+    saga         TEXT NOT NULL,
+    summary      TEXT,
+    version      INTEGER NOT NULL,
+    cursor_at    INTEGER,
+    cursor_uuid  TEXT,
+    covered_from INTEGER,
+    covered_to   INTEGER,
+    episodes     INTEGER NOT NULL DEFAULT 0,
+    without_text INTEGER NOT NULL DEFAULT 0,
+    method       TEXT,
+    state        TEXT,
+    built_at     INTEGER,
+    stale        INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (group_id, saga)
+) WITHOUT ROWID;
+-- A saga's episodes in cursor order; also where a new one's stamp is read.
+CREATE INDEX episodes_saga_arrival ON episodes(group_id, saga, created_at, uuid) WHERE saga IS NOT NULL;
+"""
+
+
 _V8 = """
 -- The group and episode whose processing was given a reply (NULL: asked
 -- outside an episode), so that forgetting an episode drops its replies too.
@@ -345,6 +372,11 @@ def _summaries(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _sagas(conn: sqlite3.Connection) -> None:
+    for statement in _statements(_V6):
+        conn.execute(statement)
+
+
 def _reply_sources(conn: sqlite3.Connection) -> None:
     for statement in _statements(_V8):
         conn.execute(statement)
@@ -372,7 +404,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (3, "search", _search),
     (4, "actor", _actor),
     (5, "summaries", _summaries),
-    (8, "reply_sources", _reply_sources),  # 6: sagas, 7: communities
+    (6, "sagas", _sagas),
+    (8, "reply_sources", _reply_sources),  # 7: communities
 ]
 
 

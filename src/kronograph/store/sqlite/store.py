@@ -20,9 +20,9 @@ from ...model import AuditEvent, Entity, Episode, Fact, FactChange, FactSource
 from ...time import to_micros
 from ..plan import Plan
 from ..protocol import FactQuery
-from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood
+from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
 from ..text_scan import TextHit
-from . import health_reads, ingest_reads, purge, reads, search_reads
+from . import health_reads, ingest_reads, purge, reads, saga_reads, search_reads
 from .entity_cache import EntityCache
 from .schema import migrate
 from .vectors import VectorIndex
@@ -371,6 +371,21 @@ class SQLiteStore:
 
     async def episodes(self, group_id: str, status: str | None = None) -> list[Episode]:
         return await self._run(ingest_reads.episodes, group_id, status)
+
+    async def saga_state(self, group_id: str, saga: str) -> SagaState | None:
+        return await self._run(saga_reads.saga_state, group_id, saga)
+
+    async def saga_bound(self, group_id: str, saga: str) -> tuple[datetime, str] | None:
+        return await self._run(saga_reads.saga_bound, group_id, saga)
+
+    async def saga_episodes(
+        self, group_id: str, saga: str, *, after: tuple[datetime, str] | None, upto: tuple[datetime, str],
+        limit: int,
+    ) -> list[Episode]:
+        return await self._run(saga_reads.saga_episodes, group_id, saga, after, upto, limit)
+
+    async def saga_lags(self, group_id: str) -> list[SagaCount]:
+        return await self._run(saga_reads.saga_lags, group_id)
 
     async def episode_progress(self, group_id: str, episode_id: str) -> EpisodeProgress | None:
         return await self._run(ingest_reads.episode_progress, group_id, episode_id)

@@ -37,9 +37,11 @@ def apply_plan(conn: sqlite3.Connection, plan: Plan, revision: Callable[[sqlite3
 
 # The SQL of each change of a plan (see ..plan_rows for the parameters).
 SQL = {
+    # An episode of a saga is stamped past the saga's latest created_at (see ..plan_rows).
     "episodes": "INSERT OR IGNORE INTO episodes(group_id, uuid, name, kind, content, content_hash,"
     " source_description, reference_time, created_at, saga, status, metadata, actor)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    " VALUES (?1,?2,?3,?4,?5,?6,?7,?8, MAX(?9, COALESCE((SELECT MAX(e.created_at) + 1 FROM episodes e"
+    " WHERE e.group_id = ?1 AND e.saga = ?10), ?9)), ?10,?11,?12,?13)",
     "episode_vectors": "UPDATE episodes SET embedding = ? WHERE group_id = ? AND uuid = ?",
     "entities": "INSERT INTO entities(uuid, group_id, name, name_key, labels, aliases, summary, attributes,"
     " created_at, provenance, acronym, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -47,6 +49,13 @@ SQL = {
     "entity_summaries": "UPDATE entities SET summary = ? WHERE uuid = ? AND group_id = ? AND summary IS NULL",
     "built_summaries": "UPDATE entities SET summary = ?, summary_built_at = ?, summary_stale = 0"
     " WHERE uuid = ? AND group_id = ? AND summary_stale = ?",
+    "saga_summaries": "INSERT INTO saga_summaries(group_id, saga, summary, version, cursor_at, cursor_uuid,"
+    " covered_from, covered_to, episodes, without_text, method, state, built_at, stale)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (group_id, saga) DO UPDATE SET summary = excluded.summary,"
+    " version = excluded.version, cursor_at = excluded.cursor_at, cursor_uuid = excluded.cursor_uuid,"
+    " covered_from = excluded.covered_from, covered_to = excluded.covered_to, episodes = excluded.episodes,"
+    " without_text = excluded.without_text, method = excluded.method, state = excluded.state,"
+    " built_at = excluded.built_at, stale = excluded.stale",
     "entity_alias_lists": "UPDATE entities SET aliases = (SELECT json_group_array(value) FROM"
     " (SELECT value FROM json_each(entities.aliases) UNION SELECT ?)) WHERE uuid = ? AND group_id = ?",
     "entity_aliases": "INSERT OR IGNORE INTO entity_aliases(group_id, alias_key, entity_uuid) VALUES (?,?,?)",
@@ -71,6 +80,10 @@ SQL = {
     " retracted_at) VALUES (?,?,?,?,?)",
     "deleted_facts": "DELETE FROM facts WHERE uuid = ? AND group_id = ?",
     "stale_summaries": "UPDATE entities SET summary_stale = summary_stale + 1 WHERE uuid = ? AND group_id = ?",
+    "stale_sagas": "UPDATE saga_summaries AS s SET version = s.version + 1, stale = s.stale +"
+    " (s.cursor_at IS NOT NULL AND (p.created_at < s.cursor_at OR (p.created_at = s.cursor_at"
+    " AND p.uuid <= s.cursor_uuid))) FROM episodes p WHERE p.group_id = ? AND p.uuid = ?"
+    " AND s.group_id = p.group_id AND s.saga = p.saga",
     "deleted_episodes": "DELETE FROM episodes WHERE group_id = ? AND uuid = ?",
     "deleted_entities": "DELETE FROM entities WHERE uuid = ? AND group_id = ?",
     "model_replies": "INSERT OR REPLACE INTO model_replies(key, model, reply, created_at, group_id, episode_id)"
@@ -82,16 +95,33 @@ SQL = {
     "cleared_summaries": "UPDATE entities SET summary = NULL, summary_built_at = NULL,"
     " summary_stale = summary_stale + 1 WHERE uuid = ? AND group_id = ?",
     "cleared_entity_records": "UPDATE entities SET attributes = ?, provenance = ? WHERE uuid = ? AND group_id = ?",
+    "cleared_sagas": "UPDATE saga_summaries SET summary = NULL, state = NULL, version = version + 1,"
+    " stale = stale + 1 WHERE group_id = ? AND saga = ?",
     "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail, actor)"
     " VALUES (?,?,?,?,?,?)",
 }
 _ENCODING = Encoding(json=_json, vector=lambda blob: blob)
 
 
+def _check_saga_version(conn: sqlite3.Connection, plan: Plan) -> None:
+    """Refuse a saga summary written from a version that has since moved."""
+    assert plan.saga_summary is not None
+    row = conn.execute(
+        "SELECT version FROM saga_summaries WHERE group_id = ? AND saga = ?",
+        (plan.group_id, plan.saga_summary.row.saga),
+    ).fetchone()
+    if (row[0] if row else 0) != plan.saga_summary.expected_version:
+        raise ConcurrentWriteError(
+            f"saga {plan.saga_summary.row.saga!r} of group {plan.group_id!r} changed while it was being summarised"
+        )
+
+
 def write_plan(conn: sqlite3.Connection, plan: Plan) -> None:
     """Write every change of ``plan`` inside the caller's open transaction."""
     g, now = plan.group_id, to_micros(plan.now)
     conn.execute("INSERT OR IGNORE INTO groups(group_id, created_at) VALUES (?, ?)", (g, now))
+    if plan.saga_summary is not None:
+        _check_saga_version(conn, plan)
     for change, rows in plan_rows(plan, _ENCODING):
         if not rows:  # most plans touch few tables
             continue
