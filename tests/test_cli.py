@@ -276,7 +276,7 @@ def test_every_command_and_option_is_documented() -> None:
     commands = _commands()
     assert set(commands) == {
         "add-fact", "facts", "timeline", "history", "remove-episode", "search", "conflicts", "add", "import", "resume",
-        "episodes", "demo", "migrate", "doctor",
+        "episodes", "demo", "migrate", "doctor", "communities",
     }
     for name, options in commands.items():
         heading = re.search(rf"^## `kronograph {re.escape(name)}[ `]", docs, re.M)
@@ -585,7 +585,7 @@ def test_search_as_of_hides_a_later_fact_and_include_retired_shows_both(cli: Inv
 def test_search_json_has_every_scope_asked_for_with_item_score_and_methods(cli: Invoke) -> None:
     _ceo_change(cli)
     found = _search(cli, "CEO Acme", "--limit", "1")
-    assert set(found) == {"facts", "entities", "episodes", "left_out"}
+    assert set(found) == {"facts", "entities", "episodes", "communities", "left_out"}
     (hit,) = found["facts"]
     assert set(hit) == {"item", "score", "methods"}
     assert hit["item"]["uuid"] and hit["item"]["valid_at"] == "2024-03-03T00:00:00Z"  # type: ignore[index]
@@ -667,3 +667,20 @@ def test_doctor_reports_defects_and_repairs_the_safe_ones(cli: Invoke, db: Path)
     report = json.loads(cli("doctor", "team", "--json").stdout)  # undeclared now: nothing left
     assert report["repair"] is False and set(report["counts"].values()) == {0}
     assert "no database at" in cli("doctor", "team", "--db", str(db) + ".missing", expect=2, with_db=False).stderr
+
+
+def test_communities_build_update_list_and_search(cli: Invoke) -> None:
+    for a, b in (("Ann", "Ben"), ("Ben", "Cat"), ("Ann", "Cat")):
+        cli("add-fact", a, "KNOWS", b, "--fact", f"{a} grows tomatoes with {b}")
+    assert "no communities" in cli("communities", "default").stdout
+    built = cli("communities", "default", "--build").stdout
+    assert "built 1 community (0 model calls)" in built and "Ann, Ben and Cat" in built
+    cli("add-fact", "Dov", "KNOWS", "Ann")
+    updated = cli("communities", "default", "--update").stdout
+    assert "attached Dov to Ann, Ben and 2 more" in updated and "4 (+1)" in updated
+    (community,) = json.loads(cli("communities", "default", "--json").stdout)
+    assert community["size"] == 4 and community["members"][-1] == "Dov"
+    found = json.loads(cli("search", "tomatoes", "--scope", "communities", "--json").stdout)
+    assert [h["item"]["uuid"] for h in found["communities"]] == [community["uuid"]]
+    assert "communities" in cli("search", "tomatoes").stdout
+    cli("communities", "default", "--build", "--update", expect=2)

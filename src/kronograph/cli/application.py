@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from .. import __version__
+from .communities import communities
 from .demo import demo
 from .doctor import doctor
 from .episodes import add, episodes, import_, resume
@@ -21,7 +22,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "add-fact": add_fact, "facts": facts, "timeline": timeline, "history": history,
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
-    "demo": demo, "migrate": migrate, "doctor": doctor,
+    "demo": demo, "migrate": migrate, "doctor": doctor, "communities": communities,
 }
 
 

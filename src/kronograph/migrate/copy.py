@@ -46,6 +46,8 @@ TABLES: tuple[tuple[str, str], ...] = (
     ("retracted_facts", "fact_uuid"),
     ("mentions", "group_id, episode_id, entity_uuid"),
     ("audit_events", "seq"),
+    ("communities", "id"),
+    ("community_members", "community_uuid, entity_uuid"),
     ("model_replies", "key"),
     ("store_settings", "key"),
 )

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 from ..model import AuditEvent, Entity, Episode
 from .records import FactRecord, Source
 
-__all__ = ["BuiltSummary", "EpisodeState", "HistoryEntry", "Plan", "stale_summaries"]
+__all__ = ["BuiltSummary", "CommunityState", "EpisodeState", "HistoryEntry", "Plan", "stale_summaries"]
 
 _KEEP: Any = object()
 
@@ -57,6 +57,20 @@ class BuiltSummary:
     stale: int
 
 
+@dataclass(frozen=True, slots=True)
+class CommunityState:
+    """A community's row (kronograph.maintain.communities): a new one with
+    its ``members`` (entity uuids, most central first), or the new name,
+    summary and method of an existing one (its members are left as they are)."""
+
+    uuid: str
+    name: str
+    summary: str | None
+    method: str
+    built_at: datetime
+    members: tuple[str, ...] = ()
+
+
 @dataclass(slots=True)
 class Plan:
     group_id: str
@@ -78,6 +92,15 @@ class Plan:
     # every fact it creates, changes or deletes (see stale_summaries).
     stale_entities: set[str] = field(default_factory=set)
     entity_aliases: list[tuple[str, str]] = field(default_factory=list)  # (entity_uuid, alias)
+    # Communities: a rebuild deletes every community of the group first
+    # (replace_communities) and writes the new ones, all in this transaction.
+    replace_communities: bool = False
+    new_communities: list[CommunityState] = field(default_factory=list)
+    updated_communities: list[CommunityState] = field(default_factory=list)  # only where it still exists
+    # Entities attached to existing communities: (community_uuid, entity_uuid, rank); a pair whose
+    # community or entity is gone by then is skipped.
+    community_members: list[tuple[str, str, int]] = field(default_factory=list)
+    community_embeddings: dict[str, bytes] = field(default_factory=dict)
     # Pairs that may be one entity, with the match score: (a, b, score, episode_id).
     fragments: list[tuple[str, str, float, str | None]] = field(default_factory=list)
     # float32 vectors (as bytes) of entity names and fact texts, by uuid.

@@ -35,6 +35,12 @@ CHANGES = (
     "entity_alias_lists",  # (alias, uuid, group): the alias joins the entity's list (a set, in byte order)
     "entity_aliases",  # (group, alias_key, uuid)
     "entity_fragments",  # (a, b, group, score, episode_id, created_at)
+    "replaced_communities",  # (group): every community of the group (and its members) goes
+    "communities",  # (uuid, group, name, summary, method, built_at)
+    "community_states",  # (name, summary, method, built_at, uuid, group)
+    "community_members",  # (community, entity, group, rank, attached_at, community, group, entity, group):
+    #                       only while the community and the entity exist (the last four)
+    "community_vectors",  # (vector, group, uuid)
     "mentions",  # (group, episode_id, entity_uuid)
     "facts",  # (uuid, group, source, target, relation, relation_key, fact, valid_at, invalid_at,
     #           stated_invalid_at, created_at, expired_at, invalidated_by, attributes, recorded_at, cause,
@@ -120,6 +126,17 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "entity_fragments", [
         (min(a, b), max(a, b), g, score, episode_id, now) for a, b, score, episode_id in plan.fragments
     ]
+    yield "replaced_communities", [(g,)] if plan.replace_communities else []
+    yield "communities", [
+        (c.uuid, g, c.name, c.summary, c.method, to_micros(c.built_at)) for c in plan.new_communities
+    ]
+    yield "community_states", [
+        (c.name, c.summary, c.method, to_micros(c.built_at), c.uuid, g) for c in plan.updated_communities
+    ]
+    members = [(c.uuid, e, g, rank, None) for c in plan.new_communities for rank, e in enumerate(c.members)]
+    members += [(c, e, g, rank, now) for c, e, rank in plan.community_members]
+    yield "community_members", [(*m, m[0], g, m[1], g) for m in members]
+    yield "community_vectors", [(vector(v), g, uuid) for uuid, v in plan.community_embeddings.items()]
     yield "mentions", [(g, episode_id, entity_uuid) for episode_id, entity_uuid in plan.mentions]
     yield "facts", [
         (f.uuid, g, f.source_uuid, f.target_uuid, f.relation, f.relation_key, f.fact, to_micros(f.valid_at),

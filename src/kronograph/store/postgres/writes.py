@@ -42,6 +42,15 @@ SQL = {
     " ON CONFLICT DO NOTHING",
     "entity_fragments": "INSERT INTO entity_fragments(a, b, group_id, score, episode_id, created_at)"
     " VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
+    "replaced_communities": "DELETE FROM communities WHERE group_id = %s",
+    "communities": "INSERT INTO communities(uuid, group_id, name, summary, method, built_at)"
+    " VALUES (%s,%s,%s,%s,%s,%s)",
+    "community_states": "UPDATE communities SET name = %s, summary = %s, method = %s, built_at = %s"
+    " WHERE uuid = %s AND group_id = %s",
+    "community_members": "INSERT INTO community_members(community_uuid, entity_uuid, group_id, rank, attached_at)"
+    " SELECT %s, %s, %s, %s::integer, %s::bigint WHERE EXISTS (SELECT 1 FROM communities WHERE uuid = %s"
+    " AND group_id = %s) AND EXISTS (SELECT 1 FROM entities WHERE uuid = %s AND group_id = %s) ON CONFLICT DO NOTHING",
+    "community_vectors": "UPDATE communities SET embedding = %s WHERE group_id = %s AND uuid = %s",
     "mentions": "INSERT INTO mentions(group_id, episode_id, entity_uuid) VALUES (%s,%s,%s) ON CONFLICT DO NOTHING",
     "facts": "INSERT INTO facts(uuid, group_id, source_uuid, target_uuid, relation, relation_key, fact,"
     " valid_at, invalid_at, stated_invalid_at, created_at, expired_at, invalidated_by, attributes,"
