@@ -6,7 +6,12 @@ with an instant scripted model (``bench/scripted_model.py``), and reports per
 episode: model calls and prompt characters (the user's main cost), the
 framework's own time (``add_episode`` wall time minus the time spent inside the
 model), peak memory, and how many facts the run retired compared with the
-workload's expected state changes. Exit status 0 when every target is met.
+workload's expected state changes. After ingestion it builds the entity
+summaries (``summarize_entities``) and the communities (``build_communities``)
+once, with the same model, and reports their calls and prompt characters, in
+all and per episode ingested, against their bounds: ceil(entities / 20) and
+ceil(communities / 10) calls (at most 20), never a call per node per episode.
+Exit status 0 when every target is met.
 Run ``.venv/bin/python bench/ingest.py --help`` for the options; see bench/README.md.
 """
 
@@ -17,6 +22,7 @@ import asyncio
 import cProfile
 import io
 import json
+import math
 import os
 import platform
 import pstats
@@ -34,6 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from kronograph import AsyncMemory, EpisodeResult, Fact, Memory
+from kronograph.maintain.communities import BATCH as COMMUNITY_BATCH
+from kronograph.maintain.communities import MAX_MODEL_CALLS as COMMUNITY_MAX_CALLS
+from kronograph.maintain.summaries import BATCH as SUMMARY_BATCH
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import percentile, source_revision  # noqa: E402  (a sibling script)
@@ -42,6 +51,8 @@ from stores import BenchStore, open_bench_store  # noqa: E402
 
 GROUP = "bench"
 PURPOSES = ("extract", "dedupe", "judge")
+# The on-demand work measured after ingestion: (what, the scripted model's schema name).
+MAINTENANCE = (("summaries", "SummaryAnswer"), ("communities", "CommunitySummaryAnswer"))
 WORKLOADS = Path(__file__).resolve().parents[2] / "shared" / "data" / "workloads"
 DEFAULT_WORKLOADS = ("team-chat-1000.json", "team-chat-5000.json")
 EDGE = 100  # episodes in the first / last window compared for growth
@@ -105,6 +116,29 @@ class Driver:
             return result, time.perf_counter() - t0
         return self.loop.run_until_complete(self._timed(content, **kw))
 
+    def _run(self, coro: Any) -> Any:
+        return self.loop.run_until_complete(coro)
+
+    def maintain(self) -> dict[str, Any]:
+        """Build every entity summary, then the communities, once each: their sizes and seconds."""
+        t0 = time.perf_counter()
+        if self.sync is not None:
+            built = self.sync.summarize_entities(GROUP, refresh_stale_only=False)
+            t1 = time.perf_counter()
+            communities = self.sync.build_communities(GROUP)
+        else:
+            built = self._run(self.core.summarize_entities(GROUP, refresh_stale_only=False))
+            t1 = time.perf_counter()
+            communities = self._run(self.core.build_communities(GROUP))
+        t2 = time.perf_counter()
+        return {
+            "summaries": {"items": sum(1 for s in built if s.facts), "all": len(built), "seconds": t1 - t0,
+                          "by_model": sum(1 for s in built if s.method == "model")},
+            "communities": {"items": len(communities.communities), "all": len(communities.communities),
+                            "seconds": t2 - t1, "unassigned": communities.unassigned,
+                            "by_model": sum(1 for c in communities.communities if c.method == "model")},
+        }
+
     def contents(self) -> tuple[list[Fact], int]:
         """Every fact (retired and expired too) and the number of entities."""
         if self.sync is not None:
@@ -128,9 +162,11 @@ def ingest(
     *,
     api: str = "async",
     profile: cProfile.Profile | None = None,
+    maintain: bool = False,
 ) -> dict[str, Any]:
     """Ingest ``episodes`` one by one, in order, into a fresh memory; per-episode
-    samples and the final retirement counts."""
+    samples and the final retirement counts; with ``maintain``, then the
+    summaries and communities, with their model calls and prompt characters."""
     clock = ReplayClock()
     driver = Driver(api, store, provider, clock)
     samples: dict[str, list[float]] = {"calls": [], "chars": [], "framework_ms": [], "wall_ms": [], "model_ms": []}
@@ -178,6 +214,13 @@ def ingest(
             if (i + 1) % progress == 0:
                 print(f"  {i + 1:>6,} episodes  {time.perf_counter() - start:6.1f} s", file=sys.stderr, flush=True)
         seconds = time.perf_counter() - start
+        maintenance: dict[str, Any] = {}
+        if maintain:
+            calls, chars = Counter(provider.calls), Counter(provider.prompt_chars)
+            maintenance = driver.maintain()
+            for what, schema in MAINTENANCE:
+                maintenance[what]["calls"] = provider.calls[schema] - calls[schema]
+                maintenance[what]["prompt_chars"] = provider.prompt_chars[schema] - chars[schema]
         every, entities = driver.contents()
     finally:
         driver.close()
@@ -194,6 +237,7 @@ def ingest(
         "closed": len(closed),
         "expired": len(expired),
         "closed_by_relation": dict(Counter(f.relation for f in closed).most_common()),
+        "maintenance": maintenance,
     }
 
 
@@ -231,7 +275,7 @@ def run_workload(path: Path, args: argparse.Namespace, profile: cProfile.Profile
     with tempfile.TemporaryDirectory(prefix="kronograph-ingest-") as tmp:
         store = _store(args, Path(tmp))
         provider = ScriptedProvider()
-        run = ingest(episodes, store.spec, provider, api=args.api, profile=profile)
+        run = ingest(episodes, store.spec, provider, api=args.api, profile=profile, maintain=True)
         rss = rss_mb()
         db_bytes = store.stats()["db_bytes"] if args.store != "memory" else 0
         store.close()
@@ -247,6 +291,14 @@ def run_workload(path: Path, args: argparse.Namespace, profile: cProfile.Profile
     first, last = fw[:EDGE], fw[-EDGE:]
     growth = statistics.median(last) / statistics.median(first) if len(fw) >= 2 * EDGE else None
     retired = run["closed"] + run["expired"]
+    maintenance = run["maintenance"]
+    for what, batch in (("summaries", SUMMARY_BATCH), ("communities", COMMUNITY_BATCH)):
+        m = maintenance[what]
+        m["bound"] = math.ceil(m["items"] / batch)
+        if what == "communities":
+            m["bound"] = min(m["bound"], COMMUNITY_MAX_CALLS)
+        m["calls_per_episode"] = m["calls"] / len(episodes)
+        m["prompt_chars_per_episode"] = m["prompt_chars"] / len(episodes)
     return {
         "workload": path.name,
         "episodes": len(episodes),
@@ -273,6 +325,7 @@ def run_workload(path: Path, args: argparse.Namespace, profile: cProfile.Profile
         "totals": run["totals"],
         "facts": run["facts"],
         "entities": run["entities"],
+        "maintenance": maintenance,
         "invalidations": {
             "closed": run["closed"],
             "expired": run["expired"],
@@ -297,6 +350,8 @@ def checks(r: dict[str, Any]) -> dict[str, bool]:
     }
     if fw["last_over_first"] is not None:
         out[f"framework last/first {EDGE} <= {TARGET_GROWTH}"] = fw["last_over_first"] <= TARGET_GROWTH
+    for what, m in r["maintenance"].items():
+        out[f"{what}: model calls <= {m['bound']} (bounded, not per node or episode)"] = m["calls"] <= m["bound"]
     if r["tracemalloc_peak_mb"] is not None:
         out[f"tracemalloc peak <= {TARGET_PEAK_MB:.0f} MB"] = r["tracemalloc_peak_mb"] <= TARGET_PEAK_MB
     return out
@@ -336,6 +391,11 @@ def report(r: dict[str, Any]) -> None:
     peak = "skipped" if r["tracemalloc_peak_mb"] is None else f"{r['tracemalloc_peak_mb']:.1f} MiB"
     print(f"  memory: tracemalloc peak {peak}, process max RSS {r['max_rss_mb']:.0f} MiB"
           f"   target <= {TARGET_PEAK_MB:.0f} MB" + (f"; db {r['db_bytes'] / 2**20:.1f} MiB" if r["db_bytes"] else ""))
+    for what, m in r["maintenance"].items():
+        print(f"  {what} (once, after ingestion): {m['items']:,} built from facts"
+              f" ({m['by_model']:,} by the model) in {m['seconds']:.2f} s; model calls {m['calls']:,}"
+              f" (bound {m['bound']:,}), prompt chars {m['prompt_chars']:,};"
+              f" per episode ingested {m['calls_per_episode']:.4f} calls, {m['prompt_chars_per_episode']:,.0f} chars")
     inv = r["invalidations"]
     pct = "n/a" if inv["percent_of_expected"] is None else f"{inv['percent_of_expected']:.0f}%"
     print(f"  invalidations: {inv['retired']:,} facts retired ({inv['closed']:,} closed, {inv['expired']:,} expired)"

@@ -1,7 +1,7 @@
 """An instant scripted model for the ingestion benchmarks.
 
-It answers kronograph's three prompts (extraction, entity deduplication, the
-contradiction judge) the way a plain language model would for a team chat, from
+It answers kronograph's prompts (extraction, entity deduplication, the
+contradiction judge, and the on-demand entity and community summaries) the way a plain language model would for a team chat, from
 the text of the prompt alone, with rules instead of a network round trip. That
 makes a benchmark measure the framework (its calls, prompt sizes and own time)
 rather than a provider, and keeps results comparable with other systems run on
@@ -382,9 +382,32 @@ def dedupe(user: str) -> dict[str, Any]:
     return {"reasoning": f"{found} of {len(matches)} mention(s) name a known entity.", "matches": matches}
 
 
+def _rows(user: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in user.splitlines() if line.startswith("{")]
+
+
+def summarize(user: str) -> dict[str, Any]:
+    """The SummaryAnswer a plain model gives: each entity's first two facts."""
+    rows = _rows(user)
+    out = [{"id": r["id"], "summary": " ".join(r["facts"][:2]) or r["name"]} for r in rows]
+    return {"reasoning": f"{len(rows)} entities.", "summaries": out}
+
+
+def summarize_communities(user: str) -> dict[str, Any]:
+    """The CommunitySummaryAnswer a plain model gives: who, then two facts."""
+    rows = _rows(user)
+    out = [
+        {"id": r["id"], "summary": f"{', '.join(r['members'][:3])}: " + " ".join(r["facts"][:2])} for r in rows
+    ]
+    return {"reasoning": f"{len(rows)} communities.", "summaries": out}
+
+
 # --- the provider -------------------------------------------------------------------------------------
 
-_ANSWER = {"Extraction": extract, "JudgeAnswer": judge, "DedupeAnswer": dedupe}
+_ANSWER = {
+    "Extraction": extract, "JudgeAnswer": judge, "DedupeAnswer": dedupe, "SummaryAnswer": summarize,
+    "CommunitySummaryAnswer": summarize_communities,
+}
 
 
 class ScriptedProvider:

@@ -276,7 +276,7 @@ def test_every_command_and_option_is_documented() -> None:
     commands = _commands()
     assert set(commands) == {
         "add-fact", "facts", "timeline", "history", "remove-episode", "search", "conflicts", "add", "import", "resume",
-        "episodes", "demo", "migrate", "doctor", "saga", "sagas", "forget", "audit",
+        "episodes", "demo", "migrate", "doctor", "saga", "sagas", "forget", "audit", "communities",
     }
     for name, options in commands.items():
         heading = re.search(rf"^## `kronograph {re.escape(name)}[ `]", docs, re.M)
@@ -585,7 +585,7 @@ def test_search_as_of_hides_a_later_fact_and_include_retired_shows_both(cli: Inv
 def test_search_json_has_every_scope_asked_for_with_item_score_and_methods(cli: Invoke) -> None:
     _ceo_change(cli)
     found = _search(cli, "CEO Acme", "--limit", "1")
-    assert set(found) == {"facts", "entities", "episodes", "left_out"}
+    assert set(found) == {"facts", "entities", "episodes", "communities", "left_out"}
     (hit,) = found["facts"]
     assert set(hit) == {"item", "score", "methods"}
     assert hit["item"]["uuid"] and hit["item"]["valid_at"] == "2024-03-03T00:00:00Z"  # type: ignore[index]
@@ -708,6 +708,8 @@ def test_actor_is_kept_and_audit_sweeps_and_reads_the_log(cli: Invoke, tmp_path:
     assert "contradiction_flagged" in cli("audit", "team", "--log", "--kind", "contradiction_flagged").stdout
     assert "no audit events" in cli("audit", "team", "--log", "--kind", "forgotten").stdout
     assert "--kind filters the audit log" in cli("audit", "team", "--kind", "forgotten", expect=2).stderr
+
+
 def test_saga_brings_a_summary_up_to_date_and_sagas_lists_the_lag(cli: Invoke) -> None:
     for n, text in enumerate(("Tom: the Lisbon launch moved to March 3.", "Ann: Initech signed the 40,000 euro deal.")):
         cli("add", "chat", text, "--time", f"2024-01-0{n + 1}", "--saga", "general", "--offline")
@@ -722,3 +724,20 @@ def test_saga_brings_a_summary_up_to_date_and_sagas_lists_the_lag(cli: Invoke) -
     assert json.loads(cli("sagas", "chat", "--json").stdout)[0]["lag"] == 0
     assert "no saga 'nope'" in cli("saga", "chat", "nope", "--offline", expect=2).stderr
     assert "no sagas in group other" in cli("sagas", "other").stdout
+
+
+def test_communities_build_update_list_and_search(cli: Invoke) -> None:
+    for a, b in (("Ann", "Ben"), ("Ben", "Cat"), ("Ann", "Cat")):
+        cli("add-fact", a, "KNOWS", b, "--fact", f"{a} grows tomatoes with {b}")
+    assert "no communities" in cli("communities", "default").stdout
+    built = cli("communities", "default", "--build").stdout
+    assert "built 1 community (0 model calls)" in built and "Ann, Ben and Cat" in built
+    cli("add-fact", "Dov", "KNOWS", "Ann")
+    updated = cli("communities", "default", "--update").stdout
+    assert "attached Dov to Ann, Ben and 2 more" in updated and "4 (+1)" in updated
+    (community,) = json.loads(cli("communities", "default", "--json").stdout)
+    assert community["size"] == 4 and community["members"][-1] == "Dov"
+    found = json.loads(cli("search", "tomatoes", "--scope", "communities", "--json").stdout)
+    assert [h["item"]["uuid"] for h in found["communities"]] == [community["uuid"]]
+    assert "communities" in cli("search", "tomatoes").stdout
+    cli("communities", "default", "--build", "--update", expect=2)

@@ -44,6 +44,7 @@ def _seed(memory: Memory, group: str = G) -> None:
     memory.summarize_entities(group, refresh_stale_only=False)
     for saga in ("standup", "hallway"):
         memory.summarize_saga(group, saga)
+    memory.build_communities(group)
 
 
 def _no_contradictions(system: str, user: str) -> dict[str, Any]:
@@ -76,6 +77,7 @@ def test_forget_an_entity_leaves_no_trace_anywhere(memory_factory: MakeMemory) -
     assert any(_mentions_name(f) for f in memory.facts(G))
     assert any(_mentions_name(e) for e in memory.entities(G) if e.name != NAME)  # a neighbour's summary names it
     assert _mentions_name(memory.saga_summary(G, "standup")) and _mentions_name(memory.saga_summary(G, "hallway"))
+    assert any(_mentions_name(c) for c in memory.communities(G))
 
     report = memory.forget(G, entity="zorblax quentin")
 
@@ -97,6 +99,11 @@ def test_forget_an_entity_leaves_no_trace_anywhere(memory_factory: MakeMemory) -
         stored = memory.saga_summary(G, saga)
         assert not _mentions_name(stored) and not stored.stale
     assert "Carol works at Initech" in (memory.saga_summary(G, "standup").summary or "")
+    # So are the communities it was in or named: none names it, and what is left is still clustered.
+    communities = memory.communities(G)
+    assert communities and not [c for c in communities if _mentions_name(c)]
+    assert set(report.communities_rebuilt) | set(report.communities_deleted)
+    assert all(c.size >= 2 and c.name and c.summary for c in communities)
     # The fact that only named it in its text went too; what did not name it stays.
     assert memory.facts(G, subject="Erin") == []
     assert memory.facts(G, subject="Carol", relation="works at")  # from an episode that never named it

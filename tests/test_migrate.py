@@ -110,6 +110,7 @@ def build_memory(path: Path) -> Path:
     _chat_clock = StepClock(datetime(2024, 1, 1, tzinfo=UTC))
     with Memory(path, model=None, clock=_chat_clock) as memory:
         _chat(memory, _chat_clock)
+        assert memory.build_communities("chat").communities  # communities and their members, with vectors
     _scripted(path, clock)
     return path
 
@@ -150,7 +151,9 @@ def test_every_table_is_copied_and_counted(source: Path, target: str) -> None:
     with psycopg.connect(target) as conn:
         assert conn.execute("SELECT DISTINCT revision FROM groups").fetchall() == [(1,)]
         indexes = {r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE indexname LIKE '%embedding%'")}
-        assert indexes == {"facts_embedding_256", "entities_embedding_256", "episodes_embedding_256"}
+        assert indexes == {
+            "facts_embedding_256", "entities_embedding_256", "episodes_embedding_256", "communities_embedding_256"
+        }
         # arrival order kept: the same ids, and the sequences continue after them
         ids = [r[0] for r in conn.execute("SELECT id FROM episodes ORDER BY id")]
         seqs = [r[0] for r in conn.execute("SELECT seq FROM fact_history ORDER BY seq")]

@@ -136,7 +136,21 @@ def test_vectors_get_an_hnsw_index_for_their_dimension(url: str) -> None:
         memory.add_fact("g", "Alice", "LIVES_IN", "Paris")
         assert memory.search("g", "Alice Paris").facts
     names = {r[0] for r in _rows(url, "SELECT indexname FROM pg_indexes WHERE indexdef LIKE '%hnsw%'")}
-    assert {n.rsplit("_", 1)[0] for n in names} == {"facts_embedding", "entities_embedding", "episodes_embedding"}
+    assert {n.rsplit("_", 1)[0] for n in names} == {
+        "facts_embedding", "entities_embedding", "episodes_embedding", "communities_embedding"
+    }
+
+
+
+def test_a_vector_table_added_later_gets_its_index_of_a_dimension_in_use(url: str) -> None:
+    with Memory(url, model=None) as memory:
+        memory.add_fact("g", "Alice", "LIVES_IN", "Paris")
+    with psycopg.connect(url, autocommit=True) as conn:  # as a memory indexed before communities came
+        conn.execute("DROP INDEX communities_embedding_256")
+    with Memory(url, model=None) as memory:
+        memory.add_fact("g", "Bob", "LIVES_IN", "Paris")
+    names = {r[0] for r in _rows(url, "SELECT indexname FROM pg_indexes WHERE indexdef LIKE '%hnsw%'")}
+    assert "communities_embedding_256" in names
 
 
 # -- two processes ingesting into one group ------------------------------------

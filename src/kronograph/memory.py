@@ -28,6 +28,7 @@ from .ingest.ontology import TypesArg
 from .llm.client import ModelClient
 from .llm.config import ModelSettings
 from .llm.protocol import Provider
+from .maintain import communities as _communities
 from .maintain.conflicts import sweep_conflicts
 from .maintain.forget import forget as _forget
 from .maintain.forget import forgotten_in
@@ -41,6 +42,9 @@ from .metrics import record_facts, record_search, span
 from .model import (
     AddFactResult,
     AuditEvent,
+    Community,
+    CommunityBuild,
+    CommunityUpdate,
     Entity,
     EntitySummary,
     Episode,
@@ -341,7 +345,10 @@ class AsyncMemory:
             # An episode's own words probe the searches afterwards (kept here, never in the report).
             probes = [] if eid is None else [p.content[:300] for p in [await store.episode(g, eid)] if p and p.content]
             with span("forget", group_id=g):
-                report = await _forget(store, g, entity=name, episode_id=eid, clock=self._now, dry_run=dry_run)
+                report = await _forget(
+                    store, g, entity=name, episode_id=eid, clock=self._now, embed=self._ingestion.embed_many,
+                    dry_run=dry_run,
+                )
         if dry_run:
             return report
         leftovers = report.leftovers + await self._still_returned(g, report, probes)
@@ -437,10 +444,11 @@ class AsyncMemory:
         filters: SearchFilters | None = None,
         query_vector: Sequence[float] | None = None,
     ) -> SearchResults:
-        """Ranked facts, entities and episodes for ``query``, with no model in
-        the way: current facts by default; ``as_of``, ``known_at`` and
-        ``include_retired`` as in :meth:`facts` (episodes under ``as_of`` are
-        those referenced by then). ``recipe`` names the methods and the
+        """Ranked facts, entities, episodes and communities for ``query``, with
+        no model in the way: current facts by default; ``as_of``, ``known_at``
+        and ``include_retired`` as in :meth:`facts` (episodes under ``as_of``
+        are those referenced by then; communities, which describe the graph
+        of their last build, only without ``as_of`` and ``known_at``). ``recipe`` names the methods and the
         reranker (see ``docs/search.md``); ``center_entity`` (names or uuids)
         feeds graph search and the node-distance reranker. ``query_vector``
         skips embedding the query. Never returns anything of a group not asked for."""
@@ -557,6 +565,50 @@ class AsyncMemory:
         """The group's sagas by name, each with its episodes and its lag: how
         many are not yet in its summary."""
         return await saga_infos(await self._ready(), self._group(group_id))
+
+    async def build_communities(
+        self,
+        group_id: str,
+        *,
+        resolution: float = 1.0,
+        batch_size: int = _communities.BATCH,
+        max_model_calls: int = _communities.MAX_MODEL_CALLS,
+    ) -> CommunityBuild:
+        """Cluster the group's current entity graph (Louvain, fixed seed: the
+        same graph gives the same communities and uuids) and replace its
+        communities in one transaction; each is named after its most central
+        members, summarised (by the model when one is configured,
+        ``batch_size`` communities per call and at most ``max_model_calls``
+        calls; else, and for the rest, extractively) and embedded for search.
+        ``resolution`` above 1 gives smaller communities. Needs networkx (the
+        ``communities`` extra). See :mod:`kronograph.maintain.communities`."""
+        refuse_writes_from_a_judge()
+        g = self._group(group_id)
+        store = await self._ready()
+        model = self._ingestion.model_client()
+        async with self._lock(g):
+            with span("build_communities", group_id=g):
+                return await _communities.build(
+                    store, g, clock=self._now, embed=self._ingestion.embed_many, model=model,
+                    batch_size=batch_size, max_model_calls=max_model_calls, resolution=resolution,
+                )
+
+    async def update_communities(self, group_id: str) -> CommunityUpdate:
+        """Without clustering again: attach each entity that is in no community
+        to the community most of its weighted neighbours are in, and rebuild
+        the touched communities' names, summaries (extractively, no model call)
+        and vectors. Reports what was attached, what stayed unassigned and
+        whether a full :meth:`build_communities` is advised."""
+        refuse_writes_from_a_judge()
+        g = self._group(group_id)
+        store = await self._ready()
+        async with self._lock(g):
+            with span("update_communities", group_id=g):
+                return await _communities.update(store, g, clock=self._now, embed=self._ingestion.embed_many)
+
+    async def communities(self, group_id: str) -> list[Community]:
+        """The group's communities, largest first, members most central first."""
+        return await (await self._ready()).communities(self._group(group_id))
 
     async def episodes(self, group_id: str, *, status: str | None = None) -> list[Episode]:
         """A group's episodes by reference time, with their status and error;

@@ -19,12 +19,17 @@ from .ingest.bulk import EpisodeItem
 from .ingest.json_map import JsonMapping
 from .ingest.judge import Judge, refuse_writes_from_a_judge
 from .ingest.ontology import TypesArg
+from .maintain.communities import BATCH as _COMMUNITY_BATCH
+from .maintain.communities import MAX_MODEL_CALLS as _COMMUNITY_CALLS
 from .maintain.reconcile import ReconcileReport
 from .maintain.sagas import MAX_CALLS
 from .memory import AsyncMemory, ModelArg
 from .model import (
     AddFactResult,
     AuditEvent,
+    Community,
+    CommunityBuild,
+    CommunityUpdate,
     Entity,
     EntitySummary,
     Episode,
@@ -251,6 +256,28 @@ class Memory:
 
     def sagas(self, group_id: str) -> list[SagaInfo]:
         return self._call(self._core.sagas(group_id))
+
+    def build_communities(
+        self,
+        group_id: str,
+        *,
+        resolution: float = 1.0,
+        batch_size: int = _COMMUNITY_BATCH,
+        max_model_calls: int = _COMMUNITY_CALLS,
+    ) -> CommunityBuild:
+        refuse_writes_from_a_judge()
+        return self._call(
+            self._core.build_communities(
+                group_id, resolution=resolution, batch_size=batch_size, max_model_calls=max_model_calls
+            )
+        )
+
+    def update_communities(self, group_id: str) -> CommunityUpdate:
+        refuse_writes_from_a_judge()
+        return self._call(self._core.update_communities(group_id))
+
+    def communities(self, group_id: str) -> list[Community]:
+        return self._call(self._core.communities(group_id))
 
     def episodes(self, group_id: str, *, status: str | None = None) -> list[Episode]:
         return self._call(self._core.episodes(group_id, status=status))

@@ -9,6 +9,7 @@ import typer
 
 from .. import __version__
 from .audit import audit
+from .communities import communities
 from .demo import demo
 from .doctor import doctor
 from .episodes import add, episodes, import_, resume
@@ -25,7 +26,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
     "demo": demo, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas, "forget": forget,
-    "audit": audit,
+    "audit": audit, "communities": communities,
 }
 
 

@@ -19,7 +19,7 @@ from .session import open_memory
 
 __all__ = ["conflicts", "search"]
 
-SCOPES = ("facts", "entities", "episodes")  # communities: none are built yet, so not offered here
+SCOPES = ("facts", "entities", "episodes", "communities")
 SNIPPET = 80  # characters of an episode's text in the table
 
 
@@ -85,7 +85,21 @@ def _episodes_table(hits: Sequence[Hit[Any]], groups: bool) -> Table:
     return table
 
 
-_TABLES = {"facts": _facts_table, "entities": _entities_table, "episodes": _episodes_table}
+def _communities_table(hits: Sequence[Hit[Any]], groups: bool) -> Table:
+    table = _table("communities", ("name", "size", "summary", "score", "methods"), "summary", groups)
+    for hit in hits:
+        community = hit.item
+        table.add_row(
+            *_group(hit, groups), escape(community.name), str(community.size),
+            escape(_snippet(community.summary or "")), _score(hit.score), _methods(hit),
+        )
+    return table
+
+
+_TABLES = {
+    "facts": _facts_table, "entities": _entities_table, "episodes": _episodes_table,
+    "communities": _communities_table,
+}
 
 
 def _as_json(results: SearchResults, scopes: Sequence[str]) -> str:
@@ -123,7 +137,7 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="Print the hits as a JSON object instead.")] = False,
     db: Db = DEFAULT_DB,
 ) -> None:
-    """Search facts, entities and episodes: current facts by default, or as of / as known at a time. No model."""
+    """Search facts, entities, episodes and communities: current facts by default, or as of / as known at a time. No model."""
     for name in scope:
         if name not in SCOPES:
             fail(f"--scope: unknown scope {name!r}; the scopes are {', '.join(SCOPES)}")

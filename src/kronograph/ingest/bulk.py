@@ -178,6 +178,15 @@ class Ingestion:
             raise EmbeddingError(f"{self._settings.embedder.name} returned vectors of shape {matrix.shape}")
         return np.asarray(matrix[0], dtype=np.float32).tobytes()
 
+    async def embed_many(self, texts: list[str]) -> list[bytes]:
+        """Several texts' vectors, as stored (float32 bytes), in one call."""
+        if not texts:
+            return []
+        matrix = await self._settings.embedder.embed(texts)
+        if matrix.shape != (len(texts), self._settings.embedder.dimension):
+            raise EmbeddingError(f"{self._settings.embedder.name} returned vectors of shape {matrix.shape}")
+        return [np.asarray(row, dtype=np.float32).tobytes() for row in matrix]
+
     def _input(self, group_id: str, item: EpisodeItem, where: str) -> EpisodeInput:
         try:
             return episode_input(

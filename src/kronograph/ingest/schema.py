@@ -14,6 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "CommunitySummaryAnswer",
+    "CommunitySummaryText",
     "DedupeAnswer",
     "EntityMatch",
     "EntitySummaryText",
@@ -90,6 +92,18 @@ class SagaAnswer(_Out):
     """A saga's running summary, brought up to date with the episodes shown."""
 
     summary: str = Field(description="The updated running summary: the summary so far with the new episodes folded in.")
+
+
+class CommunitySummaryText(_Out):
+    id: str = Field(description="The community's id as given (C1, C2, ...).")
+    summary: str = Field(
+        description="Two or three plain sentences on what ties the community's members together, from its facts only."
+    )
+
+
+class CommunitySummaryAnswer(_Out):
+    reasoning: str = Field(description="Think first: for each community, what its members have in common.")
+    summaries: list[CommunitySummaryText] = Field(default_factory=list)
 
 
 class Provenance(BaseModel):

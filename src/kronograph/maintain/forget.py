@@ -41,6 +41,8 @@ from ..store.protocol import Store
 from ..store.records import FactRecord
 from ..store.text_scan import TextHit, mentions
 from ..time import Clock
+from .communities import Embed
+from .communities import refresh as refresh_communities
 from .sagas import summarize_saga
 from .summaries import summarize
 
@@ -62,6 +64,7 @@ class _Scope:
     entity_records: set[str] = field(default_factory=set)
     audit_events: set[int] = field(default_factory=set)
     sagas: set[str] = field(default_factory=set)
+    communities: set[str] = field(default_factory=set)
     replies: set[str] = field(default_factory=set)
 
 
@@ -106,6 +109,8 @@ def _sort_hits(scope: _Scope, hits: list[TextHit]) -> None:
             scope.replies.add(hit.key)
         elif hit.table == "saga_summaries":
             scope.sagas.add(hit.key)
+        elif hit.table == "communities":
+            scope.communities.add(hit.key)
 
 
 async def _entity_scope(store: Store, group_id: str, entity: str) -> _Scope:
@@ -196,9 +201,11 @@ async def forget(
     entity: str | None,
     episode_id: str | None,
     clock: Clock,
+    embed: Embed,
     dry_run: bool = False,
 ) -> ForgetReport:
-    """Purge, erase traces, rebuild the cleared summaries, check the store."""
+    """Purge, erase traces, rebuild the cleared summaries, check the store.
+    ``embed`` makes the vectors of the communities rebuilt."""
 
     async def attempt() -> tuple[ForgetReport, Plan]:
         plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
@@ -222,6 +229,12 @@ async def forget(
             touched.update((record.source_uuid, record.target_uuid))
         references = await store.entity_references(group_id, touched)
         gone, changed = plan_forget(plan, scope, citing, facts, hood.records, hood.edges, references)
+        assert plan.purge is not None
+        # Communities that lose a member or a fact between members drew on what goes.
+        touched_members = set(plan.delete_entities) | plan.stale_entities
+        plan.purge.communities = sorted(scope.communities | {
+            c.uuid for c in await store.communities(group_id) if touched_members & set(c.member_uuids)
+        })
         plan.audit.append(
             AuditEvent(
                 group_id=group_id, kind="forgotten", recorded_at=plan.now,
@@ -231,11 +244,11 @@ async def forget(
                 },
             )
         )
-        assert plan.purge is not None
         report = ForgetReport(
             group_id=group_id, entity=entity, episode_id=episode_id, dry_run=dry_run,
             episodes=sorted(scope.episodes), facts=sorted(gone), entities=list(plan.delete_entities),
             changed_facts=changed, summaries_rebuilt=list(plan.purge.summaries),
+            sagas_rebuilt=list(plan.purge.sagas), communities_rebuilt=list(plan.purge.communities),
             audit_events_redacted=len(plan.purge.audit_events), cached_replies_dropped=len(plan.purge.replies),
             needles=scope.needles,
         )
@@ -251,6 +264,9 @@ async def forget(
         await summarize(store, group_id, clock=clock, uuids=plan.purge.summaries, stale_only=False)
     for saga in plan.purge.sagas if plan.purge is not None else ():
         await _rebuild_saga(store, group_id, saga, clock)
+    if plan.purge is not None and plan.purge.communities:
+        rebuilt, deleted = await refresh_communities(store, group_id, plan.purge.communities, clock=clock, embed=embed)
+        report = report.model_copy(update={"communities_rebuilt": rebuilt, "communities_deleted": deleted})
     leftovers = await check_store(store, group_id, report)
     return report.model_copy(update={"leftovers": leftovers, "verified": not leftovers})
 

@@ -31,7 +31,7 @@ from ..store.plan import BuiltSummary, Plan
 from ..store.protocol import FactQuery, Store
 from ..time import Clock
 
-__all__ = ["BATCH", "SUMMARY_CHARS", "extractive_summary", "rank_facts", "summarize"]
+__all__ = ["BATCH", "SUMMARY_CHARS", "extractive_summary", "fact_sentence", "rank_facts", "summarize"]
 
 _log = logging.getLogger("kronograph")
 
@@ -75,7 +75,7 @@ def rank_facts(facts: Sequence[Fact]) -> list[Fact]:
     return out
 
 
-def _sentence(fact: Fact) -> str:
+def fact_sentence(fact: Fact) -> str:
     """The fact's text as a sentence; a bare triple gets its relation in words."""
     text = " ".join(fact.fact.split())
     if text == fact.triple or not text:
@@ -97,7 +97,7 @@ def extractive_summary(facts: Sequence[Fact], limit: int = SUMMARY_CHARS) -> str
     sentences: list[str] = []
     length = 0
     for fact in rank_facts(facts):
-        sentence = _sentence(fact)
+        sentence = fact_sentence(fact)
         if sentence in sentences:
             continue
         extra = len(sentence) + (1 if sentences else 0)
@@ -128,7 +128,7 @@ async def _current_facts(store: Store, group_id: str, subjects: list[_Subject], 
 def _prompt(batch: Sequence[_Subject]) -> str:
     lines = []
     for n, s in enumerate(batch, 1):
-        facts = [_sentence(f) for f in rank_facts(s.facts)[:FACTS_SHOWN]]
+        facts = [fact_sentence(f) for f in rank_facts(s.facts)[:FACTS_SHOWN]]
         row = {"id": f"S{n}", "name": s.entity.name, "labels": list(s.entity.labels), "facts": facts}
         lines.append(json.dumps(row, ensure_ascii=False))
     return "<entities>\n" + "\n".join(lines) + "\n</entities>"

@@ -47,6 +47,8 @@ TABLES: tuple[tuple[str, str], ...] = (
     ("mentions", "group_id, episode_id, entity_uuid"),
     ("audit_events", "seq"),
     ("saga_summaries", "group_id, saga"),
+    ("communities", "id"),
+    ("community_members", "community_uuid, entity_uuid"),
     ("model_replies", "key"),
     ("store_settings", "key"),
 )

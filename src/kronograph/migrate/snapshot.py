@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, TypeVar
 
 import numpy as np
 
-from ..model import AuditEvent, Entity, Fact, FactChange, FactSource
+from ..model import AuditEvent, Community, Entity, Fact, FactChange, FactSource
 from ..store.protocol import FactQuery
 from ..store.records import EpisodeProgress
-from ..store.sqlite import ingest_reads, reads, search_reads
+from ..store.sqlite import community_reads, ingest_reads, reads, search_reads
 from ..store.sqlite.vectors import VectorIndex
 
 __all__ = ["SnapshotReads"]
@@ -44,6 +44,9 @@ class SnapshotReads:
 
     async def entities(self, group_id: str, *, name_key: str | None = None, label: str | None = None) -> list[Entity]:
         return await self._run(reads.entities, group_id, name_key, label)
+
+    async def communities(self, group_id: str, uuids: Collection[str] | None = None) -> list[Community]:
+        return await self._run(community_reads.communities, group_id, uuids)
 
     async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
         return await self._run(reads.history, group_id, fact_uuid)

@@ -19,7 +19,7 @@ from .errors import MigrationError
 __all__ = ["SQLITE_ONLY_COLUMNS", "SqliteSource", "source_path"]
 
 # Columns SQLite has and PostgreSQL does not: the rowids its FTS5 tables index by.
-SQLITE_ONLY_COLUMNS = {("entities", "id"), ("facts", "id")}
+SQLITE_ONLY_COLUMNS = {("entities", "id"), ("facts", "id"), ("communities", "id")}
 
 
 def source_path(url: str) -> Path:
@@ -107,7 +107,7 @@ class SqliteSource:
     def vector_dimensions(self) -> set[int]:
         """The dimensions of the stored vectors (float32: four bytes a number)."""
         dims: set[int] = set()
-        for table in ("facts", "entities", "episodes"):
+        for table in ("facts", "entities", "episodes", "communities"):
             sql = f"SELECT DISTINCT length(embedding) FROM {table} WHERE embedding IS NOT NULL"
             dims |= {int(n) // 4 for (n,) in self.conn.execute(sql)}
         return dims

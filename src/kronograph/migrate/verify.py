@@ -191,6 +191,7 @@ async def _group(ask: _Asker, g: str, s: GroupSample, now: datetime) -> None:
         await ask.same(g, f"episode_progress({uuid})", _call("episode_progress", g, uuid))
     if s.audit_small:
         await ask.same(g, "audit_events", _call("audit_events", g))
+    await ask.same(g, "communities", _call("communities", g))
     for scope, uuid, vector in s.vectors:
         await _vector_search(ask, g, scope, uuid, vector)
     for scope, text, uuid, rows in s.texts:

@@ -13,7 +13,8 @@ from typing import Any, ClassVar, Literal
 from ..model import AuditEvent, Entity, Episode
 from .records import FactRecord, SagaState, Source
 
-__all__ = ["BuiltSummary", "EpisodeState", "HistoryEntry", "Plan", "Purge", "SagaWrite", "stale_summaries"]
+__all__ = ["BuiltSummary", "CommunityState", "EpisodeState", "HistoryEntry", "Plan", "Purge", "SagaWrite",
+           "stale_summaries"]
 
 _KEEP: Any = object()
 
@@ -86,6 +87,23 @@ class Purge:
     # Sagas whose running summary drew on what goes: summary and extractive
     # state cleared, left stale (the next run rebuilds from the first episode).
     sagas: list[str] = field(default_factory=list)
+    # Communities that held or named what goes: name, summary and vector
+    # cleared (forget then rebuilds them from the members left).
+    communities: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class CommunityState:
+    """A community's row (kronograph.maintain.communities): a new one with
+    its ``members`` (entity uuids, most central first), or the new name,
+    summary and method of an existing one (its members are left as they are)."""
+
+    uuid: str
+    name: str
+    summary: str | None
+    method: str
+    built_at: datetime
+    members: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -111,6 +129,16 @@ class Plan:
     # every fact it creates, changes or deletes (see stale_summaries).
     stale_entities: set[str] = field(default_factory=set)
     entity_aliases: list[tuple[str, str]] = field(default_factory=list)  # (entity_uuid, alias)
+    # Communities: a rebuild deletes every community of the group first
+    # (replace_communities) and writes the new ones, all in this transaction.
+    replace_communities: bool = False
+    new_communities: list[CommunityState] = field(default_factory=list)
+    updated_communities: list[CommunityState] = field(default_factory=list)  # only where it still exists
+    # Entities attached to existing communities: (community_uuid, entity_uuid, rank); a pair whose
+    # community or entity is gone by then is skipped.
+    community_members: list[tuple[str, str, int]] = field(default_factory=list)
+    community_embeddings: dict[str, bytes] = field(default_factory=dict)
+    delete_communities: list[str] = field(default_factory=list)  # with their members
     # Pairs that may be one entity, with the match score: (a, b, score, episode_id).
     fragments: list[tuple[str, str, float, str | None]] = field(default_factory=list)
     # float32 vectors (as bytes) of entity names and fact texts, by uuid.

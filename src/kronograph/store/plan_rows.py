@@ -46,6 +46,13 @@ CHANGES = (
     "entity_alias_lists",  # (alias, uuid, group): the alias joins the entity's list (a set, in byte order)
     "entity_aliases",  # (group, alias_key, uuid)
     "entity_fragments",  # (a, b, group, score, episode_id, created_at)
+    "replaced_communities",  # (group): every community of the group (and its members) goes
+    "communities",  # (uuid, group, name, summary, method, built_at)
+    "community_states",  # (name, summary, method, built_at, uuid, group)
+    "community_members",  # (community, entity, group, rank, attached_at, community, group, entity, group):
+    #                       only while the community and the entity exist (the last four)
+    "community_vectors",  # (vector, group, uuid)
+    "deleted_communities",  # (group, uuid): with its members
     "mentions",  # (group, episode_id, entity_uuid)
     "facts",  # (uuid, group, source, target, relation, relation_key, fact, valid_at, invalid_at,
     #           stated_invalid_at, created_at, expired_at, invalidated_by, attributes, recorded_at, cause,
@@ -74,6 +81,7 @@ CHANGES = (
     "cleared_summaries",  # (uuid, group): summary and its build time cleared, stale count up by one
     "cleared_entity_records",  # (attributes, provenance, uuid, group)
     "cleared_sagas",  # (group, saga): summary and state cleared, version and stale count up by one
+    "cleared_communities",  # (group, uuid): name emptied, summary and vector cleared
     "audit_events",  # (group, kind, recorded_at, episode_id, detail, actor)
 )
 
@@ -152,6 +160,18 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "entity_fragments", [
         (min(a, b), max(a, b), g, score, episode_id, now) for a, b, score, episode_id in plan.fragments
     ]
+    yield "replaced_communities", [(g,)] if plan.replace_communities else []
+    yield "communities", [
+        (c.uuid, g, c.name, c.summary, c.method, to_micros(c.built_at)) for c in plan.new_communities
+    ]
+    yield "community_states", [
+        (c.name, c.summary, c.method, to_micros(c.built_at), c.uuid, g) for c in plan.updated_communities
+    ]
+    members = [(c.uuid, e, g, rank, None) for c in plan.new_communities for rank, e in enumerate(c.members)]
+    members += [(c, e, g, rank, now) for c, e, rank in plan.community_members]
+    yield "community_members", [(*m, m[0], g, m[1], g) for m in members]
+    yield "community_vectors", [(vector(v), g, uuid) for uuid, v in plan.community_embeddings.items()]
+    yield "deleted_communities", [(g, uuid) for uuid in plan.delete_communities]
     yield "mentions", [(g, episode_id, entity_uuid) for episode_id, entity_uuid in plan.mentions]
     yield "facts", [
         (f.uuid, g, f.source_uuid, f.target_uuid, f.relation, f.relation_key, f.fact, to_micros(f.valid_at),
@@ -194,6 +214,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "cleared_summaries", [(u, g) for u in purge.summaries]
     yield "cleared_entity_records", [(json({}), json({}), u, g) for u in purge.entity_records]
     yield "cleared_sagas", [(g, saga) for saga in purge.sagas]
+    yield "cleared_communities", [(g, uuid) for uuid in purge.communities]
     yield "audit_events", [
         (g, a.kind, to_micros(a.recorded_at), a.episode_id, json(a.detail), a.actor) for a in plan.audit
     ]

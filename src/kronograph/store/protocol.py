@@ -16,7 +16,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..model import AuditEvent, Entity, Episode, Fact, FactChange, FactSource
+from ..model import AuditEvent, Community, Entity, Episode, Fact, FactChange, FactSource
 from .plan import Plan
 from .records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
 from .text_scan import TextHit
@@ -139,6 +139,15 @@ class Store(Protocol):
         """Every saga of the group (with episodes, or with a summary row), by
         name, with its episodes and how many are past its summary's cursor."""
 
+    # -- communities -----------------------------------------------------------
+    async def current_edges(self, group_id: str, at: datetime) -> list[tuple[str, str, str]]:
+        """(uuid, source, target) of every fact valid at ``at`` and unexpired:
+        the group's current graph, in one query (communities cluster it)."""
+
+    async def communities(self, group_id: str, uuids: Collection[str] | None = None) -> list[Community]:
+        """The group's communities (only ``uuids``, when given) with their
+        members, most central first; largest first, then by name and uuid."""
+
     async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]: ...
 
     # -- reads for ingestion -------------------------------------------------
@@ -185,7 +194,7 @@ class Store(Protocol):
         episodes_before: datetime | None = None,
         episodes_known_at: datetime | None = None,
     ) -> list[tuple[str, float]]:
-        """Uuids of ``scope`` (facts, entities, episodes) ranked by full-text
+        """Uuids of ``scope`` (facts, entities, episodes, communities) ranked by full-text
         relevance, best first (higher score is better). Episodes: complete ones,
         none referenced after ``episodes_before`` or received after
         ``episodes_known_at``. (Facts under one moment: :meth:`search_current_facts`.)"""

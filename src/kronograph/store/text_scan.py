@@ -41,6 +41,7 @@ TEXT_TABLES: tuple[TextTable, ...] = (
     TextTable("retracted_facts", "fact_uuid", ("subject_key", "object_key")),
     TextTable("audit_events", "seq", ("detail",)),
     TextTable("saga_summaries", "saga", ("summary", "state")),
+    TextTable("communities", "uuid", ("name", "summary")),
 )
 
 # Store-wide: the model reply cache (its replies came from some group's text).

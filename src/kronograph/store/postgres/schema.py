@@ -19,7 +19,10 @@ from psycopg import AsyncConnection
 
 from ...errors import SchemaError
 
-__all__ = ["GROUP_TABLES", "HNSW_MAX_DIMENSIONS", "LOCK_SPACE", "MIGRATIONS", "migrate", "vector_index_statements"]
+__all__ = [
+    "GROUP_TABLES", "HNSW_MAX_DIMENSIONS", "LOCK_SPACE", "MIGRATIONS", "VECTOR_TABLES", "migrate",
+    "vector_index_statements",
+]
 
 # First key of kronograph's two-key advisory locks (the second is per group,
 # or 0 for schema changes).
@@ -307,22 +310,57 @@ ALTER TABLE model_replies ADD COLUMN episode_id TEXT;
 CREATE INDEX model_replies_by_episode ON model_replies(group_id, episode_id) WHERE episode_id IS NOT NULL;
 """
 
+_V5 = """
+-- Communities: clusters of the entity graph (maintain/communities.py), each
+-- with a name, a summary and a vector; a rebuild replaces a group's in one
+-- transaction. Members are ranked most central first; attached_at is set on
+-- those update_communities attached after the build.
+CREATE TABLE communities (
+    group_id  TEXT NOT NULL REFERENCES groups(group_id),
+    uuid      TEXT NOT NULL,
+    name      TEXT NOT NULL,
+    summary   TEXT,
+    method    TEXT NOT NULL,
+    built_at  BIGINT NOT NULL,
+    embedding vector,
+    fts       tsvector GENERATED ALWAYS AS (
+        setweight(to_tsvector('english', name), 'A') || setweight(to_tsvector('english', coalesce(summary, '')), 'B')
+    ) STORED,
+    PRIMARY KEY (group_id, uuid)
+);
+CREATE INDEX communities_fts ON communities USING gin(fts);
+
+CREATE TABLE community_members (
+    group_id       TEXT NOT NULL,
+    community_uuid TEXT NOT NULL,
+    entity_uuid    TEXT NOT NULL,
+    rank           INTEGER NOT NULL,
+    attached_at    BIGINT,
+    PRIMARY KEY (group_id, community_uuid, entity_uuid),
+    FOREIGN KEY (group_id, community_uuid) REFERENCES communities(group_id, uuid) ON DELETE CASCADE,
+    FOREIGN KEY (group_id, entity_uuid) REFERENCES entities(group_id, uuid) ON DELETE CASCADE
+);
+CREATE INDEX community_members_by_entity ON community_members(group_id, entity_uuid);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial", _V1),
     (2, "actor", _V2),
     (3, "summaries", _V3),
     (4, "sagas", _V4),
-    (6, "reply_sources", _V6),  # 5: communities
+    (5, "communities", _V5),
+    (6, "reply_sources", _V6),
 ]
 
 # Every table of group data (each keyed by group_id), parents first.
 GROUP_TABLES = (
     "groups", "episodes", "entities", "entity_aliases", "entity_fragments", "facts", "fact_sources",
     "fact_conflicts", "fact_history", "retracted_facts", "mentions", "audit_events", "saga_summaries",
+    "communities", "community_members",
 )
 
 # Tables with vectors, and the rows of each that search reads.
-VECTOR_TABLES = ("facts", "entities", "episodes")
+VECTOR_TABLES = ("facts", "entities", "episodes", "communities")
 
 
 # pgvector's HNSW indexes vectors of up to this many dimensions.

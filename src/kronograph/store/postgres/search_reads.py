@@ -42,10 +42,13 @@ __all__ = [
 
 Params = dict[str, Any]
 
-_TABLES = {"facts": "facts", "entities": "entities", "episodes": "episodes"}
-_ALIAS = {"facts": "f", "entities": "e", "episodes": "p"}
+_TABLES = {"facts": "facts", "entities": "entities", "episodes": "episodes", "communities": "communities"}
+_ALIAS = {"facts": "f", "entities": "e", "episodes": "p", "communities": "c"}
 # Ties in rank fall back on the uuid, byte by byte (episodes: order of arrival).
-_TIES = {"facts": 'f.uuid COLLATE "C"', "entities": 'e.uuid COLLATE "C"', "episodes": "p.id"}
+_TIES = {
+    "facts": 'f.uuid COLLATE "C"', "entities": 'e.uuid COLLATE "C"', "episodes": "p.id",
+    "communities": 'c.uuid COLLATE "C"',
+}
 
 # The query's words as one OR-ed tsquery, ``match(q)``. Each word goes through
 # phraseto_tsquery, so nothing in it is read as tsquery syntax (a word the
@@ -170,7 +173,7 @@ async def current_facts_search(
 
 
 # -- vectors -------------------------------------------------------------------
-_VECTOR_ROWS = {"facts": "", "entities": "", "episodes": " AND status = 'complete'"}
+_VECTOR_ROWS = {"facts": "", "entities": "", "episodes": " AND status = 'complete'", "communities": ""}
 
 
 async def vector_search(

@@ -23,15 +23,15 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ...errors import ClosedError, ConcurrentWriteError, StoreError
-from ...model import AuditEvent, Entity, Episode, Fact, FactChange, FactSource
+from ...model import AuditEvent, Community, Entity, Episode, Fact, FactChange, FactSource
 from ...time import to_micros
 from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
 from ..text_scan import TextHit
-from . import health_reads, ingest_reads, purge, reads, saga_reads, search_reads
+from . import community_reads, health_reads, ingest_reads, purge, reads, saga_reads, search_reads
 from .connection import Connection, Pool, connect, lock_group, lock_schema, redact
-from .schema import GROUP_TABLES, migrate, vector_index_statements
+from .schema import GROUP_TABLES, VECTOR_TABLES, migrate, vector_index_statements
 from .writes import write_plan
 
 __all__ = ["PostgresStore"]
@@ -235,6 +235,12 @@ class PostgresStore:
         self, group_id: str, *, name_key: str | None = None, label: str | None = None
     ) -> list[Entity]:
         return await self._run(reads.entities, group_id, name_key, label)
+
+    async def current_edges(self, group_id: str, at: datetime) -> list[tuple[str, str, str]]:
+        return await self._run(community_reads.current_edges, group_id, at)
+
+    async def communities(self, group_id: str, uuids: Collection[str] | None = None) -> list[Community]:
+        return await self._run(community_reads.communities, group_id, uuids)
 
     async def summary_states(
         self, group_id: str, *, uuids: Collection[str] | None = None, stale_only: bool = True,
@@ -471,7 +477,9 @@ class PostgresStore:
         of it (a memory does so when it claims its embedder, on opening)."""
         dims = {
             len(v) // 4
-            for vectors in (plan.fact_embeddings, plan.entity_embeddings, plan.episode_embeddings)
+            for vectors in (
+                plan.fact_embeddings, plan.entity_embeddings, plan.episode_embeddings, plan.community_embeddings
+            )
             for v in vectors.values()
         }
         await self._index_dimensions(dims)
@@ -521,11 +529,18 @@ def _dimension(embedder: str) -> int | None:
 
 
 async def _indexed_dimensions(conn: Connection) -> set[int]:
+    """The dimensions every vector table has its HNSW index of: one a later
+    migration added a vector table to (communities) is indexed again, which
+    builds only the missing index (``IF NOT EXISTS``)."""
     cur = await conn.execute(
         "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
-        " AND indexname ~ '^facts_embedding_[0-9]+$'"  # kronograph's names only, not a DBA's own index
+        " AND indexname ~ '^[a-z]+_embedding_[0-9]+$'"  # kronograph's names only, not a DBA's own index
     )
-    return {int(name.rsplit("_", 1)[1]) for (name,) in await cur.fetchall()}
+    tables: dict[int, set[str]] = {}
+    for (name,) in await cur.fetchall():
+        table, _, dim = name.rpartition("_embedding_")
+        tables.setdefault(int(dim), set()).add(table)
+    return {dim for dim, found in tables.items() if found >= set(VECTOR_TABLES)}
 
 
 def _is_database_error(exc: BaseException) -> bool:

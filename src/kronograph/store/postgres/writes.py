@@ -54,6 +54,16 @@ SQL = {
     " ON CONFLICT DO NOTHING",
     "entity_fragments": "INSERT INTO entity_fragments(a, b, group_id, score, episode_id, created_at)"
     " VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
+    "replaced_communities": "DELETE FROM communities WHERE group_id = %s",
+    "communities": "INSERT INTO communities(uuid, group_id, name, summary, method, built_at)"
+    " VALUES (%s,%s,%s,%s,%s,%s)",
+    "community_states": "UPDATE communities SET name = %s, summary = %s, method = %s, built_at = %s"
+    " WHERE uuid = %s AND group_id = %s",
+    "community_members": "INSERT INTO community_members(community_uuid, entity_uuid, group_id, rank, attached_at)"
+    " SELECT %s, %s, %s, %s::integer, %s::bigint WHERE EXISTS (SELECT 1 FROM communities WHERE uuid = %s"
+    " AND group_id = %s) AND EXISTS (SELECT 1 FROM entities WHERE uuid = %s AND group_id = %s) ON CONFLICT DO NOTHING",
+    "deleted_communities": "DELETE FROM communities WHERE group_id = %s AND uuid = %s",
+    "community_vectors": "UPDATE communities SET embedding = %s WHERE group_id = %s AND uuid = %s",
     "mentions": "INSERT INTO mentions(group_id, episode_id, entity_uuid) VALUES (%s,%s,%s) ON CONFLICT DO NOTHING",
     "facts": "INSERT INTO facts(uuid, group_id, source_uuid, target_uuid, relation, relation_key, fact,"
     " valid_at, invalid_at, stated_invalid_at, created_at, expired_at, invalidated_by, attributes,"
@@ -93,6 +103,8 @@ SQL = {
     "cleared_summaries": "UPDATE entities SET summary = NULL, summary_built_at = NULL,"
     " summary_stale = summary_stale + 1 WHERE uuid = %s AND group_id = %s",
     "cleared_entity_records": "UPDATE entities SET attributes = %s, provenance = %s WHERE uuid = %s AND group_id = %s",
+    "cleared_communities": "UPDATE communities SET name = '', summary = NULL, embedding = NULL"
+    " WHERE group_id = %s AND uuid = %s",
     "cleared_sagas": "UPDATE saga_summaries SET summary = NULL, state = NULL, version = version + 1,"
     " stale = stale + 1 WHERE group_id = %s AND saga = %s",
     "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail, actor)"

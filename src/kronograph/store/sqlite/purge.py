@@ -18,7 +18,7 @@ from ..text_scan import REPLY_TABLE, TEXT_TABLES, TextHit, TextTable, needle_for
 __all__ = ["FTS_TABLES", "episode_replies", "erase_traces", "register_functions", "secure_delete", "text_occurrences"]
 
 # Full-text tables (external content: they keep their own index segments).
-FTS_TABLES = ("facts_fts", "entities_fts", "episodes_fts")
+FTS_TABLES = ("facts_fts", "entities_fts", "episodes_fts", "communities_fts")
 
 
 def _casefold(value: object) -> object:

@@ -347,6 +347,51 @@ CREATE INDEX model_replies_by_episode ON model_replies(group_id, episode_id) WHE
 """
 
 
+_V7 = """
+-- Communities: clusters of the entity graph (maintain/communities.py), each
+-- with a name, a summary and a vector; a rebuild replaces a group's in one
+-- transaction. Members are ranked most central first; attached_at is set on
+-- those update_communities attached after the build.
+CREATE TABLE communities (
+    id         INTEGER PRIMARY KEY,
+    uuid       TEXT NOT NULL UNIQUE,
+    group_id   TEXT NOT NULL REFERENCES groups(group_id),
+    name       TEXT NOT NULL,
+    summary    TEXT,
+    method     TEXT NOT NULL,
+    built_at   INTEGER NOT NULL,
+    embedding  BLOB
+);
+CREATE INDEX communities_by_group ON communities(group_id, uuid);
+
+CREATE TABLE community_members (
+    community_uuid TEXT NOT NULL REFERENCES communities(uuid) ON DELETE CASCADE,
+    entity_uuid    TEXT NOT NULL REFERENCES entities(uuid) ON DELETE CASCADE,
+    group_id       TEXT NOT NULL,
+    rank           INTEGER NOT NULL,
+    attached_at    INTEGER,
+    PRIMARY KEY (community_uuid, entity_uuid)
+) WITHOUT ROWID;
+CREATE INDEX community_members_by_entity ON community_members(entity_uuid);
+CREATE INDEX community_members_by_group ON community_members(group_id);
+
+CREATE VIRTUAL TABLE communities_fts USING fts5(name, summary, content='communities', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2');
+CREATE TRIGGER communities_fts_insert AFTER INSERT ON communities BEGIN
+    INSERT INTO communities_fts(rowid, name, summary) VALUES (new.id, new.name, new.summary);
+END;
+CREATE TRIGGER communities_fts_delete AFTER DELETE ON communities BEGIN
+    INSERT INTO communities_fts(communities_fts, rowid, name, summary)
+    VALUES ('delete', old.id, old.name, old.summary);
+END;
+CREATE TRIGGER communities_fts_update AFTER UPDATE OF name, summary ON communities BEGIN
+    INSERT INTO communities_fts(communities_fts, rowid, name, summary)
+    VALUES ('delete', old.id, old.name, old.summary);
+    INSERT INTO communities_fts(rowid, name, summary) VALUES (new.id, new.name, new.summary);
+END;
+"""
+
+
 def _initial(conn: sqlite3.Connection) -> None:
     for statement in _statements(_V1):
         conn.execute(statement)
@@ -382,6 +427,11 @@ def _reply_sources(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _communities(conn: sqlite3.Connection) -> None:
+    for statement in _statements(_V7):
+        conn.execute(statement)
+
+
 def _statements(script: str) -> list[str]:
     """Split a script into statements (triggers contain semicolons)."""
     out: list[str] = []
@@ -405,7 +455,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (4, "actor", _actor),
     (5, "summaries", _summaries),
     (6, "sagas", _sagas),
-    (8, "reply_sources", _reply_sources),  # 7: communities
+    (7, "communities", _communities),
+    (8, "reply_sources", _reply_sources),
 ]
 
 

@@ -44,7 +44,7 @@ def fts_query(words: list[str]) -> str | None:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-_FTS = {"facts": "facts_fts", "entities": "entities_fts", "episodes": "episodes_fts"}
+_FTS = {"facts": "facts_fts", "entities": "entities_fts", "episodes": "episodes_fts", "communities": "communities_fts"}
 _TOKENIZER = "porter unicode61 remove_diacritics 2"  # as the full-text tables (schema v3)
 
 
@@ -129,6 +129,13 @@ def text_search(
         sql = (
             "SELECT e.uuid, bm25(entities_fts) FROM entities_fts JOIN entities e ON e.id = entities_fts.rowid"
             " WHERE entities_fts MATCH ? AND e.group_id = ? ORDER BY bm25(entities_fts) LIMIT ?"
+        )
+        args = (match, group_id, limit)
+    elif scope == "communities":
+        sql = (
+            "SELECT c.uuid, bm25(communities_fts) FROM communities_fts JOIN communities c"
+            " ON c.id = communities_fts.rowid WHERE communities_fts MATCH ? AND c.group_id = ?"
+            " ORDER BY bm25(communities_fts) LIMIT ?"
         )
         args = (match, group_id, limit)
     else:

@@ -16,13 +16,13 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ...errors import ClosedError, KronographError, StoreError
-from ...model import AuditEvent, Entity, Episode, Fact, FactChange, FactSource
+from ...model import AuditEvent, Community, Entity, Episode, Fact, FactChange, FactSource
 from ...time import to_micros
 from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
 from ..text_scan import TextHit
-from . import health_reads, ingest_reads, purge, reads, saga_reads, search_reads
+from . import community_reads, health_reads, ingest_reads, purge, reads, saga_reads, search_reads
 from .entity_cache import EntityCache
 from .schema import migrate
 from .vectors import VectorIndex
@@ -362,6 +362,12 @@ class SQLiteStore:
         self, group_id: str, *, name_key: str | None = None, label: str | None = None
     ) -> list[Entity]:
         return await self._run(reads.entities, group_id, name_key, label)
+
+    async def current_edges(self, group_id: str, at: datetime) -> list[tuple[str, str, str]]:
+        return await self._run(community_reads.current_edges, group_id, at)
+
+    async def communities(self, group_id: str, uuids: Collection[str] | None = None) -> list[Community]:
+        return await self._run(community_reads.communities, group_id, uuids)
 
     async def summary_states(
         self, group_id: str, *, uuids: Collection[str] | None = None, stale_only: bool = True,

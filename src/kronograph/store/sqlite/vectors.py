@@ -24,6 +24,7 @@ _SQL = {
     "entities": "SELECT uuid, embedding FROM entities WHERE group_id = ? AND embedding IS NOT NULL",
     "episodes": "SELECT uuid, embedding FROM episodes WHERE group_id = ? AND embedding IS NOT NULL"
     " AND status = 'complete'",
+    "communities": "SELECT uuid, embedding FROM communities WHERE group_id = ? AND embedding IS NOT NULL",
 }
 
 
@@ -99,3 +100,8 @@ class VectorIndex:
                 del self._tables[(scope, g)]
             elif vectors:
                 table.pending.extend(vectors.items())
+        # Communities are replaced or rewritten in place: read again when next searched.
+        cleared = plan.purge is not None and plan.purge.communities
+        if (plan.replace_communities or plan.new_communities or plan.updated_communities or plan.community_embeddings
+                or plan.delete_communities or cleared):
+            self._tables.pop(("communities", g), None)

@@ -61,6 +61,15 @@ SQL = {
     "entity_aliases": "INSERT OR IGNORE INTO entity_aliases(group_id, alias_key, entity_uuid) VALUES (?,?,?)",
     "entity_fragments": "INSERT OR IGNORE INTO entity_fragments(a, b, group_id, score, episode_id, created_at)"
     " VALUES (?,?,?,?,?,?)",
+    "replaced_communities": "DELETE FROM communities WHERE group_id = ?",
+    "communities": "INSERT INTO communities(uuid, group_id, name, summary, method, built_at) VALUES (?,?,?,?,?,?)",
+    "community_states": "UPDATE communities SET name = ?, summary = ?, method = ?, built_at = ?"
+    " WHERE uuid = ? AND group_id = ?",
+    "community_members": "INSERT OR IGNORE INTO community_members(community_uuid, entity_uuid, group_id, rank,"
+    " attached_at) SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM communities WHERE uuid = ? AND group_id = ?)"
+    " AND EXISTS (SELECT 1 FROM entities WHERE uuid = ? AND group_id = ?)",
+    "deleted_communities": "DELETE FROM communities WHERE group_id = ? AND uuid = ?",
+    "community_vectors": "UPDATE communities SET embedding = ? WHERE group_id = ? AND uuid = ?",
     "mentions": "INSERT OR IGNORE INTO mentions(group_id, episode_id, entity_uuid) VALUES (?,?,?)",
     "facts": "INSERT INTO facts(uuid, group_id, source_uuid, target_uuid, relation, relation_key, fact,"
     " valid_at, invalid_at, stated_invalid_at, created_at, expired_at, invalidated_by, attributes,"
@@ -95,6 +104,8 @@ SQL = {
     "cleared_summaries": "UPDATE entities SET summary = NULL, summary_built_at = NULL,"
     " summary_stale = summary_stale + 1 WHERE uuid = ? AND group_id = ?",
     "cleared_entity_records": "UPDATE entities SET attributes = ?, provenance = ? WHERE uuid = ? AND group_id = ?",
+    "cleared_communities": "UPDATE communities SET name = '', summary = NULL, embedding = NULL"
+    " WHERE group_id = ? AND uuid = ?",
     "cleared_sagas": "UPDATE saga_summaries SET summary = NULL, state = NULL, version = version + 1,"
     " stale = stale + 1 WHERE group_id = ? AND saga = ?",
     "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail, actor)"
