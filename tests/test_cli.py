@@ -276,7 +276,7 @@ def test_every_command_and_option_is_documented() -> None:
     commands = _commands()
     assert set(commands) == {
         "add-fact", "facts", "timeline", "history", "remove-episode", "search", "conflicts", "add", "import", "resume",
-        "episodes", "demo", "migrate", "doctor", "saga", "sagas", "forget", "audit", "communities",
+        "episodes", "demo", "migrate", "doctor", "saga", "sagas", "forget", "audit", "communities", "export",
     }
     for name, options in commands.items():
         heading = re.search(rf"^## `kronograph {re.escape(name)}[ `]", docs, re.M)
@@ -741,3 +741,24 @@ def test_communities_build_update_list_and_search(cli: Invoke) -> None:
     assert [h["item"]["uuid"] for h in found["communities"]] == [community["uuid"]]
     assert "communities" in cli("search", "tomatoes").stdout
     cli("communities", "default", "--build", "--update", expect=2)
+
+
+def test_export_writes_every_record_of_a_group_as_json_lines(cli: Invoke, tmp_path: Path) -> None:
+    cli("add", "team", "Carol works at Initech.", "--offline", "--saga", "general")
+    cli("add-fact", "Carol", "LIVES_IN", "Rome", "--valid-at", "2020-01-01", "-g", "team")
+    cli("add-fact", "Carol", "LIVES_IN", "Oslo", "--valid-at", "2023-01-01", "-g", "team",
+        "--relation-type", "LIVES_IN=many_to_one")
+    cli("add-fact", "Zed", "KNOWS", "Yan", "-g", "elsewhere")
+    lines = [json.loads(line) for line in cli("export", "team").stdout.splitlines()]
+    assert lines[0]["type"] == "export" and lines[0]["group_id"] == "team"
+    kinds = [line["type"] for line in lines[1:]]
+    assert kinds == sorted(kinds, key=["episode", "entity", "fact", "community", "saga", "audit_event"].index)
+    facts = {line["object"]: line for line in lines if line["type"] == "fact"}
+    assert set(facts) == {"Initech", "Rome", "Oslo"} and facts["Rome"]["invalid_at"]  # retired intervals too
+    assert any(line["type"] == "saga" and line["saga"] == "general" for line in lines)
+    assert not [line for line in lines if "Zed" in json.dumps(line)]  # another group's never
+    out = tmp_path / "team.jsonl"
+    result = cli("export", "team", "--out", str(out))
+    assert "wrote 3 episodes, 4 entities, 3 facts" in result.stderr
+    assert [json.loads(line)["type"] for line in out.read_text().splitlines()][1:] == kinds
+    assert "cannot write" in cli("export", "team", "--out", str(tmp_path / "no" / "x.jsonl"), expect=2).stderr

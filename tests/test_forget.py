@@ -113,7 +113,12 @@ def test_forget_an_entity_leaves_no_trace_anywhere(memory_factory: MakeMemory) -
     assert not [e for e in events if _mentions_name(e)]
     last = events[-1]
     assert last.kind == "forgotten" and last.detail["by"] == "entity" and last.detail["episodes"] >= 4
+    # Nor does the export, of any kind of record.
+    exported = memory.export(G)
+    assert exported.episodes and exported.facts and exported.communities and exported.sagas
+    assert [kind for kind, item in exported.records() if _mentions_name(item)] == []
     # Another group's memory of the name is untouched.
+    assert any(_mentions_name(item) for _, item in memory.export("other").records())
     assert memory.entities("other", name=NAME)
     assert any(_mentions_name(item) for item in _search_everything(memory, "other", NAME))
 

@@ -54,6 +54,7 @@ from .model import (
     FactChange,
     FactSource,
     ForgetReport,
+    GroupExport,
     PossibleContradiction,
     RelationType,
     RemovalResult,
@@ -356,7 +357,9 @@ class AsyncMemory:
 
     async def _still_returned(self, group_id: str, report: ForgetReport, probes: list[str]) -> list[str]:
         """What reads and searches still return of a forgotten name, episode,
-        fact or entity: every scope by every search method, and facts/timeline."""
+        fact or entity: every scope by every search method, timeline, entities,
+        and the export (every episode, entity, fact interval and expired record,
+        community, saga summary and audit event)."""
         gone = {*report.episodes, *report.facts, *report.entities}
         out: list[str] = []
 
@@ -374,8 +377,8 @@ class AsyncMemory:
                 check("timeline", fact.uuid, fact.model_dump_json())
             for entity in await self.entities(group_id, name=query) if query in report.needles else ():
                 check("entities", entity.uuid, entity.model_dump_json())
-        for fact in await self.facts(group_id, include_retired=True, include_expired=True):
-            check("facts", fact.uuid, fact.model_dump_json())
+        for kind, item in (await self.export(group_id)).records():
+            check(f"export {kind}", str(getattr(item, "uuid", None) or getattr(item, "saga", "")), item.model_dump_json())
         return out
 
     # -- reading ---------------------------------------------------------------
@@ -630,6 +633,21 @@ class AsyncMemory:
 
     async def audit_events(self, group_id: str) -> list[AuditEvent]:
         return await (await self._ready()).audit_events(self._group(group_id))
+
+    async def export(self, group_id: str) -> GroupExport:
+        """Everything the group holds, as the reads return it (see
+        :class:`~kronograph.model.GroupExport`); ``kronograph export`` writes
+        it as JSON Lines. Reads only, no model."""
+        g = self._group(group_id)
+        store = await self._ready()
+        exported_at = self._now()
+        sagas = [await stored_saga_summary(store, g, s.saga) for s in await saga_infos(store, g)]
+        return GroupExport(
+            group_id=g, exported_at=exported_at, episodes=await store.episodes(g, None),
+            entities=await store.entities(g),
+            facts=await store.facts(g, FactQuery(as_of=exported_at, include_retired=True, include_expired=True)),
+            communities=await store.communities(g), sagas=sagas, audit_events=await store.audit_events(g),
+        )
 
     async def audit(self, group_id: str, mode: str = "conflicts") -> list[PossibleContradiction]:
         """Sweep a group. ``mode="conflicts"``: every pair of current facts that

@@ -32,11 +32,12 @@ __all__ = [
     "Fact",
     "FactChange",
     "FactSource",
+    "ForgetReport",
+    "GroupExport",
     "Mention",
     "ModelUsage",
     "PossibleContradiction",
     "RelationType",
-    "ForgetReport",
     "RemovalResult",
     "SagaInfo",
     "SagaSummary",
@@ -404,6 +405,32 @@ class CommunityBuild(_Model):
     communities: list[Community] = Field(default_factory=list)
     unassigned: int = 0
     model_calls: int = 0
+
+
+class GroupExport(_Model):
+    """Everything a group holds, as the reads return it: episodes (with
+    their text, where kept), entities (with summaries), every fact interval
+    and expired record, communities, saga summaries and the audit log. A
+    subject access request, an inspection, a backup of what was derived;
+    to move a memory elsewhere, ``kronograph migrate`` or the file itself."""
+
+    group_id: str
+    exported_at: UtcDatetime
+    episodes: list[Episode] = Field(default_factory=list)
+    entities: list[Entity] = Field(default_factory=list)
+    facts: list[Fact] = Field(default_factory=list)
+    communities: list[Community] = Field(default_factory=list)
+    sagas: list[SagaSummary] = Field(default_factory=list)
+    audit_events: list[AuditEvent] = Field(default_factory=list)
+
+    def records(self) -> list[tuple[str, _Model]]:
+        """Every item with its kind (``episode``, ``entity``, ``fact``,
+        ``community``, ``saga``, ``audit_event``), in that order."""
+        kinds = (
+            ("episode", self.episodes), ("entity", self.entities), ("fact", self.facts),
+            ("community", self.communities), ("saga", self.sagas), ("audit_event", self.audit_events),
+        )
+        return [(kind, item) for kind, items in kinds for item in items]
 
 
 class CommunityAttachment(_Model):

@@ -40,6 +40,7 @@ from .model import (
     PossibleContradiction,
     RelationType,
     ForgetReport,
+    GroupExport,
     RemovalResult,
     SagaInfo,
     SagaSummary,
@@ -290,6 +291,9 @@ class Memory:
 
     def audit_events(self, group_id: str) -> list[AuditEvent]:
         return self._call(self._core.audit_events(group_id))
+
+    def export(self, group_id: str) -> GroupExport:
+        return self._call(self._core.export(group_id))
 
     def audit(self, group_id: str, mode: str = "conflicts") -> list[PossibleContradiction]:
         return self._call(self._core.audit(group_id, mode))

@@ -13,6 +13,7 @@ from .communities import communities
 from .demo import demo
 from .doctor import doctor
 from .episodes import add, episodes, import_, resume
+from .export import export
 from .facts import add_fact, facts, history, remove_episode, timeline
 from .forget import forget
 from .migrate import migrate
@@ -26,7 +27,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
     "demo": demo, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas, "forget": forget,
-    "audit": audit, "communities": communities,
+    "audit": audit, "communities": communities, "export": export,
 }
 
 
