@@ -15,6 +15,7 @@ import pytest
 
 from kronograph import InvalidInputError, Memory, NotFoundError
 from kronograph.search.engine import SCOPES
+from kronograph.store.plan import BuiltSummary, Plan
 from kronograph.store.sqlite import SQLiteStore
 
 from .ingest_helpers import ScriptedProvider, current_episode
@@ -294,3 +295,17 @@ def test_forgotten_name_is_gone_from_the_database_file(tmp_path: Path) -> None:
     assert b"zorblax" not in raw and b"quentin" not in raw
     with Memory(SQLiteStore(path), model=None) as memory:  # what was kept still reads back
         assert memory.facts(G, subject="Carol")
+
+
+def test_a_second_forget_erases_a_trace_the_first_could_not_see(memory_factory: MakeMemory) -> None:
+    memory = memory_factory(model=None)
+    _seed(memory)
+    assert memory.forget(G, entity=NAME).verified
+    # A trace written back afterwards (say, by a summariser in another process that read before the purge).
+    (carol,) = memory.entities(G, name="Carol")
+    plan = Plan(group_id=G, now=carol.created_at, expected_revision=None)
+    plan.built_summaries = [BuiltSummary(carol.uuid, "Carol knows Zorblax Quentin.", 0)]
+    memory._call(memory.store.apply(plan))  # type: ignore[attr-defined]
+    again = memory.forget(G, entity=NAME)
+    assert again.verified and again.summaries_rebuilt == [carol.uuid] and again.episodes == []
+    assert not _mentions_name(memory.entities(G, name="Carol")[0])

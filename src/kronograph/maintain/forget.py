@@ -67,6 +67,11 @@ class _Scope:
     communities: set[str] = field(default_factory=set)
     replies: set[str] = field(default_factory=set)
 
+    def found(self) -> bool:
+        """Whether anything at all bears the name (a second forget still cleans up a trace)."""
+        return any((self.episodes, self.entities, self.facts, self.summaries, self.entity_records,
+                    self.audit_events, self.replies, self.sagas, self.communities))
+
 
 def _long_enough(name: str) -> bool:
     return len(re.findall(r"\w", name)) >= 2
@@ -123,7 +128,7 @@ async def _entity_scope(store: Store, group_id: str, entity: str) -> _Scope:
     scope = _Scope(needles=_distinct(names))
     scope.entities |= set(targets)
     _sort_hits(scope, await store.text_occurrences(group_id, scope.needles))
-    if not (scope.entities or scope.episodes or scope.facts or scope.summaries or scope.audit_events):
+    if not scope.found():
         raise NotFoundError(f"nothing named {entity!r} (nor an entity with that uuid) in group {group_id!r}")
     # The named entities' aliases are needles too: scan once more if they added any.
     known = {n.casefold() for n in scope.needles}
