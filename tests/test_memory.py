@@ -642,3 +642,26 @@ def test_the_conflicts_audit_sweeps_a_group_and_writes_nothing(memory_factory: M
     assert memory.audit("other") == []
     with pytest.raises(InvalidInputError, match="mode"):
         memory.audit(G, mode="everything")
+
+
+def test_remove_fact_retracts_one_fact_and_gives_back_what_it_retired(memory_factory) -> None:
+    memory = memory_factory(model=None, relation_types={"LIVES_IN": {"cardinality": "many_to_one"}})
+    memory.add_fact("g", "Ann", "LIVES_IN", "Paris", valid_at="2020-01-01", episode_id="e1")
+    moved = memory.add_fact("g", "Ann", "LIVES_IN", "Oslo", valid_at="2022-01-01", episode_id="e2")
+    memory.add_fact("g", "Ann", "LIKES", "chess", valid_at="2021-01-01", episode_id="e2")
+    before = memory.facts("g", subject="Ann")
+    result = memory.remove_fact("g", moved.fact.uuid)
+    assert result.fact_uuid == moved.fact.uuid and result.deleted_facts == [moved.fact.uuid]
+    assert {f.object for f in memory.facts("g", subject="Ann")} == {"Paris", "chess"}
+    assert [f.uuid for f in result.changed] == [next(f.uuid for f in memory.facts("g", object="Paris"))]
+    assert [p.uuid for p in memory.episodes("g")] == ["e1", "e2"]  # the episodes stay: e2 said more
+    assert memory.entities("g", name="Oslo") == []  # no fact and no mention is left of it
+    # What was believed stays answerable.
+    then = memory.facts("g", subject="Ann", relation="lives in", known_at=before[0].created_at)
+    assert then and memory.history("g", moved.fact.uuid)[-1].status == "deleted"
+    assert memory.audit_events("g")[-1].kind == "fact_removed"
+    with pytest.raises(NotFoundError):
+        memory.remove_fact("g", moved.fact.uuid)
+    with pytest.raises(NotFoundError):
+        memory.remove_fact("other", before[0].uuid)  # another group's fact is not found
+    assert memory.groups() == ["g"]

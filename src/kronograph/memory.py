@@ -35,6 +35,7 @@ from .maintain.forget import forgotten_in
 from .maintain.reconcile import ReconcileReport
 from .maintain.reconcile import reconcile as _reconcile
 from .maintain.removal import remove_episode as _remove_episode
+from .maintain.removal import remove_fact as _remove_fact
 from .maintain.sagas import MAX_CALLS, saga_infos, stored_saga_summary
 from .maintain.sagas import summarize_saga as _summarize_saga
 from .maintain.summaries import summarize as _summarize
@@ -380,6 +381,24 @@ class AsyncMemory:
         for kind, item in (await self.export(group_id)).records():
             check(f"export {kind}", str(getattr(item, "uuid", None) or getattr(item, "saga", "")), item.model_dump_json())
         return out
+
+    async def remove_fact(self, group_id: str, fact_uuid: str) -> RemovalResult:
+        """Retract one fact, whatever its sources: it leaves the current graph
+        (its history keeps what was believed, for ``known_at``), the facts only
+        it had closed get their interval back, entities left with nothing go.
+        See :mod:`kronograph.maintain.removal`; ``forget`` erases instead."""
+        refuse_writes_from_a_judge()
+        g = self._group(group_id)
+        uuid = _text("fact_uuid", fact_uuid)
+        assert uuid is not None
+        store = await self._ready()
+        async with self._lock(g):
+            return await _remove_fact(store, g, uuid, clock=self._now)
+
+    async def groups(self) -> list[str]:
+        """Every group of the store, by name. (A service shows each key only
+        its own: see ``kronograph.server``.)"""
+        return await (await self._ready()).groups()
 
     # -- reading ---------------------------------------------------------------
     async def facts(

@@ -457,9 +457,11 @@ class CommunityUpdate(_Model):
 
 
 class RemovalResult(_Model):
-    """What ``remove_episode`` did."""
+    """What ``remove_episode`` (``episode_id``) or ``remove_fact``
+    (``fact_uuid``) did."""
 
-    episode_id: str
+    episode_id: str | None = None
+    fact_uuid: str | None = None
     deleted_facts: list[str] = Field(default_factory=list)
     changed: list[Fact] = Field(default_factory=list)
     deleted_entities: list[str] = Field(default_factory=list)

@@ -181,6 +181,13 @@ class Memory:
         refuse_writes_from_a_judge()
         return self._call(self._core.remove_episode(group_id, episode_id))
 
+    def remove_fact(self, group_id: str, fact_uuid: str) -> RemovalResult:
+        refuse_writes_from_a_judge()
+        return self._call(self._core.remove_fact(group_id, fact_uuid))
+
+    def groups(self) -> list[str]:
+        return self._call(self._core.groups())
+
     def forget(
         self, group_id: str, *, entity: str | None = None, episode_id: str | None = None, dry_run: bool = False
     ) -> ForgetReport:

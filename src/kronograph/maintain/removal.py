@@ -17,7 +17,7 @@ from ..store.protocol import Store
 from ..store.records import FactRecord, Neighbourhood
 from ..time import Clock
 
-__all__ = ["plan_removal", "remove_episode"]
+__all__ = ["plan_fact_removal", "plan_removal", "remove_episode", "remove_fact"]
 
 
 def plan_removal(
@@ -84,6 +84,53 @@ async def remove_episode(store: Store, group_id: str, episode_id: str, *, clock:
         references = await store.entity_references(group_id, touched)
         hood = await store.conflict_neighbourhood(group_id, [r.uuid for r in citing], 2)
         result = plan_removal(plan, episode_id, citing, hood, references)
+        await store.apply(plan)
+        return result
+
+    return await retry_on_conflict(attempt)
+
+
+def plan_fact_removal(
+    plan: Plan, record: FactRecord, hood: Neighbourhood, references: dict[str, tuple[set[str], set[str]]]
+) -> RemovalResult:
+    """Fill ``plan`` with the retraction of one fact, whatever its sources;
+    pure. As for an episode's retraction: its last state and a deletion marker
+    go to its history (``known_at`` answers about the past keep theirs), the
+    facts only it had closed get their interval back, and an entity left with
+    no fact and no mention goes. Its source episodes stay: they may say more."""
+    records = dict(hood.records)
+    originals = dict(hood.records)
+    plan.delete_facts.append(record.uuid)
+    plan.history.append(HistoryEntry(record, status_of(record)))
+    plan.history.append(HistoryEntry(record.with_(recorded_at=plan.now, cause="fact_removed"), "deleted"))
+    gone = {record.uuid}
+    edges = {u: links - gone for u, links in hood.edges.items() if u not in gone}
+    targets = hood.edges.get(record.uuid, set()) - gone
+    changes = refresh(plan, records, edges, {t for t in targets if t in records}, originals, None)
+    for entity_uuid, (facts, episodes) in sorted(references.items()):
+        if not (facts - gone) and not episodes:
+            plan.delete_entities.append(entity_uuid)
+    plan.audit.append(
+        AuditEvent(
+            group_id=plan.group_id, kind="fact_removed", recorded_at=plan.now,
+            detail={"fact": record.uuid, "changed_facts": len(changes)},
+        )
+    )
+    return RemovalResult(
+        fact_uuid=record.uuid, deleted_facts=[record.uuid],
+        changed=[updated.to_fact() for _, updated in changes], deleted_entities=list(plan.delete_entities),
+    )
+
+
+async def remove_fact(store: Store, group_id: str, fact_uuid: str, *, clock: Clock) -> RemovalResult:
+    async def attempt() -> RemovalResult:
+        plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
+        hood = await store.conflict_neighbourhood(group_id, [fact_uuid], 2)
+        record = hood.records.get(fact_uuid)
+        if record is None:
+            raise NotFoundError(f"no fact {fact_uuid!r} in group {group_id!r}")
+        references = await store.entity_references(group_id, {record.source_uuid, record.target_uuid})
+        result = plan_fact_removal(plan, record, hood, references)
         await store.apply(plan)
         return result
 

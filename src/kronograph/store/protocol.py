@@ -59,6 +59,9 @@ class Store(Protocol):
 
     async def episode(self, group_id: str, episode_id: str) -> Episode | None: ...
 
+    async def groups(self) -> list[str]:
+        """Store-wide: every group that was ever written to, by name (byte order)."""
+
     async def entities_named(self, group_id: str, name_keys: Collection[str]) -> list[Entity]:
         """Entities whose normalised name is one of ``name_keys``."""
 

@@ -182,6 +182,13 @@ class PostgresStore:
         return StoreError(f"PostgreSQL error on {redact(self.url)}: {exc}")
 
     # -- reads -----------------------------------------------------------------
+    async def groups(self) -> list[str]:
+        async def read(conn: Connection) -> list[str]:
+            cur = await conn.execute('SELECT group_id FROM groups ORDER BY group_id COLLATE "C"')
+            return [g for (g,) in await cur.fetchall()]
+
+        return await self._run(read)
+
     async def revision(self, group_id: str) -> int:
         return await self._run(reads.revision, group_id)
 

@@ -298,6 +298,12 @@ class SQLiteStore:
     def _count(self, plan: Plan) -> None:
         self._applied[plan.group_id] = self._applied.get(plan.group_id, 0) + 1
 
+    async def groups(self) -> list[str]:
+        def read(conn: sqlite3.Connection) -> list[str]:
+            return [g for (g,) in conn.execute("SELECT group_id FROM groups ORDER BY group_id")]
+
+        return await self._run(read)
+
     async def revision(self, group_id: str) -> int:
         return await self._run(self._revision, group_id)
 
