@@ -112,6 +112,7 @@ async def _every_tool_over_stdio(db: Path) -> None:
         episodes = await _call(session, "get_episodes", episode_ids=["ep-1", "nope"])
         assert [e["episode_id"] for e in episodes["episodes"]] == ["ep-1"] and episodes["not_found"] == ["nope"]
         assert episodes["episodes"][0]["content"] == "Alice works at Acme since 2023."
+        assert episodes["episodes"][0]["actor"] == "mcp"
         latest = await _call(session, "get_episodes", limit=1, max_chars=5)
         assert [e["episode_id"] for e in latest["episodes"]] == ["ep-2"] and latest["episodes"][0]["truncated"]
 
@@ -170,7 +171,7 @@ def _free_port() -> int:
 def http_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
     """``kronograph mcp --http`` on a free port with two keys: group A, group B."""
     ring = KeyRing()
-    _, secret_a = ring.add("agent a", ["A"])
+    key_a, secret_a = ring.add("agent a", ["A"])
     _, secret_b = ring.add("agent b", ["B"])
     keys = tmp_path / "keys.json"
     ring.save(keys)
@@ -190,7 +191,7 @@ def http_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
                 assert process.poll() is None, process.stderr.read() if process.stderr else ""
                 assert time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.1)
-        yield url, {"A": secret_a, "B": secret_b}
+        yield url, {"A": secret_a, "B": secret_b, "A.id": key_a.id}
     finally:
         process.terminate()
         process.wait(10)
@@ -215,6 +216,8 @@ async def _keys_decide_the_groups(url: str, secrets: dict[str, str]) -> None:
         assert (await _call(a, "list_groups"))["groups"] == ["A"]
         added = await _call(a, "add_memory", content="Alice works at Acme since 2023.")  # A: the key's only group
         assert added["group_id"] == "A" and added["created"]
+        filed = await _call(a, "get_episodes", episode_ids=[added["episode_id"]])
+        assert filed["episodes"][0]["actor"] == secrets["A.id"]  # the audit trail names the key
         found = await _call(a, "search_facts", query="Alice Acme", group_id="A")
         _interval_and_sources(found["facts"][0])
         # B exists and holds Carol; to key A it reads exactly like a group that does not exist.
@@ -239,6 +242,35 @@ def test_over_http_no_key_or_a_wrong_key_is_401(http_server: tuple[str, dict[str
         response = httpx.post(url, json=body, headers={**headers, **extra}, timeout=10)
         assert response.status_code == 401 and response.headers["www-authenticate"].startswith("Bearer")
         assert "tools" not in response.text
+
+
+def test_the_endpoint_mounts_in_another_app_as_the_docs_say() -> None:
+    """The REST service's way in: a Route to ``mcp.endpoint``, its lifespan entered by the host app."""
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from kronograph.server.mcp_server import mcp_http
+
+    async def run() -> None:
+        ring = KeyRing()
+        _, secret = ring.add("a", ["A"])
+        async with AsyncMemory(":memory:", model=None) as memory:
+            mcp = mcp_http(memory, ring, host="0.0.0.0")
+            host = Starlette(routes=[Route("/mcp", endpoint=mcp.endpoint, methods=["GET", "POST", "DELETE"])])
+            headers = {"Accept": "application/json, text/event-stream", "X-API-Key": secret}
+            call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                    "params": {"name": "list_groups", "arguments": {}}}
+            async with mcp.lifespan(), httpx.AsyncClient(transport=httpx.ASGITransport(app=host),
+                                                         base_url="http://memory.example") as client:
+                init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+                assert (await client.post("/mcp", json=init, headers=headers)).status_code == 200
+                answer = await client.post("/mcp", json=call, headers={**headers, "Mcp-Protocol-Version": "2025-06-18"})
+                assert answer.status_code == 200, answer.text
+                assert answer.json()["result"]["structuredContent"]["groups"] == ["A"]
+                assert (await client.post("/mcp", json=call)).status_code == 401
+
+    asyncio.run(run())
 
 
 # -- the rules, without a transport -------------------------------------------------------------

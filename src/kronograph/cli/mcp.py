@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -13,13 +13,16 @@ from .options import DEFAULT_DB, Db, Offline, option
 from .output import console, fail
 from .session import message
 
+if TYPE_CHECKING:
+    from ..memory import AsyncMemory
+
 __all__ = ["mcp"]
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 SERVER_HINT = "kronograph mcp needs the server extra: pip install 'kronograph[server]'"
 
 
-def _open(db: str, offline: bool) -> Any:
+def _open(db: str, offline: bool) -> AsyncMemory:
     """The async memory the server runs on; the file is created when missing (a new agent's memory)."""
     from ..memory import AsyncMemory
 

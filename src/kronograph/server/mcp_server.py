@@ -161,7 +161,7 @@ def build_mcp_server(
     ) -> Annotated[CallToolResult, IngestOut]:
         return await call(ctx, lambda a: tools.add_memory(
             a, group_id, content, kind=kind, reference_time=reference_time, source_description=source_description,
-            saga=saga, episode_id=episode_id, name=name, actor="mcp"))
+            saga=saga, episode_id=episode_id, name=name))
 
     @server.tool(annotations=_READ, description=(
         "Find facts (who/what relates to whom) by meaning and keywords. The default answers what is true NOW. "
@@ -342,7 +342,7 @@ class _KeyedEndpoint:
             await response(scope, receive, send)
             return
         default = next(iter(key.groups)) if len(key.groups) == 1 and not key.admin else None
-        access = Access(groups=key.groups, everything=key.admin, default=default)
+        access = Access(groups=key.groups, everything=key.admin, default=default, actor=key.id)
         await self.manager.handle_request({**scope, ACCESS_SCOPE_KEY: access}, receive, send)
 
 

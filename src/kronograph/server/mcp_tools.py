@@ -49,11 +49,14 @@ SNIPPET = 2_000  # characters of an episode's text by default
 class Access:
     """The groups one caller may touch: those named in ``groups``, or every
     group when ``everything``. ``default`` is the group a tool uses when the
-    caller names none (``None``: the caller must name one)."""
+    caller names none (``None``: the caller must name one); ``actor`` is who
+    the episodes it files and the audit events it causes are recorded as
+    (over HTTP, the API key's id)."""
 
     groups: frozenset[str] = frozenset()
     everything: bool = False
     default: str | None = None
+    actor: str | None = "mcp"
 
     @classmethod
     def local(cls, groups: Iterable[str] = ()) -> Access:
@@ -263,6 +266,7 @@ class EpisodeOut(_Out):
     saga: str | None = None
     source_description: str | None = None
     error: str | None = None
+    actor: str | None = None
     content: str | None = None
     truncated: bool = False
 
@@ -273,7 +277,7 @@ class EpisodeOut(_Out):
         return cls(
             episode_id=episode.uuid, name=episode.name, kind=str(episode.kind), reference_time=episode.reference_time,
             created_at=episode.created_at, status=episode.status, saga=episode.saga,
-            source_description=episode.source_description, error=episode.error,
+            source_description=episode.source_description, error=episode.error, actor=episode.actor,
             content=content[:max_chars] if cut and content is not None else content, truncated=cut,
         )
 
@@ -445,14 +449,14 @@ class MemoryTools:
     async def add_memory(
         self, access: Access, group_id: str | None, content: str, *, kind: str = "message",
         reference_time: str | None = None, source_description: str | None = None, saga: str | None = None,
-        episode_id: str | None = None, name: str | None = None, actor: str | None = None,
+        episode_id: str | None = None, name: str | None = None,
     ) -> IngestOut:
         g = access.group(group_id)
         if not isinstance(content, str) or not content.strip():
             raise InvalidInputError("content", "must be non-empty text")
         result = await self.memory.add_episode(
             g, content, kind=kind, reference_time=reference_time, source_description=source_description, saga=saga,
-            episode_id=episode_id, name=name, actor=actor,
+            episode_id=episode_id, name=name, actor=access.actor,
         )
         return IngestOut.of(result)
 
