@@ -276,7 +276,7 @@ def test_every_command_and_option_is_documented() -> None:
     commands = _commands()
     assert set(commands) == {
         "add-fact", "facts", "timeline", "history", "remove-episode", "search", "conflicts", "add", "import", "resume",
-        "episodes", "demo", "migrate", "doctor", "saga", "sagas", "forget", "audit", "communities", "export",
+        "episodes", "demo", "migrate", "doctor", "saga", "sagas", "forget", "audit", "communities", "export", "mcp",
     }
     for name, options in commands.items():
         heading = re.search(rf"^## `kronograph {re.escape(name)}[ `]", docs, re.M)

@@ -16,6 +16,7 @@ from .episodes import add, episodes, import_, resume
 from .export import export
 from .facts import add_fact, facts, history, remove_episode, timeline
 from .forget import forget
+from .mcp import mcp
 from .migrate import migrate
 from .sagas import saga, sagas
 from .search import conflicts, search
@@ -27,7 +28,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
     "demo": demo, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas, "forget": forget,
-    "audit": audit, "communities": communities, "export": export,
+    "audit": audit, "communities": communities, "export": export, "mcp": mcp,
 }
 
 

@@ -1,0 +1,357 @@
+"""The MCP server: :mod:`.mcp_tools` bound to the official ``mcp`` SDK, over
+stdio (a local agent starts ``kronograph mcp``) or streamable HTTP (API keys).
+
+Who may touch which group is an :class:`~.mcp_tools.Access`. Over stdio it is
+fixed for the process (``--group``, or every group). Over HTTP it is the
+caller's API key, exactly as for the REST service: ``Authorization: Bearer
+<secret>`` or ``X-API-Key: <secret>``; no key, or an unknown one, is a 401
+before the MCP layer sees the request; a tool call on a group the key does not
+allow fails like a call on a group that does not exist.
+
+Mounting the HTTP endpoint inside another Starlette/FastAPI app (the REST
+service mounts it at ``/mcp``)::
+
+    mcp = mcp_http(memory, keys, host="0.0.0.0")
+    app.router.routes.append(Route("/mcp", endpoint=mcp.endpoint, methods=["GET", "POST", "DELETE"]))
+    # a mounted endpoint's sessions need a running task group: enter it from the app's lifespan
+    async with mcp.lifespan():
+        yield
+
+:func:`mcp_http_app` is the same endpoint as a standalone Starlette app, which
+``kronograph mcp --http`` serves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from .. import __version__
+from ..errors import KronographError
+from ..memory import AsyncMemory
+from .keys import KeyRing
+from .mcp_tools import (
+    Access,
+    ConflictsOut,
+    EntitiesOut,
+    EpisodesOut,
+    FactDetailOut,
+    FactsOut,
+    GroupsOut,
+    IngestOut,
+    MemoryTools,
+    RemovalOut,
+    SagaOut,
+)
+
+__all__ = ["INSTRUCTIONS", "McpHttp", "build_mcp_server", "mcp_http", "mcp_http_app", "run_stdio"]
+
+ACCESS_SCOPE_KEY = "kronograph.access"  # where the HTTP layer leaves the caller's Access in the ASGI scope
+
+INSTRUCTIONS = """\
+kronograph is a temporal memory: a knowledge graph of facts (subject, relation, object) that each carry \
+when they held in the world (valid_at → invalid_at) and the episodes they came from. Old facts are \
+retired, not lost: history stays queryable. Write with add_memory; read current facts with search_facts \
+(as_of for the past, known_at for what was believed then, include_retired for every interval); use \
+timeline for how one entity changed, conflicts for facts that disagree, get_fact for one fact's sources \
+and history, get_episodes for the original words. Times are ISO 8601; without an offset they are UTC."""
+
+_O = TypeVar("_O")
+
+# -- parameters, described once --------------------------------------------------------
+
+GroupId = Annotated[
+    str | None,
+    Field(description="The group (tenant, e.g. a user or a project) to work in. Omit to use the default group "
+                      "(list_groups names it); nothing crosses groups."),
+]
+Query = Annotated[str, Field(min_length=1, description="What to look for, in words (keywords or a question).")]
+AsOf = Annotated[
+    str | None,
+    Field(description="ISO 8601 time: answer as the world was then (facts valid at that moment). Default: now."),
+]
+KnownAt = Annotated[
+    str | None,
+    Field(description="ISO 8601 time: answer with what the memory believed then, before later corrections."),
+]
+IncludeRetired = Annotated[
+    bool, Field(description="Also return facts that are no longer true (every interval). Cannot be used with as_of.")
+]
+Limit = Annotated[int, Field(ge=1, le=100, description="At most this many results (1-100).")]
+FactUuid = Annotated[str, Field(min_length=1, description="A fact's uuid, as returned by another tool.")]
+EpisodeId = Annotated[str, Field(min_length=1, description="An episode's id, as returned by add_memory or get_episodes.")]
+
+_READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+_WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+_DELETE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=False)
+
+
+def _result(out: Any) -> CallToolResult:
+    """The text an agent reads, and the same result as compact JSON."""
+    return CallToolResult(content=[TextContent(type="text", text=out.text())],
+                          structured_content=out.model_dump(mode="json", exclude_none=True))
+
+
+def _failure(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+AccessFor = Callable[[Context], Access]
+
+
+def _fixed(access: Access) -> AccessFor:
+    return lambda ctx: access
+
+
+def _from_request(ctx: Context) -> Access:
+    """The Access the HTTP layer put on the request; none (an unauthenticated path) is no access at all."""
+    request = ctx.request_context.request
+    scope = getattr(request, "scope", None) or {}
+    found = scope.get(ACCESS_SCOPE_KEY)
+    return found if isinstance(found, Access) else Access()
+
+
+def build_mcp_server(
+    memory: AsyncMemory, *, access: Access | AccessFor | None = None, name: str = "kronograph"
+) -> MCPServer:
+    """The MCP server over ``memory``. ``access`` is who may touch which group:
+    an :class:`Access` for the whole process (default: every group), or a
+    function of the request context (HTTP: the caller's key)."""
+    tools = MemoryTools(memory)
+    access_for = _fixed(Access.local()) if access is None else _fixed(access) if isinstance(access, Access) else access
+    server = MCPServer(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+
+    async def call(ctx: Context, work: Callable[[Access], Awaitable[Any]]) -> CallToolResult:
+        try:
+            return _result(await work(access_for(ctx)))
+        except KronographError as exc:  # bad input names its parameter; NotFound leaks nothing more
+            return _failure(str(exc))
+
+    @server.tool(annotations=_WRITE, description=(
+        "Remember something: store one episode (a chat message, a note, a document or a JSON record) and "
+        "extract its facts. Use it for anything worth recalling later, including corrections ('Alice left "
+        "Acme in May'): the memory retires what the new episode contradicts, it does not lose it. Give "
+        "reference_time when the episode was said or written in the past. Re-adding the same episode_id "
+        "does nothing. Returns the new, merged and retired facts with their intervals."))
+    async def add_memory(
+        ctx: Context,
+        content: Annotated[str, Field(min_length=1, description="The text (or, for kind 'json', a JSON document).")],
+        group_id: GroupId = None,
+        kind: Annotated[str, Field(description="'message' (a chat turn, 'Name: text'), 'text' or 'json'.")] = "message",
+        reference_time: Annotated[str | None, Field(
+            description="ISO 8601: when it was said; relative times in it ('last May') are read from here. "
+                        "Default: now.")] = None,
+        source_description: Annotated[str | None, Field(description="Where it came from, e.g. 'slack #ops'.")] = None,
+        saga: Annotated[str | None, Field(description="The conversation or thread it belongs to "
+                                                      "(summarize_saga summarises one).")] = None,
+        episode_id: Annotated[str | None, Field(description="Your id for it; makes the call idempotent.")] = None,
+        name: Annotated[str | None, Field(description="A short name for the episode.")] = None,
+    ) -> Annotated[CallToolResult, IngestOut]:
+        return await call(ctx, lambda a: tools.add_memory(
+            a, group_id, content, kind=kind, reference_time=reference_time, source_description=source_description,
+            saga=saga, episode_id=episode_id, name=name))
+
+    @server.tool(annotations=_READ, description=(
+        "Find facts (who/what relates to whom) by meaning and keywords. The default answers what is true NOW. "
+        "Ask about the past with as_of, about what the memory believed at some time with known_at, or for "
+        "every interval, retired ones included, with include_retired. Each fact carries valid_at/invalid_at, "
+        "retired, and its source episodes with what each stated. For the whole history of one entity use "
+        "timeline; to look up a thing by name use search_entities."))
+    async def search_facts(
+        ctx: Context, query: Query, group_id: GroupId = None, as_of: AsOf = None, known_at: KnownAt = None,
+        include_retired: IncludeRetired = False, limit: Limit = 10,
+        center_entity: Annotated[str | None, Field(
+            description="Rank facts near this entity (a name or uuid) first.")] = None,
+    ) -> Annotated[CallToolResult, FactsOut]:
+        return await call(ctx, lambda a: tools.search_facts(
+            a, group_id, query, as_of=as_of, known_at=known_at, include_retired=include_retired, limit=limit,
+            center_entity=center_entity))
+
+    @server.tool(annotations=_READ, description=(
+        "Find entities (people, organisations, places, things) by name or description, with their labels, "
+        "aliases and summary. Use it to learn the exact name of something before timeline, or to check "
+        "whether the memory knows it at all. For what is true about an entity, use search_facts."))
+    async def search_entities(
+        ctx: Context, query: Query, group_id: GroupId = None, limit: Limit = 10,
+    ) -> Annotated[CallToolResult, EntitiesOut]:
+        return await call(ctx, lambda a: tools.search_entities(a, group_id, query, limit=limit))
+
+    @server.tool(annotations=_READ, description=(
+        "Read episodes, the original words facts came from: by id (episode_ids, e.g. a fact's sources), by "
+        "search (query), or the latest ones (neither), optionally of one saga. Use it to quote or check a "
+        "source; to know what is true, search_facts is better."))
+    async def get_episodes(
+        ctx: Context, group_id: GroupId = None,
+        episode_ids: Annotated[list[str] | None, Field(description="Episodes to fetch by id.")] = None,
+        query: Annotated[str | None, Field(min_length=1, description="Search episodes' text instead.")] = None,
+        saga: Annotated[str | None, Field(description="Only episodes of this saga.")] = None,
+        limit: Limit = 10,
+        max_chars: Annotated[int, Field(ge=1, le=100_000, description="Cut each text at this many characters.")
+                             ] = 2_000,
+    ) -> Annotated[CallToolResult, EpisodesOut]:
+        return await call(ctx, lambda a: tools.get_episodes(
+            a, group_id, episode_ids=episode_ids, query=query, saga=saga, limit=limit, max_chars=max_chars))
+
+    @server.tool(annotations=_READ, description=(
+        "How one entity changed over time: every fact touching it, retired ones included, ordered by when "
+        "they became true, each with its interval and sources. Use it for 'where did X work before', 'since "
+        "when'. The entity is matched by exact name (case-insensitive); search_entities finds the name."))
+    async def timeline(
+        ctx: Context,
+        entity: Annotated[str, Field(min_length=1, description="The entity's name.")],
+        group_id: GroupId = None,
+        relation: Annotated[str | None, Field(description="Only this relation, e.g. WORKS_AT.")] = None,
+        limit: Limit = 50,
+    ) -> Annotated[CallToolResult, FactsOut]:
+        return await call(ctx, lambda a: tools.timeline(a, group_id, entity, relation=relation, limit=limit))
+
+    @server.tool(annotations=_READ, description=(
+        "Facts that disagree. With fact_uuid: that fact's whole slot, every fact that replaced it or that it "
+        "replaced, by valid time, with intervals and sources; use it to explain a change or to judge which "
+        "source to trust. Without: pairs of CURRENT facts that may contradict each other and were not "
+        "resolved, for you to check or correct (add_memory, delete_fact)."))
+    async def conflicts(
+        ctx: Context, group_id: GroupId = None,
+        fact_uuid: Annotated[str | None, Field(min_length=1, description="The fact whose slot to show.")] = None,
+        limit: Limit = 20,
+    ) -> Annotated[CallToolResult, ConflictsOut]:
+        return await call(ctx, lambda a: tools.conflicts(a, group_id, fact_uuid=fact_uuid, limit=limit))
+
+    @server.tool(annotations=_READ, description=(
+        "One fact by uuid, with every source episode's statement (the interval each gave, the time "
+        "expression it was read from, what extracted it) and the fact's recorded history of changes. Use it "
+        "to justify or audit an answer."))
+    async def get_fact(
+        ctx: Context, fact_uuid: FactUuid, group_id: GroupId = None,
+    ) -> Annotated[CallToolResult, FactDetailOut]:
+        return await call(ctx, lambda a: tools.get_fact(a, group_id, fact_uuid))
+
+    @server.tool(annotations=_DELETE, description=(
+        "Retract an episode that was wrong or should not have been stored: its facts lose it as a source and "
+        "go when no other episode states them; facts only it had retired come back. Use it to undo an "
+        "add_memory. To correct a fact that merely changed, add a new memory instead."))
+    async def delete_episode(
+        ctx: Context, episode_id: EpisodeId, group_id: GroupId = None,
+    ) -> Annotated[CallToolResult, RemovalOut]:
+        return await call(ctx, lambda a: tools.delete_episode(a, group_id, episode_id))
+
+    @server.tool(annotations=_DELETE, description=(
+        "Retract one wrong fact, whatever episodes stated it (a bad extraction, a fact the user says was never "
+        "true); facts only it had retired come back. Not for facts that stopped being true: add_memory with "
+        "the change keeps the history instead."))
+    async def delete_fact(
+        ctx: Context, fact_uuid: FactUuid, group_id: GroupId = None,
+    ) -> Annotated[CallToolResult, RemovalOut]:
+        return await call(ctx, lambda a: tools.delete_fact(a, group_id, fact_uuid))
+
+    @server.tool(annotations=_WRITE, description=(
+        "Bring a saga's (a conversation's or thread's) running summary up to date and return it, with the "
+        "period its episodes cover. Use it to recall the gist of a long conversation; episodes join a saga "
+        "through add_memory's saga parameter."))
+    async def summarize_saga(
+        ctx: Context,
+        saga: Annotated[str, Field(min_length=1, description="The saga's name.")],
+        group_id: GroupId = None,
+    ) -> Annotated[CallToolResult, SagaOut]:
+        return await call(ctx, lambda a: tools.summarize_saga(a, group_id, saga))
+
+    @server.tool(annotations=_READ, description=(
+        "The groups this caller may use, and the default group used when group_id is omitted."))
+    async def list_groups(ctx: Context) -> Annotated[CallToolResult, GroupsOut]:
+        return await call(ctx, tools.list_groups)
+
+    return server
+
+
+async def run_stdio(memory: AsyncMemory, access: Access) -> None:
+    """Serve over standard input and output until the client hangs up."""
+    await build_mcp_server(memory, access=access).run_stdio_async()
+
+
+# -- streamable HTTP ---------------------------------------------------------------------
+
+
+def _secret(scope: Scope) -> str | None:
+    """``Authorization: Bearer <secret>`` or ``X-API-Key: <secret>``."""
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    auth = headers.get("authorization", "")
+    if auth[:7].lower() == "bearer ":
+        return auth[7:].strip() or None
+    return headers.get("x-api-key", "").strip() or None
+
+
+@dataclass(frozen=True, slots=True)
+class McpHttp:
+    """The streamable HTTP endpoint: ``endpoint`` (an ASGI app that checks the
+    key, then hands over to the SDK) and ``lifespan()``, which must be running
+    while it serves."""
+
+    endpoint: Callable[[Scope, Receive, Send], Awaitable[None]]
+    session_manager: StreamableHTTPSessionManager
+
+    def lifespan(self) -> AbstractAsyncContextManager[None]:
+        return self.session_manager.run()
+
+
+def mcp_http(
+    memory: AsyncMemory, keys: KeyRing, *, host: str = "127.0.0.1", anonymous: Access | None = None
+) -> McpHttp:
+    """The MCP endpoint over HTTP, authorised by ``keys``. ``host`` is where it
+    is served: on a loopback address the SDK also refuses other Host headers
+    (DNS rebinding); elsewhere the key is the guard. ``anonymous`` is the
+    access of a request with no key at all (``kronograph mcp --http --local``);
+    by default such a request is a 401, and a wrong key always is."""
+    server = build_mcp_server(memory, access=_from_request)
+    loopback = host in ("127.0.0.1", "localhost", "::1")
+    security = None if loopback else TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    # Stateless: every request stands alone, with its own key, and any worker can answer it.
+    server.streamable_http_app(stateless_http=True, json_response=True, host=host, transport_security=security)
+    manager = server.session_manager
+
+    return McpHttp(endpoint=_KeyedEndpoint(keys, manager, anonymous), session_manager=manager)
+
+
+class _KeyedEndpoint:
+    """Authenticate, then hand over to the SDK with the key's Access on the scope.
+    (A class, not a function: Starlette routes a plain function as a request handler.)"""
+
+    def __init__(self, keys: KeyRing, manager: StreamableHTTPSessionManager, anonymous: Access | None) -> None:
+        self.keys, self.manager, self.anonymous = keys, manager, anonymous
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        secret = _secret(scope)
+        if secret is None and self.anonymous is not None:
+            await self.manager.handle_request({**scope, ACCESS_SCOPE_KEY: self.anonymous}, receive, send)
+            return
+        key = self.keys.authenticate(secret)
+        if key is None:
+            response = JSONResponse({"detail": "missing or unknown API key"}, status_code=401,
+                                    headers={"WWW-Authenticate": 'Bearer realm="kronograph"'})
+            await response(scope, receive, send)
+            return
+        default = next(iter(key.groups)) if len(key.groups) == 1 and not key.admin else None
+        access = Access(groups=key.groups, everything=key.admin, default=default, actor=key.id)
+        await self.manager.handle_request({**scope, ACCESS_SCOPE_KEY: access}, receive, send)
+
+
+def mcp_http_app(
+    memory: AsyncMemory, keys: KeyRing, *, path: str = "/mcp", host: str = "127.0.0.1", anonymous: Access | None = None
+) -> Starlette:
+    """A standalone app serving the MCP endpoint at ``path`` (``kronograph mcp --http``)."""
+    mcp = mcp_http(memory, keys, host=host, anonymous=anonymous)
+    app = Starlette(routes=[Route(path, endpoint=mcp.endpoint, methods=["GET", "POST", "DELETE"])],
+                    lifespan=lambda _app: mcp.lifespan())
+    app.state.mcp = mcp
+    return app
