@@ -24,6 +24,7 @@ from .ingest.direct import add_fact as _add_fact
 from .ingest.episode_input import actor_text
 from .ingest.json_map import JsonMapping
 from .ingest.judge import Judge, refuse_writes_from_a_judge
+from .ingest.queue import QueueWorker
 from .ingest.ontology import TypesArg
 from .llm.client import ModelClient
 from .llm.config import ModelSettings
@@ -57,6 +58,7 @@ from .model import (
     ForgetReport,
     GroupExport,
     PossibleContradiction,
+    QueueStats,
     RelationType,
     RemovalResult,
     SagaInfo,
@@ -151,6 +153,7 @@ class AsyncMemory:
             lock=self._lock,
         )
         self._resume_on_open = resume
+        self._workers: set[QueueWorker] = set()  # woken when an episode is queued
 
     _threaded = True  # the sync shell owns its loop and runs the store inline
 
@@ -290,6 +293,102 @@ class AsyncMemory:
         )
         await self._ready()
         return await self._ingestion.add_episode(g, item)
+
+    async def enqueue_episode(
+        self,
+        group_id: str,
+        content: Any,
+        *,
+        kind: str = "message",
+        reference_time: TimeLike | None = None,
+        name: str | None = None,
+        source_description: str | None = None,
+        episode_id: str | None = None,
+        saga: str | None = None,
+        previous_episode_ids: Iterable[str] | None = None,
+        entity_types: TypesArg = None,
+        fact_types: TypesArg = None,
+        excluded_entity_types: Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        json_mapping: JsonMapping | Mapping[str, Any] | None = None,
+        actor: str | None = None,
+    ) -> Episode:
+        """Accept an episode for later ingestion: validated as ``add_episode``
+        validates, and recorded ``queued`` in one transaction, so it survives
+        a crash from the moment this returns. :meth:`process_queue` ingests
+        it (each group in the order accepted); :meth:`episode` tells how it
+        went. Idempotent by ``episode_id``: the same content again returns
+        the episode as it stands; other content under the id is refused."""
+        refuse_writes_from_a_judge()
+        g = self._group(group_id)
+        item = EpisodeItem(
+            content=content, kind=kind, reference_time=reference_time, name=name,
+            source_description=source_description, episode_id=episode_id, saga=saga,
+            previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
+            excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
+            actor=actor,
+        )
+        await self._ready()
+        episode = await self._ingestion.enqueue(g, item)
+        for worker in self._workers:
+            worker.wake()
+        return episode
+
+    async def process_queue(self, *, concurrency: int = 4, wait: bool = False, poll: float = 0.5) -> int:
+        """Ingest queued episodes (interrupted ones first): each group's in the
+        order accepted, ``concurrency`` groups at once. Returns how many were
+        ingested once none is left; with ``wait``, keeps waiting for more
+        (looking every ``poll`` seconds for other processes' episodes) until
+        cancelled, and then lets the episodes in flight finish. A service runs
+        this as its worker; see :mod:`kronograph.ingest.queue`."""
+        refuse_writes_from_a_judge()
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise InvalidInputError("concurrency", "must be a whole number, at least 1")
+        if not poll > 0:
+            raise InvalidInputError("poll", "must be more than 0 seconds")
+        await self._ready()
+        worker = QueueWorker(self._ingestion, concurrency=concurrency, poll=poll)
+        self._workers.add(worker)
+        try:
+            return await worker.run(wait=wait)
+        finally:
+            self._workers.discard(worker)
+
+    async def episode(self, group_id: str, episode_id: str) -> Episode:
+        """One episode with its status (``queued``, in progress, ``complete``,
+        ``retryable`` or ``quarantined``) and error; NotFoundError if the group has none of that id."""
+        g = self._group(group_id)
+        eid = _text("episode_id", episode_id)
+        assert eid is not None
+        found = await (await self._ready()).episode(g, eid)
+        if found is None:
+            raise NotFoundError(f"no episode {eid!r} in group {g!r}")
+        return found
+
+    async def fact(self, group_id: str, fact_uuid: str) -> Fact | None:
+        """One fact record by uuid, retired or expired as it may be; None when
+        there is none (never was, or removed: its history may still tell)."""
+        g = self._group(group_id)
+        uuid = _text("fact_uuid", fact_uuid)
+        assert uuid is not None
+        query = FactQuery(as_of=self._now(), include_retired=True, include_expired=True, uuids=(uuid,))
+        found = await (await self._ready()).facts(g, query)
+        return found[0] if found else None
+
+    async def entity(self, group_id: str, entity_uuid: str) -> Entity:
+        """One entity by uuid; NotFoundError if the group has none of that uuid."""
+        g = self._group(group_id)
+        uuid = _text("entity_uuid", entity_uuid)
+        assert uuid is not None
+        found = await (await self._ready()).entities_by_uuid(g, [uuid])
+        if not found:
+            raise NotFoundError(f"no entity {uuid!r} in group {g!r}")
+        return found[0]
+
+    async def queue_stats(self) -> QueueStats:
+        """Store-wide: episodes queued, in progress, complete and failed
+        (retryable or quarantined; each keeps its error)."""
+        return QueueStats.of(await (await self._ready()).episode_counts())
 
     async def add_episodes(
         self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]

@@ -37,6 +37,7 @@ __all__ = [
     "Mention",
     "ModelUsage",
     "PossibleContradiction",
+    "QueueStats",
     "RelationType",
     "RemovalResult",
     "SagaInfo",
@@ -165,9 +166,11 @@ class EpisodeKind(StrEnum):
 
 class EpisodeStatus(StrEnum):
     """Where an episode is in the pipeline. ``complete`` and ``quarantined`` are
-    final; ``retryable`` waits for :meth:`resume`; the others mean work in
-    progress, or work a crash interrupted (resumed when the memory is opened)."""
+    final; ``retryable`` waits for :meth:`resume`; ``queued`` is accepted by
+    ``enqueue_episode`` and waits for the queue's worker; the others mean work
+    in progress, or work a crash interrupted (resumed when the memory is opened)."""
 
+    QUEUED = "queued"
     RECEIVED = "received"
     EXTRACTING = "extracting"
     RESOLVING = "resolving"
@@ -539,3 +542,24 @@ class EpisodeResult(_Model):
 
             raise EpisodeFailedError(self.episode_id, str(self.status), self.error or "")
         return self
+
+
+class QueueStats(_Model):
+    """Store-wide episode counts for the ingestion queue: ``queued`` (waiting),
+    ``processing`` (received to committing), ``complete`` and ``failed``
+    (retryable or quarantined, each with its error on the episode)."""
+
+    queued: int = 0
+    processing: int = 0
+    complete: int = 0
+    failed: int = 0
+    by_status: dict[str, int] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, counts: dict[str, int]) -> QueueStats:
+        processing = ("received", "extracting", "resolving", "committing")
+        return cls(
+            queued=counts.get("queued", 0), processing=sum(counts.get(s, 0) for s in processing),
+            complete=counts.get("complete", 0), failed=counts.get("retryable", 0) + counts.get("quarantined", 0),
+            by_status=dict(sorted(counts.items())),
+        )

@@ -38,6 +38,7 @@ from .model import (
     FactChange,
     FactSource,
     PossibleContradiction,
+    QueueStats,
     RelationType,
     ForgetReport,
     GroupExport,
@@ -163,6 +164,49 @@ class Memory:
                 actor=actor,
             )
         )
+
+    def enqueue_episode(
+        self,
+        group_id: str,
+        content: Any,
+        *,
+        kind: str = "message",
+        reference_time: TimeLike | None = None,
+        name: str | None = None,
+        source_description: str | None = None,
+        episode_id: str | None = None,
+        saga: str | None = None,
+        previous_episode_ids: Iterable[str] | None = None,
+        entity_types: TypesArg = None,
+        fact_types: TypesArg = None,
+        excluded_entity_types: Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        json_mapping: JsonMapping | Mapping[str, Any] | None = None,
+        actor: str | None = None,
+    ) -> Episode:
+        refuse_writes_from_a_judge()
+        return self._call(self._core.enqueue_episode(
+            group_id, content, kind=kind, reference_time=reference_time, name=name,
+            source_description=source_description, episode_id=episode_id, saga=saga,
+            previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
+            excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping, actor=actor,
+        ))
+
+    def process_queue(self, *, concurrency: int = 4, wait: bool = False, poll: float = 0.5) -> int:
+        refuse_writes_from_a_judge()
+        return self._call(self._core.process_queue(concurrency=concurrency, wait=wait, poll=poll))
+
+    def episode(self, group_id: str, episode_id: str) -> Episode:
+        return self._call(self._core.episode(group_id, episode_id))
+
+    def fact(self, group_id: str, fact_uuid: str) -> Fact | None:
+        return self._call(self._core.fact(group_id, fact_uuid))
+
+    def entity(self, group_id: str, entity_uuid: str) -> Entity:
+        return self._call(self._core.entity(group_id, entity_uuid))
+
+    def queue_stats(self) -> QueueStats:
+        return self._call(self._core.queue_stats())
 
     def add_episodes(
         self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]

@@ -16,20 +16,25 @@ from .episodes import add, episodes, import_, resume
 from .export import export
 from .facts import add_fact, facts, history, remove_episode, timeline
 from .forget import forget
+from .keys import keys_app
 from .mcp import mcp
 from .migrate import migrate
 from .sagas import saga, sagas
 from .search import conflicts, search
+from .serve import serve
 
-__all__ = ["COMMANDS", "build_app"]
+__all__ = ["COMMANDS", "GROUPS", "build_app"]
 
 COMMANDS: dict[str, Callable[..., None]] = {
     "add-fact": add_fact, "facts": facts, "timeline": timeline, "history": history,
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
     "demo": demo, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas, "forget": forget,
-    "audit": audit, "communities": communities, "export": export, "mcp": mcp,
+    "audit": audit, "communities": communities, "export": export, "mcp": mcp, "serve": serve,
 }
+
+# Commands with subcommands of their own.
+GROUPS: dict[str, typer.Typer] = {"keys": keys_app}
 
 
 def _version(value: bool) -> None:
@@ -52,4 +57,6 @@ def build_app() -> typer.Typer:
     application.callback()(_root)
     for name, command in COMMANDS.items():
         application.command(name)(command)
+    for name, group in GROUPS.items():
+        application.add_typer(group, name=name)
     return application

@@ -31,12 +31,13 @@ from ..llm.client import ModelClient
 from ..llm.config import ModelSettings, choose_provider
 from ..llm.protocol import Provider, Usage
 from ..metrics import record_episode, span
-from ..model import EpisodeResult, EpisodeStatus, RelationType
+from ..model import Episode, EpisodeKind, EpisodeResult, EpisodeStatus, RelationType
+from ..store.plan import EpisodeState, Plan
 from ..store.protocol import Store
 from ..time import Clock
 from .episode_input import EpisodeInput, episode_input
 from .judge import Judge
-from .ownership import held_elsewhere, working
+from .ownership import held_elsewhere, owner, working
 from .pipeline import Pipeline, PipelineSettings
 from .replies import StoreReplyCache
 
@@ -168,6 +169,10 @@ class Ingestion:
             raise EmbeddingError(f"this store's embedder record is unreadable: {kept!r}") from exc
 
     @property
+    def settings_store_raw(self) -> bool:
+        return self._settings.store_raw_content
+
+    @property
     def embedder(self) -> Embedder:
         return self._settings.embedder
 
@@ -290,6 +295,60 @@ class Ingestion:
                 else:
                     results[i] = await self._run(pipeline, inp, checkpoints[i], usages[i])
         return [r for r in results if r is not None]
+
+    # -- the queue (see queue.py) ---------------------------------------------------------
+    async def enqueue(self, group_id: str, item: EpisodeItem) -> Episode:
+        """Record an episode as ``queued``, with what ingesting it needs, in one
+        transaction; the same id and content again is the stored episode as it
+        now stands (idempotent), another content under the id is refused."""
+        inp = self._input(group_id, item, "")
+        self._pipeline()  # the model is chosen now: a bad configuration fails the request, not the worker
+        now = self._clock()
+        raw = self.settings_store_raw
+        plan = Plan(group_id=group_id, now=now, expected_revision=None)
+        plan.new_episodes.append(inp.episode(now, store_raw_content=raw))  # without it, the text waits in pending
+        pending = inp.pending(store_raw_content=raw)
+        pending.pop("owner", None)  # nobody works on it until the worker claims it
+        plan.episode_states.append(EpisodeState(inp.episode_id, EpisodeStatus.QUEUED.value, now, pending=pending))
+        progress = await self.store.register_episode(plan, inp.episode_id)
+        if progress is None:
+            stored = await self.store.episode(group_id, inp.episode_id)
+            assert stored is not None
+            return stored
+        stored = progress.episode
+        if stored.kind == EpisodeKind.FACT or stored.content_hash is None:
+            raise InvalidInputError("episode_id", f"{inp.episode_id!r} is the id of facts added directly (add_fact)")
+        if stored.content_hash != inp.content_hash:
+            raise InvalidInputError(
+                "episode_id", f"{inp.episode_id!r} was already used for an episode with other content"
+            )
+        return stored
+
+    async def run_queued(self, group_id: str, *, attempts: int = 3, backoff: float = 1.0) -> EpisodeResult | None:
+        """Claim the head of the group's queue and ingest it, with the group
+        held; a failure worth retrying is retried (``attempts`` in all,
+        waiting ``backoff`` seconds more each time) before the next episode
+        of the group is taken. None when there was nothing to take."""
+        pipeline = self._pipeline()
+        async with self._lock(group_id):
+            progress = await self.store.claim_queued(group_id, owner(), self._clock())
+            if progress is None:
+                return None
+            try:
+                inp = EpisodeInput.resumed(progress.episode, progress.pending or {})
+            except InvalidInputError as exc:
+                return await pipeline.failed(_stub(progress.episode), exc, False, Usage())
+            result = await self._run(pipeline, inp, progress.checkpoint or {})
+            for attempt in range(1, attempts):
+                if result.status != EpisodeStatus.RETRYABLE:
+                    break
+                await asyncio.sleep(backoff * attempt)
+                again = await self.store.episode_progress(group_id, inp.episode_id)
+                if again is None or again.episode.status != EpisodeStatus.RETRYABLE:
+                    break  # removed or finished meanwhile
+                await pipeline.claim(group_id, inp.episode_id, again.episode.status, again.pending)
+                result = await self._run(pipeline, inp, again.checkpoint or {})
+            return result
 
     # -- resumption --------------------------------------------------------------------
     async def resume(self, *, include_retryable: bool) -> list[EpisodeResult]:

@@ -337,7 +337,8 @@ class _KeyedEndpoint:
             return
         key = self.keys.authenticate(secret)
         if key is None:
-            response = JSONResponse({"detail": "missing or unknown API key"}, status_code=401,
+            body = {"error": {"code": "unauthorized", "message": "missing or unknown API key", "field": None}}
+            response = JSONResponse(body, status_code=401,
                                     headers={"WWW-Authenticate": 'Bearer realm="kronograph"'})
             await response(scope, receive, send)
             return

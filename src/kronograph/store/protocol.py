@@ -8,11 +8,11 @@ work on a private thread (or inline, when the caller owns the event loop).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -163,6 +163,21 @@ class Store(Protocol):
 
     async def unfinished_episodes(self, statuses: Collection[str]) -> list[tuple[str, str, str, datetime]]:
         """Store-wide: (group_id, episode id, status, last update) in those statuses."""
+
+    # -- the ingestion queue (store-wide reads; see ingest/queue.py) ----------
+    async def queued_groups(self, limit: int = 100) -> list[str]:
+        """Store-wide: groups with ``queued`` episodes, the longest waiting first."""
+
+    async def claim_queued(
+        self, group_id: str, owner: Mapping[str, Any], now: datetime
+    ) -> EpisodeProgress | None:
+        """Take the head of the group's queue in one transaction: unless an
+        episode of the group is in progress (received to committing), mark its
+        oldest queued episode (arrival order) ``received``, its pending record
+        naming ``owner``, and return it; else None. Never the same one twice."""
+
+    async def episode_counts(self) -> dict[str, int]:
+        """Store-wide: how many episodes are in each status."""
 
     async def context_episodes(
         self,

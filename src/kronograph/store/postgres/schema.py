@@ -343,6 +343,12 @@ CREATE TABLE community_members (
 CREATE INDEX community_members_by_entity ON community_members(group_id, entity_uuid);
 """
 
+_V7 = """
+-- The ingestion queue (ingest/queue.py): an accepted episode waits with status
+-- 'queued', and each group's queue is taken in arrival order.
+CREATE INDEX episodes_queued ON episodes(group_id, id) WHERE status = 'queued';
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial", _V1),
     (2, "actor", _V2),
@@ -350,6 +356,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (4, "sagas", _V4),
     (5, "communities", _V5),
     (6, "reply_sources", _V6),
+    (7, "queue", _V7),
 ]
 
 # Every table of group data (each keyed by group_id), parents first.

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from datetime import datetime
@@ -29,7 +29,7 @@ from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
 from ..text_scan import TextHit
-from . import community_reads, health_reads, ingest_reads, purge, reads, saga_reads, search_reads
+from . import community_reads, health_reads, ingest_reads, purge, queue_rows, reads, saga_reads, search_reads
 from .connection import Connection, Pool, connect, lock_group, lock_schema, redact
 from .schema import GROUP_TABLES, VECTOR_TABLES, migrate, vector_index_statements
 from .writes import write_plan
@@ -319,6 +319,20 @@ class PostgresStore:
         if found is None:
             await self._committed()
         return found
+
+    async def queued_groups(self, limit: int = 100) -> list[str]:
+        return await self._run(queue_rows.queued_groups, limit)
+
+    async def claim_queued(
+        self, group_id: str, owner: Mapping[str, Any], now: datetime
+    ) -> EpisodeProgress | None:
+        unit = _unit_of.get()
+        if unit is not None and unit[0] is self:  # the group's lock would wait on the unit itself
+            raise StoreError("a queued episode is claimed outside a unit of work")
+        return await self._run(queue_rows.claim_queued, group_id, owner, now)
+
+    async def episode_counts(self) -> dict[str, int]:
+        return await self._run(queue_rows.episode_counts)
 
     async def unfinished_episodes(self, statuses: Collection[str]) -> list[tuple[str, str, str, datetime]]:
         return await self._run(ingest_reads.unfinished_episodes, statuses)

@@ -392,6 +392,13 @@ END;
 """
 
 
+_V9 = """
+-- The ingestion queue (ingest/queue.py): an accepted episode waits with status
+-- 'queued', and each group's queue is taken in arrival order.
+CREATE INDEX episodes_queued ON episodes(group_id, id) WHERE status = 'queued';
+"""
+
+
 def _initial(conn: sqlite3.Connection) -> None:
     for statement in _statements(_V1):
         conn.execute(statement)
@@ -432,6 +439,11 @@ def _communities(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _queue(conn: sqlite3.Connection) -> None:
+    for statement in _statements(_V9):
+        conn.execute(statement)
+
+
 def _statements(script: str) -> list[str]:
     """Split a script into statements (triggers contain semicolons)."""
     out: list[str] = []
@@ -457,6 +469,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (6, "sagas", _sagas),
     (7, "communities", _communities),
     (8, "reply_sources", _reply_sources),
+    (9, "queue", _queue),
 ]
 
 

@@ -6,7 +6,7 @@ import asyncio
 import queue
 import sqlite3
 import threading
-from collections.abc import AsyncIterator, Callable, Collection
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from datetime import datetime
@@ -22,7 +22,7 @@ from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
 from ..text_scan import TextHit
-from . import community_reads, health_reads, ingest_reads, purge, reads, saga_reads, search_reads
+from . import community_reads, health_reads, ingest_reads, purge, queue_rows, reads, saga_reads, search_reads
 from .entity_cache import EntityCache
 from .schema import migrate
 from .vectors import VectorIndex
@@ -424,6 +424,17 @@ class SQLiteStore:
             return found
 
         return await self._run(register)
+
+    async def queued_groups(self, limit: int = 100) -> list[str]:
+        return await self._run(queue_rows.queued_groups, limit)
+
+    async def claim_queued(
+        self, group_id: str, owner: Mapping[str, Any], now: datetime
+    ) -> EpisodeProgress | None:
+        return await self._run(queue_rows.claim_queued, group_id, owner, now)
+
+    async def episode_counts(self) -> dict[str, int]:
+        return await self._run(queue_rows.episode_counts)
 
     async def cached_reply_keys(self) -> set[str]:
         return await self._run(ingest_reads.cached_reply_keys)

@@ -1,0 +1,193 @@
+"""Load test of the REST service: `kronograph serve` on 127.0.0.1 over a
+SQLite file with the offline extractor; 4 writers (one group each) post
+episodes into the durable queue while 16 readers search, query facts and read
+timelines, for 60 s. Reports throughput and latency per kind, errors (must be
+0) and lost episodes (must be 0: every accepted episode complete at the end).
+
+    .venv/bin/python bench/service.py [--seconds 60] [--writers 4] [--readers 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import percentile, source_revision  # noqa: E402
+
+from kronograph.server.keys import KeyRing  # noqa: E402
+
+FIRST = ["Alice", "Bruno", "Chloe", "Dmitri", "Elena", "Farid", "Greta", "Hiro", "Ines", "Jonas", "Kira", "Lars",
+         "Mina", "Nils", "Olga", "Pavel", "Rosa", "Sven", "Tara", "Umar"]
+LAST = ["Smith", "Novak", "Okafor", "Petrov", "Quinn", "Rossi", "Sato", "Tanaka", "Urban", "Vega", "Weber", "Young"]
+COMPANIES = ["Acme", "Globex", "Initech", "Umbrella", "Hooli", "Stark", "Wayne", "Wonka", "Cyberdyne", "Tyrell"]
+CITIES = ["Paris", "Lyon", "Berlin", "Madrid", "Oslo", "Lisbon", "Vienna", "Prague", "Dublin", "Rome"]
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _sentence(rng: random.Random) -> tuple[str, str]:
+    person = f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+    if rng.random() < 0.5:
+        return person, f"{person} works at {rng.choice(COMPANIES)}."
+    return person, f"{person} lives in {rng.choice(CITIES)}."
+
+
+async def _writer(client: httpx.AsyncClient, group: str, stop: float, lat: list[float], errors: list[str],
+                  accepted: list[tuple[str, str]], seed: int) -> None:
+    rng = random.Random(seed)
+    n = 0
+    while time.monotonic() < stop:
+        _, text = _sentence(rng)
+        eid = f"{group}-{n}"
+        n += 1
+        started = time.perf_counter()
+        try:
+            r = await client.post(f"/v1/groups/{group}/episodes", json={"content": text, "episode_id": eid})
+        except httpx.HTTPError as exc:
+            errors.append(f"write {exc!r}")
+            continue
+        lat.append(time.perf_counter() - started)
+        if r.status_code == 202:
+            accepted.append((group, eid))
+        else:
+            errors.append(f"write {r.status_code} {r.text[:200]}")
+
+
+async def _reader(client: httpx.AsyncClient, groups: list[str], stop: float, lat: dict[str, list[float]],
+                  errors: list[str], seed: int) -> None:
+    rng = random.Random(seed)
+    kinds = ["search", "facts", "timeline"]
+    i = 0
+    while time.monotonic() < stop:
+        kind = kinds[i % 3]
+        i += 1
+        group = rng.choice(groups)
+        person = f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+        started = time.perf_counter()
+        try:
+            if kind == "search":
+                r = await client.post(f"/v1/groups/{group}/search", json={"query": f"where does {person} work",
+                                                                            "limit": 10})
+            elif kind == "facts":
+                r = await client.get(f"/v1/groups/{group}/facts", params={"subject": person})
+            else:
+                r = await client.get(f"/v1/groups/{group}/timeline", params={"entity": person})
+        except httpx.HTTPError as exc:
+            errors.append(f"{kind} {exc!r}")
+            continue
+        lat[kind].append(time.perf_counter() - started)
+        if r.status_code != 200:
+            errors.append(f"{kind} {r.status_code} {r.text[:200]}")
+
+
+async def _drain(client: httpx.AsyncClient, timeout: float) -> float:
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        text = (await client.get("/v1/metrics")).text
+        if 'state="queued"} 0' in text and 'state="processing"} 0' in text:
+            break
+        await asyncio.sleep(0.25)
+    return time.monotonic() - started
+
+
+async def _run(url: str, secret: str, args: argparse.Namespace) -> dict:
+    groups = [f"w{i}" for i in range(args.writers)]
+    headers = {"Authorization": f"Bearer {secret}"}
+    limits = httpx.Limits(max_connections=args.writers + args.readers + 4)
+    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60, limits=limits) as client:
+        for g in groups:  # something to read from the first second
+            await client.post(f"/v1/groups/{g}/episodes?wait=true", json={"content": "Alice Smith works at Acme."})
+        write_lat: list[float] = []
+        read_lat: dict[str, list[float]] = {"search": [], "facts": [], "timeline": []}
+        errors: list[str] = []
+        accepted: list[tuple[str, str]] = []
+        begun = time.monotonic()
+        stop = begun + args.seconds
+        await asyncio.gather(
+            *(_writer(client, g, stop, write_lat, errors, accepted, i) for i, g in enumerate(groups)),
+            *(_reader(client, groups, stop, read_lat, errors, 100 + i) for i in range(args.readers)),
+        )
+        elapsed = time.monotonic() - begun
+        drain = await _drain(client, 600)
+        complete = 0
+        for g in groups:
+            found = (await client.get(f"/v1/groups/{g}/episodes")).json()["episodes"]
+            complete += sum(1 for e in found if e["status"] == "complete" and e["uuid"].startswith(g + "-"))
+        failed_line = next(l for l in (await client.get("/v1/metrics")).text.splitlines()
+                           if l.startswith("kronograph_queue_failed"))
+    rows = {"write (enqueue)": write_lat, **read_lat}
+    return {
+        "seconds": round(elapsed, 1), "writers": args.writers, "readers": args.readers,
+        "kinds": {k: {"requests": len(v), "per_second": round(len(v) / elapsed, 1),
+                      "p50_ms": round(percentile(v, 0.5) * 1000, 1), "p95_ms": round(percentile(v, 0.95) * 1000, 1)}
+                  for k, v in rows.items()},
+        "errors": len(errors), "error_samples": errors[:5],
+        "accepted": len(accepted), "complete": complete, "lost": len(accepted) - complete,
+        "failed": int(failed_line.split()[-1]),
+        "drain_seconds_after_load": round(drain, 1),
+        "ingested_per_second": round(complete / (elapsed + drain), 1),
+        "revision": source_revision(),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--writers", type=int, default=4)
+    parser.add_argument("--readers", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=4, help="the queue's --workers")
+    parser.add_argument("--json", type=Path, default=None, help="also write the numbers here")
+    args = parser.parse_args()
+    ring = KeyRing()
+    _, secret = ring.add("bench", admin=True)
+    env = {**os.environ, "KRONOGRAPH_API_KEYS": json.dumps({"keys": [k.to_json() for k in ring.keys]})}
+    port = _port()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = str(Path(tmp) / "service.db")
+        cmd = [sys.executable, "-c", "from kronograph.cli import main; main()", "serve", "--db", db, "--port",
+               str(port), "--offline", "--workers", str(args.workers)]
+        log = open(Path(tmp) / "serve.log", "wb")
+        server = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            for _ in range(300):
+                try:
+                    if httpx.get(url + "/v1/health", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.1)
+            result = asyncio.run(_run(url, secret, args))
+        finally:
+            server.terminate()
+            server.wait(30)
+    print(f"{'kind':<16} {'requests':>9} {'per s':>8} {'p50 ms':>8} {'p95 ms':>8}")
+    for kind, row in result["kinds"].items():
+        print(f"{kind:<16} {row['requests']:>9,} {row['per_second']:>8} {row['p50_ms']:>8} {row['p95_ms']:>8}")
+    print(f"accepted {result['accepted']:,} episodes, complete {result['complete']:,}, lost {result['lost']}, "
+          f"failed {result['failed']}, errors {result['errors']}; queue drained {result['drain_seconds_after_load']} s "
+          f"after the load; {result['ingested_per_second']} episodes ingested per second overall")
+    if result["error_samples"]:
+        print("errors, first few:", *result["error_samples"], sep="\n  ")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2))
+    return 0 if result["errors"] == 0 and result["lost"] == 0 and result["failed"] == 0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

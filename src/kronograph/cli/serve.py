@@ -1,0 +1,82 @@
+"""``kronograph serve``: the REST service (uvicorn) with its ingestion queue's worker."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import KronographError
+from .keys import DEFAULT_KEYS, Keys
+from .options import DEFAULT_DB, Db, Offline, option
+from .output import console, fail
+
+__all__ = ["serve"]
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(
+    host: Annotated[str, option("HOST", "Address to listen on.", "--host")] = "127.0.0.1",
+    port: Annotated[int, option("PORT", "Port to listen on.", "--port", min=0, max=65535)] = 8000,
+    db: Db = DEFAULT_DB,
+    keys: Keys = Path(DEFAULT_KEYS),
+    local: Annotated[bool, typer.Option(
+        "--local", help="Development: no key needed, every group allowed; loopback hosts only.")] = False,
+    workers: Annotated[int, option("N", "Groups the ingestion queue works on at once.", "--workers", min=1)] = 4,
+    max_body: Annotated[int, option("BYTES", "Largest request body accepted (413 beyond).", "--max-body",
+                                    min=1)] = 1 << 20,
+    timeout: Annotated[float, option("SECONDS", "Longest a request may run (504 beyond).", "--timeout",
+                                     min=0.1)] = 30.0,
+    offline: Offline = False,
+) -> None:
+    """Serve the REST API (OpenAPI at /docs) and the ingestion queue's worker.
+
+    Keys come from $KRONOGRAPH_API_KEYS, else the --keys file. Episodes posted
+    without wait=true wait in a durable queue in the store; the worker in this
+    process ingests them and, on start, picks up what a restart left."""
+    try:
+        import uvicorn
+
+        from ..memory import AsyncMemory
+        from ..server.app import create_app
+        from ..server.keys import ENV_KEYS, KeyRing
+        from ..server.limits import Limits
+    except ImportError:
+        fail("the service needs the 'server' extra:  pip install 'kronograph[server]'")
+    if local and not _loopback(host):
+        fail(f"--local serves without keys, so only on a loopback address (127.0.0.1, ::1), not {host}")
+    try:
+        ring = KeyRing() if local else KeyRing.from_environment(keys)
+    except KronographError as exc:
+        fail(str(exc))
+    source = f"${ENV_KEYS}" if os.environ.get(ENV_KEYS) else str(keys)
+    mode = "local mode: no key needed" if local else f"{len(ring)} key(s) from {source}"
+    console(stderr=True).print(f"kronograph serving {db} on http://{host}:{port} ({mode}); docs at /docs",
+                               soft_wrap=True)
+
+    async def run() -> None:
+        memory = AsyncMemory(db, model=None if offline else "auto")
+        try:
+            app = create_app(memory, ring, local=local, workers=workers, host=host,
+                             limits=Limits(max_body=max_body, timeout=timeout))
+            server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="info"))
+            await server.serve()
+        finally:
+            await memory.aclose()
+
+    try:
+        asyncio.run(run())
+    except KronographError as exc:
+        fail(str(exc))

@@ -1,0 +1,43 @@
+"""Entities: list, read one with every interval of its facts, forget one."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from ...model import ForgetReport
+from ..auth import GroupPath
+from ..errors import ErrorBody
+from ..schemas import EntityDetail, EntityList
+from . import ERRORS, Mem
+
+router = APIRouter(tags=["entities"], responses={k: {**v, "model": ErrorBody} for k, v in ERRORS.items()})
+
+
+@router.get("/v1/groups/{group}/entities", response_model=EntityList)
+async def list_entities(
+    group: GroupPath, memory: Mem,
+    name: Annotated[str | None, Query(min_length=1, max_length=1000)] = None,
+    label: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
+) -> EntityList:
+    """The group's entities, by name (case-insensitive) or label if given."""
+    return EntityList(entities=await memory.entities(group, name=name, label=label))
+
+
+@router.get("/v1/groups/{group}/entities/{entity_uuid}", response_model=EntityDetail)
+async def get_entity(group: GroupPath, entity_uuid: str, memory: Mem) -> EntityDetail:
+    """An entity and every interval of every fact touching it, by ``valid_at``
+    (what a graph, a timeline and an as-of view are drawn from)."""
+    entity = await memory.entity(group, entity_uuid)
+    touching = await memory.facts(group, entity=entity.name, include_retired=True)
+    mine = [f for f in touching if entity.uuid in (f.subject_uuid, f.object_uuid)]
+    mine.sort(key=lambda f: (f.valid_at, f.created_at, f.uuid))
+    return EntityDetail(entity=entity, facts=mine)
+
+
+@router.delete("/v1/groups/{group}/entities/{entity_uuid}", response_model=ForgetReport)
+async def forget_entity(group: GroupPath, entity_uuid: str, memory: Mem) -> ForgetReport:
+    """Erase an entity for good (``forget``), and say whether any trace is left."""
+    await memory.entity(group, entity_uuid)  # 404 for an unknown uuid, rather than an empty purge
+    return await memory.forget(group, entity=entity_uuid)

@@ -1,0 +1,80 @@
+"""Facts: add, query (now, as of, as known at, every interval), read one with
+its sources and history, its conflict slot, retract."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query
+
+from ...errors import NotFoundError
+from ...model import AddFactResult, RemovalResult
+from ..auth import Caller, GroupPath, caller
+from ..errors import ErrorBody
+from ..schemas import FactDetail, FactIn, FactList
+from . import ERRORS, Mem
+
+router = APIRouter(tags=["facts"], responses={k: {**v, "model": ErrorBody} for k, v in ERRORS.items()})
+
+Opt = Annotated[str | None, Query(min_length=1, max_length=1000)]
+
+
+@router.post("/v1/groups/{group}/facts", status_code=201, response_model=AddFactResult)
+async def add_fact(
+    group: GroupPath, body: FactIn, memory: Mem, who: Annotated[Caller, Depends(caller)]
+) -> AddFactResult:
+    """Add one fact; answers what was written, merged, retired and changed."""
+    fields = body.model_dump(exclude_unset=True)
+    fields.setdefault("actor", who.actor)
+    return await memory.add_fact(group, fields.pop("subject"), fields.pop("relation"), fields.pop("object"), **fields)
+
+
+@router.get("/v1/groups/{group}/facts", response_model=FactList)
+async def list_facts(
+    group: GroupPath, memory: Mem,
+    subject: Opt = None, relation: Opt = None, object: Opt = None, entity: Opt = None,
+    as_of: datetime | None = None, known_at: datetime | None = None,
+    include_retired: bool = False, include_expired: bool = False,
+    limit: Annotated[int | None, Query(ge=1, le=10_000)] = None,
+) -> FactList:
+    """Facts valid now (default), at ``as_of``, as believed at ``known_at``, or every interval."""
+    return FactList(facts=await memory.facts(
+        group, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of, known_at=known_at,
+        include_retired=include_retired, include_expired=include_expired, limit=limit,
+    ))
+
+
+@router.get("/v1/groups/{group}/facts/{fact_uuid}", response_model=FactDetail)
+async def get_fact(group: GroupPath, fact_uuid: str, memory: Mem) -> FactDetail:
+    """A fact record (null when removed and only its history is left), its
+    sources and its history."""
+    fact = await memory.fact(group, fact_uuid)
+    history = await memory.history(group, fact_uuid)
+    if fact is None and not history:
+        raise NotFoundError(f"no fact {fact_uuid!r} in group {group!r}")
+    return FactDetail(fact=fact, sources=await memory.fact_sources(group, fact_uuid), history=history)
+
+
+@router.get("/v1/groups/{group}/facts/{fact_uuid}/conflicts", response_model=FactList)
+async def fact_conflicts(group: GroupPath, fact_uuid: str, memory: Mem) -> FactList:
+    """The fact's whole slot: it and the facts linked to it by recorded contradictions."""
+    return FactList(facts=await memory.conflicts(group, fact_uuid))
+
+
+@router.delete("/v1/groups/{group}/facts/{fact_uuid}", response_model=RemovalResult)
+async def delete_fact(group: GroupPath, fact_uuid: str, memory: Mem) -> RemovalResult:
+    """Retract one fact (``remove_fact``): history keeps what was believed."""
+    return await memory.remove_fact(group, fact_uuid)
+
+
+@router.get("/v1/groups/{group}/timeline", response_model=FactList)
+async def timeline(
+    group: GroupPath, memory: Mem,
+    entity: Annotated[str, Query(min_length=1, max_length=1000, description="The entity's name.")],
+    relation: Opt = None,
+) -> FactList:
+    """Every interval of the facts touching an entity, by ``valid_at``."""
+    return FactList(facts=await memory.timeline(group, entity, relation))
+
+

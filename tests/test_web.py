@@ -1,0 +1,161 @@
+"""The web view in headless Chromium (Debian's, driven by Playwright): load
+the page, search, open an entity, move the as-of slider, save a screenshot.
+The REST app serves it on 127.0.0.1 over a real socket, in local mode."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kronograph import AsyncMemory
+
+pytest.importorskip("playwright.sync_api")
+from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+
+SHOTS = Path(__file__).resolve().parent.parent / "build" / "screenshots"
+_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _chromium() -> str:
+    """Debian's Chromium, installed from the package on first use (as root)."""
+    for name in ("chromium", "chromium-browser"):
+        if found := shutil.which(name):
+            return found
+    if os.environ.get("KRONOGRAPH_TEST_NO_BROWSER"):
+        pytest.skip("KRONOGRAPH_TEST_NO_BROWSER is set")
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], env=env, check=False, capture_output=True, timeout=600)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"], env=env,
+                       check=False, capture_output=True, timeout=900)
+    found = shutil.which("chromium")
+    if not found:
+        pytest.fail("the web view test needs Debian's chromium (apt-get install chromium), and could not install it")
+    return found
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    import asyncio
+
+    import uvicorn
+
+    from kronograph.server.app import create_app
+    from kronograph.server.keys import KeyRing
+
+    path = tmp_path_factory.mktemp("web") / "m.db"
+    memory = AsyncMemory(path, model=None, relation_types={"LIVES_IN": {"cardinality": "many_to_one"}})
+
+    async def seed() -> None:
+        await memory.add_fact("team", "Alice Moreno", "LIVES_IN", "Paris", valid_at="2019-01-01")
+        await memory.add_fact("team", "Alice Moreno", "LIVES_IN", "Berlin", valid_at="2022-06-01")
+        await memory.add_fact("team", "Alice Moreno", "WORKS_AT", "Acme Robotics", valid_at="2020-03-01")
+        await memory.add_fact("team", "Alice Moreno", "KNOWS", "Bob Stone", valid_at="2021-01-01")
+        await memory.add_fact("other", "Zed", "KNOWS", "Yan")
+
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(memory, KeyRing(), local=True), host="127.0.0.1", port=port,
+                                           log_level="warning"))
+
+    def run() -> None:
+        async def main() -> None:
+            await seed()
+            await server.serve()
+
+        asyncio.run(main())
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def page(site: str) -> Iterator[Page]:
+    executable = _chromium()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=_FLAGS)
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        page.errors = []  # type: ignore[attr-defined]
+        page.on("pageerror", lambda e: page.errors.append(str(e)))  # type: ignore[attr-defined]
+        page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)  # type: ignore[attr-defined]
+        page.on("request", lambda r: None if r.url.startswith(site[:-1]) or r.url.startswith("data:")
+                else page.errors.append(f"request off-site: {r.url}"))  # type: ignore[attr-defined]
+        yield page
+        browser.close()
+
+
+def _texts(page: Page, selector: str) -> list[str]:
+    return [t.strip() for t in page.locator(selector).all_text_contents()]
+
+
+def test_search_open_an_entity_and_move_through_time(site: str, page: Page) -> None:
+    page.goto(site)
+    page.wait_for_selector("#group option", state="attached")
+    assert _texts(page, "#group option") == ["other", "team"]  # local mode: every group
+    page.select_option("#group", "team")
+    page.fill("#query", "Alice Moreno")
+    page.press("#query", "Enter")
+    page.wait_for_selector("#entity-hits a")
+    assert "Alice Moreno" in _texts(page, "#entity-hits a")
+    page.click("#entity-hits a >> text=Alice Moreno")
+    page.wait_for_selector("#timeline .fact")
+
+    # Now: Berlin, Acme, Bob; Paris is a closed (retired) bar.
+    assert page.inner_text("#entity-name") == "Alice Moreno"
+    assert sorted(_texts(page, "#graph .neighbour text")) == ["Acme Robotics", "Berlin", "Bob Stone"]
+    assert page.locator("#timeline .fact").count() == 4
+    retired = page.locator("#timeline .fact.retired")
+    assert retired.count() == 1 and "Paris" in retired.text_content()
+    assert page.locator("#timeline .fact.retired .cap").count() == 1  # visibly closed
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "web-now.png"), full_page=True)
+
+    # Back in early 2020: Paris was home, nothing else held yet.
+    span = page.evaluate("[Date.parse('2019-06-01'), state.span]")
+    start, end = span[1]
+    value = round(1000 * (span[0] - start) / (end - start))
+    page.fill("#asof", str(value))
+    page.dispatch_event("#asof", "input")
+    assert page.inner_text("#asof-label").startswith("2019")
+    assert _texts(page, "#graph .neighbour text") == ["Paris"]
+    assert page.locator("#timeline .fact.live").count() == 1
+    page.screenshot(path=str(SHOTS / "web-2019.png"), full_page=True)
+    assert (SHOTS / "web-2019.png").stat().st_size > 10_000
+
+    # A neighbour opens its own view.
+    page.click("#graph .neighbour")
+    expect(page.locator("#entity-name")).to_have_text("Paris")
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_the_page_loads_nothing_from_elsewhere(site: str, page: Page) -> None:
+    response = page.goto(site)
+    assert response is not None and response.ok
+    csp = response.headers["content-security-policy"]
+    assert "default-src 'none'" in csp and "connect-src 'self'" in csp
+    for asset in ("static/app.js", "static/app.css"):
+        r = page.request.get(site + asset)
+        assert r.ok and r.headers["content-security-policy"] == csp
+    assert page.errors == []  # type: ignore[attr-defined]
