@@ -4,10 +4,12 @@ The REST app serves it on 127.0.0.1 over a real socket, in local mode."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -34,9 +36,13 @@ def _chromium() -> str:
         pytest.skip("KRONOGRAPH_TEST_NO_BROWSER is set")
     if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run(["apt-get", "update", "-qq"], env=env, check=False, capture_output=True, timeout=600)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"], env=env,
-                       check=False, capture_output=True, timeout=900)
+        # One installer at a time: test workers may get here together.
+        with open(Path(tempfile.gettempdir()) / "kronograph-chromium.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not shutil.which("chromium"):
+                subprocess.run(["apt-get", "update", "-qq"], env=env, check=False, capture_output=True, timeout=600)
+                subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"], env=env,
+                               check=False, capture_output=True, timeout=900)
     found = shutil.which("chromium")
     if not found:
         pytest.fail("the web view test needs Debian's chromium (apt-get install chromium), and could not install it")
@@ -49,32 +55,21 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def _serve(memory: AsyncMemory, keys: object, *, local: bool, seed: object) -> Iterator[str]:
+    """The service on a free port of 127.0.0.1, in a thread, until the caller is done."""
     import asyncio
 
     import uvicorn
 
     from kronograph.server.app import create_app
-    from kronograph.server.keys import KeyRing
-
-    path = tmp_path_factory.mktemp("web") / "m.db"
-    memory = AsyncMemory(path, model=None, relation_types={"LIVES_IN": {"cardinality": "many_to_one"}})
-
-    async def seed() -> None:
-        await memory.add_fact("team", "Alice Moreno", "LIVES_IN", "Paris", valid_at="2019-01-01")
-        await memory.add_fact("team", "Alice Moreno", "LIVES_IN", "Berlin", valid_at="2022-06-01")
-        await memory.add_fact("team", "Alice Moreno", "WORKS_AT", "Acme Robotics", valid_at="2020-03-01")
-        await memory.add_fact("team", "Alice Moreno", "KNOWS", "Bob Stone", valid_at="2021-01-01")
-        await memory.add_fact("other", "Zed", "KNOWS", "Yan")
 
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(memory, KeyRing(), local=True), host="127.0.0.1", port=port,
-                                           log_level="warning"))
+    app = create_app(memory, keys, local=local)  # type: ignore[arg-type]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
 
     def run() -> None:
         async def main() -> None:
-            await seed()
+            await seed()  # type: ignore[operator]
             await server.serve()
 
         asyncio.run(main())
@@ -86,9 +81,45 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("the server did not start")
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/"
-    server.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from kronograph.server.keys import KeyRing
+
+    memory = AsyncMemory(tmp_path_factory.mktemp("web") / "m.db", model=None,
+                         relation_types={"LIVES_IN": {"cardinality": "many_to_one"}})
+
+    async def seed() -> None:
+        await memory.add_fact("team", "Alice Moreno", "LIVES_IN", "Paris", valid_at="2019-01-01")
+        await memory.add_fact("team", "Alice Moreno", "LIVES_IN", "Berlin", valid_at="2022-06-01")
+        await memory.add_fact("team", "Alice Moreno", "WORKS_AT", "Acme Robotics", valid_at="2020-03-01")
+        await memory.add_fact("team", "Alice Moreno", "KNOWS", "Bob Stone", valid_at="2021-01-01")
+        await memory.add_fact("other", "Zed", "KNOWS", "Yan")
+
+    yield from _serve(memory, KeyRing(), local=True, seed=seed)
+
+
+@pytest.fixture(scope="module")
+def keyed_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """A service with keys (not local): a key of group "team" only."""
+    from kronograph.server.keys import KeyRing
+
+    ring = KeyRing()
+    _, secret = ring.add("viewer", ["team"])
+    memory = AsyncMemory(tmp_path_factory.mktemp("keyed") / "m.db", model=None)
+
+    async def seed() -> None:
+        await memory.add_fact("team", "Alice Moreno", "WORKS_AT", "Acme Robotics", valid_at="2020-03-01")
+        await memory.add_fact("other", "Zed", "KNOWS", "Yan")
+
+    for url in _serve(memory, ring, local=False, seed=seed):
+        yield url, secret
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +142,7 @@ def _texts(page: Page, selector: str) -> list[str]:
 
 
 def test_search_open_an_entity_and_move_through_time(site: str, page: Page) -> None:
+    page.errors.clear()  # type: ignore[attr-defined]
     page.goto(site)
     page.wait_for_selector("#group option", state="attached")
     assert _texts(page, "#group option") == ["other", "team"]  # local mode: every group
@@ -151,6 +183,7 @@ def test_search_open_an_entity_and_move_through_time(site: str, page: Page) -> N
 
 
 def test_the_page_loads_nothing_from_elsewhere(site: str, page: Page) -> None:
+    page.errors.clear()  # type: ignore[attr-defined]
     response = page.goto(site)
     assert response is not None and response.ok
     csp = response.headers["content-security-policy"]
@@ -159,3 +192,20 @@ def test_the_page_loads_nothing_from_elsewhere(site: str, page: Page) -> None:
         r = page.request.get(site + asset)
         assert r.ok and r.headers["content-security-policy"] == csp
     assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_without_local_mode_the_page_asks_for_a_key_and_shows_only_its_groups(
+    keyed_site: tuple[str, str], page: Page
+) -> None:
+    url, secret = keyed_site
+    page.goto(url)
+    expect(page.locator("#status")).to_contain_text("Enter an API key")
+    assert page.locator("#group option").count() == 0
+    page.fill("#key", secret)
+    page.dispatch_event("#key", "change")
+    page.wait_for_selector("#group option", state="attached")
+    assert _texts(page, "#group option") == ["team"]  # "other" exists, and is not this key's
+    page.fill("#query", "Acme")
+    page.press("#query", "Enter")
+    page.wait_for_selector("#fact-hits li")
+    assert "Acme Robotics" in page.inner_text("#fact-hits")
