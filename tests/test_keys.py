@@ -67,3 +67,20 @@ def test_a_key_needs_a_group_or_admin() -> None:
         KeyRing().add("nobody")
     two = KeyRing.parse(json.dumps({"keys": []}))
     assert len(two) == 0
+
+
+def test_a_ring_follows_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "keys.json"
+    writer = KeyRing.load(path)  # no file yet: no key
+    key, secret = writer.add("a", ["g"])
+    writer.save(path)
+    serving = KeyRing.load(path)
+    assert serving.authenticate(secret) == key
+    _, later = writer.add("b", ["h"])
+    writer.save(path)
+    assert serving.authenticate(later) is not None  # added: works at once, no restart
+    writer.revoke(key.id)
+    writer.save(path)
+    assert serving.authenticate(secret) is None  # revoked: refused at once
+    path.write_text("{ broken")
+    assert serving.authenticate(later) is not None  # a broken file changes nothing

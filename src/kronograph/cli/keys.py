@@ -76,7 +76,7 @@ def revoke(
     key_id: Annotated[str, typer.Argument(metavar="ID", help="The key's id (see keys list).")],
     keys: Keys = Path(DEFAULT_KEYS),
 ) -> None:
-    """Remove a key from the file; a running service stops accepting it once restarted."""
+    """Remove a key from the file; a running service refuses it from its next request."""
     ring = _load(keys)
     try:
         key = ring.revoke(key_id)

@@ -7,7 +7,9 @@ every group and the management endpoints (metrics, the list of all groups).
 
 Keys live in a JSON file (``kronograph keys add`` writes it) or in the
 environment variable ``KRONOGRAPH_API_KEYS`` holding the same JSON, so a
-container needs no file::
+container needs no file. A ring loaded from a file follows it: a key added or
+revoked there takes effect on the next request, with no restart (a file
+that no longer parses is ignored, with a warning, until it does)::
 
     {"keys": [{"id": "k3f9a0c2", "name": "planner agent", "hash": "sha256:…",
                "groups": ["team", "alice"], "admin": false, "created_at": "…"}]}
@@ -18,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import os
 import re
 import secrets
@@ -31,10 +34,20 @@ from ..errors import InvalidInputError
 
 __all__ = ["ENV_KEYS", "ENV_KEYS_FILE", "ApiKey", "KeyRing", "hash_secret"]
 
+_log = logging.getLogger("kronograph.server")
+
 ENV_KEYS = "KRONOGRAPH_API_KEYS"  # the key file's JSON itself
 ENV_KEYS_FILE = "KRONOGRAPH_API_KEYS_FILE"  # a path to it
 _PREFIX = "kg_"
 _GROUP = re.compile(r"^[^\x00-\x1f]{1,200}$")
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
 
 
 def hash_secret(secret: str) -> str:
@@ -87,6 +100,8 @@ class KeyRing:
 
     keys: list[ApiKey] = field(default_factory=list)
     _by_hash: dict[str, ApiKey] = field(default_factory=dict, repr=False)
+    _source: Path | None = field(default=None, repr=False)  # the file it follows
+    _stamp: tuple[int, int] | None = field(default=None, repr=False)  # its mtime and size when read
 
     def __post_init__(self) -> None:
         ids = [k.id for k in self.keys]
@@ -110,9 +125,24 @@ class KeyRing:
     def load(cls, path: str | Path) -> KeyRing:
         """The keys of a file; an absent file is an empty ring (no key, no access)."""
         p = Path(path)
-        if not p.exists():
-            return cls()
-        return cls.parse(p.read_text(encoding="utf-8"), str(p))
+        ring = cls.parse(p.read_text(encoding="utf-8"), str(p)) if p.exists() else cls()
+        ring._source, ring._stamp = p, _stamp(p)
+        return ring
+
+    def _follow(self) -> None:
+        """Read the file again if it changed since it was read."""
+        if self._source is None:
+            return
+        stamp = _stamp(self._source)
+        if stamp == self._stamp:
+            return
+        try:
+            fresh = KeyRing.load(self._source)
+        except (InvalidInputError, OSError) as exc:
+            _log.warning("kronograph: the keys file changed but cannot be read; keeping the keys before: %s", exc)
+            self._stamp = stamp
+            return
+        self.keys, self._by_hash, self._stamp = fresh.keys, fresh._by_hash, fresh._stamp
 
     @classmethod
     def from_environment(cls, default_file: str | Path | None = None) -> KeyRing:
@@ -164,6 +194,7 @@ class KeyRing:
         """The key whose secret this is, or None."""
         if not secret:
             return None
+        self._follow()
         digest = hash_secret(secret.strip())
         key = self._by_hash.get(digest)
         return key if key is not None and hmac.compare_digest(key.hash, digest) else None
