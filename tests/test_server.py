@@ -172,6 +172,10 @@ def test_groups_metrics_and_admin_only_routes(live: Live) -> None:
         text = root.get("/v1/metrics")
         assert text.status_code == 200 and text.headers["content-type"].startswith("text/plain")
         assert "kronograph_queue_failed 0" in text.text and 'kronograph_queue_episodes{state="queued"}' in text.text
+        # Time to answer, by route template (never by group) and status.
+        assert ('kronograph_http_request_seconds_count{method="POST",route="/v1/groups/{group}/facts",status="201"}'
+                in text.text)
+        assert 'route="/v1/metrics",status="403"' in text.text and "alpha" not in text.text.split("http_request")[1]
         assert root.get("/v1/groups/beta/facts").status_code == 200  # admin: every group
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "record_facts",
     "record_interval_violations",
     "record_model_call",
+    "record_http_request",
     "record_search",
     "render",
     "reset",
@@ -105,6 +106,11 @@ class Registry:
         )
         self.search_seconds = Histogram(
             "kronograph_search_seconds", "Search time, by scope and method (\"all\": the whole search).", TIME_BUCKETS
+        )
+        self.http_seconds = Histogram(
+            "kronograph_http_request_seconds",
+            "Time to answer an HTTP request of the service, by method, route (its template) and status.",
+            TIME_BUCKETS,
         )
 
     def _metrics(self) -> list[Counter | Histogram]:
@@ -234,6 +240,11 @@ def record_facts(outcomes: Mapping[str, int]) -> None:
 def record_search(scope: str, method: str, seconds: float) -> None:
     with REGISTRY.locked() as r:
         r.search_seconds.observe(seconds, scope=scope, method=method)
+
+
+def record_http_request(method: str, route: str, status: int, seconds: float) -> None:
+    with REGISTRY.locked() as r:
+        r.http_seconds.observe(seconds, method=method, route=route, status=str(status))
 
 
 def record_interval_violations(count: int) -> None:

@@ -28,6 +28,7 @@ from .limits import Limits, LimitsMiddleware
 from .mcp_server import mcp_http
 from .mcp_tools import Access
 from .routes import entities, episodes, facts, maintenance, search, service
+from .timing import TimingMiddleware
 from .web import mount_web
 
 __all__ = ["create_app"]
@@ -99,4 +100,5 @@ def create_app(
     app.router.routes.append(Route("/mcp", endpoint=mcp.endpoint, methods=["GET", "POST", "DELETE"]))
     mount_web(app)
     app.add_middleware(LimitsMiddleware, limits=app.state.limits)
+    app.add_middleware(TimingMiddleware)  # outermost: it times what the limits answer too
     return app
