@@ -41,7 +41,8 @@ def serve(
                                      min=0.1)] = 30.0,
     offline: Offline = False,
 ) -> None:
-    """Serve the REST API (OpenAPI at /docs) and the ingestion queue's worker.
+    """Serve the REST API (OpenAPI at /docs), the web view at /, the MCP
+    endpoint at /mcp, and the ingestion queue's worker.
 
     Keys come from $KRONOGRAPH_API_KEYS, else the --keys file. Episodes posted
     without wait=true wait in a durable queue in the store; the worker in this
