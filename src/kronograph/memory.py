@@ -1,6 +1,8 @@
-"""The public API's core: ``AsyncMemory``. ``Memory``, its blocking shell with
-the same methods and parameters, is in :mod:`kronograph.sync`; a test keeps
-them in step."""
+"""The public API's core: ``AsyncMemory``. Its maintenance and governance
+methods (summaries, sagas, communities, reconcile, audit, forget, export) are
+in its base class, :mod:`kronograph._maintenance`. ``Memory``, its blocking
+shell with the same methods and parameters, is in :mod:`kronograph.sync`; a
+test keeps them in step."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ._arguments import TimeLike, _labels, _relation_types, _text, _time, search_arguments
-from ._retry import retry_on_conflict
+from ._maintenance import Maintenance
 from .embed.protocol import Embedder
 from .errors import ClosedError, InvalidInputError, NotFoundError, SchemaError
 from .ingest.bulk import EpisodeItem, Ingestion
@@ -24,45 +26,27 @@ from .ingest.direct import add_fact as _add_fact
 from .ingest.episode_input import actor_text
 from .ingest.json_map import JsonMapping
 from .ingest.judge import Judge, refuse_writes_from_a_judge
-from .ingest.queue import QueueWorker
 from .ingest.ontology import TypesArg
+from .ingest.queue import QueueWorker
 from .llm.client import ModelClient
 from .llm.config import ModelSettings
 from .llm.protocol import Provider
-from .maintain import communities as _communities
-from .maintain.conflicts import sweep_conflicts
-from .maintain.forget import forget as _forget
-from .maintain.forget import forgotten_in
-from .maintain.reconcile import ReconcileReport
-from .maintain.reconcile import reconcile as _reconcile
 from .maintain.removal import remove_episode as _remove_episode
 from .maintain.removal import remove_fact as _remove_fact
-from .maintain.sagas import MAX_CALLS, saga_infos, stored_saga_summary
-from .maintain.sagas import summarize_saga as _summarize_saga
-from .maintain.summaries import summarize as _summarize
 from .metrics import record_facts, record_search, span
 from .model import (
     AddFactResult,
     AuditEvent,
-    Community,
-    CommunityBuild,
-    CommunityUpdate,
     Entity,
-    EntitySummary,
     Episode,
     EpisodeResult,
     EpisodeStatus,
     Fact,
     FactChange,
     FactSource,
-    ForgetReport,
-    GroupExport,
-    PossibleContradiction,
     QueueStats,
     RelationType,
     RemovalResult,
-    SagaInfo,
-    SagaSummary,
     fold_relation,
     normalise_name,
 )
@@ -79,7 +63,7 @@ _log = logging.getLogger("kronograph")
 ModelArg = Provider | ModelClient | ModelSettings | str | None
 
 
-class AsyncMemory:
+class AsyncMemory(Maintenance):
     """A temporal knowledge-graph memory (async API).
 
     ``store`` is a file path, ``":memory:"``, a ``sqlite:///`` URL or a store
@@ -426,61 +410,6 @@ class AsyncMemory:
         async with self._lock(g):
             return await _remove_episode(store, g, eid, clock=self._now)
 
-    async def forget(
-        self, group_id: str, *, entity: str | None = None, episode_id: str | None = None, dry_run: bool = False
-    ) -> ForgetReport:
-        """Erase an entity (a name or uuid) or an episode for good, and prove
-        it: see :mod:`kronograph.maintain.forget`. After the purge, every
-        stored text is scanned for the name and every search scope is searched
-        by every method, and ``facts``/``timeline`` asked; the report's
-        ``leftovers`` lists anything found (``verified`` is True when none).
-        ``dry_run`` reports what would go and changes nothing."""
-        refuse_writes_from_a_judge()
-        g = self._group(group_id)
-        if (entity is None) == (episode_id is None):
-            raise InvalidInputError("entity", "give exactly one of entity= and episode_id=")
-        name = _text("entity", entity, optional=True)
-        eid = _text("episode_id", episode_id, optional=True)
-        store = await self._ready()
-        async with self._lock(g):
-            # An episode's own words probe the searches afterwards (kept here, never in the report).
-            probes = [] if eid is None else [p.content[:300] for p in [await store.episode(g, eid)] if p and p.content]
-            with span("forget", group_id=g):
-                report = await _forget(
-                    store, g, entity=name, episode_id=eid, clock=self._now, embed=self._ingestion.embed_many,
-                    dry_run=dry_run,
-                )
-        if dry_run:
-            return report
-        leftovers = report.leftovers + await self._still_returned(g, report, probes)
-        return report.model_copy(update={"leftovers": leftovers, "verified": not leftovers})
-
-    async def _still_returned(self, group_id: str, report: ForgetReport, probes: list[str]) -> list[str]:
-        """What reads and searches still return of a forgotten name, episode,
-        fact or entity: every scope by every search method, timeline, entities,
-        and the export (every episode, entity, fact interval and expired record,
-        community, saga summary and audit event)."""
-        gone = {*report.episodes, *report.facts, *report.entities}
-        out: list[str] = []
-
-        def check(where: str, uuid: str, text: str) -> None:
-            if uuid in gone or forgotten_in(text, report.needles):
-                out.append(f"{where}: {uuid}")
-
-        for query in [*report.needles, *probes]:
-            for recipe in ("bm25", "cosine", "hybrid"):
-                found = await self.search(group_id, query, recipe=recipe, limit=50, include_retired=True)
-                for scope in SCOPES:
-                    for hit in getattr(found, scope):
-                        check(f"search {scope} {recipe}", hit.item.uuid, hit.item.model_dump_json())
-            for fact in await self.timeline(group_id, query) if query in report.needles else ():
-                check("timeline", fact.uuid, fact.model_dump_json())
-            for entity in await self.entities(group_id, name=query) if query in report.needles else ():
-                check("entities", entity.uuid, entity.model_dump_json())
-        for kind, item in (await self.export(group_id)).records():
-            check(f"export {kind}", str(getattr(item, "uuid", None) or getattr(item, "saga", "")), item.model_dump_json())
-        return out
-
     async def remove_fact(self, group_id: str, fact_uuid: str) -> RemovalResult:
         """Retract one fact, whatever its sources: it leaves the current graph
         (its history keeps what was believed, for ``known_at``), the facts only
@@ -621,116 +550,6 @@ class AsyncMemory:
             g, name_key=self._name_key("name", name), label=_text("label", label, optional=True)
         )
 
-    async def summarize_entities(
-        self, group_id: str, names_or_uuids: str | Iterable[str] | None = None, *, refresh_stale_only: bool = True
-    ) -> list[EntitySummary]:
-        """Rebuild entity summaries from current facts and return those built:
-        of the entities named (a name matches every entity of that name,
-        case-insensitively; a uuid its entity) or of the whole group; with
-        ``refresh_stale_only`` only those whose facts changed since their
-        summary was built. By the model when one is configured (one call per
-        batch of entities), else extractively. See :mod:`kronograph.maintain.summaries`."""
-        refuse_writes_from_a_judge()
-        g = self._group(group_id)
-        wanted = [names_or_uuids] if isinstance(names_or_uuids, str) else names_or_uuids
-        store = await self._ready()
-        uuids: set[str] | None = None
-        if wanted is not None:
-            uuids = set()
-            for i, item in enumerate(wanted):
-                text = _text(f"names_or_uuids[{i}]", item)
-                assert text is not None
-                found = {e.uuid for e in await store.entities_by_uuid(g, [text])}
-                found |= {e.uuid for e in await store.entities(g, name_key=normalise_name(text))}
-                if not found:
-                    raise NotFoundError(f"no entity named {text!r} (nor with that uuid) in group {g!r}")
-                uuids |= found
-        model = self._ingestion.model_client()
-        with span("summarize_entities", group_id=g):
-            return await _summarize(store, g, clock=self._now, uuids=uuids, stale_only=refresh_stale_only, model=model)
-
-    async def summarize_saga(self, group_id: str, saga: str, *, max_calls: int = MAX_CALLS) -> SagaSummary:
-        """Bring a saga's running summary up to date and return it: the
-        episodes added since the last run (all of them, when a removal made
-        it stale) folded in, by the model when one is configured (at most
-        ``max_calls`` calls, about 4,000 characters of episodes each), else
-        extractively. Summary, cursor and coverage are saved together. See
-        :mod:`kronograph.maintain.sagas`."""
-        refuse_writes_from_a_judge()
-        g = self._group(group_id)
-        name = _text("saga", saga)
-        assert name is not None
-        if isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 1:
-            raise InvalidInputError("max_calls", "must be a whole number, at least 1")
-        store = await self._ready()
-        model = self._ingestion.model_client()
-        # Not the group's lock: a run waits on a model, and ingestion into the
-        # group must go on meanwhile (its episodes land past the run's bound).
-        # Runs on one saga take turns; a write that lost a race is redone.
-        async with self._saga_locks.setdefault((g, name), asyncio.Lock()):
-            with span("summarize_saga", group_id=g):
-                return await retry_on_conflict(
-                    lambda: _summarize_saga(store, g, name, clock=self._now, model=model, max_calls=max_calls),
-                    attempts=3,
-                )
-
-    async def saga_summary(self, group_id: str, saga: str) -> SagaSummary:
-        """A saga's summary as stored, rebuilding nothing (``version`` 0 when
-        it was never built); NotFoundError for a saga the group does not have."""
-        g = self._group(group_id)
-        name = _text("saga", saga)
-        assert name is not None
-        return await stored_saga_summary(await self._ready(), g, name)
-
-    async def sagas(self, group_id: str) -> list[SagaInfo]:
-        """The group's sagas by name, each with its episodes and its lag: how
-        many are not yet in its summary."""
-        return await saga_infos(await self._ready(), self._group(group_id))
-
-    async def build_communities(
-        self,
-        group_id: str,
-        *,
-        resolution: float = 1.0,
-        batch_size: int = _communities.BATCH,
-        max_model_calls: int = _communities.MAX_MODEL_CALLS,
-    ) -> CommunityBuild:
-        """Cluster the group's current entity graph (Louvain, fixed seed: the
-        same graph gives the same communities and uuids) and replace its
-        communities in one transaction; each is named after its most central
-        members, summarised (by the model when one is configured,
-        ``batch_size`` communities per call and at most ``max_model_calls``
-        calls; else, and for the rest, extractively) and embedded for search.
-        ``resolution`` above 1 gives smaller communities. Needs networkx (the
-        ``communities`` extra). See :mod:`kronograph.maintain.communities`."""
-        refuse_writes_from_a_judge()
-        g = self._group(group_id)
-        store = await self._ready()
-        model = self._ingestion.model_client()
-        async with self._lock(g):
-            with span("build_communities", group_id=g):
-                return await _communities.build(
-                    store, g, clock=self._now, embed=self._ingestion.embed_many, model=model,
-                    batch_size=batch_size, max_model_calls=max_model_calls, resolution=resolution,
-                )
-
-    async def update_communities(self, group_id: str) -> CommunityUpdate:
-        """Without clustering again: attach each entity that is in no community
-        to the community most of its weighted neighbours are in, and rebuild
-        the touched communities' names, summaries (extractively, no model call)
-        and vectors. Reports what was attached, what stayed unassigned and
-        whether a full :meth:`build_communities` is advised."""
-        refuse_writes_from_a_judge()
-        g = self._group(group_id)
-        store = await self._ready()
-        async with self._lock(g):
-            with span("update_communities", group_id=g):
-                return await _communities.update(store, g, clock=self._now, embed=self._ingestion.embed_many)
-
-    async def communities(self, group_id: str) -> list[Community]:
-        """The group's communities, largest first, members most central first."""
-        return await (await self._ready()).communities(self._group(group_id))
-
     async def episodes(self, group_id: str, *, status: str | None = None) -> list[Episode]:
         """A group's episodes by reference time, with their status and error;
         ``status`` keeps one status (``"complete"``, ``"quarantined"``...)."""
@@ -751,43 +570,3 @@ class AsyncMemory:
 
     async def audit_events(self, group_id: str) -> list[AuditEvent]:
         return await (await self._ready()).audit_events(self._group(group_id))
-
-    async def export(self, group_id: str) -> GroupExport:
-        """Everything the group holds, as the reads return it (see
-        :class:`~kronograph.model.GroupExport`); ``kronograph export`` writes
-        it as JSON Lines. Reads only, no model."""
-        g = self._group(group_id)
-        store = await self._ready()
-        exported_at = self._now()
-        sagas = [await stored_saga_summary(store, g, s.saga) for s in await saga_infos(store, g)]
-        return GroupExport(
-            group_id=g, exported_at=exported_at, episodes=await store.episodes(g, None),
-            entities=await store.entities(g),
-            facts=await store.facts(g, FactQuery(as_of=exported_at, include_retired=True, include_expired=True)),
-            communities=await store.communities(g), sagas=sagas, audit_events=await store.audit_events(g),
-        )
-
-    async def audit(self, group_id: str, mode: str = "conflicts") -> list[PossibleContradiction]:
-        """Sweep a group. ``mode="conflicts"``: every pair of current facts that
-        may disagree (the rules ingestion flags by, see
-        :mod:`kronograph.maintain.conflicts`), whether or not it was flagged
-        when admitted. Reads only; writes nothing."""
-        g = self._group(group_id)
-        if mode != "conflicts":
-            raise InvalidInputError("mode", f"must be 'conflicts', not {mode!r}")
-        current = await self.facts(g)
-        return sweep_conflicts(current, self._relation_types)
-
-    async def reconcile(self, group_id: str, repair: bool = False) -> ReconcileReport:
-        """Check a group for defects (see :mod:`kronograph.maintain.reconcile`):
-        episodes without mentions, facts citing missing episodes, overlapping
-        intervals of declared single-valued relations, entity fragment
-        candidates, orphan entities and stale summaries. ``repair=True`` fixes
-        the safe ones (dangling sources, orphans; stale summaries rebuilt
-        extractively, no model call), each with an audit event, and reports the rest."""
-        if repair:
-            refuse_writes_from_a_judge()
-        g = self._group(group_id)
-        store = await self._ready()
-        async with self._lock(g):
-            return await _reconcile(store, g, relation_types=self._relation_types, clock=self._now, repair=repair)

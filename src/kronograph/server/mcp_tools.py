@@ -90,8 +90,9 @@ class Access:
 class _Out(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    def text(self) -> str:  # pragma: no cover - every result overrides it
-        raise NotImplementedError
+    def text(self) -> str:
+        """A readable rendering; every result has its own (this is the fallback)."""
+        return self.model_dump_json(indent=2)
 
 
 def _when(moment: datetime | None) -> str:

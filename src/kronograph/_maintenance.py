@@ -1,0 +1,276 @@
+"""AsyncMemory's maintenance and governance methods: summaries of entities
+and sagas, communities, reconcile, the conflicts audit, forget and export.
+
+A base class of :class:`~kronograph.memory.AsyncMemory`, so the public API
+stays one object while each module keeps to one concept: this one holds what
+reads or rewrites a group as a whole, ``memory`` the per-call reads and
+writes. It uses the memory's own plumbing (``_ready``, ``_group``, ``_lock``,
+``_now``, ``_ingestion``), declared below for the type checker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ._arguments import _text
+from ._retry import retry_on_conflict
+from .errors import InvalidInputError, NotFoundError
+from .ingest.bulk import Ingestion
+from .ingest.judge import refuse_writes_from_a_judge
+from .maintain import communities as _communities
+from .maintain.conflicts import sweep_conflicts
+from .maintain.forget import forget as _forget
+from .maintain.forget import forgotten_in
+from .maintain.reconcile import ReconcileReport
+from .maintain.reconcile import reconcile as _reconcile
+from .maintain.sagas import MAX_CALLS, saga_infos, stored_saga_summary
+from .maintain.sagas import summarize_saga as _summarize_saga
+from .maintain.summaries import summarize as _summarize
+from .metrics import span
+from .model import (
+    Community,
+    CommunityBuild,
+    CommunityUpdate,
+    Entity,
+    EntitySummary,
+    Fact,
+    ForgetReport,
+    GroupExport,
+    PossibleContradiction,
+    RelationType,
+    SagaInfo,
+    SagaSummary,
+    normalise_name,
+)
+from .search.engine import SCOPES
+from .search.types import SearchResults
+from .store import FactQuery, Store
+
+__all__ = ["Maintenance"]
+
+
+class Maintenance:
+    """The maintenance half of :class:`~kronograph.memory.AsyncMemory`."""
+
+    _ingestion: Ingestion
+    _relation_types: dict[str, RelationType]
+    _saga_locks: dict[tuple[str, str], asyncio.Lock]
+
+    if TYPE_CHECKING:
+        async def _ready(self) -> Store: ...
+        def _group(self, group_id: Any) -> str: ...
+        def _lock(self, group_id: str) -> asyncio.Lock: ...
+        def _now(self) -> datetime: ...
+        async def search(self, group_ids: str | Iterable[str], query: str, **options: Any) -> SearchResults: ...
+        async def timeline(self, group_id: str, entity: str, relation: str | None = None) -> list[Fact]: ...
+        async def entities(self, group_id: str, *, name: str | None = None, label: str | None = None
+                           ) -> list[Entity]: ...
+        async def facts(self, group_id: str, **query: Any) -> list[Fact]: ...
+
+    async def forget(
+        self, group_id: str, *, entity: str | None = None, episode_id: str | None = None, dry_run: bool = False
+    ) -> ForgetReport:
+        """Erase an entity (a name or uuid) or an episode for good, and prove
+        it: see :mod:`kronograph.maintain.forget`. After the purge, every
+        stored text is scanned for the name and every search scope is searched
+        by every method, and ``facts``/``timeline`` asked; the report's
+        ``leftovers`` lists anything found (``verified`` is True when none).
+        ``dry_run`` reports what would go and changes nothing."""
+        refuse_writes_from_a_judge()
+        g = self._group(group_id)
+        if (entity is None) == (episode_id is None):
+            raise InvalidInputError("entity", "give exactly one of entity= and episode_id=")
+        name = _text("entity", entity, optional=True)
+        eid = _text("episode_id", episode_id, optional=True)
+        store = await self._ready()
+        async with self._lock(g):
+            # An episode's own words probe the searches afterwards (kept here, never in the report).
+            probes = [] if eid is None else [p.content[:300] for p in [await store.episode(g, eid)] if p and p.content]
+            with span("forget", group_id=g):
+                report = await _forget(
+                    store, g, entity=name, episode_id=eid, clock=self._now, embed=self._ingestion.embed_many,
+                    dry_run=dry_run,
+                )
+        if dry_run:
+            return report
+        leftovers = report.leftovers + await self._still_returned(g, report, probes)
+        return report.model_copy(update={"leftovers": leftovers, "verified": not leftovers})
+
+    async def _still_returned(self, group_id: str, report: ForgetReport, probes: list[str]) -> list[str]:
+        """What reads and searches still return of a forgotten name, episode,
+        fact or entity: every scope by every search method, timeline, entities,
+        and the export (every episode, entity, fact interval and expired record,
+        community, saga summary and audit event)."""
+        gone = {*report.episodes, *report.facts, *report.entities}
+        out: list[str] = []
+
+        def check(where: str, uuid: str, text: str) -> None:
+            if uuid in gone or forgotten_in(text, report.needles):
+                out.append(f"{where}: {uuid}")
+
+        for query in [*report.needles, *probes]:
+            for recipe in ("bm25", "cosine", "hybrid"):
+                found = await self.search(group_id, query, recipe=recipe, limit=50, include_retired=True)
+                for scope in SCOPES:
+                    for hit in getattr(found, scope):
+                        check(f"search {scope} {recipe}", hit.item.uuid, hit.item.model_dump_json())
+            for fact in await self.timeline(group_id, query) if query in report.needles else ():
+                check("timeline", fact.uuid, fact.model_dump_json())
+            for entity in await self.entities(group_id, name=query) if query in report.needles else ():
+                check("entities", entity.uuid, entity.model_dump_json())
+        for kind, item in (await self.export(group_id)).records():
+            check(f"export {kind}", str(getattr(item, "uuid", None) or getattr(item, "saga", "")), item.model_dump_json())
+        return out
+
+    async def summarize_entities(
+        self, group_id: str, names_or_uuids: str | Iterable[str] | None = None, *, refresh_stale_only: bool = True
+    ) -> list[EntitySummary]:
+        """Rebuild entity summaries from current facts and return those built:
+        of the entities named (a name matches every entity of that name,
+        case-insensitively; a uuid its entity) or of the whole group; with
+        ``refresh_stale_only`` only those whose facts changed since their
+        summary was built. By the model when one is configured (one call per
+        batch of entities), else extractively. See :mod:`kronograph.maintain.summaries`."""
+        refuse_writes_from_a_judge()
+        g = self._group(group_id)
+        wanted = [names_or_uuids] if isinstance(names_or_uuids, str) else names_or_uuids
+        store = await self._ready()
+        uuids: set[str] | None = None
+        if wanted is not None:
+            uuids = set()
+            for i, item in enumerate(wanted):
+                text = _text(f"names_or_uuids[{i}]", item)
+                assert text is not None
+                found = {e.uuid for e in await store.entities_by_uuid(g, [text])}
+                found |= {e.uuid for e in await store.entities(g, name_key=normalise_name(text))}
+                if not found:
+                    raise NotFoundError(f"no entity named {text!r} (nor with that uuid) in group {g!r}")
+                uuids |= found
+        model = self._ingestion.model_client()
+        with span("summarize_entities", group_id=g):
+            return await _summarize(store, g, clock=self._now, uuids=uuids, stale_only=refresh_stale_only, model=model)
+
+    async def summarize_saga(self, group_id: str, saga: str, *, max_calls: int = MAX_CALLS) -> SagaSummary:
+        """Bring a saga's running summary up to date and return it: the
+        episodes added since the last run (all of them, when a removal made
+        it stale) folded in, by the model when one is configured (at most
+        ``max_calls`` calls, about 4,000 characters of episodes each), else
+        extractively. Summary, cursor and coverage are saved together. See
+        :mod:`kronograph.maintain.sagas`."""
+        refuse_writes_from_a_judge()
+        g = self._group(group_id)
+        name = _text("saga", saga)
+        assert name is not None
+        if isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 1:
+            raise InvalidInputError("max_calls", "must be a whole number, at least 1")
+        store = await self._ready()
+        model = self._ingestion.model_client()
+        # Not the group's lock: a run waits on a model, and ingestion into the
+        # group must go on meanwhile (its episodes land past the run's bound).
+        # Runs on one saga take turns; a write that lost a race is redone.
+        async with self._saga_locks.setdefault((g, name), asyncio.Lock()):
+            with span("summarize_saga", group_id=g):
+                return await retry_on_conflict(
+                    lambda: _summarize_saga(store, g, name, clock=self._now, model=model, max_calls=max_calls),
+                    attempts=3,
+                )
+
+    async def saga_summary(self, group_id: str, saga: str) -> SagaSummary:
+        """A saga's summary as stored, rebuilding nothing (``version`` 0 when
+        it was never built); NotFoundError for a saga the group does not have."""
+        g = self._group(group_id)
+        name = _text("saga", saga)
+        assert name is not None
+        return await stored_saga_summary(await self._ready(), g, name)
+
+    async def sagas(self, group_id: str) -> list[SagaInfo]:
+        """The group's sagas by name, each with its episodes and its lag: how
+        many are not yet in its summary."""
+        return await saga_infos(await self._ready(), self._group(group_id))
+
+    async def build_communities(
+        self,
+        group_id: str,
+        *,
+        resolution: float = 1.0,
+        batch_size: int = _communities.BATCH,
+        max_model_calls: int = _communities.MAX_MODEL_CALLS,
+    ) -> CommunityBuild:
+        """Cluster the group's current entity graph (Louvain, fixed seed: the
+        same graph gives the same communities and uuids) and replace its
+        communities in one transaction; each is named after its most central
+        members, summarised (by the model when one is configured,
+        ``batch_size`` communities per call and at most ``max_model_calls``
+        calls; else, and for the rest, extractively) and embedded for search.
+        ``resolution`` above 1 gives smaller communities. Needs networkx (the
+        ``communities`` extra). See :mod:`kronograph.maintain.communities`."""
+        refuse_writes_from_a_judge()
+        g = self._group(group_id)
+        store = await self._ready()
+        model = self._ingestion.model_client()
+        async with self._lock(g):
+            with span("build_communities", group_id=g):
+                return await _communities.build(
+                    store, g, clock=self._now, embed=self._ingestion.embed_many, model=model,
+                    batch_size=batch_size, max_model_calls=max_model_calls, resolution=resolution,
+                )
+
+    async def update_communities(self, group_id: str) -> CommunityUpdate:
+        """Without clustering again: attach each entity that is in no community
+        to the community most of its weighted neighbours are in, and rebuild
+        the touched communities' names, summaries (extractively, no model call)
+        and vectors. Reports what was attached, what stayed unassigned and
+        whether a full :meth:`build_communities` is advised."""
+        refuse_writes_from_a_judge()
+        g = self._group(group_id)
+        store = await self._ready()
+        async with self._lock(g):
+            with span("update_communities", group_id=g):
+                return await _communities.update(store, g, clock=self._now, embed=self._ingestion.embed_many)
+
+    async def communities(self, group_id: str) -> list[Community]:
+        """The group's communities, largest first, members most central first."""
+        return await (await self._ready()).communities(self._group(group_id))
+
+    async def export(self, group_id: str) -> GroupExport:
+        """Everything the group holds, as the reads return it (see
+        :class:`~kronograph.model.GroupExport`); ``kronograph export`` writes
+        it as JSON Lines. Reads only, no model."""
+        g = self._group(group_id)
+        store = await self._ready()
+        exported_at = self._now()
+        sagas = [await stored_saga_summary(store, g, s.saga) for s in await saga_infos(store, g)]
+        return GroupExport(
+            group_id=g, exported_at=exported_at, episodes=await store.episodes(g, None),
+            entities=await store.entities(g),
+            facts=await store.facts(g, FactQuery(as_of=exported_at, include_retired=True, include_expired=True)),
+            communities=await store.communities(g), sagas=sagas, audit_events=await store.audit_events(g),
+        )
+
+    async def audit(self, group_id: str, mode: str = "conflicts") -> list[PossibleContradiction]:
+        """Sweep a group. ``mode="conflicts"``: every pair of current facts that
+        may disagree (the rules ingestion flags by, see
+        :mod:`kronograph.maintain.conflicts`), whether or not it was flagged
+        when admitted. Reads only; writes nothing."""
+        g = self._group(group_id)
+        if mode != "conflicts":
+            raise InvalidInputError("mode", f"must be 'conflicts', not {mode!r}")
+        current = await self.facts(g)
+        return sweep_conflicts(current, self._relation_types)
+
+    async def reconcile(self, group_id: str, repair: bool = False) -> ReconcileReport:
+        """Check a group for defects (see :mod:`kronograph.maintain.reconcile`):
+        episodes without mentions, facts citing missing episodes, overlapping
+        intervals of declared single-valued relations, entity fragment
+        candidates, orphan entities and stale summaries. ``repair=True`` fixes
+        the safe ones (dangling sources, orphans; stale summaries rebuilt
+        extractively, no model call), each with an audit event, and reports the rest."""
+        if repair:
+            refuse_writes_from_a_judge()
+        g = self._group(group_id)
+        store = await self._ready()
+        async with self._lock(g):
+            return await _reconcile(store, g, relation_types=self._relation_types, clock=self._now, repair=repair)
