@@ -450,7 +450,8 @@ def main(argv: list[str] | None = None) -> int:
             report(r)
     if profile is not None:
         buf = io.StringIO()
-        pstats.Stats(profile, stream=buf).sort_stats(os.environ.get("KRONOGRAPH_PROFILE_SORT", "cumulative")).print_stats(25)
+        order = os.environ.get("KRONOGRAPH_PROFILE_SORT", "cumulative")
+        pstats.Stats(profile, stream=buf).sort_stats(order).print_stats(25)
         print(buf.getvalue(), file=sys.stderr if args.json else sys.stdout)
     return 0 if ok else 1
 

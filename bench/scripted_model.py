@@ -1,8 +1,9 @@
 """An instant scripted model for the ingestion benchmarks.
 
 It answers kronograph's prompts (extraction, entity deduplication, the
-contradiction judge, and the on-demand entity and community summaries) the way a plain language model would for a team chat, from
-the text of the prompt alone, with rules instead of a network round trip. That
+contradiction judge, and the on-demand entity and community summaries) the
+way a plain language model would for a team chat, from the text of the
+prompt alone, with rules instead of a network round trip. That
 makes a benchmark measure the framework (its calls, prompt sizes and own time)
 rather than a provider, and keeps results comparable with other systems run on
 the same workloads (see ``shared/data/workloads/README.md``).

@@ -129,8 +129,8 @@ async def _run(url: str, secret: str, args: argparse.Namespace) -> dict:
         for g in groups:
             found = (await client.get(f"/v1/groups/{g}/episodes")).json()["episodes"]
             complete += sum(1 for e in found if e["status"] == "complete" and e["uuid"].startswith(g + "-"))
-        failed_line = next(l for l in (await client.get("/v1/metrics")).text.splitlines()
-                           if l.startswith("kronograph_queue_failed"))
+        failed_line = next(line for line in (await client.get("/v1/metrics")).text.splitlines()
+                           if line.startswith("kronograph_queue_failed"))
     rows = {"write (enqueue)": write_lat, **read_lat}
     return {
         "seconds": round(elapsed, 1), "writers": args.writers, "readers": args.readers,

@@ -209,7 +209,8 @@ def test_an_unexpected_error_is_500_without_a_trace(live: Live, alpha: httpx.Cli
 
 def test_local_mode_needs_no_key_and_allows_every_group(tmp_path: Path) -> None:
     with live_server(tmp_path / "local.db", local=True) as server, server.client() as anon:
-        assert anon.post("/v1/groups/any/facts", json={"subject": "A", "relation": "R", "object": "B"}).status_code == 201
+        fact = {"subject": "A", "relation": "R", "object": "B"}
+        assert anon.post("/v1/groups/any/facts", json=fact).status_code == 201
         assert anon.get("/v1/groups").json() == {"groups": ["any"]}
         assert anon.get("/v1/metrics").status_code == 200
 

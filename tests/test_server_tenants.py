@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
+
 from kronograph import AsyncMemory
 from kronograph.server.app import create_app
 from kronograph.server.keys import KeyRing
@@ -68,7 +69,8 @@ def test_another_tenants_group_is_not_found_and_untouched(live: tuple[Live, dict
         answers = []
         for group, real in (("beta", ids), ("gamma", {k: "missing" for k in ids})):
             response = alpha.request(method, _fill(path, group, real), json=BODIES.get(path),
-                                     params={"wait": "true"} if path.endswith("/episodes") and method == "POST" else None)
+                                     params={"wait": "true"} if path.endswith("/episodes") and method == "POST"
+                                     else None)
             assert response.status_code == 404, (group, response.text)
             body = response.json()
             assert body == {"error": {"code": "not_found", "message": f"no group {group!r} for this key",

@@ -122,7 +122,8 @@ class Maintenance:
             for entity in await self.entities(group_id, name=query) if query in report.needles else ():
                 check("entities", entity.uuid, entity.model_dump_json())
         for kind, item in (await self.export(group_id)).records():
-            check(f"export {kind}", str(getattr(item, "uuid", None) or getattr(item, "saga", "")), item.model_dump_json())
+            key = str(getattr(item, "uuid", None) or getattr(item, "saga", ""))
+            check(f"export {kind}", key, item.model_dump_json())
         return out
 
     async def summarize_entities(

@@ -47,7 +47,8 @@ def forget(
         verb = "would erase" if dry_run else "erased"
         out.print(
             f"{verb}: {plural(len(report.episodes), 'episode')}, {plural(len(report.facts), 'fact')},"
-            f" {plural(len(report.entities), 'entity', 'entities')}; {plural(len(report.summaries_rebuilt), 'summary', 'summaries')}"
+            f" {plural(len(report.entities), 'entity', 'entities')};"
+            f" {plural(len(report.summaries_rebuilt), 'summary', 'summaries')}"
             f" rebuilt, {plural(report.audit_events_redacted, 'audit detail')} blanked,"
             f" {plural(report.cached_replies_dropped, 'cached reply', 'cached replies')} dropped",
             soft_wrap=True,

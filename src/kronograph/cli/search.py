@@ -137,7 +137,8 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="Print the hits as a JSON object instead.")] = False,
     db: Db = DEFAULT_DB,
 ) -> None:
-    """Search facts, entities, episodes and communities: current facts by default, or as of / as known at a time. No model."""
+    """Search facts, entities, episodes and communities: current facts by default,
+    or as of / as known at a time. No model."""
     for name in scope:
         if name not in SCOPES:
             fail(f"--scope: unknown scope {name!r}; the scopes are {', '.join(SCOPES)}")

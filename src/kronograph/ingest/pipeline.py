@@ -281,7 +281,8 @@ class Pipeline:
             return checkpoint
         token = replies.set([])
         try:
-            return await self._keeping_replies(inp.group_id, inp.episode_id, self._resolve(inp, checkpoint, drafts, vectors, usage))
+            resolving = self._resolve(inp, checkpoint, drafts, vectors, usage)
+            return await self._keeping_replies(inp.group_id, inp.episode_id, resolving)
         finally:
             replies.reset(token)
 

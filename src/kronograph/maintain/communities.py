@@ -27,14 +27,14 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..errors import InvalidInputError, ModelError
 from ..ingest.schema import CommunitySummaryAnswer
 from ..llm.client import ModelClient
-from ..model import Community, CommunityAttachment, CommunityBuild, CommunityUpdate, Fact
+from ..model import CommunityAttachment, CommunityBuild, CommunityUpdate, Fact
 from ..store.plan import CommunityState, Plan
 from ..store.protocol import FactQuery, Store
 from ..time import Clock

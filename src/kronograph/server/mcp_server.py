@@ -91,7 +91,9 @@ IncludeRetired = Annotated[
 ]
 Limit = Annotated[int, Field(ge=1, le=100, description="At most this many results (1-100).")]
 FactUuid = Annotated[str, Field(min_length=1, description="A fact's uuid, as returned by another tool.")]
-EpisodeId = Annotated[str, Field(min_length=1, description="An episode's id, as returned by add_memory or get_episodes.")]
+EpisodeId = Annotated[
+    str, Field(min_length=1, description="An episode's id, as returned by add_memory or get_episodes.")
+]
 
 _READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
 _WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import InvalidInputError, NotFoundError
@@ -378,13 +379,15 @@ class RemovalOut(_Out):
     @classmethod
     def of(cls, group_id: str, result: RemovalResult) -> RemovalOut:
         return cls(group_id=group_id, episode_id=result.episode_id, fact_uuid=result.fact_uuid,
-                   deleted_facts=list(result.deleted_facts), restored_or_changed=[FactOut.of(f) for f in result.changed],
+                   deleted_facts=list(result.deleted_facts),
+                   restored_or_changed=[FactOut.of(f) for f in result.changed],
                    deleted_entities=list(result.deleted_entities))
 
     def text(self) -> str:
         what = f"episode {self.episode_id}" if self.episode_id else f"fact {self.fact_uuid}"
         lines = [f"removed {what}: {len(self.deleted_facts)} fact(s) deleted, "
-                 f"{len(self.restored_or_changed)} restored or changed, {len(self.deleted_entities)} entit(ies) deleted"]
+                 f"{len(self.restored_or_changed)} restored or changed,"
+                 f" {len(self.deleted_entities)} entit(ies) deleted"]
         if self.restored_or_changed:
             lines.append(_facts_text("restored or changed", self.restored_or_changed, ""))
         return "\n".join(lines)

@@ -30,7 +30,9 @@ def _content_size(content: Any) -> int:
 async def add_episode(
     group: GroupPath, body: EpisodeIn, memory: Mem, limits: Lim,
     who: Annotated[Caller, Depends(caller)],
-    wait: Annotated[bool, Query(description="Ingest now and answer the result (200) instead of queueing (202).")] = False,
+    wait: Annotated[
+        bool, Query(description="Ingest now and answer the result (200) instead of queueing (202).")
+    ] = False,
 ) -> JSONResponse:
     """Accept an episode: by default recorded in the durable queue and answered
     202 (ingested in the background, each group in order; poll its status by
