@@ -23,7 +23,6 @@ from .ingest.judge import refuse_writes_from_a_judge
 from .maintain import communities as _communities
 from .maintain.conflicts import sweep_conflicts
 from .maintain.forget import forget as _forget
-from .maintain.forget import forgotten_in
 from .maintain.reconcile import ReconcileReport
 from .maintain.reconcile import reconcile as _reconcile
 from .maintain.sagas import MAX_CALLS, saga_infos, stored_saga_summary
@@ -48,6 +47,7 @@ from .model import (
 from .search.engine import SCOPES
 from .search.types import SearchResults
 from .store import FactQuery, Store
+from .store.text_scan import mentions
 
 __all__ = ["Maintenance"]
 
@@ -108,7 +108,7 @@ class Maintenance:
         out: list[str] = []
 
         def check(where: str, uuid: str, text: str) -> None:
-            if uuid in gone or forgotten_in(text, report.needles):
+            if uuid in gone or mentions(text, report.needles):
                 out.append(f"{where}: {uuid}")
 
         for query in [*report.needles, *probes]:

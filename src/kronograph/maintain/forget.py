@@ -29,7 +29,6 @@ two letters is refused (it would match nearly everything).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from .._retry import retry_on_conflict
@@ -153,13 +152,13 @@ def plan_forget(
     plan: Plan,
     scope: _Scope,
     citing: dict[str, FactRecord],
-    facts: dict[str, FactRecord],
     hood_records: dict[str, FactRecord],
     hood_edges: dict[str, set[str]],
     references: dict[str, tuple[set[str], set[str]]],
 ) -> tuple[set[str], list[str]]:
     """Fill ``plan`` with the purge; pure. ``citing``: facts citing a purged
-    episode; ``facts``: every fact named for erasure; ``references``: for the
+    episode; ``hood_records``: those and every fact named for erasure, with
+    their contradiction neighbours (``hood_edges``); ``references``: for the
     entities the purge touches, their facts and mentions. Returns the facts
     erased and the uuids of facts whose interval changed."""
     gone = set(scope.facts)
@@ -186,7 +185,8 @@ def plan_forget(
         if not (entity_facts - gone) and not (episodes - scope.episodes):
             deleted.add(entity_uuid)
     plan.delete_entities.extend(sorted(deleted))
-    endpoints = {u for f in gone if f in facts for u in (facts[f].source_uuid, facts[f].target_uuid)}
+    endpoints = {u for f in gone if f in hood_records
+                 for u in (hood_records[f].source_uuid, hood_records[f].target_uuid)}
     plan.stale_entities |= endpoints - deleted
     plan.purge = Purge(
         histories=sorted(gone),
@@ -226,14 +226,13 @@ async def forget(
             for record in await store.facts_citing(group_id, eid):
                 citing[record.uuid] = record
         hood = await store.conflict_neighbourhood(group_id, sorted(scope.facts | set(citing)), 2)
-        facts = dict(hood.records)
         touched = set(scope.entities)
         for eid in scope.episodes:
             touched.update(await store.mentioned_entities(group_id, eid))
-        for record in (*citing.values(), *facts.values()):
+        for record in (*citing.values(), *hood.records.values()):
             touched.update((record.source_uuid, record.target_uuid))
         references = await store.entity_references(group_id, touched)
-        gone, changed = plan_forget(plan, scope, citing, facts, hood.records, hood.edges, references)
+        gone, changed = plan_forget(plan, scope, citing, hood.records, hood.edges, references)
         assert plan.purge is not None
         # Communities that lose a member or a fact between members drew on what goes.
         touched_members = set(plan.delete_entities) | plan.stale_entities
@@ -303,15 +302,11 @@ async def check_store(store: Store, group_id: str, report: ForgetReport) -> list
             out.append(f"episode {eid}")
         if await store.facts_citing(group_id, eid):
             out.append(f"facts citing episode {eid}")
-    if report.entities and await store.entities_by_uuid(group_id, report.entities):
-        out.append("entities " + ", ".join(e.uuid for e in await store.entities_by_uuid(group_id, report.entities)))
+    left = await store.entities_by_uuid(group_id, report.entities) if report.entities else []
+    if left:
+        out.append("entities " + ", ".join(e.uuid for e in left))
     erased = set(report.facts)
     for fact_uuid in sorted(erased):
         if await store.history(group_id, fact_uuid):
             out.append(f"history of fact {fact_uuid}")
     return out
-
-
-def forgotten_in(text: str, needles: Collection[str]) -> bool:
-    """Whether a returned item's text still names what was forgotten."""
-    return bool(needles) and mentions(text, needles)

@@ -20,6 +20,15 @@ from ..time import Clock
 __all__ = ["plan_fact_removal", "plan_removal", "remove_episode", "remove_fact"]
 
 
+def _delete(plan: Plan, record: FactRecord, cause: str, episode_id: str | None) -> None:
+    """Delete a fact, keeping its last state and a deletion marker in its
+    history (so ``known_at`` still answers what was believed)."""
+    plan.delete_facts.append(record.uuid)
+    plan.history.append(HistoryEntry(record, status_of(record)))
+    marker = record.with_(recorded_at=plan.now, cause=cause, cause_episode=episode_id)
+    plan.history.append(HistoryEntry(marker, "deleted"))
+
+
 def plan_removal(
     plan: Plan,
     episode_id: str,
@@ -41,10 +50,7 @@ def plan_removal(
             records[record.uuid] = merge_sources(record, remaining)
             continue
         gone.add(record.uuid)
-        plan.delete_facts.append(record.uuid)
-        plan.history.append(HistoryEntry(record, status_of(record)))
-        marker = record.with_(recorded_at=plan.now, cause="source_removed", cause_episode=episode_id)
-        plan.history.append(HistoryEntry(marker, "deleted"))
+        _delete(plan, record, "source_removed", episode_id)
     edges = {u: links - gone for u, links in hood.edges.items() if u not in gone}
     targets: set[str] = set()
     for record in citing:
@@ -100,9 +106,7 @@ def plan_fact_removal(
     no fact and no mention goes. Its source episodes stay: they may say more."""
     records = dict(hood.records)
     originals = dict(hood.records)
-    plan.delete_facts.append(record.uuid)
-    plan.history.append(HistoryEntry(record, status_of(record)))
-    plan.history.append(HistoryEntry(record.with_(recorded_at=plan.now, cause="fact_removed"), "deleted"))
+    _delete(plan, record, "fact_removed", None)
     gone = {record.uuid}
     edges = {u: links - gone for u, links in hood.edges.items() if u not in gone}
     targets = hood.edges.get(record.uuid, set()) - gone

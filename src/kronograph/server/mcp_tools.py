@@ -479,8 +479,9 @@ class MemoryTools:
 
     async def get_fact(self, access: Access, group_id: str | None, fact_uuid: str) -> FactDetailOut:
         g = access.group(group_id)
-        slot = await self.memory.conflicts(g, fact_uuid)  # NotFoundError when it is not (or no longer) there
-        fact = next(f for f in slot if f.uuid == fact_uuid)
+        fact = await self.memory.fact(g, fact_uuid)
+        if fact is None:  # never was, or removed
+            raise NotFoundError(f"no fact {fact_uuid!r} in group {g!r}")
         detail = FactOut.of(fact, await self.memory.fact_sources(g, fact_uuid))
         history = [ChangeOut.of(c) for c in await self.memory.history(g, fact_uuid)]
         return FactDetailOut(group_id=g, fact=detail, history=history)
@@ -502,12 +503,15 @@ class MemoryTools:
             found = await self.memory.search(g, query, scopes=["episodes"], limit=limit)
             chosen = [h.item for h in found.episodes if saga is None or h.item.saga == saga]
             return EpisodesOut(group_id=g, episodes=[EpisodeOut.of(e, max_chars) for e in chosen])
-        every = await self.memory.episodes(g)
         if episode_ids is not None:
-            by_id = {e.uuid: e for e in every}
-            wanted = list(dict.fromkeys(episode_ids))
-            return EpisodesOut(group_id=g, episodes=[EpisodeOut.of(by_id[i], max_chars) for i in wanted if i in by_id],
-                               not_found=[i for i in wanted if i not in by_id])
+            found, missing = [], []
+            for eid in dict.fromkeys(episode_ids):
+                try:
+                    found.append(EpisodeOut.of(await self.memory.episode(g, eid), max_chars))
+                except NotFoundError:
+                    missing.append(eid)
+            return EpisodesOut(group_id=g, episodes=found, not_found=missing)
+        every = await self.memory.episodes(g)
         chosen = [e for e in every if saga is None or e.saga == saga][-limit:]  # the latest, oldest first
         return EpisodesOut(group_id=g, episodes=[EpisodeOut.of(e, max_chars) for e in chosen])
 
