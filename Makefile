@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench bench-ingest bench-search bench-offline clean lock
+.PHONY: demo test bench bench-ingest bench-search bench-offline bench-embed clean lock
 
 $(STAMP): pyproject.toml requirements.lock
 	rm -rf $(VENV)
@@ -19,6 +19,7 @@ demo: $(STAMP)
 	$(BIN)/kronograph demo
 
 test: $(STAMP)
+	bash tests/system_packages.sh
 	$(BIN)/python -m pytest -n 2 -q
 
 bench: $(STAMP)
@@ -32,6 +33,9 @@ bench-search: $(STAMP)
 
 bench-offline: $(STAMP)
 	$(BIN)/python bench/offline_eval.py
+
+bench-embed: $(STAMP)
+	$(BIN)/python bench/embed.py
 
 # Regenerate the lock file (needs `uv` on PATH; not part of the normal flow).
 lock:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -46,18 +45,6 @@ def test_gold_set_meets_targets() -> None:
     assert report.precision >= 0.8, report.misses
     assert report.recall >= 0.6, report.misses
     assert report.dates >= 0.7, report.misses
-
-
-def test_fast_enough() -> None:
-    text = "Alice Moreno: I started working at Fjord Biotech last month, and my sister Elena moved to Lisbon."
-    extractor = OfflineExtractor()
-    extractor.extract(text, reference_time=REF)
-    n = 300
-    started = time.perf_counter()
-    for _ in range(n):
-        extractor.extract(text, reference_time=REF)
-    per_ms = (time.perf_counter() - started) / n * 1000
-    assert per_ms < 1.0  # the target is 0.3 ms; slack here for slow, shared CI machines
 
 
 # -- relations ---------------------------------------------------------------------------------

