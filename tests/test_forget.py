@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from kronograph import InvalidInputError, Memory, NotFoundError
+from kronograph.model import AuditEvent
 from kronograph.search.engine import SCOPES
 from kronograph.store.plan import BuiltSummary, Plan
 from kronograph.store.sqlite import SQLiteStore
@@ -309,3 +310,63 @@ def test_a_second_forget_erases_a_trace_the_first_could_not_see(memory_factory: 
     again = memory.forget(G, entity=NAME)
     assert again.verified and again.summaries_rebuilt == [carol.uuid] and again.episodes == []
     assert not _mentions_name(memory.entities(G, name="Carol")[0])
+
+
+# -- a name kept anywhere but in an entity's name or an episode's text ---------------------------------------------
+
+
+def _trace_memory(memory: Memory) -> None:
+    """A group where the name is in no entity name and no episode text: only
+    in a relation, an actor, a saga's name, a label and an audit event's actor."""
+    memory.add_fact(G, "Alice", "REPORTS_TO_ZORBLAX_QUENTIN", "Acme", valid_at="2023-01-01")
+    memory.add_fact(G, "Bob", "WORKS_AT", "Initech", valid_at="2023-01-01", actor="Zorblax Quentin")
+    memory.add_fact(G, "Erin", "WORKS_AT", "Umbrella", valid_at="2023-01-01",
+                    subject_labels=["Person", "Friend of Zorblax-Quentin"])
+    memory.add_episode(G, "Dan plays chess with Carol.", reference_time="2024-01-01", saga="zorblax quentin 1:1",
+                       episode_id="one-on-one")
+    memory.add_episode(G, "Carol works at Initech.", reference_time="2024-01-02", saga="standup", episode_id="kept")
+    memory.summarize_saga(G, "zorblax quentin 1:1")
+    memory.summarize_saga(G, "standup")
+    plan = Plan(group_id=G, now=memory.episodes(G)[0].created_at, expected_revision=None)
+    plan.audit.append(AuditEvent(group_id=G, kind="note", recorded_at=plan.now, actor="ZORBLAX QUENTIN"))
+    memory._call(memory.store.apply(plan))  # type: ignore[attr-defined]
+
+
+def test_a_name_only_in_a_relation_actor_saga_label_or_audit_actor_is_found_and_erased(
+    memory_factory: MakeMemory,
+) -> None:
+    memory = memory_factory(model=None)
+    _trace_memory(memory)
+    store = memory.store  # type: ignore[attr-defined]
+    assert memory.entities(G, name=NAME) == []  # no entity, no episode text names it
+
+    report = memory.forget(G, entity=NAME)
+
+    assert report.verified, report.leftovers
+    assert {"one-on-one"} <= set(report.episodes) and "kept" not in report.episodes
+    hits = memory._call(store.text_occurrences(G, [NAME]))  # type: ignore[attr-defined]
+    assert [h for h in hits if _mentions_name(h.text)] == []
+    assert not [f for f in memory.facts(G, include_retired=True, include_expired=True) if _mentions_name(f)]
+    # The relation's fact, and the facts of the episodes it filed or of the saga it named, went.
+    assert {f.triple for f in memory.facts(G)} == {"Erin WORKS_AT Umbrella", "Carol WORKS_AT Initech"}
+    (erin,) = memory.entities(G, name="Erin")
+    assert list(erin.labels) == ["Person"]  # the label naming it went, the other stays
+    assert [s.saga for s in memory.sagas(G)] == ["standup"]
+    with pytest.raises(NotFoundError):
+        memory.saga_summary(G, "zorblax quentin 1:1")
+    assert not [e for e in memory.audit_events(G) if _mentions_name(e)]
+    assert [kind for kind, item in memory.export(G).records() if _mentions_name(item)] == []
+    # Now nothing is left by that name: a second forget says so.
+    with pytest.raises(NotFoundError, match="nothing named"):
+        memory.forget(G, entity=NAME)
+
+
+def test_the_forget_audit_event_holds_counts_only(memory_factory: MakeMemory) -> None:
+    memory = memory_factory(model=None)
+    _trace_memory(memory)
+    memory.forget(G, entity=NAME)
+    (last,) = [e for e in memory.audit_events(G) if e.kind == "forgotten"]
+    assert set(last.detail) == {"by", "episodes", "facts", "entities"}
+    assert all(isinstance(v, int) for k, v in last.detail.items() if k != "by") and last.episode_id is None
+    redacted = [e for e in memory.audit_events(G) if e.detail == {"redacted": True}]
+    assert redacted and all(e.actor is None and e.episode_id is None for e in redacted)
