@@ -404,5 +404,5 @@ async def reconcile(
             await _refresh_summaries(store, group_id, clock, done)
         if findings["pending_erasure"]:
             erasure = await store.erase_traces()
-            done.erasure, done.erasure_complete = erasure.detail, erasure.complete
+            done = done.model_copy(update={"erasure": erasure.detail, "erasure_complete": erasure.complete})
     return ReconcileReport(group_id=group_id, checked_at=now, repair=repair, repaired=done, **findings)
