@@ -525,7 +525,9 @@ def test_a_reader_holding_a_snapshot_makes_forget_unverified_until_doctor_repair
         assert not again.reconcile(G).pending_erasure and again.facts(G, subject="Carol")
 
 
-def test_the_next_forget_finishes_an_erasure_a_reader_held_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_next_forget_finishes_an_erasure_a_reader_held_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "m.db"
     memory, reader = _held_back_forget(path, monkeypatch)
     reader.execute("ROLLBACK")
