@@ -579,3 +579,18 @@ def test_postgres_a_snapshot_older_than_the_purge_holds_back_verified_until_repa
             ).fetchall():
                 rows = conn.execute(f'SELECT t::text FROM "{table}" t').fetchall()  # every column, as text
                 assert not [r for r in rows if "zorblax" in r[0].lower()], table
+
+
+def test_a_name_in_other_encodings_is_found(memory_factory: MakeMemory) -> None:
+    """JSON's escapes of a non-ASCII name, another case, separators other than a space."""
+    memory = memory_factory(model=None)
+    memory.add_episode(G, "Carol works at Initech.", reference_time="2024-01-01", episode_id="meta",
+                       metadata={"Zoë Quentin": "yes"})
+    memory.add_fact(G, "Dan", "MET_ZOË-QUENTIN_AT", "Acme", valid_at="2023-01-01")
+    memory.add_episode(G, "Erin works at Umbrella.", reference_time="2024-01-02", episode_id="kept")
+    report = memory.forget(G, entity="zoë quentin")
+    assert report.verified, report.leftovers
+    assert "meta" in report.episodes and "kept" not in report.episodes
+    assert [f.triple for f in memory.facts(G) if "Dan" in f.triple] == []
+    hits = memory._call(memory.store.text_occurrences(G, ["Zoë Quentin"]))  # type: ignore[attr-defined]
+    assert hits == []
