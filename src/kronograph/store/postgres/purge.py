@@ -33,11 +33,11 @@ VACUUM_WAIT_S = 5.0
 _TEXT_TYPES = ("text", "character varying", "character", "json", "jsonb")
 
 # Who may still see what a purge deleted: a session, prepared transaction or
-# replication slot whose transaction or snapshot is not newer than a fresh
-# transaction id taken after the purge committed (so, conservatively, also
+# replication slot whose transaction or snapshot is not newer than a
+# transaction id taken once the purge had committed (so, conservatively, also
 # one that began in between). This session excepted.
 _HOLDERS = """
-WITH h AS (SELECT (pg_current_xact_id()::text::bigint % 4294967296)::text::xid AS x)
+WITH h AS (SELECT %(x)s::text::xid AS x)
 SELECT 'session ' || pid || coalesce(' (' || backend_type || ')', '')
 FROM pg_stat_activity, h
 WHERE pid <> pg_backend_pid() AND (datname = current_database() OR datid IS NULL)
@@ -116,8 +116,8 @@ async def pending_erasure(conn: AsyncConnection) -> bool:
     return await cur.fetchone() is not None
 
 
-async def _holders(conn: AsyncConnection) -> list[str]:
-    cur = await conn.execute(_HOLDERS)
+async def _holders(conn: AsyncConnection, after: int) -> list[str]:
+    cur = await conn.execute(_HOLDERS, {"x": str(after % 4294967296)})
     return sorted(str(row[0]) for row in await cur.fetchall())
 
 
@@ -127,7 +127,10 @@ async def erase_traces(conn: AsyncConnection, wait_s: float | None = None) -> Er
     :data:`VACUUM_WAIT_S`) of waiting, VACUUM anyway, record a pending
     erasure and say what held it back."""
     deadline = time.monotonic() + (VACUUM_WAIT_S if wait_s is None else wait_s)
-    while (holders := await _holders(conn)) and time.monotonic() < deadline:
+    cur = await conn.execute("SELECT pg_current_xact_id()::text")  # newer than the purge's
+    row = await cur.fetchone()
+    after = int(row[0]) if row else 0
+    while (holders := await _holders(conn, after)) and time.monotonic() < deadline:
         await asyncio.sleep(0.1)
     cur = await conn.execute(
         "SELECT DISTINCT c.table_name FROM information_schema.columns c JOIN information_schema.tables t"
