@@ -492,17 +492,19 @@ def _held_back_forget(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Memo
     """A forget while another connection reads a snapshot from before it."""
     monkeypatch.setattr(purge, "CHECKPOINT_WAIT_S", 0.3)
     memory = Memory(path, model=None)
+    memory.add_episode("other", "Hiro works at Vorpal.", reference_time="2024-01-01")
     memory.add_episode(G, "Zorblax Quentin works at Acme.", reference_time="2024-01-01")
     memory.add_episode(G, "Carol works at Initech.", reference_time="2024-01-02")
     reader = sqlite3.connect(path, isolation_level=None)
     reader.execute("BEGIN")
-    assert reader.execute("SELECT count(*) FROM episodes").fetchone()[0] == 2  # its snapshot: before the purge
+    assert reader.execute("SELECT count(*) FROM episodes").fetchone()[0] == 3  # its snapshot: before the purge
     report = memory.forget(G, entity=NAME)
     assert not report.verified
     assert any("read snapshot" in where and "doctor --repair" in where for where in report.leftovers)
     assert report.episodes and not memory.facts(G, subject=NAME)  # the rows are gone all the same
     assert b"zorblax" in _file_bytes(path)  # but the old pages are still in the files
     assert memory.reconcile(G).pending_erasure and not memory.reconcile(G).ok
+    assert not memory.reconcile("other").pending_erasure  # another tenant learns nothing of it
     return memory, reader
 
 
@@ -563,7 +565,7 @@ def test_postgres_a_snapshot_older_than_the_purge_holds_back_verified_until_repa
             report = memory.forget(G, entity=NAME)
             assert not report.verified
             assert any("may still see what the purge deleted" in where for where in report.leftovers)
-            assert memory.reconcile(G).pending_erasure
+            assert memory.reconcile(G).pending_erasure and not memory.reconcile("other").pending_erasure
             reader.execute("ROLLBACK")
         repaired = memory.reconcile(G, repair=True)
         assert repaired.pending_erasure and repaired.repaired.erasure_complete

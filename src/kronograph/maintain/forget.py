@@ -103,9 +103,10 @@ def _needle(name: str) -> str:
 
 
 def _sort_hits(scope: _Scope, hits: list[TextHit]) -> None:
-    """File each whole-word occurrence of a needle under what erases it: a
-    column of a table not known here erases its whole row's owner (an
-    episode, an entity, a fact), so a column added later is covered too."""
+    """File each whole-word occurrence of a needle under what erases it. A
+    column not named here erases its row's owner (an episode, an entity, a
+    fact), so a column added later is covered too; a table not known here
+    cannot be erased from, and stays a leftover (never ``verified``)."""
     for hit in hits:
         if not mentions(hit.text, scope.needles):
             continue
@@ -284,11 +285,11 @@ async def forget(
     try:
         report, plan = await retry_on_conflict(attempt)
     except NotFoundError:
-        if dry_run or not await store.pending_erasure():
+        if dry_run or not await store.pending_erasure(group_id):
             raise
         # Nothing is left by that name, but an earlier purge's erasure is: finish it.
         needles = _distinct([entity]) if entity is not None else []
-        leftovers = _unfinished(await store.erase_traces())
+        leftovers = _unfinished(await store.erase_traces(group_id))
         return ForgetReport(group_id=group_id, entity=entity, episode_id=episode_id, needles=needles,
                             leftovers=leftovers, verified=not leftovers)
     if dry_run:
@@ -301,7 +302,7 @@ async def forget(
         rebuilt, deleted = await refresh_communities(store, group_id, plan.purge.communities, clock=clock, embed=embed)
         report = report.model_copy(update={"communities_rebuilt": rebuilt, "communities_deleted": deleted})
     # Last, once the rebuilds are written: merge the indexes, checkpoint the log, vacuum.
-    erasure = await store.erase_traces()
+    erasure = await store.erase_traces(group_id)
     leftovers = _unfinished(erasure) + await check_store(store, group_id, report)
     return report.model_copy(update={"leftovers": leftovers, "verified": not leftovers})
 

@@ -33,8 +33,8 @@ Checks (each finding carries what is needed to act on it):
   (by the model when one is configured), not a repair's.
 * pending erasure: a ``forget`` whose erasure from the store's files (SQLite's
   checkpoint, PostgreSQL's VACUUM) a reader of an older snapshot held back.
-  Store-wide. Repaired: the erasure is run again (``repaired.erasure`` says
-  how it went).
+  Recorded per group (another group's is not reported). Repaired: the
+  erasure (store-wide) is run again (``repaired.erasure`` says how it went).
 
 Every repair is a plan applied in one transaction, with an audit event
 (``reconcile_repaired``) that names the check and what it changed.
@@ -299,7 +299,7 @@ async def _findings(
             for s in await saga_infos(store, group_id)
             if s.lag or s.stale
         ],
-        "pending_erasure": await store.pending_erasure(),
+        "pending_erasure": await store.pending_erasure(group_id),
     }
 
 
@@ -403,6 +403,6 @@ async def reconcile(
         if findings["stale_summaries"]:
             await _refresh_summaries(store, group_id, clock, done)
         if findings["pending_erasure"]:
-            erasure = await store.erase_traces()
+            erasure = await store.erase_traces(group_id)
             done = done.model_copy(update={"erasure": erasure.detail, "erasure_complete": erasure.complete})
     return ReconcileReport(group_id=group_id, checked_at=now, repair=repair, repaired=done, **findings)

@@ -299,15 +299,16 @@ class Store(Protocol):
     async def episode_replies(self, group_id: str, episode_ids: Collection[str]) -> list[str]:
         """Keys of the cached model replies given while processing those episodes."""
 
-    async def erase_traces(self) -> Erasure:
-        """After a purge: make deleted content unrecoverable from the store's
-        files where the backend can (merged indexes, a checkpointed and
-        truncated log, vacuum), waiting a bounded time for readers of older
-        snapshots; ``complete`` False says what held it back, and records a
-        pending erasure that the next call finishes."""
+    async def erase_traces(self, group_id: str) -> Erasure:
+        """After a purge in the group: make deleted content unrecoverable from
+        the store's files where the backend can (merged indexes, a checkpointed
+        and truncated log, vacuum; store-wide), waiting a bounded time for
+        readers of older snapshots; ``complete`` False says what held it back,
+        and records a pending erasure for the group that the next call finishes."""
 
-    async def pending_erasure(self) -> bool:
-        """Whether an erasure was held back by a reader and is still to finish."""
+    async def pending_erasure(self, group_id: str) -> bool:
+        """Whether an erasure after a purge in the group was held back by a
+        reader and is still to finish (only that group's: tenants are separate)."""
 
     # -- the one write -------------------------------------------------------
     async def apply(self, plan: Plan) -> None:

@@ -97,9 +97,11 @@ class Erasure:
     detail: str
 
 
-# The store-wide setting that records an erasure a reader held back (its value:
-# when); the next forget or ``doctor --repair`` finishes it. It names nothing.
-PENDING_ERASURE = "forget.erasure_pending"
+# The store setting, one per group (``PENDING_ERASURE + group_id``), that
+# records an erasure a reader held back (its value: when); the next forget in
+# the group or its ``doctor --repair`` finishes it. It names nothing forgotten.
+# An erasure that completes is complete for every group: all are cleared.
+PENDING_ERASURE = "forget.erasure_pending:"
 
 _WORDS = re.compile(r"[^\W_]+")
 

@@ -110,9 +110,9 @@ async def episode_replies(conn: AsyncConnection, group_id: str, episode_ids: Col
     return [k for (k,) in await cur.fetchall()]
 
 
-async def pending_erasure(conn: AsyncConnection) -> bool:
-    """Whether an erasure was held back and is still to finish."""
-    cur = await conn.execute("SELECT 1 FROM store_settings WHERE key = %s", (PENDING_ERASURE,))
+async def pending_erasure(conn: AsyncConnection, group_id: str) -> bool:
+    """Whether an erasure of a forget in the group was held back and is still to finish."""
+    cur = await conn.execute("SELECT 1 FROM store_settings WHERE key = %s", (PENDING_ERASURE + group_id,))
     return await cur.fetchone() is not None
 
 
@@ -121,11 +121,11 @@ async def _holders(conn: AsyncConnection, after: int) -> list[str]:
     return sorted(str(row[0]) for row in await cur.fetchall())
 
 
-async def erase_traces(conn: AsyncConnection, wait_s: float | None = None) -> Erasure:
+async def erase_traces(conn: AsyncConnection, group_id: str, wait_s: float | None = None) -> Erasure:
     """VACUUM every group table (the connection is in autocommit), once no
     snapshot from before the purge is left; after ``wait_s`` (default
     :data:`VACUUM_WAIT_S`) of waiting, VACUUM anyway, record a pending
-    erasure and say what held it back."""
+    erasure for the group and say what held it back."""
     deadline = time.monotonic() + (VACUUM_WAIT_S if wait_s is None else wait_s)
     cur = await conn.execute("SELECT pg_current_xact_id()::text")  # newer than the purge's
     row = await cur.fetchone()
@@ -144,11 +144,11 @@ async def erase_traces(conn: AsyncConnection, wait_s: float | None = None) -> Er
         await conn.execute(
             "INSERT INTO store_settings(key, value) VALUES (%s, %s)"
             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (PENDING_ERASURE, datetime.now(UTC).isoformat()),
+            (PENDING_ERASURE + group_id, datetime.now(UTC).isoformat()),
         )
         return Erasure(False, (
             f"PostgreSQL: VACUUM of {len(tables)} tables ran, but the dead rows may not be removed yet: "
             f"{', '.join(holders[:5])} may still see what the purge deleted"
         ))
-    await conn.execute("DELETE FROM store_settings WHERE key = %s", (PENDING_ERASURE,))
+    await conn.execute("DELETE FROM store_settings WHERE starts_with(key, %s)", (PENDING_ERASURE,))
     return Erasure(True, f"PostgreSQL: VACUUM of {len(tables)} tables, with no older snapshot left")

@@ -270,13 +270,13 @@ class PostgresStore:
     async def episode_replies(self, group_id: str, episode_ids: Collection[str]) -> list[str]:
         return await self._run(purge.episode_replies, group_id, episode_ids)
 
-    async def erase_traces(self) -> Erasure:
+    async def erase_traces(self, group_id: str) -> Erasure:
         if self._replica:  # a standby replays the primary's VACUUM
             return Erasure(False, "PostgreSQL: a read replica erases nothing; the primary's VACUUM reaches it")
-        return await self._run(purge.erase_traces)
+        return await self._run(purge.erase_traces, group_id)
 
-    async def pending_erasure(self) -> bool:
-        return await self._run(purge.pending_erasure)
+    async def pending_erasure(self, group_id: str) -> bool:
+        return await self._run(purge.pending_erasure, group_id)
 
     # -- reads for ingestion ---------------------------------------------------
     async def episodes(self, group_id: str, status: str | None = None) -> list[Episode]:

@@ -137,25 +137,26 @@ def _checkpoint(conn: sqlite3.Connection, wait_s: float) -> tuple[bool, str]:
         conn.execute(f"PRAGMA busy_timeout = {int(before)}")
 
 
-def _set_pending(conn: sqlite3.Connection, pending: bool) -> None:
-    if pending:
-        conn.execute("INSERT OR REPLACE INTO store_settings(key, value) VALUES (?, ?)",
-                     (PENDING_ERASURE, datetime.now(UTC).isoformat()))
+def _pending(conn: sqlite3.Connection, group_id: str | None) -> bool:
+    if group_id is None:
+        found = conn.execute("SELECT 1 FROM store_settings WHERE substr(key, 1, ?) = ? LIMIT 1",
+                             (len(PENDING_ERASURE), PENDING_ERASURE))
     else:
-        conn.execute("DELETE FROM store_settings WHERE key = ?", (PENDING_ERASURE,))
+        found = conn.execute("SELECT 1 FROM store_settings WHERE key = ?", (PENDING_ERASURE + group_id,))
+    return found.fetchone() is not None
 
 
-def pending_erasure(conn: sqlite3.Connection) -> bool:
-    """Whether an erasure was held back and is still to finish."""
-    return conn.execute("SELECT 1 FROM store_settings WHERE key = ?", (PENDING_ERASURE,)).fetchone() is not None
+def pending_erasure(conn: sqlite3.Connection, group_id: str) -> bool:
+    """Whether an erasure of a forget in the group was held back and is still to finish."""
+    return _pending(conn, group_id)
 
 
-def erase_traces(conn: sqlite3.Connection, wait_s: float | None = None) -> Erasure:
+def erase_traces(conn: sqlite3.Connection, group_id: str, wait_s: float | None = None) -> Erasure:
     """Merge each full-text index into one segment (dropping deleted words),
     then copy the log back and truncate it, with freed pages zeroed. Held
     back past ``wait_s`` (default :data:`CHECKPOINT_WAIT_S`) by a reader, it
-    records a pending erasure and says why."""
-    was_pending = pending_erasure(conn)
+    records a pending erasure for the group and says why."""
+    was_pending = _pending(conn, None)
     with secure_delete(conn):
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -166,8 +167,11 @@ def erase_traces(conn: sqlite3.Connection, wait_s: float | None = None) -> Erasu
             raise
         conn.execute("COMMIT")
         complete, detail = _checkpoint(conn, CHECKPOINT_WAIT_S if wait_s is None else wait_s)
-        if was_pending == complete:  # record a change of state only: a write is a new page in the log
-            _set_pending(conn, not complete)
-            if complete:
-                _checkpoint(conn, 0.0)  # that page holds no text; truncate the log again if no one is reading
+        if not complete:
+            conn.execute("INSERT OR REPLACE INTO store_settings(key, value) VALUES (?, ?)",
+                         (PENDING_ERASURE + group_id, datetime.now(UTC).isoformat()))
+        elif was_pending:  # complete for every group; a write is a new page in the log, so only if needed
+            conn.execute("DELETE FROM store_settings WHERE substr(key, 1, ?) = ?",
+                         (len(PENDING_ERASURE), PENDING_ERASURE))
+            _checkpoint(conn, 0.0)  # that page holds no text; truncate the log again if no one is reading
     return Erasure(complete, f"SQLite: full-text indexes merged, freed pages zeroed, {detail}")

@@ -573,11 +573,11 @@ class SQLiteStore:
     async def episode_replies(self, group_id: str, episode_ids: Collection[str]) -> list[str]:
         return await self._run(purge.episode_replies, group_id, episode_ids)
 
-    async def erase_traces(self) -> Erasure:
-        return await self._run(purge.erase_traces)
+    async def erase_traces(self, group_id: str) -> Erasure:
+        return await self._run(purge.erase_traces, group_id)
 
-    async def pending_erasure(self) -> bool:
-        return await self._run(purge.pending_erasure)
+    async def pending_erasure(self, group_id: str) -> bool:
+        return await self._run(purge.pending_erasure, group_id)
 
     # -- the one write ---------------------------------------------------------
     async def apply(self, plan: Plan) -> None:
