@@ -596,3 +596,17 @@ def test_a_name_in_other_encodings_is_found(memory_factory: MakeMemory) -> None:
     assert [f.triple for f in memory.facts(G) if "Dan" in f.triple] == []
     hits = memory._call(memory.store.text_occurrences(G, ["Zoë Quentin"]))  # type: ignore[attr-defined]
     assert hits == []
+
+
+def test_postgres_scans_the_same_text_columns_as_sqlite() -> None:
+    """The schemas mirror each other column for column; so must their scans
+    (a PostgreSQL type the scan did not know would leave a column out)."""
+    from kronograph.store.postgres import PostgresStore
+    from kronograph.store.postgres import purge as pg_purge
+
+    from . import pg_server
+
+    with Memory(PostgresStore(pg_server.databases().fresh(), min_size=0, max_size=2), model=None) as memory:
+        memory.add_fact(G, "Carol", "KNOWS", "Dan")  # opens (and migrates) the store
+        tables = memory._call(memory.store._run(pg_purge.scanned_tables))  # type: ignore[attr-defined]
+    assert {(t.name, c) for t in tables for c in t.columns} == set(SCANNED)
