@@ -129,8 +129,8 @@ def _checkpoint(conn: sqlite3.Connection, wait_s: float) -> tuple[bool, str]:
             if time.monotonic() >= deadline:
                 return False, (
                     f"the write-ahead log could not be checkpointed (busy={busy}, {log} frames,"
-                    f" {done} copied back): another connection holds a read snapshot from before the purge,"
-                    " so the old pages stay in the database file and its log until it ends"
+                    f" {done} copied back): another connection holds a read snapshot from before the purge"
+                    " (or a write lock), so the old pages stay in the database file and its log until it ends"
                 )
             time.sleep(0.05)
     finally:
