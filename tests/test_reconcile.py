@@ -163,7 +163,7 @@ def test_repair_fixes_the_safe_defects_and_reports_the_rest(damaged: Memory) -> 
     }
     assert damaged.reconcile(G, repair=True).repaired.model_dump() == {
         "removed_sources": [], "deleted_facts": [], "changed_facts": [], "deleted_entities": [],
-        "refreshed_summaries": [],
+        "refreshed_summaries": [], "erasure": None, "erasure_complete": None,
     }
 
 

@@ -77,7 +77,9 @@ class Maintenance:
         it: see :mod:`kronograph.maintain.forget`. After the purge, every
         stored text is scanned for the name and every search scope is searched
         by every method, and ``facts``/``timeline`` asked; the report's
-        ``leftovers`` lists anything found (``verified`` is True when none).
+        ``leftovers`` lists anything found, or an erasure from the store's
+        files that a reader held back (``verified`` is True when none; what
+        it means on each backend: docs/forgetting.md).
         ``dry_run`` reports what would go and changes nothing."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)

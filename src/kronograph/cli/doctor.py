@@ -47,13 +47,18 @@ def _lines(report: ReconcileReport) -> list[str]:
         stale = ", stale: an episode it drew on was removed" if g.stale else ""
         behind = f"{g.lag:,} of {plural(g.episodes, 'episode')} not summarised{stale}"
         out.append(f"saga behind: {escape(g.saga)} ({behind})")
+    if report.pending_erasure:
+        out.append("pending erasure: a forget's erasure from the store's files was held back by a reader")
     return out
 
 
 def doctor(
     group: Annotated[str, typer.Argument(metavar="GROUP", help="Group (tenant) to check.")],
     repair: Annotated[
-        bool, typer.Option("--repair", help="Fix what is safe (dangling sources, orphan entities, stale summaries).")
+        bool,
+        typer.Option(
+            "--repair", help="Fix what is safe (dangling sources, orphan entities, stale summaries, a pending erasure)."
+        ),
     ] = False,
     relation_type: Annotated[
         list[str], option("NAME=CARDINALITY", "Declare a relation's cardinality for the overlap check; repeatable.")
@@ -66,7 +71,9 @@ def doctor(
     with open_memory(db, relation_types=types) as memory:
         report = memory.reconcile(group, repair=repair)
     repaired = report.repaired
-    clean = report.ok or (repair and not any(report.counts[k] for k in _REPORTED_ONLY))
+    clean = report.ok or (
+        repair and not any(report.counts[k] for k in _REPORTED_ONLY) and repaired.erasure_complete is not False
+    )
     if as_json:
         typer.echo(json.dumps({**report.model_dump(mode="json"), "counts": report.counts}, indent=2))
     else:
@@ -84,9 +91,12 @@ def doctor(
                 f" {entities:,} entit{'y' if entities == 1 else 'ies'} deleted,"
                 f" {summaries:,} summar{'y' if summaries == 1 else 'ies'} rebuilt"
             )
+            if repaired.erasure is not None:
+                mark = "[green]✓[/]" if repaired.erasure_complete else "[red]still held back:[/]"
+                out.print(f"  erasure {mark} {escape(repaired.erasure)}", soft_wrap=True)
         elif not report.ok:
             out.print(
-                "  [dim]--repair fixes dangling sources, orphan entities and stale summaries;"
+                "  [dim]--repair fixes dangling sources, orphan entities, stale summaries and a pending erasure;"
                 " the rest needs a person[/]"
             )
         if report.not_checked:

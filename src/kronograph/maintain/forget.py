@@ -5,7 +5,10 @@ believed it; ``forget`` erases. Forgetting an entity erases every episode
 that mentions it (by extraction or, as a whole word, in its text), every fact
 that touches it or names it, every entity of that name or alias, and every
 other trace of the name: fact history, the retraction index, entity
-summaries, audit details and cached model replies. Forgetting an episode
+summaries, audit details and cached model replies. A trace of the name in
+any other text column (a relation, an actor, a saga's name, a label, a
+folded key, metadata: the scan reads the columns from the schema) makes the
+name found, and is erased with the row it is in. Forgetting an episode
 erases it, the facts left with no other source, the entities left with
 nothing, and every history and audit record of them.
 
@@ -15,11 +18,15 @@ does). Summaries that may have drawn on what went are cleared in the purge's
 transaction and rebuilt extractively from what is left, so no summary ever
 shows forgotten words, even for a moment.
 
-The purge is one transaction; what it deletes is overwritten where the
-backend can (``Store.erase_traces``). Then :func:`check_store` scans every
-stored text for the name again; ``AsyncMemory.forget`` also searches every
-scope by every method. The audit log records that a purge happened, with
-counts only.
+The purge is one transaction; what it deletes is then made unrecoverable
+from the store's files where the backend can (``Store.erase_traces``: on
+SQLite a checkpointed, truncated log; on PostgreSQL a VACUUM), and
+:func:`check_store` scans every stored text for the name again;
+``AsyncMemory.forget`` also searches every scope by every method. An erasure
+a reader of an older snapshot held back is a leftover (``verified`` False,
+with the reason); the next forget, even of a name with nothing left, or
+``doctor --repair`` finishes it. The audit log records that a purge happened,
+with counts only.
 
 Matching is by whole words, case-insensitively: forgetting "Ann" erases
 "Ann's car" and the entity "Ann Lee", not "Annapolis". A name shorter than
@@ -38,7 +45,7 @@ from ..model import AuditEvent, ForgetReport, normalise_name
 from ..store.plan import Plan, Purge
 from ..store.protocol import Store
 from ..store.records import FactRecord
-from ..store.text_scan import TextHit, mentions
+from ..store.text_scan import Erasure, TextHit, mentions
 from ..time import Clock
 from .communities import Embed
 from .communities import refresh as refresh_communities
@@ -61,15 +68,19 @@ class _Scope:
     facts: set[str] = field(default_factory=set)  # facts erased whatever their sources
     summaries: set[str] = field(default_factory=set)
     entity_records: set[str] = field(default_factory=set)
+    labels: set[str] = field(default_factory=set)  # entities kept, less the labels naming it
     audit_events: set[int] = field(default_factory=set)
     sagas: set[str] = field(default_factory=set)
+    dropped_sagas: set[str] = field(default_factory=set)  # their name names it
     communities: set[str] = field(default_factory=set)
     replies: set[str] = field(default_factory=set)
+    unrouted: set[str] = field(default_factory=set)  # where nothing erases it: a leftover, never verified
 
     def found(self) -> bool:
         """Whether anything at all bears the name (a second forget still cleans up a trace)."""
-        return any((self.episodes, self.entities, self.facts, self.summaries, self.entity_records,
-                    self.audit_events, self.replies, self.sagas, self.communities))
+        return any((self.episodes, self.entities, self.facts, self.summaries, self.entity_records, self.labels,
+                    self.audit_events, self.replies, self.sagas, self.dropped_sagas, self.communities,
+                    self.unrouted))
 
 
 def _long_enough(name: str) -> bool:
@@ -92,18 +103,23 @@ def _needle(name: str) -> str:
 
 
 def _sort_hits(scope: _Scope, hits: list[TextHit]) -> None:
-    """File each whole-word occurrence of a needle under what erases it."""
+    """File each whole-word occurrence of a needle under what erases it. A
+    column not named here erases its row's owner (an episode, an entity, a
+    fact), so a column added later is covered too; a table not known here
+    cannot be erased from, and stays a leftover (never ``verified``)."""
     for hit in hits:
         if not mentions(hit.text, scope.needles):
             continue
-        if hit.table == "episodes":
+        if hit.table == "episodes":  # any of its texts, its actor, its saga's name, its metadata
             scope.episodes.add(hit.key)
         elif hit.table in _ENTITY_TABLES:
-            if hit.column in ("summary",):
+            if hit.column == "summary" and hit.table == "entities":
                 scope.summaries.add(hit.key)
             elif hit.column in ("attributes", "provenance"):
                 scope.entity_records.add(hit.key)
-            else:  # its name or one of its aliases
+            elif hit.column == "labels":
+                scope.labels.add(hit.key)
+            else:  # its name, its name's key, or one of its aliases
                 scope.entities.add(hit.key)
         elif hit.table in _FACT_TABLES:
             scope.facts.add(hit.key)
@@ -112,9 +128,11 @@ def _sort_hits(scope: _Scope, hits: list[TextHit]) -> None:
         elif hit.table == "model_replies":
             scope.replies.add(hit.key)
         elif hit.table == "saga_summaries":
-            scope.sagas.add(hit.key)
+            (scope.dropped_sagas if hit.column == "saga" else scope.sagas).add(hit.key)
         elif hit.table == "communities":
             scope.communities.add(hit.key)
+        else:
+            scope.unrouted.add(f"{hit.table}.{hit.column}")
 
 
 async def _entity_scope(store: Store, group_id: str, entity: str) -> _Scope:
@@ -194,7 +212,8 @@ def plan_forget(
         replies=sorted(scope.replies),
         summaries=sorted((scope.summaries | endpoints) - deleted),
         entity_records=sorted(scope.entity_records - deleted),
-        sagas=sorted(scope.sagas),
+        sagas=sorted(scope.sagas - scope.dropped_sagas),
+        dropped_sagas=sorted(scope.dropped_sagas),
     )
     return gone, [updated.uuid for _, updated in changes]
 
@@ -234,6 +253,9 @@ async def forget(
         references = await store.entity_references(group_id, touched)
         gone, changed = plan_forget(plan, scope, citing, hood.records, hood.edges, references)
         assert plan.purge is not None
+        # An entity kept loses the labels that name it (and keeps the others).
+        for kept in await store.entities_by_uuid(group_id, scope.labels - set(plan.delete_entities)):
+            plan.entity_labels[kept.uuid] = tuple(x for x in kept.labels if not mentions(x, scope.needles))
         # Communities that lose a member or a fact between members drew on what goes.
         touched_members = set(plan.delete_entities) | plan.stale_entities
         plan.purge.communities = sorted(scope.communities | {
@@ -260,10 +282,18 @@ async def forget(
             await store.apply(plan)
         return report, plan
 
-    report, plan = await retry_on_conflict(attempt)
+    try:
+        report, plan = await retry_on_conflict(attempt)
+    except NotFoundError:
+        if dry_run or not await store.pending_erasure(group_id):
+            raise
+        # Nothing is left by that name, but an earlier purge's erasure is: finish it.
+        needles = _distinct([entity]) if entity is not None else []
+        leftovers = _unfinished(await store.erase_traces(group_id))
+        return ForgetReport(group_id=group_id, entity=entity, episode_id=episode_id, needles=needles,
+                            leftovers=leftovers, verified=not leftovers)
     if dry_run:
         return report
-    await store.erase_traces()
     if plan.purge is not None and plan.purge.summaries:
         await summarize(store, group_id, clock=clock, uuids=plan.purge.summaries, stale_only=False)
     for saga in plan.purge.sagas if plan.purge is not None else ():
@@ -271,8 +301,17 @@ async def forget(
     if plan.purge is not None and plan.purge.communities:
         rebuilt, deleted = await refresh_communities(store, group_id, plan.purge.communities, clock=clock, embed=embed)
         report = report.model_copy(update={"communities_rebuilt": rebuilt, "communities_deleted": deleted})
-    leftovers = await check_store(store, group_id, report)
+    # Last, once the rebuilds are written: merge the indexes, checkpoint the log, vacuum.
+    erasure = await store.erase_traces(group_id)
+    leftovers = _unfinished(erasure) + await check_store(store, group_id, report)
     return report.model_copy(update={"leftovers": leftovers, "verified": not leftovers})
+
+
+def _unfinished(erasure: Erasure) -> list[str]:
+    """An erasure held back, as a leftover: the store's files may still hold what went."""
+    if erasure.complete:
+        return []
+    return [f"store files: {erasure.detail}; the next forget or `kronograph doctor --repair` finishes it"]
 
 
 async def _rebuild_saga(store: Store, group_id: str, saga: str, clock: Clock) -> None:

@@ -31,6 +31,10 @@ Checks (each finding carries what is needed to act on it):
   cursor), or whose summary is stale (an episode it included was removed).
   Reported only: bringing a saga up to date is ``summarize_saga``'s work
   (by the model when one is configured), not a repair's.
+* pending erasure: a ``forget`` whose erasure from the store's files (SQLite's
+  checkpoint, PostgreSQL's VACUUM) a reader of an older snapshot held back.
+  Recorded per group (another group's is not reported). Repaired: the
+  erasure (store-wide) is run again (``repaired.erasure`` says how it went).
 
 Every repair is a plan applied in one transaction, with an audit event
 (``reconcile_repaired``) that names the check and what it changed.
@@ -158,6 +162,8 @@ class Repairs(_Model):
     changed_facts: list[str] = Field(default_factory=list)  # intervals given back
     deleted_entities: list[str] = Field(default_factory=list)
     refreshed_summaries: list[str] = Field(default_factory=list)  # entity uuids
+    erasure: str | None = None  # a pending erasure run again: what it did, or what still holds it back
+    erasure_complete: bool | None = None
 
 
 class ReconcileReport(_Model):
@@ -173,6 +179,7 @@ class ReconcileReport(_Model):
     orphan_entities: list[OrphanEntity] = Field(default_factory=list)
     stale_summaries: list[StaleSummary] = Field(default_factory=list)
     saga_lag: list[SagaLag] = Field(default_factory=list)
+    pending_erasure: bool = False
     repaired: Repairs = Field(default_factory=Repairs)
     not_checked: tuple[str, ...] = NOT_CHECKED
 
@@ -191,7 +198,7 @@ class ReconcileReport(_Model):
     @property
     def ok(self) -> bool:
         """True when nothing was found."""
-        return not any(self.counts.values())
+        return not any(self.counts.values()) and not self.pending_erasure
 
 
 def _overlaps(facts: list[Fact], relation: RelationType) -> list[SlotOverlap]:
@@ -292,6 +299,7 @@ async def _findings(
             for s in await saga_infos(store, group_id)
             if s.lag or s.stale
         ],
+        "pending_erasure": await store.pending_erasure(group_id),
     }
 
 
@@ -394,4 +402,7 @@ async def reconcile(
             await _delete_orphans(store, group_id, clock, done)
         if findings["stale_summaries"]:
             await _refresh_summaries(store, group_id, clock, done)
+        if findings["pending_erasure"]:
+            erasure = await store.erase_traces(group_id)
+            done = done.model_copy(update={"erasure": erasure.detail, "erasure_complete": erasure.complete})
     return ReconcileReport(group_id=group_id, checked_at=now, repair=repair, repaired=done, **findings)

@@ -76,7 +76,7 @@ class Purge:
 
     # Facts whose every recorded version goes (history rows, retraction index).
     histories: list[str] = field(default_factory=list)
-    # Audit events (by sequence number) whose detail and episode are blanked:
+    # Audit events (by sequence number) whose detail, episode and actor are blanked:
     # the event stays (that something happened), not what it was about.
     audit_events: list[int] = field(default_factory=list)
     replies: list[str] = field(default_factory=list)  # reply cache keys, store-wide
@@ -87,6 +87,9 @@ class Purge:
     # Sagas whose running summary drew on what goes: summary and extractive
     # state cleared, left stale (the next run rebuilds from the first episode).
     sagas: list[str] = field(default_factory=list)
+    # Sagas whose very name names what goes: their summary row is deleted
+    # (their episodes go with the purge, by the same name).
+    dropped_sagas: list[str] = field(default_factory=list)
     # Communities that held or named what goes: name, summary and vector
     # cleared (forget then rebuilds them from the members left).
     communities: list[str] = field(default_factory=list)

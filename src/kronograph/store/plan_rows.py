@@ -76,11 +76,12 @@ CHANGES = (
     # A purge (forget) only:
     "erased_history",  # (group, fact_uuid): every history row of the fact
     "erased_retractions",  # (group, fact_uuid)
-    "redacted_audit",  # (detail, group, seq): the detail replaced, the episode reference dropped
+    "redacted_audit",  # (detail, group, seq): the detail replaced, the episode reference and actor dropped
     "dropped_replies",  # (key,)
     "cleared_summaries",  # (uuid, group): summary and its build time cleared, stale count up by one
     "cleared_entity_records",  # (attributes, provenance, uuid, group)
     "cleared_sagas",  # (group, saga): summary and state cleared, version and stale count up by one
+    "dropped_sagas",  # (group, saga): the summary row deleted
     "cleared_communities",  # (group, uuid): name emptied, summary and vector cleared
     "audit_events",  # (group, kind, recorded_at, episode_id, detail, actor)
 )
@@ -214,6 +215,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "cleared_summaries", [(u, g) for u in purge.summaries]
     yield "cleared_entity_records", [(json({}), json({}), u, g) for u in purge.entity_records]
     yield "cleared_sagas", [(g, saga) for saga in purge.sagas]
+    yield "dropped_sagas", [(g, saga) for saga in purge.dropped_sagas]
     yield "cleared_communities", [(g, uuid) for uuid in purge.communities]
     yield "audit_events", [
         (g, a.kind, to_micros(a.recorded_at), a.episode_id, json(a.detail), a.actor) for a in plan.audit

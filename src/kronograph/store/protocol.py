@@ -19,7 +19,7 @@ import numpy as np
 from ..model import AuditEvent, Community, Entity, Episode, Fact, FactChange, FactSource
 from .plan import Plan
 from .records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
-from .text_scan import TextHit
+from .text_scan import Erasure, TextHit
 
 __all__ = ["FactQuery", "Store"]
 
@@ -291,16 +291,24 @@ class Store(Protocol):
 
     # -- forget ----------------------------------------------------------------
     async def text_occurrences(self, group_id: str, needles: Collection[str]) -> list[TextHit]:
-        """Every text column of the group's rows (see ``text_scan.TEXT_TABLES``),
-        and of the store-wide reply cache, that contains one of the needles,
+        """Every text column of the group's rows (every table with a ``group_id``,
+        every text or JSON column the schema has, see ``text_scan.text_tables``;
+        rows of no group too) that contains a word of one of the needles,
         case-insensitively (JSON as its text); whole words are the caller's test."""
 
     async def episode_replies(self, group_id: str, episode_ids: Collection[str]) -> list[str]:
         """Keys of the cached model replies given while processing those episodes."""
 
-    async def erase_traces(self) -> None:
-        """After a purge: make deleted content unrecoverable from the store's
-        files where the backend can (merged indexes, truncated logs, vacuum)."""
+    async def erase_traces(self, group_id: str) -> Erasure:
+        """After a purge in the group: make deleted content unrecoverable from
+        the store's files where the backend can (merged indexes, a checkpointed
+        and truncated log, vacuum; store-wide), waiting a bounded time for
+        readers of older snapshots; ``complete`` False says what held it back,
+        and records a pending erasure for the group that the next call finishes."""
+
+    async def pending_erasure(self, group_id: str) -> bool:
+        """Whether an erasure after a purge in the group was held back by a
+        reader and is still to finish (only that group's: tenants are separate)."""
 
     # -- the one write -------------------------------------------------------
     async def apply(self, plan: Plan) -> None:

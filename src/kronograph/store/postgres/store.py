@@ -28,7 +28,7 @@ from ...time import to_micros
 from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
-from ..text_scan import TextHit
+from ..text_scan import Erasure, TextHit
 from . import community_reads, health_reads, ingest_reads, purge, queue_rows, reads, saga_reads, search_reads
 from .connection import Connection, Pool, connect, lock_group, lock_schema, redact
 from .schema import GROUP_TABLES, VECTOR_TABLES, migrate, vector_index_statements
@@ -270,10 +270,13 @@ class PostgresStore:
     async def episode_replies(self, group_id: str, episode_ids: Collection[str]) -> list[str]:
         return await self._run(purge.episode_replies, group_id, episode_ids)
 
-    async def erase_traces(self) -> None:
-        if self._replica:
-            return  # a standby replays the primary's VACUUM
-        await self._run(purge.erase_traces)
+    async def erase_traces(self, group_id: str) -> Erasure:
+        if self._replica:  # a standby replays the primary's VACUUM
+            return Erasure(False, "PostgreSQL: a read replica erases nothing; the primary's VACUUM reaches it")
+        return await self._run(purge.erase_traces, group_id)
+
+    async def pending_erasure(self, group_id: str) -> bool:
+        return await self._run(purge.pending_erasure, group_id)
 
     # -- reads for ingestion ---------------------------------------------------
     async def episodes(self, group_id: str, status: str | None = None) -> list[Episode]:

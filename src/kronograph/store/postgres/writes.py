@@ -98,7 +98,8 @@ SQL = {
     " created_at = excluded.created_at, group_id = excluded.group_id, episode_id = excluded.episode_id",
     "erased_history": "DELETE FROM fact_history WHERE group_id = %s AND fact_uuid = %s",
     "erased_retractions": "DELETE FROM retracted_facts WHERE group_id = %s AND fact_uuid = %s",
-    "redacted_audit": "UPDATE audit_events SET detail = %s, episode_id = NULL WHERE group_id = %s AND seq = %s",
+    "redacted_audit": "UPDATE audit_events SET detail = %s, episode_id = NULL, actor = NULL"
+    " WHERE group_id = %s AND seq = %s",
     "dropped_replies": "DELETE FROM model_replies WHERE key = %s",
     "cleared_summaries": "UPDATE entities SET summary = NULL, summary_built_at = NULL,"
     " summary_stale = summary_stale + 1 WHERE uuid = %s AND group_id = %s",
@@ -107,6 +108,7 @@ SQL = {
     " WHERE group_id = %s AND uuid = %s",
     "cleared_sagas": "UPDATE saga_summaries SET summary = NULL, state = NULL, version = version + 1,"
     " stale = stale + 1 WHERE group_id = %s AND saga = %s",
+    "dropped_sagas": "DELETE FROM saga_summaries WHERE group_id = %s AND saga = %s",
     "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail, actor)"
     " VALUES (%s,%s,%s,%s,%s,%s)",
 }

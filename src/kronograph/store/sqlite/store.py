@@ -21,7 +21,7 @@ from ...time import to_micros
 from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
-from ..text_scan import TextHit
+from ..text_scan import Erasure, TextHit
 from . import community_reads, health_reads, ingest_reads, purge, queue_rows, reads, saga_reads, search_reads
 from .entity_cache import EntityCache
 from .schema import migrate
@@ -573,8 +573,11 @@ class SQLiteStore:
     async def episode_replies(self, group_id: str, episode_ids: Collection[str]) -> list[str]:
         return await self._run(purge.episode_replies, group_id, episode_ids)
 
-    async def erase_traces(self) -> None:
-        await self._run(purge.erase_traces)
+    async def erase_traces(self, group_id: str) -> Erasure:
+        return await self._run(purge.erase_traces, group_id)
+
+    async def pending_erasure(self, group_id: str) -> bool:
+        return await self._run(purge.pending_erasure, group_id)
 
     # -- the one write ---------------------------------------------------------
     async def apply(self, plan: Plan) -> None:

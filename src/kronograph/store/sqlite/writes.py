@@ -99,7 +99,8 @@ SQL = {
     " VALUES (?,?,?,?,?,?)",
     "erased_history": "DELETE FROM fact_history WHERE group_id = ? AND fact_uuid = ?",
     "erased_retractions": "DELETE FROM retracted_facts WHERE group_id = ? AND fact_uuid = ?",
-    "redacted_audit": "UPDATE audit_events SET detail = ?, episode_id = NULL WHERE group_id = ? AND seq = ?",
+    "redacted_audit": "UPDATE audit_events SET detail = ?, episode_id = NULL, actor = NULL"
+    " WHERE group_id = ? AND seq = ?",
     "dropped_replies": "DELETE FROM model_replies WHERE key = ?",
     "cleared_summaries": "UPDATE entities SET summary = NULL, summary_built_at = NULL,"
     " summary_stale = summary_stale + 1 WHERE uuid = ? AND group_id = ?",
@@ -108,6 +109,7 @@ SQL = {
     " WHERE group_id = ? AND uuid = ?",
     "cleared_sagas": "UPDATE saga_summaries SET summary = NULL, state = NULL, version = version + 1,"
     " stale = stale + 1 WHERE group_id = ? AND saga = ?",
+    "dropped_sagas": "DELETE FROM saga_summaries WHERE group_id = ? AND saga = ?",
     "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail, actor)"
     " VALUES (?,?,?,?,?,?)",
 }
