@@ -23,6 +23,7 @@ service mounts it at ``/mcp``)::
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -30,18 +31,21 @@ from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from .. import __version__
 from ..errors import KronographError
 from ..memory import AsyncMemory
-from .keys import KeyRing
+from .errors import CODES
+from .guard import LoopbackGuard, is_loopback
+from .keys import KeyRing, key_actor
+from .logs import root_logging_kept
 from .mcp_tools import (
     Access,
     ConflictsOut,
@@ -133,7 +137,8 @@ def build_mcp_server(
     function of the request context (HTTP: the caller's key)."""
     tools = MemoryTools(memory)
     access_for = _fixed(Access.local()) if access is None else _fixed(access) if isinstance(access, Access) else access
-    server = MCPServer(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    with root_logging_kept():  # the SDK would install its rich handler on the root logger
+        server = MCPServer(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
     async def call(ctx: Context, work: Callable[[Access], Awaitable[Any]]) -> CallToolResult:
         try:
@@ -308,21 +313,28 @@ class McpHttp:
 
 
 def mcp_http(
-    memory: AsyncMemory, keys: KeyRing, *, host: str = "127.0.0.1", anonymous: Access | None = None
+    memory: AsyncMemory, keys: KeyRing, *, host: str = "127.0.0.1", anonymous: Access | None = None,
+    max_body: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
 ) -> McpHttp:
     """The MCP endpoint over HTTP, authorised by ``keys``. ``host`` is where it
-    is served: on a loopback address the SDK also refuses other Host headers
-    (DNS rebinding); elsewhere the key is the guard. ``anonymous`` is the
-    access of a request with no key at all (``kronograph mcp --http --local``);
-    by default such a request is a 401, and a wrong key always is."""
+    is served: on a loopback address (any of 127.0.0.0/8, ``::1``,
+    ``localhost``) it also refuses other Host headers and writes from another
+    origin (:mod:`.guard`, DNS rebinding); elsewhere the key is the guard.
+    ``anonymous`` is the access of a request with no key at all (``kronograph
+    mcp --http --local``); by default such a request is a 401, and a wrong key
+    always is. ``max_body``: the largest request body (413 beyond). Every
+    refusal is in the service's error shape."""
     server = build_mcp_server(memory, access=_from_request)
-    loopback = host in ("127.0.0.1", "localhost", "::1")
-    security = None if loopback else TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    # The SDK's own Host check is off: :class:`LoopbackGuard` does it, for every loopback address.
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     # Stateless: every request stands alone, with its own key, and any worker can answer it.
-    server.streamable_http_app(stateless_http=True, json_response=True, host=host, transport_security=security)
+    server.streamable_http_app(stateless_http=True, json_response=True, host=host, transport_security=security,
+                               max_request_body_size=max_body)
     manager = server.session_manager
-
-    return McpHttp(endpoint=_KeyedEndpoint(keys, manager, anonymous), session_manager=manager)
+    endpoint: Callable[[Scope, Receive, Send], Awaitable[None]] = _KeyedEndpoint(keys, manager, anonymous)
+    if is_loopback(host):
+        endpoint = LoopbackGuard(endpoint)
+    return McpHttp(endpoint=endpoint, session_manager=manager)
 
 
 class _KeyedEndpoint:
@@ -335,7 +347,7 @@ class _KeyedEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         secret = _secret(scope)
         if secret is None and self.anonymous is not None:
-            await self.manager.handle_request({**scope, ACCESS_SCOPE_KEY: self.anonymous}, receive, send)
+            await self.manager.handle_request({**scope, ACCESS_SCOPE_KEY: self.anonymous}, receive, _shaped(send))
             return
         key = self.keys.authenticate(secret)
         if key is None:
@@ -345,15 +357,51 @@ class _KeyedEndpoint:
             await response(scope, receive, send)
             return
         default = next(iter(key.groups)) if len(key.groups) == 1 and not key.admin else None
-        access = Access(groups=key.groups, everything=key.admin, default=default, actor=key.id)
-        await self.manager.handle_request({**scope, ACCESS_SCOPE_KEY: access}, receive, send)
+        access = Access(groups=key.groups, everything=key.admin, default=default, actor=key_actor(key))
+        await self.manager.handle_request({**scope, ACCESS_SCOPE_KEY: access}, receive, _shaped(send))
+
+
+def _shaped(send: Send) -> Send:
+    """``send``, with the SDK's plain-text refusals (413 body too large, 421,
+    403...) rewritten into the service's error shape; JSON answers (JSON-RPC
+    results and errors) pass untouched."""
+    held: dict[str, Any] = {}
+
+    async def shaping_send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            status = int(message["status"])
+            kind = dict(message.get("headers") or []).get(b"content-type", b"")
+            if status >= 400 and not kind.startswith(b"application/json"):
+                held["start"], held["body"] = message, b""
+                return
+            await send(message)
+            return
+        if message["type"] == "http.response.body" and "start" in held:
+            held["body"] += message.get("body", b"")
+            if message.get("more_body", False):
+                return
+            status = int(held["start"]["status"])
+            text = held["body"].decode("utf-8", "replace").strip() or "request refused"
+            body = json.dumps({"error": {"code": CODES.get(status, "invalid_input"), "message": text,
+                                         "field": None}}).encode()
+            headers = [(k, v) for k, v in held["start"].get("headers") or []
+                       if k not in (b"content-type", b"content-length")]
+            headers += [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+            held.clear()
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await send(message)
+
+    return shaping_send
 
 
 def mcp_http_app(
-    memory: AsyncMemory, keys: KeyRing, *, path: str = "/mcp", host: str = "127.0.0.1", anonymous: Access | None = None
+    memory: AsyncMemory, keys: KeyRing, *, path: str = "/mcp", host: str = "127.0.0.1", anonymous: Access | None = None,
+    max_body: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
 ) -> Starlette:
     """A standalone app serving the MCP endpoint at ``path`` (``kronograph mcp --http``)."""
-    mcp = mcp_http(memory, keys, host=host, anonymous=anonymous)
+    mcp = mcp_http(memory, keys, host=host, anonymous=anonymous, max_body=max_body)
     app = Starlette(routes=[Route(path, endpoint=mcp.endpoint, methods=["GET", "POST", "DELETE"])],
                     lifespan=lambda _app: mcp.lifespan())
     app.state.mcp = mcp
