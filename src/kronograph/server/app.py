@@ -77,7 +77,7 @@ def create_app(
     if workers < 1:
         raise ValueError("workers must be at least 1")
     limits = limits or Limits()
-    mcp = mcp_http(memory, keys, host=host, anonymous=Access.local() if local else None, max_body=limits.max_body)
+    mcp = mcp_http(memory, keys, host=host, anonymous=Access.local() if local else None, limits=limits)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -28,11 +28,12 @@ def _vector(blob: bytes | None) -> np.ndarray | None:
 SQL = {
     # An episode of a saga is stamped past the saga's latest created_at (see ..plan_rows).
     "episodes": "INSERT INTO episodes(group_id, uuid, name, kind, content, content_hash, source_description,"
-    " reference_time, created_at, saga, status, metadata, actor) SELECT v.g, v.u, v.n, v.k, v.c, v.h, v.s, v.r,"
+    " reference_time, created_at, saga, status, metadata, actor, on_behalf_of)"
+    " SELECT v.g, v.u, v.n, v.k, v.c, v.h, v.s, v.r,"
     " GREATEST(v.t, COALESCE((SELECT MAX(e.created_at) + 1 FROM episodes e WHERE e.group_id = v.g"
-    " AND e.saga = v.sg), v.t)), v.sg, v.st, v.m, v.a FROM (VALUES (%s::text, %s::text, %s::text, %s::text,"
-    " %s::text, %s::text, %s::text, %s::bigint, %s::bigint, %s::text, %s::text, %s::jsonb, %s::text))"
-    " AS v(g, u, n, k, c, h, s, r, t, sg, st, m, a) ON CONFLICT (group_id, uuid) DO NOTHING",
+    " AND e.saga = v.sg), v.t)), v.sg, v.st, v.m, v.a, v.b FROM (VALUES (%s::text, %s::text, %s::text, %s::text,"
+    " %s::text, %s::text, %s::text, %s::bigint, %s::bigint, %s::text, %s::text, %s::jsonb, %s::text, %s::text))"
+    " AS v(g, u, n, k, c, h, s, r, t, sg, st, m, a, b) ON CONFLICT (group_id, uuid) DO NOTHING",
     "episode_vectors": "UPDATE episodes SET embedding = %s WHERE group_id = %s AND uuid = %s",
     "entities": "INSERT INTO entities(uuid, group_id, name, name_key, labels, aliases, summary, attributes,"
     " created_at, provenance, acronym, embedding) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
@@ -107,8 +108,8 @@ SQL = {
     " WHERE group_id = %s AND uuid = %s",
     "cleared_sagas": "UPDATE saga_summaries SET summary = NULL, state = NULL, version = version + 1,"
     " stale = stale + 1 WHERE group_id = %s AND saga = %s",
-    "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail, actor)"
-    " VALUES (%s,%s,%s,%s,%s,%s)",
+    "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail, actor,"
+    " on_behalf_of) VALUES (%s,%s,%s,%s,%s,%s,%s)",
 }
 _ENCODING = Encoding(json=Jsonb, vector=_vector)
 
