@@ -1,20 +1,26 @@
 """The service against a hostile caller or page, over real HTTP: DNS
 rebinding and cross-site writes in local mode, no third-party script on the
 origin, one 500 logged once and cheaply, no name from a query string in the
-access log."""
+access log, no forged actor, and MCP held to REST's limits."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
-from .server_helpers import live_server
+from kronograph.server.limits import Limits
+from kronograph.server.mcp_tools import Access
+
+from .server_helpers import live_server, wait_complete
+from .test_mcp import _call, _error, _http_session
 
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -144,3 +150,106 @@ def test_the_access_log_keeps_no_query_string(tmp_path: Path) -> None:
         lines = [r.getMessage() for r in counter.records]
         assert any("/v1/groups/g/entities" in line for line in lines)
         assert not any("Zebediah" in line or "Quarrington" in line for line in lines)
+
+
+# -- item 4: the recorded actor is the calling key; a body's actor is whom it acted for --------
+
+
+def _key_ids(live: Any) -> dict[str, str]:
+    return {k.name: k.id for k in live.app.state.keys.keys}
+
+
+def test_a_body_actor_never_replaces_the_calling_key(tmp_path: Path) -> None:
+    keys = {"a": (["g"], False), "b": (["g"], False)}
+    with live_server(tmp_path / "m.db", keys=keys) as live, live.client("a") as a:
+        ids = _key_ids(live)
+        me, other = f"key:{ids['a']}", f"key:{ids['b']}"
+        assert a.post("/v1/groups/g/episodes?wait=true", json={
+            "content": "Ann Lee works at Acme.", "episode_id": "e1", "actor": other}).status_code == 200
+        assert a.post("/v1/groups/g/episodes", json={
+            "content": "Bo Chen works at Initech.", "episode_id": "e2", "actor": "user:bo"}).status_code == 202
+        assert wait_complete(a, "g", "e2")["status"] == "complete"
+        assert a.post("/v1/groups/g/episodes?wait=true", json={"content": "Cy works at Hooli.",
+                                                                "episode_id": "e3"}).status_code == 200
+        fact = a.post("/v1/groups/g/facts", json={"subject": "Dee", "relation": "LIVES_IN", "object": "Rome",
+                                                  "episode_id": "f1", "actor": other}).json()["fact"]
+        episodes = {e["uuid"]: e for e in a.get("/v1/groups/g/episodes").json()["episodes"]}
+        assert {u: (e["actor"], e["on_behalf_of"]) for u, e in episodes.items()} == {
+            "e1": (me, other), "e2": (me, "user:bo"), "e3": (me, None), "f1": (me, other)}
+        assert a.get("/v1/groups/g/episodes/e1").json()["actor"] == me
+        # Every other write route: retractions, forget (two routes), repairs.
+        assert a.delete(f"/v1/groups/g/facts/{fact['uuid']}").status_code == 200
+        assert a.delete("/v1/groups/g/episodes/e3").status_code == 200
+        assert a.post("/v1/groups/g/forget", json={"entity": "Bo Chen", "actor": other}).status_code == 200
+        assert a.delete("/v1/groups/g/episodes/e1", params={"forget": "true"}).status_code == 200
+        assert a.post("/v1/groups/g/reconcile", json={"repair": True, "actor": "ops"}).status_code == 200
+        events = a.get("/v1/groups/g/audit/events").json()["events"]
+        kinds = {e["kind"] for e in events}
+        assert {"fact_removed", "episode_removed", "forgotten"} <= kinds
+        assert all(e["actor"] == me for e in events), events
+        assert {(e["kind"], e["on_behalf_of"]) for e in events if e["kind"] == "forgotten"} == {
+            ("forgotten", other), ("forgotten", None)}
+
+
+def test_an_mcp_write_is_filed_as_the_calling_key(tmp_path: Path) -> None:
+    keys = {"a": (["g"], False)}
+    with live_server(tmp_path / "m.db", keys=keys) as live, live.client("a") as a:
+        me = f"key:{_key_ids(live)['a']}"
+
+        async def run() -> None:
+            async with _http_session(live.url + "/mcp", {"Authorization": f"Bearer {live.secrets['a']}"}) as s:
+                added = await _call(s, "add_memory", content="Ann Lee works at Acme.", on_behalf_of="user:ann")
+                (episode,) = (await _call(s, "get_episodes", episode_ids=[added["episode_id"]]))["episodes"]
+                assert (episode["actor"], episode["on_behalf_of"]) == (me, "user:ann")
+                await _call(s, "delete_fact", fact_uuid=added["created"][0]["uuid"])
+
+        asyncio.run(asyncio.wait_for(run(), 120))
+        (removed,) = [e for e in a.get("/v1/groups/g/audit/events").json()["events"] if e["kind"] == "fact_removed"]
+        assert removed["actor"] == me
+
+
+# -- item 11: MCP takes no more than REST, and says which parameter is wrong -------------------
+
+
+def test_mcp_tools_keep_the_rest_limits_and_name_the_parameter(tmp_path: Path) -> None:
+    limits = Limits(max_content=1_000, max_body=20_000)
+    with live_server(tmp_path / "m.db", local=True, limits=limits) as live, live.client() as c:
+        _shape(c.post("/v1/groups/g/episodes", json={"content": "x " * 600}), 413, "too_large")
+
+        async def run() -> None:
+            async with _http_session(live.url + "/mcp", {}) as s:
+                assert (await _error(s, "add_memory", content="x " * 600)).startswith("content: ")
+                assert (await _error(s, "search_facts", query="q" * 10_001)).startswith("query: ")
+                assert (await _error(s, "get_episodes", episode_ids=[f"e{i}" for i in range(101)])
+                        ).startswith("episode_ids: ")
+                assert (await _error(s, "timeline", entity="E" * 1_001)).startswith("entity: ")
+                refused = await _error(s, "search_facts", query="q", limit=1_000)
+                assert refused.startswith("limit: ") and "1000" not in refused  # the value is not echoed back
+                assert (await _error(s, "add_memory", content="x", saga="s" * 201)).startswith("saga: ")
+
+        asyncio.run(asyncio.wait_for(run(), 120))
+        assert c.get("/v1/groups/g/episodes").json()["episodes"] == []  # nothing was written
+        big = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "add_memory", "arguments": {"content": "x" * 30_000}}}
+        _shape(c.post("/mcp", json=big, headers=MCP_HEADERS), 413, "too_large")
+
+
+def test_the_standalone_mcp_endpoint_answers_its_refusals_in_the_error_shape(tmp_path: Path) -> None:
+    """``kronograph mcp --http``'s app: the SDK's own 413 and the loopback guard's 421, in the shape."""
+    from kronograph import AsyncMemory
+    from kronograph.server.keys import KeyRing
+    from kronograph.server.mcp_server import mcp_http_app
+
+    async def run() -> None:
+        async with AsyncMemory(":memory:", model=None) as memory:
+            app = mcp_http_app(memory, KeyRing(), host="127.0.0.3", anonymous=Access.local(),
+                               limits=Limits(max_body=2_000))
+            async with app.state.mcp.lifespan(), httpx.AsyncClient(
+                    transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.3") as client:
+                assert (await client.post("/mcp", json=INIT, headers=MCP_HEADERS)).status_code == 200
+                big = {**INIT, "params": {**INIT["params"], "padding": "x" * 5_000}}
+                _shape(await client.post("/mcp", json=big, headers=MCP_HEADERS), 413, "too_large")
+                _shape(await client.post("/mcp", json=INIT, headers={**MCP_HEADERS, "Host": "evil.example"}),
+                       421, "misdirected")
+
+    asyncio.run(asyncio.wait_for(run(), 60))
