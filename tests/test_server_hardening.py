@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import subprocess
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,9 +20,10 @@ import pytest
 
 from kronograph.server.limits import Limits
 from kronograph.server.mcp_tools import Access
+from kronograph.store.dsn import redact_dsn
 
-from .server_helpers import live_server, wait_complete
-from .test_mcp import _call, _error, _http_session
+from .server_helpers import free_port, live_server, wait_complete
+from .test_mcp import KRONOGRAPH, _call, _env, _error, _http_session
 
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -253,3 +256,49 @@ def test_the_standalone_mcp_endpoint_answers_its_refusals_in_the_error_shape(tmp
                        421, "misdirected")
 
     asyncio.run(asyncio.wait_for(run(), 60))
+
+
+# -- item 5: a database password is never printed ------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("postgresql://kg:s3cret@db.example:5432/memory", "postgresql://kg:***@db.example:5432/memory"),
+    ("postgres://kg:p@ss/w:rd@db/memory?sslmode=require", "postgres://kg:***@db/memory?sslmode=require"),
+    ("postgresql://kg@db/memory?sslmode=require&password=s3cret", "postgresql://kg@db/memory?sslmode=require&password=***"),
+    ("host=db user=kg password=s3cret dbname=memory", "host=db user=kg password=*** dbname=memory"),
+    ("host=db password='s3 cret' dbname=m", "host=db password=*** dbname=m"),
+    ('error: missing "=" after "postgresql://kg:s3cret@db/m" in connection info string',
+     'error: missing "=" after "postgresql://kg:***@db/m" in connection info string'),
+    ("memory.db", "memory.db"),
+    ("postgresql://db.example/memory", "postgresql://db.example/memory"),
+])
+def test_dsn_passwords_are_masked(text: str, shown: str) -> None:
+    assert redact_dsn(text) == shown
+
+
+def test_serve_prints_no_database_password(tmp_path: Path) -> None:
+    secret = "s3cretPassw0rd"
+    port = free_port()
+    url = f"postgresql://kg:{secret}@127.0.0.1:{free_port()}/memory?connect_timeout=1"
+    process = subprocess.Popen(
+        [KRONOGRAPH, "serve", "--db", url, "--offline", "--local", "--port", str(port)],
+        env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    lines: list[str] = []
+    try:
+        assert process.stdout is not None
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = process.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if "worker failed" in line:  # the store refused: the log has spoken too
+                break
+    finally:
+        process.terminate()
+        rest, _ = process.communicate(timeout=20)
+        lines.append(rest or "")
+    output = "".join(lines)
+    assert "kronograph serving postgresql://kg:***@127.0.0.1" in output, output
+    assert secret not in output

@@ -80,8 +80,8 @@ _O = TypeVar("_O")
 
 GroupId = Annotated[
     str | None,
-    Field(max_length=ID_MAX, description="The group (tenant, e.g. a user or a project) to work in. Omit to use the default group "
-                      "(list_groups names it); nothing crosses groups."),
+    Field(max_length=ID_MAX, description="The group (tenant, e.g. a user or a project) to work in. Omit to use "
+                                         "the default group (list_groups names it); nothing crosses groups."),
 ]
 Query = Annotated[str, Field(min_length=1, max_length=QUERY_MAX,
                              description="What to look for, in words (keywords or a question).")]
@@ -100,7 +100,8 @@ Limit = Annotated[int, Field(ge=1, le=100, description="At most this many result
 FactUuid = Annotated[str, Field(min_length=1, max_length=ID_MAX,
                                 description="A fact's uuid, as returned by another tool.")]
 EpisodeId = Annotated[
-    str, Field(min_length=1, max_length=ID_MAX, description="An episode's id, as returned by add_memory or get_episodes.")
+    str, Field(min_length=1, max_length=ID_MAX,
+               description="An episode's id, as returned by add_memory or get_episodes."),
 ]
 
 _READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)

@@ -282,7 +282,8 @@ class EpisodeOut(_Out):
             episode_id=episode.uuid, name=episode.name, kind=str(episode.kind), reference_time=episode.reference_time,
             created_at=episode.created_at, status=episode.status, saga=episode.saga,
             source_description=episode.source_description, error=episode.error, actor=episode.actor,
-            on_behalf_of=episode.on_behalf_of, content=content[:max_chars] if cut and content is not None else content, truncated=cut,
+            on_behalf_of=episode.on_behalf_of,
+            content=content[:max_chars] if cut and content is not None else content, truncated=cut,
         )
 
     def text(self) -> str:
