@@ -76,10 +76,8 @@ def serve(
         finally:
             await memory.aclose()
 
-    listener = log_in_background()
     try:
-        asyncio.run(run())
+        with log_in_background():
+            asyncio.run(run())
     except KronographError as exc:
         fail(str(exc))
-    finally:
-        listener.stop()

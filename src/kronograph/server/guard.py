@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -23,6 +24,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 __all__ = ["LoopbackGuard", "is_loopback", "loopback_host"]
 
 _SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
+_HOST = re.compile(r"(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+))(?::[0-9]{1,5})?")
 
 
 def is_loopback(host: str) -> bool:
@@ -39,14 +41,10 @@ def is_loopback(host: str) -> bool:
 
 
 def loopback_host(value: str | None) -> bool:
-    """Whether a ``Host`` header (``name[:port]``) names a loopback host."""
-    if not value:
-        return False
-    try:
-        host = urlsplit(f"//{value.strip()}").hostname
-    except ValueError:
-        return False
-    return host is not None and is_loopback(host)
+    """Whether a ``Host`` header (``name[:port]`` or ``[v6]:port``, nothing
+    else: no user info, no path) names a loopback host."""
+    found = _HOST.fullmatch(value.strip()) if value else None
+    return found is not None and is_loopback(found.group(1) or found.group(2))
 
 
 def _loopback_origin(value: str) -> bool:

@@ -129,19 +129,27 @@ class _Enqueue(logging.handlers.QueueHandler):
         return record
 
 
-def log_in_background(level: int = logging.INFO) -> logging.handlers.QueueListener:
-    """Route the service's loggers (``kronograph``, ``uvicorn``, ``mcp``) to
-    stderr through a queue and a thread; returns the listener (stop it at
-    exit). The root logger is left alone."""
+@contextlib.contextmanager
+def log_in_background(level: int = logging.INFO) -> Iterator[None]:
+    """While inside: the service's loggers (``kronograph``, ``uvicorn``,
+    ``mcp``) go to stderr through a queue and a thread of their own. They are
+    put back as they were on the way out; the root logger is left alone."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_Masked("%(levelname)s: %(name)s: %(message)s"))
     records: queue.SimpleQueue[Any] = queue.SimpleQueue()
     listener = logging.handlers.QueueListener(records, handler, respect_handler_level=False)
-    for name in ("kronograph", "uvicorn", "mcp"):
-        logger = logging.getLogger(name)
+    loggers = [logging.getLogger(name) for name in ("kronograph", "uvicorn", "mcp")]
+    before = [(list(lg.handlers), lg.level, lg.propagate) for lg in loggers]
+    for logger in loggers:
         logger.handlers = [_Enqueue(records)]
-        logger.setLevel(level if name != "mcp" else max(level, logging.WARNING))
+        logger.setLevel(level if logger.name != "mcp" else max(level, logging.WARNING))
         logger.propagate = False
     keep_queries_out_of_the_access_log()
     listener.start()
-    return listener
+    try:
+        yield
+    finally:
+        listener.stop()  # writes what is still queued
+        for logger, (handlers, old_level, propagate) in zip(loggers, before, strict=True):
+            logger.handlers, logger.propagate = handlers, propagate
+            logger.setLevel(old_level)
