@@ -302,3 +302,18 @@ def test_serve_prints_no_database_password(tmp_path: Path) -> None:
     output = "".join(lines)
     assert "kronograph serving postgresql://kg:***@127.0.0.1" in output, output
     assert secret not in output
+
+
+def test_a_failed_forget_logs_no_name(tmp_path: Path) -> None:
+    secret = "Zebediah Quarrington"
+    with live_server(tmp_path / "m.db", local=True) as live, live.client() as c:
+
+        async def broken(*args: Any, **kwargs: Any) -> None:
+            raise RuntimeError(f"could not erase {kwargs.get('entity')!r}")
+
+        live.memory.forget = broken  # type: ignore[method-assign]
+        with _counting("", "uvicorn", "uvicorn.error", "kronograph") as counter:
+            _shape(c.post("/v1/groups/g/forget", json={"entity": secret}), 500, "internal")
+        lines = [logging.Formatter().format(r) for r in {id(r): r for r in counter.records}.values()]
+        assert len(lines) == 1 and "RuntimeError" in lines[0] and "broken" in lines[0]  # the type and the stack
+        assert "Zebediah" not in lines[0]

@@ -6,7 +6,9 @@
   root's handlers and level put back.
 - An unexpected error is logged once (:class:`UnexpectedErrors`), as one
   record, and answered 500 ``internal``; it never reaches the server's own
-  last-resort handler, which would log it again.
+  last-resort handler, which would log it again. On an erasure (``forget``)
+  the log keeps the error's type and stack but not its message, which may
+  quote the name being erased.
 - The access log names the path, never the query string: a name searched for
   or forgotten over GET must not land in a log (:class:`PathOnly`).
 - ``kronograph serve`` writes its log through a queue (:func:`log_in_background`):
@@ -23,9 +25,11 @@ import logging
 import logging.handlers
 import queue
 import sys
+import traceback
 from collections.abc import Iterator
 from typing import Any
 
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..store.dsn import redact_dsn
@@ -100,9 +104,15 @@ class UnexpectedErrors:
 
         try:
             await self.app(scope, receive, watching_send)
+        except HTTPException:  # answered by the middleware that raised it (a body over the limit)
+            raise
         except Exception as exc:  # the last stop: logged here, once, and answered
-            _log.error("unexpected error on %s %s: %s", scope.get("method"), path_only(scope.get("path", "")),
-                       type(exc).__name__, exc_info=exc)
+            where = (scope.get("method"), path_only(scope.get("path", "")))
+            if _erasing(scope):
+                _log.error("unexpected error on %s %s: %s (message withheld: an erasure)\n%s", *where,
+                           type(exc).__name__, "".join(traceback.format_tb(exc.__traceback__)).rstrip())
+            else:
+                _log.error("unexpected error on %s %s: %s", *where, type(exc).__name__, exc_info=exc)
             if started:
                 return
             body = json.dumps({"error": {"code": "internal", "message": "internal error (logged by the server)",
@@ -111,6 +121,14 @@ class UnexpectedErrors:
                         "headers": [(b"content-type", b"application/json"),
                                     (b"content-length", str(len(body)).encode())]})
             await send({"type": "http.response.body", "body": body})
+
+
+def _erasing(scope: Scope) -> bool:
+    """Whether a request erases something (``forget``): its error messages may quote the name."""
+    path = scope.get("path", "")
+    query = scope.get("query_string", b"").decode("latin-1").lower()
+    return (path.endswith("/forget") or (scope.get("method") == "DELETE" and "/entities/" in path)
+            or "forget=true" in query or "forget=1" in query)
 
 
 class _Masked(logging.Formatter):
