@@ -50,17 +50,19 @@ class Live:
 
 @contextmanager
 def live_server(db: Path | str, *, keys: dict[str, tuple[list[str], bool]] | None = None, local: bool = False,
-                limits: Limits | None = None, workers: int = 2) -> Iterator[Live]:
+                limits: Limits | None = None, workers: int = 2, host: str = "127.0.0.1",
+                log_level: str = "warning") -> Iterator[Live]:
     """uvicorn serving ``create_app`` in a thread until the block ends.
-    ``keys``: name -> (groups, admin)."""
+    ``keys``: name -> (groups, admin); ``host``: the address the app is told
+    it serves (it listens on 127.0.0.1 whatever it is told)."""
     ring = KeyRing()
     secrets = {}
     for name, (groups, admin) in (keys or {}).items():
         _, secrets[name] = ring.add(name, groups, admin=admin)
     memory = AsyncMemory(db, model=None)
-    app = create_app(memory, ring, local=local, limits=limits, workers=workers, poll=0.05)
+    app = create_app(memory, ring, local=local, limits=limits, workers=workers, poll=0.05, host=host)
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level=log_level, lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -217,7 +217,7 @@ async def _keys_decide_the_groups(url: str, secrets: dict[str, str]) -> None:
         added = await _call(a, "add_memory", content="Alice works at Acme since 2023.")  # A: the key's only group
         assert added["group_id"] == "A" and added["created"]
         filed = await _call(a, "get_episodes", episode_ids=[added["episode_id"]])
-        assert filed["episodes"][0]["actor"] == secrets["A.id"]  # the audit trail names the key
+        assert filed["episodes"][0]["actor"] == "key:" + secrets["A.id"]  # the audit trail names the key, as REST does
         found = await _call(a, "search_facts", query="Alice Acme", group_id="A")
         _interval_and_sources(found["facts"][0])
         # B exists and holds Carol; to key A it reads exactly like a group that does not exist.

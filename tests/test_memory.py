@@ -518,6 +518,39 @@ def test_episodes_and_facts_record_their_actor(memory_factory: MakeMemory) -> No
     }
 
 
+def test_every_write_records_its_actor_and_for_whom(memory_factory: MakeMemory, clock) -> None:
+    """``on_behalf_of`` is kept beside ``actor`` on episodes and on the audit
+    event of every kind of write: ingestion, a fact, retractions, forget, repairs."""
+    memory = memory_factory(relation_types={"LIVES_IN": {"cardinality": "many_to_one"}})
+    memory.add_episode(G, "Ann Lee lives in Paris.", episode_id="e1", actor="key:a", on_behalf_of="user:ann")
+    memory.enqueue_episode(G, "Bo Chen works at Acme.", episode_id="e2", actor="key:a", on_behalf_of=" user:bo ")
+    memory.process_queue()
+    memory.add_episodes(G, [{"content": "Cy Diaz works at Initech.", "episode_id": "e3", "actor": "key:b",
+                             "on_behalf_of": "user:cy"}])
+    memory.add_fact(G, "Ann Lee", "LIVES_IN", "Rome", valid_at="2020-01-01", episode_id="f1", actor="key:a",
+                    on_behalf_of="user:dee")
+    clock.tick()
+    rome = memory.add_fact(G, "Ann Lee", "LIVES_IN", "Oslo", valid_at="2021-01-01", episode_id="f2", actor="key:c")
+    assert {e.uuid: (e.actor, e.on_behalf_of) for e in memory.episodes(G)} == {
+        "e1": ("key:a", "user:ann"), "e2": ("key:a", "user:bo"), "e3": ("key:b", "user:cy"),
+        "f1": ("key:a", "user:dee"), "f2": ("key:c", None),
+    }
+    memory.remove_fact(G, rome.fact.uuid, actor="key:d", on_behalf_of="user:eve")
+    memory.remove_episode(G, "e3", actor="key:e")
+    memory.forget(G, entity="Bo Chen", actor="key:f", on_behalf_of="dpo")
+    memory.reconcile(G, repair=True, actor="key:g", on_behalf_of="ops")
+    by_kind = {e.kind: (e.actor, e.on_behalf_of) for e in memory.audit_events(G)}
+    assert by_kind["fact_removed"] == ("key:d", "user:eve")
+    assert by_kind["episode_removed"] == ("key:e", None)
+    assert by_kind["forgotten"] == ("key:f", "dpo")
+    assert all(a == ("key:g", "ops") for k, a in by_kind.items() if k == "reconcile_repaired")
+    with pytest.raises(InvalidInputError, match="on_behalf_of"):
+        memory.add_fact(G, "A", "R", "B", on_behalf_of="x" * 201)
+    with pytest.raises(InvalidInputError, match="on_behalf_of"):
+        memory.remove_episode(G, "e1", on_behalf_of="")
+    assert memory.episode(G, "e1").on_behalf_of == "user:ann"  # nothing changed
+
+
 def test_audit_events_record_their_actor(memory_factory: MakeMemory, clock) -> None:
     postgres: list[str] = []
     memory = memory_factory(judge=lambda new, cands: Verdict(contradicts=[*postgres]))

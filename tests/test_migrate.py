@@ -58,7 +58,7 @@ def _people(memory: Memory, clock: StepClock) -> None:
     clock.tick(hours=1)
     memory.add_fact("people", "Acme", "EMPLOYS", "Alice", valid_at="2023-05-01", invalid_at="2025-01-01")
     clock.tick(hours=1)
-    memory.remove_episode("people", "e3")
+    memory.remove_episode("people", "e3", actor="key:ops", on_behalf_of="user:ann")
     clock.tick(hours=1)
 
 
@@ -71,7 +71,8 @@ def _chat(memory: Memory, clock: StepClock) -> None:
 
 def _names(memory: Memory, clock: StepClock) -> None:
     """An alias learned by a fuzzy match, fragments no one could confirm, a JSON episode."""
-    memory.add_episode("names", "Ann Lee: I work at Fjord Biotech.", reference_time="2024-01-01", actor="user:ann")
+    memory.add_episode("names", "Ann Lee: I work at Fjord Biotech.", reference_time="2024-01-01", actor="user:ann",
+                       on_behalf_of="team:hr")
     clock.tick(hours=1)
     memory.add_episode("names", "Bo Chen: I joined Fjord last week.", reference_time="2024-02-01", saga="hires")
     clock.tick(hours=1)
@@ -219,6 +220,8 @@ def test_answers_match_and_the_copy_is_a_working_memory(source: Path, target: st
             assert server.entities(group) == lite.entities(group)
             assert server.audit_events(group) == lite.audit_events(group)
         assert {e.actor for e in server.episodes("names")} == {"user:ann", None}
+        assert {e.on_behalf_of for e in server.episodes("names")} == {"team:hr", None}
+        assert ("key:ops", "user:ann") in {(e.actor, e.on_behalf_of) for e in server.audit_events("people")}
         assert {e.actor for e in server.episodes("people") if e.uuid == "c1"} == {"agent:hr"}
         assert server.timeline("people", "alice") == lite.timeline("people", "alice")
         (rome,) = lite.facts("people", subject="alice")

@@ -19,6 +19,7 @@ from ._arguments import _text
 from ._retry import retry_on_conflict
 from .errors import InvalidInputError, NotFoundError
 from .ingest.bulk import Ingestion
+from .ingest.episode_input import actor_text
 from .ingest.judge import refuse_writes_from_a_judge
 from .maintain import communities as _communities
 from .maintain.conflicts import sweep_conflicts
@@ -71,7 +72,8 @@ class Maintenance:
         async def facts(self, group_id: str, **query: Any) -> list[Fact]: ...
 
     async def forget(
-        self, group_id: str, *, entity: str | None = None, episode_id: str | None = None, dry_run: bool = False
+        self, group_id: str, *, entity: str | None = None, episode_id: str | None = None, dry_run: bool = False,
+        actor: str | None = None, on_behalf_of: str | None = None,
     ) -> ForgetReport:
         """Erase an entity (a name or uuid) or an episode for good, and prove
         it: see :mod:`kronograph.maintain.forget`. After the purge, every
@@ -80,13 +82,15 @@ class Maintenance:
         ``leftovers`` lists anything found, or an erasure from the store's
         files that a reader held back (``verified`` is True when none; what
         it means on each backend: docs/forgetting.md).
-        ``dry_run`` reports what would go and changes nothing."""
+        ``dry_run`` reports what would go and changes nothing. ``actor`` (and
+        ``on_behalf_of``) go on its audit event."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         if (entity is None) == (episode_id is None):
             raise InvalidInputError("entity", "give exactly one of entity= and episode_id=")
         name = _text("entity", entity, optional=True)
         eid = _text("episode_id", episode_id, optional=True)
+        who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)
         store = await self._ready()
         async with self._lock(g):
             # An episode's own words probe the searches afterwards (kept here, never in the report).
@@ -94,7 +98,7 @@ class Maintenance:
             with span("forget", group_id=g):
                 report = await _forget(
                     store, g, entity=name, episode_id=eid, clock=self._now, embed=self._ingestion.embed_many,
-                    dry_run=dry_run,
+                    dry_run=dry_run, actor=who[0], on_behalf_of=who[1],
                 )
         if dry_run:
             return report
@@ -264,16 +268,21 @@ class Maintenance:
         current = await self.facts(g)
         return sweep_conflicts(current, self._relation_types)
 
-    async def reconcile(self, group_id: str, repair: bool = False) -> ReconcileReport:
+    async def reconcile(
+        self, group_id: str, repair: bool = False, *, actor: str | None = None, on_behalf_of: str | None = None
+    ) -> ReconcileReport:
         """Check a group for defects (see :mod:`kronograph.maintain.reconcile`):
         episodes without mentions, facts citing missing episodes, overlapping
         intervals of declared single-valued relations, entity fragment
         candidates, orphan entities and stale summaries. ``repair=True`` fixes
         the safe ones (dangling sources, orphans; stale summaries rebuilt
-        extractively, no model call), each with an audit event, and reports the rest."""
+        extractively, no model call), each with an audit event naming ``actor``
+        (and ``on_behalf_of``), and reports the rest."""
         if repair:
             refuse_writes_from_a_judge()
         g = self._group(group_id)
+        who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)
         store = await self._ready()
         async with self._lock(g):
-            return await _reconcile(store, g, relation_types=self._relation_types, clock=self._now, repair=repair)
+            return await _reconcile(store, g, relation_types=self._relation_types, clock=self._now, repair=repair,
+                                    actor=who[0], on_behalf_of=who[1])

@@ -199,8 +199,11 @@ class AsyncMemory(Maintenance):
         subject_labels: Iterable[str] = (),
         object_labels: Iterable[str] = (),
         actor: str | None = None,
+        on_behalf_of: str | None = None,
     ) -> AddFactResult:
-        """Add one fact; returns what was written, merged, retired and changed."""
+        """Add one fact; returns what was written, merged, retired and changed.
+        ``actor``: who files it; ``on_behalf_of``: for whom, as the actor says
+        (a service files its caller's key as ``actor``)."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         subject_name = _text("subject", subject)
@@ -219,6 +222,7 @@ class AsyncMemory(Maintenance):
             subject_labels=_labels("subject_labels", subject_labels),
             object_labels=_labels("object_labels", object_labels),
             actor=actor_text("actor", actor),
+            on_behalf_of=actor_text("on_behalf_of", on_behalf_of),
         )
         store = await self._ready()
         vector = await self._ingestion.embed_one(data.fact)  # before the group is held: it may wait on a network
@@ -260,6 +264,7 @@ class AsyncMemory(Maintenance):
         metadata: Mapping[str, Any] | None = None,
         json_mapping: JsonMapping | Mapping[str, Any] | None = None,
         actor: str | None = None,
+        on_behalf_of: str | None = None,
     ) -> EpisodeResult:
         """Ingest one episode (``kind`` ``"message"``, ``"text"`` or ``"json"``):
         extract, resolve and commit it in one transaction. Idempotent by
@@ -273,7 +278,7 @@ class AsyncMemory(Maintenance):
             source_description=source_description, episode_id=episode_id, saga=saga,
             previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
             excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
-            actor=actor,
+            actor=actor, on_behalf_of=on_behalf_of,
         )
         await self._ready()
         return await self._ingestion.add_episode(g, item)
@@ -296,6 +301,7 @@ class AsyncMemory(Maintenance):
         metadata: Mapping[str, Any] | None = None,
         json_mapping: JsonMapping | Mapping[str, Any] | None = None,
         actor: str | None = None,
+        on_behalf_of: str | None = None,
     ) -> Episode:
         """Accept an episode for later ingestion: validated as ``add_episode``
         validates, and recorded ``queued`` in one transaction, so it survives
@@ -310,7 +316,7 @@ class AsyncMemory(Maintenance):
             source_description=source_description, episode_id=episode_id, saga=saga,
             previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
             excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
-            actor=actor,
+            actor=actor, on_behalf_of=on_behalf_of,
         )
         await self._ready()
         episode = await self._ingestion.enqueue(g, item)
@@ -400,28 +406,36 @@ class AsyncMemory(Maintenance):
         await self._ready()
         return await self._ingestion.resume(include_retryable=include_retryable)
 
-    async def remove_episode(self, group_id: str, episode_id: str) -> RemovalResult:
-        """Retract an episode: see :mod:`kronograph.maintain.removal`."""
+    async def remove_episode(
+        self, group_id: str, episode_id: str, *, actor: str | None = None, on_behalf_of: str | None = None
+    ) -> RemovalResult:
+        """Retract an episode: see :mod:`kronograph.maintain.removal`. ``actor``
+        (and ``on_behalf_of``) go on its audit event."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         eid = _text("episode_id", episode_id)
         assert eid is not None
+        who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)
         store = await self._ready()
         async with self._lock(g):
-            return await _remove_episode(store, g, eid, clock=self._now)
+            return await _remove_episode(store, g, eid, clock=self._now, actor=who[0], on_behalf_of=who[1])
 
-    async def remove_fact(self, group_id: str, fact_uuid: str) -> RemovalResult:
+    async def remove_fact(
+        self, group_id: str, fact_uuid: str, *, actor: str | None = None, on_behalf_of: str | None = None
+    ) -> RemovalResult:
         """Retract one fact, whatever its sources: it leaves the current graph
         (its history keeps what was believed, for ``known_at``), the facts only
         it had closed get their interval back, entities left with nothing go.
-        See :mod:`kronograph.maintain.removal`; ``forget`` erases instead."""
+        See :mod:`kronograph.maintain.removal`; ``forget`` erases instead.
+        ``actor`` (and ``on_behalf_of``) go on its audit event."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         uuid = _text("fact_uuid", fact_uuid)
         assert uuid is not None
+        who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)
         store = await self._ready()
         async with self._lock(g):
-            return await _remove_fact(store, g, uuid, clock=self._now)
+            return await _remove_fact(store, g, uuid, clock=self._now, actor=who[0], on_behalf_of=who[1])
 
     async def groups(self) -> list[str]:
         """Every group of the store, by name. (A service shows each key only

@@ -200,6 +200,9 @@ class Episode(_Model):
     error: str | None = None
     # Who filed it (a user, an agent, an API key id); None when not given.
     actor: str | None = None
+    # Whom the actor filed it for, as the actor said (a service's caller's own
+    # words: never in place of ``actor``); None when not given.
+    on_behalf_of: str | None = None
 
 
 class Entity(_Model):
@@ -347,6 +350,8 @@ class AuditEvent(_Model):
     detail: dict[str, Any] = Field(default_factory=dict)
     # Who caused it (the actor of the episode or call); None when not given.
     actor: str | None = None
+    # Whom the actor acted for, as it said; None when not given.
+    on_behalf_of: str | None = None
 
 
 class PossibleContradiction(_Model):

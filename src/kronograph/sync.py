@@ -126,12 +126,14 @@ class Memory:
         subject_labels: Iterable[str] = (),
         object_labels: Iterable[str] = (),
         actor: str | None = None,
+        on_behalf_of: str | None = None,
     ) -> AddFactResult:
         refuse_writes_from_a_judge()  # here too: the judge's thread is the caller
         return self._call(
             self._core.add_fact(
                 group_id, subject, relation, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
                 episode_id=episode_id, subject_labels=subject_labels, object_labels=object_labels, actor=actor,
+                on_behalf_of=on_behalf_of,
             )
         )
 
@@ -153,6 +155,7 @@ class Memory:
         metadata: Mapping[str, Any] | None = None,
         json_mapping: JsonMapping | Mapping[str, Any] | None = None,
         actor: str | None = None,
+        on_behalf_of: str | None = None,
     ) -> EpisodeResult:
         refuse_writes_from_a_judge()
         return self._call(
@@ -161,7 +164,7 @@ class Memory:
                 source_description=source_description, episode_id=episode_id, saga=saga,
                 previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
                 excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
-                actor=actor,
+                actor=actor, on_behalf_of=on_behalf_of,
             )
         )
 
@@ -183,6 +186,7 @@ class Memory:
         metadata: Mapping[str, Any] | None = None,
         json_mapping: JsonMapping | Mapping[str, Any] | None = None,
         actor: str | None = None,
+        on_behalf_of: str | None = None,
     ) -> Episode:
         refuse_writes_from_a_judge()
         return self._call(self._core.enqueue_episode(
@@ -190,6 +194,7 @@ class Memory:
             source_description=source_description, episode_id=episode_id, saga=saga,
             previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
             excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping, actor=actor,
+            on_behalf_of=on_behalf_of,
         ))
 
     def process_queue(self, *, concurrency: int = 4, wait: bool = False, poll: float = 0.5) -> int:
@@ -221,22 +226,28 @@ class Memory:
         refuse_writes_from_a_judge()
         return self._call(self._core.resume(include_retryable=include_retryable))
 
-    def remove_episode(self, group_id: str, episode_id: str) -> RemovalResult:
+    def remove_episode(
+        self, group_id: str, episode_id: str, *, actor: str | None = None, on_behalf_of: str | None = None
+    ) -> RemovalResult:
         refuse_writes_from_a_judge()
-        return self._call(self._core.remove_episode(group_id, episode_id))
+        return self._call(self._core.remove_episode(group_id, episode_id, actor=actor, on_behalf_of=on_behalf_of))
 
-    def remove_fact(self, group_id: str, fact_uuid: str) -> RemovalResult:
+    def remove_fact(
+        self, group_id: str, fact_uuid: str, *, actor: str | None = None, on_behalf_of: str | None = None
+    ) -> RemovalResult:
         refuse_writes_from_a_judge()
-        return self._call(self._core.remove_fact(group_id, fact_uuid))
+        return self._call(self._core.remove_fact(group_id, fact_uuid, actor=actor, on_behalf_of=on_behalf_of))
 
     def groups(self) -> list[str]:
         return self._call(self._core.groups())
 
     def forget(
-        self, group_id: str, *, entity: str | None = None, episode_id: str | None = None, dry_run: bool = False
+        self, group_id: str, *, entity: str | None = None, episode_id: str | None = None, dry_run: bool = False,
+        actor: str | None = None, on_behalf_of: str | None = None,
     ) -> ForgetReport:
         refuse_writes_from_a_judge()
-        return self._call(self._core.forget(group_id, entity=entity, episode_id=episode_id, dry_run=dry_run))
+        return self._call(self._core.forget(group_id, entity=entity, episode_id=episode_id, dry_run=dry_run,
+                                            actor=actor, on_behalf_of=on_behalf_of))
 
     def facts(
         self,
@@ -349,7 +360,9 @@ class Memory:
     def audit(self, group_id: str, mode: str = "conflicts") -> list[PossibleContradiction]:
         return self._call(self._core.audit(group_id, mode))
 
-    def reconcile(self, group_id: str, repair: bool = False) -> ReconcileReport:
+    def reconcile(
+        self, group_id: str, repair: bool = False, *, actor: str | None = None, on_behalf_of: str | None = None
+    ) -> ReconcileReport:
         if repair:
             refuse_writes_from_a_judge()
-        return self._call(self._core.reconcile(group_id, repair))
+        return self._call(self._core.reconcile(group_id, repair, actor=actor, on_behalf_of=on_behalf_of))

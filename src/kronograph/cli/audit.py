@@ -32,11 +32,12 @@ def _conflicts_table(found: list[PossibleContradiction], facts: dict[str, str]) 
 
 def _log_table(events: list[AuditEvent]) -> Table:
     table = Table(header_style="bold")
-    for column in ("recorded", "kind", "actor", "episode", "detail"):
+    for column in ("recorded", "kind", "actor", "on behalf of", "episode", "detail"):
         table.add_column(column, overflow="fold", no_wrap=column in ("recorded", "kind"))
     for e in events:
         detail = json.dumps(e.detail, ensure_ascii=False, sort_keys=True)
-        table.add_row(when(e.recorded_at), e.kind, escape(e.actor or ""), escape(e.episode_id or ""), escape(detail))
+        table.add_row(when(e.recorded_at), e.kind, escape(e.actor or ""), escape(e.on_behalf_of or ""),
+                      escape(e.episode_id or ""), escape(detail))
     return table
 
 

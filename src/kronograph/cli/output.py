@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..model import Fact
+from ..store.dsn import redact_dsn
 
 __all__ = [
     "console", "fact_table", "fail", "interval", "plural", "print_json", "progress_bar", "short", "timeline_table",
@@ -87,8 +88,8 @@ def console(*, stderr: bool = False) -> Console:
 
 
 def fail(message: str) -> NoReturn:
-    """``error: MESSAGE`` on one line of standard error, and exit 2."""
-    console(stderr=True).print(f"[red]error:[/] {escape(message)}", soft_wrap=True)
+    """``error: MESSAGE`` on one line of standard error, and exit 2 (a database password in it masked)."""
+    console(stderr=True).print(f"[red]error:[/] {escape(redact_dsn(message))}", soft_wrap=True)
     raise typer.Exit(2)
 
 

@@ -71,6 +71,7 @@ class EpisodeItem:
     metadata: Mapping[str, Any] | None = None
     json_mapping: Any = None
     actor: str | None = None
+    on_behalf_of: str | None = None
 
     @classmethod
     def of(cls, value: Any, where: str) -> EpisodeItem:
@@ -200,7 +201,7 @@ class Ingestion:
                 previous_episode_ids=item.previous_episode_ids, entity_types=item.entity_types,
                 fact_types=item.fact_types, excluded_entity_types=item.excluded_entity_types,
                 metadata=item.metadata, json_mapping=item.json_mapping, now=self._clock(),
-                actor=item.actor,
+                actor=item.actor, on_behalf_of=item.on_behalf_of,
             )
         except InvalidInputError as exc:
             if not where:
@@ -386,5 +387,5 @@ def _stub(episode: Any) -> EpisodeInput:
         reference_time=episode.reference_time, time_zone="UTC", utc_offset=0, name=episode.name,
         source_description=None, saga=None, previous_episode_ids=None, ontology=Ontology(),
         metadata={}, json_mapping=None, content_hash=episode.content_hash or "",
-        actor=episode.actor,
+        actor=episode.actor, on_behalf_of=episode.on_behalf_of,
     )

@@ -65,6 +65,7 @@ class FactInput:
     subject_labels: tuple[str, ...]
     object_labels: tuple[str, ...]
     actor: str | None = None  # who filed it
+    on_behalf_of: str | None = None  # whom the actor filed it for, as it said
 
     def __post_init__(self) -> None:
         if self.valid_at is not None:
@@ -234,7 +235,7 @@ async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFact
     episode_id = data.episode_id or new_id()
     # The episode is created if it does not exist yet (the store ignores a known
     # one); it is read only when its reference time is the fact's default start.
-    plan.new_episodes.append(new_episode_for_fact(g, episode_id, now, data.actor))
+    plan.new_episodes.append(new_episode_for_fact(g, episode_id, now, data.actor, data.on_behalf_of))
     valid_at = data.valid_at
     if valid_at is None:
         episode = await store.episode(g, episode_id) if data.episode_id else None
@@ -284,6 +285,7 @@ async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFact
         plan.audit.append(refusal_event(g, now, episode_id, outcome.target.uuid, decision.refused, data.actor))
     if settings.embedding is not None and not outcome.merged:
         plan.fact_embeddings[outcome.target.uuid] = settings.embedding
+    plan.attribute(data.actor, data.on_behalf_of)
     await store.apply(plan)
     return trusted(  # built from validated parts
         AddFactResult,

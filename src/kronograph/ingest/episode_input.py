@@ -44,6 +44,7 @@ class EpisodeInput:
     json_mapping: JsonMapping | None
     content_hash: str
     actor: str | None = None  # who filed it: a user, an agent, an API key id
+    on_behalf_of: str | None = None  # whom the actor filed it for, as it said
 
     @property
     def local_reference_time(self) -> datetime:
@@ -58,7 +59,7 @@ class EpisodeInput:
             content=self.content if store_raw_content else None, content_hash=self.content_hash,
             source_description=self.source_description, reference_time=self.reference_time,
             created_at=received_at, saga=self.saga, status=EpisodeStatus.RECEIVED.value,
-            metadata=self.metadata, error=None, actor=self.actor,
+            metadata=self.metadata, error=None, actor=self.actor, on_behalf_of=self.on_behalf_of,
         )
 
     def pending(self, *, store_raw_content: bool) -> dict[str, Any]:
@@ -101,6 +102,7 @@ class EpisodeInput:
             json_mapping=JsonMapping.model_validate(mapping) if mapping else None,
             content_hash=episode.content_hash or content_hash(content),
             actor=episode.actor,
+            on_behalf_of=episode.on_behalf_of,
         )
 
 
@@ -194,6 +196,7 @@ def episode_input(
     json_mapping: JsonMapping | Mapping[str, Any] | None,
     now: datetime,
     actor: str | None = None,
+    on_behalf_of: str | None = None,
 ) -> EpisodeInput:
     """Validate one episode's arguments; raises InvalidInputError naming the field."""
     if kind not in _KINDS:
@@ -258,4 +261,5 @@ def episode_input(
         json_mapping=mapping,
         content_hash=content_hash(text),
         actor=actor_text("actor", actor),
+        on_behalf_of=actor_text("on_behalf_of", on_behalf_of),
     )

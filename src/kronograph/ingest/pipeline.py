@@ -468,6 +468,7 @@ class Pipeline:
             )
         if not result.merged and index < len(fact_vectors):
             plan.fact_embeddings[result.target.uuid] = np.asarray(fact_vectors[index], dtype=np.float32).tobytes()
+        plan.attribute(inp.actor, inp.on_behalf_of)
         await tx.apply(plan)
         target = result.target
         if result.merged and target.uuid not in outcome.created:

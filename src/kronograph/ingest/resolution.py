@@ -260,7 +260,9 @@ def contradiction_event(
     )
 
 
-def new_episode_for_fact(group_id: str, episode_id: str, now: datetime, actor: str | None = None) -> Episode:
+def new_episode_for_fact(
+    group_id: str, episode_id: str, now: datetime, actor: str | None = None, on_behalf_of: str | None = None
+) -> Episode:
     """The source episode a directly added fact records when its id is unknown."""
     return trusted(
         Episode,
@@ -278,6 +280,7 @@ def new_episode_for_fact(group_id: str, episode_id: str, now: datetime, actor: s
         metadata={},
         error=None,
         actor=actor,
+        on_behalf_of=on_behalf_of,
     )
 
 

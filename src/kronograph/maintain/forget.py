@@ -227,6 +227,8 @@ async def forget(
     clock: Clock,
     embed: Embed,
     dry_run: bool = False,
+    actor: str | None = None,
+    on_behalf_of: str | None = None,
 ) -> ForgetReport:
     """Purge, erase traces, rebuild the cleared summaries, check the store.
     ``embed`` makes the vectors of the communities rebuilt."""
@@ -279,6 +281,7 @@ async def forget(
             needles=scope.needles,
         )
         if not dry_run:
+            plan.attribute(actor, on_behalf_of)
             await store.apply(plan)
         return report, plan
 

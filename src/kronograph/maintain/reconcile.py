@@ -322,7 +322,8 @@ def _repaired(plan: Plan, check: str, **detail: Any) -> AuditEvent:
     )
 
 
-async def _finish_removal(store: Store, group_id: str, episode_id: str, clock: Clock, done: Repairs) -> None:
+async def _finish_removal(store: Store, group_id: str, episode_id: str, clock: Clock, done: Repairs,
+                          by: tuple[str | None, str | None]) -> None:
     """Drop the sources citing a missing episode, as removing it would have."""
 
     async def attempt() -> Repairs:
@@ -343,6 +344,7 @@ async def _finish_removal(store: Store, group_id: str, episode_id: str, clock: C
             plan, "dangling_sources", episode_id=episode_id, removed_sources=len(removed),
             deleted_facts=result.deleted_facts, deleted_entities=result.deleted_entities,
         )
+        plan.attribute(*by)
         await store.apply(plan)
         return Repairs(
             removed_sources=removed, deleted_facts=result.deleted_facts,
@@ -356,7 +358,8 @@ async def _finish_removal(store: Store, group_id: str, episode_id: str, clock: C
     done.deleted_entities.extend(got.deleted_entities)
 
 
-async def _delete_orphans(store: Store, group_id: str, clock: Clock, done: Repairs) -> None:
+async def _delete_orphans(store: Store, group_id: str, clock: Clock, done: Repairs,
+                          by: tuple[str | None, str | None]) -> None:
     async def attempt() -> list[str]:
         plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
         orphans = [uuid for uuid, _ in (await store.health_scan(group_id)).orphan_entities]
@@ -364,18 +367,21 @@ async def _delete_orphans(store: Store, group_id: str, clock: Clock, done: Repai
             return []
         plan.delete_entities.extend(orphans)
         plan.audit.append(_repaired(plan, "orphan_entities", deleted_entities=orphans))
+        plan.attribute(*by)
         await store.apply(plan)
         return orphans
 
     done.deleted_entities.extend(await retry_on_conflict(attempt))
 
 
-async def _refresh_summaries(store: Store, group_id: str, clock: Clock, done: Repairs) -> None:
+async def _refresh_summaries(store: Store, group_id: str, clock: Clock, done: Repairs,
+                             by: tuple[str | None, str | None]) -> None:
     """Rebuild every stale summary extractively, a page a plan, each with its audit event."""
 
     def audit(plan: Plan) -> None:
         entities = [b.entity_uuid for b in plan.built_summaries]
         plan.audit.append(_repaired(plan, "stale_summaries", refreshed_summaries=entities))
+        plan.attribute(*by)
 
     built = await summarize(store, group_id, clock=clock, stale_only=True, model=None, on_page=audit)
     done.refreshed_summaries.extend(s.uuid for s in built)
@@ -388,20 +394,24 @@ async def reconcile(
     relation_types: Mapping[str, RelationType],
     clock: Clock,
     repair: bool = False,
+    actor: str | None = None,
+    on_behalf_of: str | None = None,
 ) -> ReconcileReport:
     """Check ``group_id`` (``relation_types`` by folded key); with ``repair``,
     fix dangling sources and orphan entities, and rebuild stale summaries
-    extractively. The caller holds the group."""
+    extractively, each repair's audit event naming ``actor`` (and
+    ``on_behalf_of``). The caller holds the group."""
+    by = (actor, on_behalf_of)
     now = clock()
     scan, findings = await _findings(store, group_id, relation_types, now)
     done = Repairs()
     if repair:
         for episode_id in sorted({episode_id for _, episode_id in scan.dangling_sources}):
-            await _finish_removal(store, group_id, episode_id, clock, done)
+            await _finish_removal(store, group_id, episode_id, clock, done, by)
         if scan.orphan_entities:
-            await _delete_orphans(store, group_id, clock, done)
+            await _delete_orphans(store, group_id, clock, done, by)
         if findings["stale_summaries"]:
-            await _refresh_summaries(store, group_id, clock, done)
+            await _refresh_summaries(store, group_id, clock, done, by)
         if findings["pending_erasure"]:
             erasure = await store.erase_traces(group_id)
             done = done.model_copy(update={"erasure": erasure.detail, "erasure_complete": erasure.complete})

@@ -78,7 +78,10 @@ def plan_removal(
     )
 
 
-async def remove_episode(store: Store, group_id: str, episode_id: str, *, clock: Clock) -> RemovalResult:
+async def remove_episode(
+    store: Store, group_id: str, episode_id: str, *, clock: Clock, actor: str | None = None,
+    on_behalf_of: str | None = None,
+) -> RemovalResult:
     async def attempt() -> RemovalResult:
         plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
         if await store.episode(group_id, episode_id) is None:
@@ -90,6 +93,7 @@ async def remove_episode(store: Store, group_id: str, episode_id: str, *, clock:
         references = await store.entity_references(group_id, touched)
         hood = await store.conflict_neighbourhood(group_id, [r.uuid for r in citing], 2)
         result = plan_removal(plan, episode_id, citing, hood, references)
+        plan.attribute(actor, on_behalf_of)
         await store.apply(plan)
         return result
 
@@ -126,7 +130,10 @@ def plan_fact_removal(
     )
 
 
-async def remove_fact(store: Store, group_id: str, fact_uuid: str, *, clock: Clock) -> RemovalResult:
+async def remove_fact(
+    store: Store, group_id: str, fact_uuid: str, *, clock: Clock, actor: str | None = None,
+    on_behalf_of: str | None = None,
+) -> RemovalResult:
     async def attempt() -> RemovalResult:
         plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
         hood = await store.conflict_neighbourhood(group_id, [fact_uuid], 2)
@@ -135,6 +142,7 @@ async def remove_fact(store: Store, group_id: str, fact_uuid: str, *, clock: Clo
             raise NotFoundError(f"no fact {fact_uuid!r} in group {group_id!r}")
         references = await store.entity_references(group_id, {record.source_uuid, record.target_uuid})
         result = plan_fact_removal(plan, record, hood, references)
+        plan.attribute(actor, on_behalf_of)
         await store.apply(plan)
         return result
 

@@ -115,7 +115,7 @@ async def migrate_memory(
                 async with conn.transaction():
                     await copy_tables(conn, snapshot, counts, tell)
         except psycopg.Error as exc:
-            raise MigrationError(f"--to: PostgreSQL error on {redact(url)}, nothing was written: {exc}") from exc
+            raise MigrationError(redact(f"--to: PostgreSQL error on {url}, nothing was written: {exc}")) from exc
         copied = time.perf_counter()
         store = PostgresStore(url, min_size=0, max_size=2)
         try:
@@ -126,7 +126,7 @@ async def migrate_memory(
             await verify_queries(snapshot, store, result, sample=sample, now=now or datetime.now(UTC), progress=tell)
         except (psycopg.Error, KronographError) as exc:
             raise MigrationError(
-                f"the copy into {redact(url)} is committed, but checking it failed: {exc}"
+                redact(f"the copy into {url} is committed, but checking it failed: {exc}")
             ) from exc
         finally:
             await store.close()

@@ -6,6 +6,10 @@ with a body that does not depend on whether the group exists, so a key
 learns nothing of other tenants. Management endpoints need an admin key
 (403 otherwise). In local mode (``--local``, loopback only) every caller is
 an admin and no key is needed.
+
+A write is recorded with the calling key as its ``actor`` (``key:<id>``;
+``local`` in local mode); an ``actor`` the body names is kept beside it, as
+``on_behalf_of``, never in its place (:meth:`Caller.attribution`).
 """
 
 from __future__ import annotations
@@ -17,9 +21,12 @@ from fastapi import Depends, Path, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from .errors import ApiError
-from .keys import ApiKey, KeyRing
+from .keys import ApiKey, KeyRing, key_actor
+from .limits import ID_MAX
 
-__all__ = ["Caller", "GroupPath", "admin", "caller", "group_of"]
+__all__ = ["LOCAL_ACTOR", "Caller", "GroupPath", "Who", "admin", "caller", "group_of"]
+
+LOCAL_ACTOR = "local"  # the actor of a write in local mode, where no key is given
 
 _bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer kg_...`")
 _header = APIKeyHeader(name="X-API-Key", auto_error=False, description="The same key as `X-API-Key: kg_...`")
@@ -40,9 +47,13 @@ class Caller:
         return self.local or (self.key is not None and self.key.allows(group_id))
 
     @property
-    def actor(self) -> str | None:
-        """Who files what this caller writes, unless the body names someone."""
-        return None if self.key is None else f"key:{self.key.id}"
+    def actor(self) -> str:
+        """Who every write of this caller is recorded as: its key, whatever the body says."""
+        return LOCAL_ACTOR if self.key is None else key_actor(self.key)
+
+    def attribution(self, named: str | None = None) -> dict[str, str | None]:
+        """``actor`` and ``on_behalf_of`` for a write: the key, and whom the body named."""
+        return {"actor": self.actor, "on_behalf_of": named}
 
 
 def caller(
@@ -71,7 +82,7 @@ def admin(who: Annotated[Caller, Depends(caller)]) -> Caller:
 
 
 def group_of(
-    group: Annotated[str, Path(description="The group (tenant).", min_length=1, max_length=200)],
+    group: Annotated[str, Path(description="The group (tenant).", min_length=1, max_length=ID_MAX)],
     who: Annotated[Caller, Depends(caller)],
 ) -> str:
     """The group of the path, if the caller may touch it; else the same 404
@@ -82,3 +93,4 @@ def group_of(
 
 
 GroupPath = Annotated[str, Depends(group_of)]
+Who = Annotated[Caller, Depends(caller)]

@@ -6,7 +6,8 @@ Library errors are translated here, at the seam: InvalidInputError is 400
 ``invalid_input`` naming its field, NotFoundError 404 ``not_found``,
 ConcurrentWriteError 409 ``conflict``, a closed memory or a failing store 503
 ``unavailable``. Request validation is 422 ``invalid_input``; anything
-unexpected is 500 ``internal`` with no stack trace (it is logged here).
+unexpected is 500 ``internal`` with no stack trace (logged once, by
+:class:`.logs.UnexpectedErrors`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ _log = logging.getLogger("kronograph.server")
 
 CODES = {
     400: "invalid_input", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "invalid_input",
-    409: "conflict", 413: "too_large", 415: "invalid_input", 422: "invalid_input", 500: "internal",
+    406: "invalid_input", 409: "conflict", 413: "too_large", 415: "invalid_input", 421: "misdirected",
+    422: "invalid_input", 500: "internal",
     503: "unavailable", 504: "timeout",
 }
 
@@ -106,11 +108,6 @@ async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
     return error_response(503, "the memory's store is unavailable; try again later")
 
 
-async def _internal(request: Request, exc: Exception) -> JSONResponse:
-    _log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
-    return error_response(500, "internal error (logged by the server)")
-
-
 def install_error_handlers(app: FastAPI) -> None:
     """Route every exception to its JSON error (most specific first)."""
     app.add_exception_handler(ApiError, _api_error)
@@ -121,4 +118,3 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ConcurrentWriteError, _conflict)
     app.add_exception_handler(ClosedError, _unavailable)
     app.add_exception_handler(StoreError, _unavailable)
-    app.add_exception_handler(Exception, _internal)

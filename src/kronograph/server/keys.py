@@ -32,7 +32,7 @@ from typing import Any
 
 from ..errors import InvalidInputError
 
-__all__ = ["ENV_KEYS", "ENV_KEYS_FILE", "ApiKey", "KeyRing", "hash_secret"]
+__all__ = ["ENV_KEYS", "ENV_KEYS_FILE", "ApiKey", "KeyRing", "hash_secret", "key_actor"]
 
 _log = logging.getLogger("kronograph.server")
 
@@ -72,6 +72,12 @@ class ApiKey:
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "hash": self.hash, "groups": sorted(self.groups),
                 "admin": self.admin, "created_at": self.created_at}
+
+
+def key_actor(key: ApiKey) -> str:
+    """The ``actor`` of every write made with ``key``; a body's ``actor`` is
+    kept beside it as ``on_behalf_of``, never in its place."""
+    return f"key:{key.id}"
 
 
 def _key(raw: Any, where: str) -> ApiKey:

@@ -1,4 +1,10 @@
-"""Request limits, as plain ASGI middleware: a body larger than
+"""What one request may ask of the service, over REST and MCP alike.
+
+The sizes of what a caller sends (an episode's content, a query, a name, an
+id, a list of ids) are set here once; the REST schemas and the MCP tools'
+parameters both read them, so neither door takes more than the other.
+
+And request limits, as plain ASGI middleware: a body larger than
 ``max_body`` bytes is refused with 413 (by its Content-Length, or as it
 streams in), and a request running past ``timeout`` seconds answers 504.
 
@@ -17,7 +23,15 @@ from typing import Any
 from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["Limits", "LimitsMiddleware"]
+__all__ = [
+    "FACT_TEXT_MAX", "ID_MAX", "IDS_MAX", "Limits", "LimitsMiddleware", "NAME_MAX", "QUERY_MAX", "content_size",
+]
+
+QUERY_MAX = 10_000  # characters of a search query
+NAME_MAX = 1_000  # characters of a name: an entity, a relation, an episode's name or source
+ID_MAX = 200  # characters of an id: an episode, a saga, a group, an actor
+FACT_TEXT_MAX = 10_000  # characters of a fact's sentence
+IDS_MAX = 100  # ids in one call
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +41,18 @@ class Limits:
     max_body: int = 1 << 20  # bytes of request body
     timeout: float = 30.0  # seconds per request
     max_content: int = 200_000  # characters of one episode's content
+
+    def content_refused(self, content: Any) -> str | None:
+        """Why ``content`` is too long for one episode (REST answers 413, an MCP
+        tool an error naming ``content``), or None."""
+        if content_size(content) > self.max_content:
+            return f"content is over {self.max_content:,} characters"
+        return None
+
+
+def content_size(content: Any) -> int:
+    """An episode's content in characters (JSON content: its serialised length)."""
+    return len(content) if isinstance(content, str) else len(json.dumps(content))
 
 
 class _TooLarge(HTTPException):

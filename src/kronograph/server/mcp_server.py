@@ -23,25 +23,31 @@ service mounts it at ``/mcp``)::
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from .. import __version__
 from ..errors import KronographError
 from ..memory import AsyncMemory
-from .keys import KeyRing
+from .errors import CODES
+from .guard import LoopbackGuard, is_loopback
+from .keys import KeyRing, key_actor
+from .limits import ID_MAX, IDS_MAX, NAME_MAX, QUERY_MAX, Limits
+from .logs import root_logging_kept
 from .mcp_tools import (
     Access,
     ConflictsOut,
@@ -74,10 +80,11 @@ _O = TypeVar("_O")
 
 GroupId = Annotated[
     str | None,
-    Field(description="The group (tenant, e.g. a user or a project) to work in. Omit to use the default group "
-                      "(list_groups names it); nothing crosses groups."),
+    Field(max_length=ID_MAX, description="The group (tenant, e.g. a user or a project) to work in. Omit to use "
+                                         "the default group (list_groups names it); nothing crosses groups."),
 ]
-Query = Annotated[str, Field(min_length=1, description="What to look for, in words (keywords or a question).")]
+Query = Annotated[str, Field(min_length=1, max_length=QUERY_MAX,
+                             description="What to look for, in words (keywords or a question).")]
 AsOf = Annotated[
     str | None,
     Field(description="ISO 8601 time: answer as the world was then (facts valid at that moment). Default: now."),
@@ -90,9 +97,11 @@ IncludeRetired = Annotated[
     bool, Field(description="Also return facts that are no longer true (every interval). Cannot be used with as_of.")
 ]
 Limit = Annotated[int, Field(ge=1, le=100, description="At most this many results (1-100).")]
-FactUuid = Annotated[str, Field(min_length=1, description="A fact's uuid, as returned by another tool.")]
+FactUuid = Annotated[str, Field(min_length=1, max_length=ID_MAX,
+                                description="A fact's uuid, as returned by another tool.")]
 EpisodeId = Annotated[
-    str, Field(min_length=1, description="An episode's id, as returned by add_memory or get_episodes.")
+    str, Field(min_length=1, max_length=ID_MAX,
+               description="An episode's id, as returned by add_memory or get_episodes."),
 ]
 
 _READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
@@ -125,15 +134,42 @@ def _from_request(ctx: Context) -> Access:
     return found if isinstance(found, Access) else Access()
 
 
+def invalid_arguments(error: ValidationError) -> str:
+    """A tool's refused arguments as ``param: what is wrong`` (each of them),
+    without echoing the values: they are the caller's data."""
+    parts = []
+    for e in error.errors():
+        where = ".".join(str(p) for p in e.get("loc", ()) if p != "arguments") or "arguments"
+        parts.append(f"{where}: {e.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+class _Server(MCPServer):
+    """The SDK's server, with refused arguments reported like every other bad
+    input: ``param: what is wrong`` (the SDK's text quotes the values and
+    pydantic's help links)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(invalid_arguments(exc.__cause__)) from exc.__cause__
+            raise
+
+
 def build_mcp_server(
-    memory: AsyncMemory, *, access: Access | AccessFor | None = None, name: str = "kronograph"
+    memory: AsyncMemory, *, access: Access | AccessFor | None = None, name: str = "kronograph",
+    limits: Limits | None = None,
 ) -> MCPServer:
     """The MCP server over ``memory``. ``access`` is who may touch which group:
     an :class:`Access` for the whole process (default: every group), or a
-    function of the request context (HTTP: the caller's key)."""
-    tools = MemoryTools(memory)
+    function of the request context (HTTP: the caller's key). ``limits``: the
+    REST service's, which the tools apply too."""
+    tools = MemoryTools(memory, limits)
     access_for = _fixed(Access.local()) if access is None else _fixed(access) if isinstance(access, Access) else access
-    server = MCPServer(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    with root_logging_kept():  # the SDK would install its rich handler on the root logger
+        server = _Server(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
     async def call(ctx: Context, work: Callable[[Access], Awaitable[Any]]) -> CallToolResult:
         try:
@@ -149,21 +185,27 @@ def build_mcp_server(
         "does nothing. Returns the new, merged and retired facts with their intervals."))
     async def add_memory(
         ctx: Context,
-        content: Annotated[str, Field(min_length=1, description="The text (or, for kind 'json', a JSON document).")],
+        content: Annotated[str, Field(min_length=1, description="The text (or, for kind 'json', a JSON document); "
+                                                                "at most the service's content limit.")],
         group_id: GroupId = None,
         kind: Annotated[str, Field(description="'message' (a chat turn, 'Name: text'), 'text' or 'json'.")] = "message",
         reference_time: Annotated[str | None, Field(
             description="ISO 8601: when it was said; relative times in it ('last May') are read from here. "
                         "Default: now.")] = None,
-        source_description: Annotated[str | None, Field(description="Where it came from, e.g. 'slack #ops'.")] = None,
-        saga: Annotated[str | None, Field(description="The conversation or thread it belongs to "
-                                                      "(summarize_saga summarises one).")] = None,
-        episode_id: Annotated[str | None, Field(description="Your id for it; makes the call idempotent.")] = None,
-        name: Annotated[str | None, Field(description="A short name for the episode.")] = None,
+        source_description: Annotated[str | None, Field(
+            max_length=NAME_MAX, description="Where it came from, e.g. 'slack #ops'.")] = None,
+        saga: Annotated[str | None, Field(max_length=ID_MAX, description="The conversation or thread it belongs to "
+                                                                         "(summarize_saga summarises one).")] = None,
+        episode_id: Annotated[str | None, Field(
+            max_length=ID_MAX, description="Your id for it; makes the call idempotent.")] = None,
+        name: Annotated[str | None, Field(max_length=NAME_MAX, description="A short name for the episode.")] = None,
+        on_behalf_of: Annotated[str | None, Field(
+            max_length=ID_MAX, description="Whom you act for (a user, an agent), recorded beside your key; "
+                                           "the episode's actor is always the caller's key.")] = None,
     ) -> Annotated[CallToolResult, IngestOut]:
         return await call(ctx, lambda a: tools.add_memory(
             a, group_id, content, kind=kind, reference_time=reference_time, source_description=source_description,
-            saga=saga, episode_id=episode_id, name=name))
+            saga=saga, episode_id=episode_id, name=name, on_behalf_of=on_behalf_of))
 
     @server.tool(annotations=_READ, description=(
         "Find facts (who/what relates to whom) by meaning and keywords. The default answers what is true NOW. "
@@ -175,7 +217,7 @@ def build_mcp_server(
         ctx: Context, query: Query, group_id: GroupId = None, as_of: AsOf = None, known_at: KnownAt = None,
         include_retired: IncludeRetired = False, limit: Limit = 10,
         center_entity: Annotated[str | None, Field(
-            description="Rank facts near this entity (a name or uuid) first.")] = None,
+            max_length=NAME_MAX, description="Rank facts near this entity (a name or uuid) first.")] = None,
     ) -> Annotated[CallToolResult, FactsOut]:
         return await call(ctx, lambda a: tools.search_facts(
             a, group_id, query, as_of=as_of, known_at=known_at, include_retired=include_retired, limit=limit,
@@ -196,9 +238,11 @@ def build_mcp_server(
         "source; to know what is true, search_facts is better."))
     async def get_episodes(
         ctx: Context, group_id: GroupId = None,
-        episode_ids: Annotated[list[str] | None, Field(description="Episodes to fetch by id.")] = None,
-        query: Annotated[str | None, Field(min_length=1, description="Search episodes' text instead.")] = None,
-        saga: Annotated[str | None, Field(description="Only episodes of this saga.")] = None,
+        episode_ids: Annotated[list[Annotated[str, Field(min_length=1, max_length=ID_MAX)]] | None, Field(
+            max_length=IDS_MAX, description=f"Episodes to fetch by id (at most {IDS_MAX}).")] = None,
+        query: Annotated[str | None, Field(min_length=1, max_length=QUERY_MAX,
+                                           description="Search episodes' text instead.")] = None,
+        saga: Annotated[str | None, Field(max_length=ID_MAX, description="Only episodes of this saga.")] = None,
         limit: Limit = 10,
         max_chars: Annotated[int, Field(ge=1, le=100_000, description="Cut each text at this many characters.")
                              ] = 2_000,
@@ -212,9 +256,10 @@ def build_mcp_server(
         "when'. The entity is matched by exact name (case-insensitive); search_entities finds the name."))
     async def timeline(
         ctx: Context,
-        entity: Annotated[str, Field(min_length=1, description="The entity's name.")],
+        entity: Annotated[str, Field(min_length=1, max_length=NAME_MAX, description="The entity's name.")],
         group_id: GroupId = None,
-        relation: Annotated[str | None, Field(description="Only this relation, e.g. WORKS_AT.")] = None,
+        relation: Annotated[str | None, Field(max_length=NAME_MAX,
+                                              description="Only this relation, e.g. WORKS_AT.")] = None,
         limit: Limit = 50,
     ) -> Annotated[CallToolResult, FactsOut]:
         return await call(ctx, lambda a: tools.timeline(a, group_id, entity, relation=relation, limit=limit))
@@ -226,7 +271,8 @@ def build_mcp_server(
         "resolved, for you to check or correct (add_memory, delete_fact)."))
     async def conflicts(
         ctx: Context, group_id: GroupId = None,
-        fact_uuid: Annotated[str | None, Field(min_length=1, description="The fact whose slot to show.")] = None,
+        fact_uuid: Annotated[str | None, Field(min_length=1, max_length=ID_MAX,
+                                               description="The fact whose slot to show.")] = None,
         limit: Limit = 20,
     ) -> Annotated[CallToolResult, ConflictsOut]:
         return await call(ctx, lambda a: tools.conflicts(a, group_id, fact_uuid=fact_uuid, limit=limit))
@@ -264,7 +310,7 @@ def build_mcp_server(
         "through add_memory's saga parameter."))
     async def summarize_saga(
         ctx: Context,
-        saga: Annotated[str, Field(min_length=1, description="The saga's name.")],
+        saga: Annotated[str, Field(min_length=1, max_length=ID_MAX, description="The saga's name.")],
         group_id: GroupId = None,
     ) -> Annotated[CallToolResult, SagaOut]:
         return await call(ctx, lambda a: tools.summarize_saga(a, group_id, saga))
@@ -308,21 +354,29 @@ class McpHttp:
 
 
 def mcp_http(
-    memory: AsyncMemory, keys: KeyRing, *, host: str = "127.0.0.1", anonymous: Access | None = None
+    memory: AsyncMemory, keys: KeyRing, *, host: str = "127.0.0.1", anonymous: Access | None = None,
+    limits: Limits | None = None,
 ) -> McpHttp:
     """The MCP endpoint over HTTP, authorised by ``keys``. ``host`` is where it
-    is served: on a loopback address the SDK also refuses other Host headers
-    (DNS rebinding); elsewhere the key is the guard. ``anonymous`` is the
-    access of a request with no key at all (``kronograph mcp --http --local``);
-    by default such a request is a 401, and a wrong key always is."""
-    server = build_mcp_server(memory, access=_from_request)
-    loopback = host in ("127.0.0.1", "localhost", "::1")
-    security = None if loopback else TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    is served: on a loopback address (any of 127.0.0.0/8, ``::1``,
+    ``localhost``) it also refuses other Host headers and writes from another
+    origin (:mod:`.guard`, DNS rebinding); elsewhere the key is the guard.
+    ``anonymous`` is the access of a request with no key at all (``kronograph
+    mcp --http --local``); by default such a request is a 401, and a wrong key
+    always is. ``limits``: the REST service's (the largest request body, 413
+    beyond; an episode's content). Every refusal is in the service's error shape."""
+    limits = limits or Limits()
+    server = build_mcp_server(memory, access=_from_request, limits=limits)
+    # The SDK's own Host check is off: :class:`LoopbackGuard` does it, for every loopback address.
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     # Stateless: every request stands alone, with its own key, and any worker can answer it.
-    server.streamable_http_app(stateless_http=True, json_response=True, host=host, transport_security=security)
+    server.streamable_http_app(stateless_http=True, json_response=True, host=host, transport_security=security,
+                               max_request_body_size=limits.max_body)
     manager = server.session_manager
-
-    return McpHttp(endpoint=_KeyedEndpoint(keys, manager, anonymous), session_manager=manager)
+    endpoint: Callable[[Scope, Receive, Send], Awaitable[None]] = _KeyedEndpoint(keys, manager, anonymous)
+    if is_loopback(host):
+        endpoint = LoopbackGuard(endpoint)
+    return McpHttp(endpoint=endpoint, session_manager=manager)
 
 
 class _KeyedEndpoint:
@@ -335,7 +389,7 @@ class _KeyedEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         secret = _secret(scope)
         if secret is None and self.anonymous is not None:
-            await self.manager.handle_request({**scope, ACCESS_SCOPE_KEY: self.anonymous}, receive, send)
+            await self.manager.handle_request({**scope, ACCESS_SCOPE_KEY: self.anonymous}, receive, _shaped(send))
             return
         key = self.keys.authenticate(secret)
         if key is None:
@@ -345,15 +399,51 @@ class _KeyedEndpoint:
             await response(scope, receive, send)
             return
         default = next(iter(key.groups)) if len(key.groups) == 1 and not key.admin else None
-        access = Access(groups=key.groups, everything=key.admin, default=default, actor=key.id)
-        await self.manager.handle_request({**scope, ACCESS_SCOPE_KEY: access}, receive, send)
+        access = Access(groups=key.groups, everything=key.admin, default=default, actor=key_actor(key))
+        await self.manager.handle_request({**scope, ACCESS_SCOPE_KEY: access}, receive, _shaped(send))
+
+
+def _shaped(send: Send) -> Send:
+    """``send``, with the SDK's plain-text refusals (413 body too large, 421,
+    403...) rewritten into the service's error shape; JSON answers (JSON-RPC
+    results and errors) pass untouched."""
+    held: dict[str, Any] = {}
+
+    async def shaping_send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            status = int(message["status"])
+            kind = dict(message.get("headers") or []).get(b"content-type", b"")
+            if status >= 400 and not kind.startswith(b"application/json"):
+                held["start"], held["body"] = message, b""
+                return
+            await send(message)
+            return
+        if message["type"] == "http.response.body" and "start" in held:
+            held["body"] += message.get("body", b"")
+            if message.get("more_body", False):
+                return
+            status = int(held["start"]["status"])
+            text = held["body"].decode("utf-8", "replace").strip() or "request refused"
+            body = json.dumps({"error": {"code": CODES.get(status, "invalid_input"), "message": text,
+                                         "field": None}}).encode()
+            headers = [(k, v) for k, v in held["start"].get("headers") or []
+                       if k not in (b"content-type", b"content-length")]
+            headers += [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+            held.clear()
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await send(message)
+
+    return shaping_send
 
 
 def mcp_http_app(
-    memory: AsyncMemory, keys: KeyRing, *, path: str = "/mcp", host: str = "127.0.0.1", anonymous: Access | None = None
+    memory: AsyncMemory, keys: KeyRing, *, path: str = "/mcp", host: str = "127.0.0.1", anonymous: Access | None = None,
+    limits: Limits | None = None,
 ) -> Starlette:
     """A standalone app serving the MCP endpoint at ``path`` (``kronograph mcp --http``)."""
-    mcp = mcp_http(memory, keys, host=host, anonymous=anonymous)
+    mcp = mcp_http(memory, keys, host=host, anonymous=anonymous, limits=limits)
     app = Starlette(routes=[Route(path, endpoint=mcp.endpoint, methods=["GET", "POST", "DELETE"])],
                     lifespan=lambda _app: mcp.lifespan())
     app.state.mcp = mcp

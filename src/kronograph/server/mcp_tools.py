@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict
 from ..errors import InvalidInputError, NotFoundError
 from ..memory import AsyncMemory
 from ..model import Entity, Episode, EpisodeResult, Fact, FactChange, FactSource, RemovalResult, SagaSummary
+from .limits import Limits
 
 __all__ = [
     "Access",
@@ -52,7 +53,7 @@ class Access:
     group when ``everything``. ``default`` is the group a tool uses when the
     caller names none (``None``: the caller must name one); ``actor`` is who
     the episodes it files and the audit events it causes are recorded as
-    (over HTTP, the API key's id)."""
+    (over HTTP, the API key: ``key:<id>``, as over REST)."""
 
     groups: frozenset[str] = frozenset()
     everything: bool = False
@@ -269,6 +270,7 @@ class EpisodeOut(_Out):
     source_description: str | None = None
     error: str | None = None
     actor: str | None = None
+    on_behalf_of: str | None = None
     content: str | None = None
     truncated: bool = False
 
@@ -280,6 +282,7 @@ class EpisodeOut(_Out):
             episode_id=episode.uuid, name=episode.name, kind=str(episode.kind), reference_time=episode.reference_time,
             created_at=episode.created_at, status=episode.status, saga=episode.saga,
             source_description=episode.source_description, error=episode.error, actor=episode.actor,
+            on_behalf_of=episode.on_behalf_of,
             content=content[:max_chars] if cut and content is not None else content, truncated=cut,
         )
 
@@ -437,10 +440,13 @@ class GroupsOut(_Out):
 
 class MemoryTools:
     """The tools over one memory. Each call takes the caller's :class:`Access`
-    first: the group is checked before the memory is touched."""
+    first: the group is checked before the memory is touched. ``limits`` are
+    the REST service's (an episode's content, say), so neither door takes
+    more than the other."""
 
-    def __init__(self, memory: AsyncMemory) -> None:
+    def __init__(self, memory: AsyncMemory, limits: Limits | None = None) -> None:
         self.memory = memory
+        self.limits = limits or Limits()
 
     async def _with_sources(self, group_id: str, facts: Iterable[Fact], scores: Sequence[float] | None = None,
                             ) -> list[FactOut]:
@@ -453,14 +459,17 @@ class MemoryTools:
     async def add_memory(
         self, access: Access, group_id: str | None, content: str, *, kind: str = "message",
         reference_time: str | None = None, source_description: str | None = None, saga: str | None = None,
-        episode_id: str | None = None, name: str | None = None,
+        episode_id: str | None = None, name: str | None = None, on_behalf_of: str | None = None,
     ) -> IngestOut:
         g = access.group(group_id)
         if not isinstance(content, str) or not content.strip():
             raise InvalidInputError("content", "must be non-empty text")
+        refused = self.limits.content_refused(content)
+        if refused is not None:
+            raise InvalidInputError("content", refused.removeprefix("content "))
         result = await self.memory.add_episode(
             g, content, kind=kind, reference_time=reference_time, source_description=source_description, saga=saga,
-            episode_id=episode_id, name=name, actor=access.actor,
+            episode_id=episode_id, name=name, actor=access.actor, on_behalf_of=on_behalf_of,
         )
         return IngestOut.of(result)
 
@@ -538,11 +547,11 @@ class MemoryTools:
 
     async def delete_episode(self, access: Access, group_id: str | None, episode_id: str) -> RemovalOut:
         g = access.group(group_id)
-        return RemovalOut.of(g, await self.memory.remove_episode(g, episode_id))
+        return RemovalOut.of(g, await self.memory.remove_episode(g, episode_id, actor=access.actor))
 
     async def delete_fact(self, access: Access, group_id: str | None, fact_uuid: str) -> RemovalOut:
         g = access.group(group_id)
-        return RemovalOut.of(g, await self.memory.remove_fact(g, fact_uuid))
+        return RemovalOut.of(g, await self.memory.remove_fact(g, fact_uuid, actor=access.actor))
 
     async def summarize_saga(self, access: Access, group_id: str | None, saga: str) -> SagaOut:
         g = access.group(group_id)

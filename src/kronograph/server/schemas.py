@@ -33,6 +33,8 @@ __all__ = [
 ]
 
 Name = Field(min_length=1, max_length=1000)
+_ON_BEHALF = ("Whom the key acts for (a user, an agent): recorded as on_behalf_of. The write's actor is always "
+              "the calling key.")
 
 
 class _In(BaseModel):
@@ -53,7 +55,7 @@ class EpisodeIn(_In):
     excluded_entity_types: list[str] | None = None
     metadata: dict[str, Any] | None = None
     json_mapping: dict[str, Any] | None = None
-    actor: str | None = Field(default=None, max_length=200, description="Who files it; defaults to the key's id.")
+    actor: str | None = Field(default=None, max_length=200, description=_ON_BEHALF)
 
 
 class Accepted(BaseModel):
@@ -75,7 +77,7 @@ class FactIn(_In):
     episode_id: str | None = Field(default=None, min_length=1, max_length=200)
     subject_labels: list[str] = Field(default_factory=list)
     object_labels: list[str] = Field(default_factory=list)
-    actor: str | None = Field(default=None, max_length=200)
+    actor: str | None = Field(default=None, max_length=200, description=_ON_BEHALF)
 
 
 class SearchIn(_In):
@@ -95,10 +97,12 @@ class ForgetIn(_In):
     entity: str | None = Field(default=None, min_length=1, max_length=1000)
     episode_id: str | None = Field(default=None, min_length=1, max_length=200)
     dry_run: bool = False
+    actor: str | None = Field(default=None, max_length=200, description=_ON_BEHALF)
 
 
 class ReconcileIn(_In):
     repair: bool = False
+    actor: str | None = Field(default=None, max_length=200, description=_ON_BEHALF)
 
 
 class Health(BaseModel):

@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-__all__ = ["STATIC", "mount_web"]
+__all__ = ["HEADERS", "STATIC", "mount_web"]
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -26,7 +26,7 @@ _CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
-_HEADERS = {"Content-Security-Policy": _CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+HEADERS = {"Content-Security-Policy": _CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 
 
 class _Static(StaticFiles):
@@ -34,7 +34,7 @@ class _Static(StaticFiles):
 
     async def get_response(self, path: str, scope):  # type: ignore[no-untyped-def]
         response = await super().get_response(path, scope)
-        response.headers.update(_HEADERS)
+        response.headers.update(HEADERS)
         return response
 
 
@@ -43,6 +43,6 @@ def mount_web(app: FastAPI) -> None:
 
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     async def page() -> FileResponse:
-        return FileResponse(STATIC / "index.html", media_type="text/html", headers=_HEADERS)
+        return FileResponse(STATIC / "index.html", media_type="text/html", headers=HEADERS)
 
     app.mount("/static", _Static(directory=STATIC), name="static")

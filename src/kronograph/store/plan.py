@@ -175,6 +175,16 @@ class Plan:
     # backend can (see Store.erase_traces for what follows it).
     purge: Purge | None = None
 
+    def attribute(self, actor: str | None, on_behalf_of: str | None = None) -> None:
+        """Record who caused this plan's audit events, and for whom: every event
+        of a plan is one caller's doing (an event naming its own keeps it)."""
+        if actor is None and on_behalf_of is None:
+            return
+        self.audit = [
+            e.model_copy(update={"actor": e.actor or actor, "on_behalf_of": e.on_behalf_of or on_behalf_of})
+            for e in self.audit
+        ]
+
 
 def stale_summaries(plan: Plan) -> list[str]:
     """The entities whose summary ``plan`` makes stale: those it names, and

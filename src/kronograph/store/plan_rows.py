@@ -32,7 +32,7 @@ _NO_PURGE = Purge()
 # for a change takes the parameters plan_rows gives it, in that order.
 CHANGES = (
     "episodes",  # (group, uuid, name, kind, content, hash, source, reference_time, created_at, saga, status, metadata,
-    #              actor): an episode of a saga is stamped past the saga's latest created_at (see below)
+    #              actor, on_behalf_of): an episode of a saga is stamped past the saga's latest created_at (see below)
     "episode_states",  # (assignments, values, group, uuid): built by episode_state, one statement each
     "episode_vectors",  # (vector, group, uuid)
     "entities",  # (uuid, group, name, name_key, labels, aliases, summary, attributes, created_at, provenance,
@@ -83,7 +83,7 @@ CHANGES = (
     "cleared_sagas",  # (group, saga): summary and state cleared, version and stale count up by one
     "dropped_sagas",  # (group, saga): the summary row deleted
     "cleared_communities",  # (group, uuid): name emptied, summary and vector cleared
-    "audit_events",  # (group, kind, recorded_at, episode_id, detail, actor)
+    "audit_events",  # (group, kind, recorded_at, episode_id, detail, actor, on_behalf_of)
 )
 
 
@@ -141,7 +141,8 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     g, now, json, vector = plan.group_id, to_micros(plan.now), enc.json, enc.vector
     yield "episodes", [
         (g, e.uuid, e.name, str(e.kind), e.content, e.content_hash, e.source_description,
-         to_micros(e.reference_time), to_micros(e.created_at), e.saga, e.status, json(e.metadata), e.actor)
+         to_micros(e.reference_time), to_micros(e.created_at), e.saga, e.status, json(e.metadata), e.actor,
+         e.on_behalf_of)
         for e in plan.new_episodes
     ]
     yield "episode_states", [(*episode_state(s, enc), g, s.uuid) for s in plan.episode_states]
@@ -218,5 +219,6 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "dropped_sagas", [(g, saga) for saga in purge.dropped_sagas]
     yield "cleared_communities", [(g, uuid) for uuid in purge.communities]
     yield "audit_events", [
-        (g, a.kind, to_micros(a.recorded_at), a.episode_id, json(a.detail), a.actor) for a in plan.audit
+        (g, a.kind, to_micros(a.recorded_at), a.episode_id, json(a.detail), a.actor, a.on_behalf_of)
+        for a in plan.audit
     ]

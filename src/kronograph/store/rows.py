@@ -120,6 +120,7 @@ def episode(row: tuple) -> Episode:  # type: ignore[type-arg]
         metadata=_json(row[11], {}),
         error=row[12],
         actor=row[13],
+        on_behalf_of=row[14],
     )
 
 
@@ -147,4 +148,5 @@ def audit_event(row: tuple) -> AuditEvent:  # type: ignore[type-arg]
         episode_id=row[3],
         detail=_json(row[4], {}),
         actor=row[5],
+        on_behalf_of=row[6],
     )

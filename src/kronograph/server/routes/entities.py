@@ -7,8 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from ...model import ForgetReport
-from ..auth import GroupPath
+from ..auth import GroupPath, Who
 from ..errors import ErrorBody
+from ..limits import ID_MAX, NAME_MAX
 from ..schemas import EntityDetail, EntityList
 from . import ERRORS, Mem
 
@@ -18,8 +19,8 @@ router = APIRouter(tags=["entities"], responses={k: {**v, "model": ErrorBody} fo
 @router.get("/v1/groups/{group}/entities", response_model=EntityList)
 async def list_entities(
     group: GroupPath, memory: Mem,
-    name: Annotated[str | None, Query(min_length=1, max_length=1000)] = None,
-    label: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
+    name: Annotated[str | None, Query(min_length=1, max_length=NAME_MAX)] = None,
+    label: Annotated[str | None, Query(min_length=1, max_length=ID_MAX)] = None,
 ) -> EntityList:
     """The group's entities, by name (case-insensitive) or label if given."""
     return EntityList(entities=await memory.entities(group, name=name, label=label))
@@ -37,7 +38,7 @@ async def get_entity(group: GroupPath, entity_uuid: str, memory: Mem) -> EntityD
 
 
 @router.delete("/v1/groups/{group}/entities/{entity_uuid}", response_model=ForgetReport)
-async def forget_entity(group: GroupPath, entity_uuid: str, memory: Mem) -> ForgetReport:
+async def forget_entity(group: GroupPath, entity_uuid: str, memory: Mem, who: Who) -> ForgetReport:
     """Erase an entity for good (``forget``), and say whether any trace is left."""
     await memory.entity(group, entity_uuid)  # 404 for an unknown uuid, rather than an empty purge
-    return await memory.forget(group, entity=entity_uuid)
+    return await memory.forget(group, entity=entity_uuid, **who.attribution())

@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import json
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from ...model import Episode, EpisodeResult, EpisodeStatus, ForgetReport, RemovalResult
-from ..auth import Caller, GroupPath, caller
+from ..auth import GroupPath, Who
 from ..errors import ApiError, ErrorBody
 from ..schemas import Accepted, EpisodeIn, EpisodeList
 from . import ERRORS, Lim, Mem
 
 router = APIRouter(tags=["episodes"], responses={k: {**v, "model": ErrorBody} for k, v in ERRORS.items()})
-
-def _content_size(content: Any) -> int:
-    return len(content) if isinstance(content, str) else len(json.dumps(content))
-
 
 @router.post(
     "/v1/groups/{group}/episodes",
@@ -29,7 +24,7 @@ def _content_size(content: Any) -> int:
 )
 async def add_episode(
     group: GroupPath, body: EpisodeIn, memory: Mem, limits: Lim,
-    who: Annotated[Caller, Depends(caller)],
+    who: Who,
     wait: Annotated[
         bool, Query(description="Ingest now and answer the result (200) instead of queueing (202).")
     ] = False,
@@ -37,10 +32,11 @@ async def add_episode(
     """Accept an episode: by default recorded in the durable queue and answered
     202 (ingested in the background, each group in order; poll its status by
     id); with ``wait=true`` ingested before answering."""
-    if _content_size(body.content) > limits.max_content:
-        raise ApiError(413, f"content is over {limits.max_content:,} characters", field="content")
+    refused = limits.content_refused(body.content)
+    if refused is not None:
+        raise ApiError(413, refused, field="content")
     fields = body.model_dump(exclude_unset=True)
-    fields.setdefault("actor", who.actor)
+    fields.update(who.attribution(fields.pop("actor", None)))
     content = fields.pop("content")
     if wait:
         result = await memory.add_episode(group, content, **fields)
@@ -68,10 +64,11 @@ async def get_episode(group: GroupPath, episode_id: str, memory: Mem) -> Episode
 
 @router.delete("/v1/groups/{group}/episodes/{episode_id}", response_model=RemovalResult | ForgetReport)
 async def delete_episode(
-    group: GroupPath, episode_id: str, memory: Mem,
+    group: GroupPath, episode_id: str, memory: Mem, who: Who,
     forget: Annotated[bool, Query(description="Erase it for good (forget) instead of retracting it.")] = False,
 ) -> JSONResponse:
     """Retract an episode (``remove_episode``), or with ``forget=true`` erase it (``forget``)."""
     if forget:
-        return JSONResponse((await memory.forget(group, episode_id=episode_id)).model_dump(mode="json"))
-    return JSONResponse((await memory.remove_episode(group, episode_id)).model_dump(mode="json"))
+        report = await memory.forget(group, episode_id=episode_id, **who.attribution())
+        return JSONResponse(report.model_dump(mode="json"))
+    return JSONResponse((await memory.remove_episode(group, episode_id, **who.attribution())).model_dump(mode="json"))

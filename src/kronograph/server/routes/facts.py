@@ -6,27 +6,28 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Query
 
 from ...errors import NotFoundError
 from ...model import AddFactResult, RemovalResult
-from ..auth import Caller, GroupPath, caller
+from ..auth import GroupPath, Who
 from ..errors import ErrorBody
+from ..limits import NAME_MAX
 from ..schemas import FactDetail, FactIn, FactList
 from . import ERRORS, Mem
 
 router = APIRouter(tags=["facts"], responses={k: {**v, "model": ErrorBody} for k, v in ERRORS.items()})
 
-Opt = Annotated[str | None, Query(min_length=1, max_length=1000)]
+Opt = Annotated[str | None, Query(min_length=1, max_length=NAME_MAX)]
 
 
 @router.post("/v1/groups/{group}/facts", status_code=201, response_model=AddFactResult)
 async def add_fact(
-    group: GroupPath, body: FactIn, memory: Mem, who: Annotated[Caller, Depends(caller)]
+    group: GroupPath, body: FactIn, memory: Mem, who: Who
 ) -> AddFactResult:
     """Add one fact; answers what was written, merged, retired and changed."""
     fields = body.model_dump(exclude_unset=True)
-    fields.setdefault("actor", who.actor)
+    fields.update(who.attribution(fields.pop("actor", None)))
     return await memory.add_fact(group, fields.pop("subject"), fields.pop("relation"), fields.pop("object"), **fields)
 
 
@@ -63,15 +64,15 @@ async def fact_conflicts(group: GroupPath, fact_uuid: str, memory: Mem) -> FactL
 
 
 @router.delete("/v1/groups/{group}/facts/{fact_uuid}", response_model=RemovalResult)
-async def delete_fact(group: GroupPath, fact_uuid: str, memory: Mem) -> RemovalResult:
+async def delete_fact(group: GroupPath, fact_uuid: str, memory: Mem, who: Who) -> RemovalResult:
     """Retract one fact (``remove_fact``): history keeps what was believed."""
-    return await memory.remove_fact(group, fact_uuid)
+    return await memory.remove_fact(group, fact_uuid, **who.attribution())
 
 
 @router.get("/v1/groups/{group}/timeline", response_model=FactList)
 async def timeline(
     group: GroupPath, memory: Mem,
-    entity: Annotated[str, Query(min_length=1, max_length=1000, description="The entity's name.")],
+    entity: Annotated[str, Query(min_length=1, max_length=NAME_MAX, description="The entity's name.")],
     relation: Opt = None,
 ) -> FactList:
     """Every interval of the facts touching an entity, by ``valid_at``."""

@@ -7,8 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 
 from ...model import CommunityBuild, CommunityUpdate, ForgetReport, SagaSummary
-from ..auth import GroupPath
+from ..auth import GroupPath, Who
 from ..errors import ErrorBody
+from ..limits import ID_MAX
 from ..schemas import (
     AuditEventList,
     CommunityList,
@@ -22,13 +23,14 @@ from . import ERRORS, Mem
 
 router = APIRouter(tags=["maintenance"], responses={k: {**v, "model": ErrorBody} for k, v in ERRORS.items()})
 
-SagaName = Annotated[str, Path(min_length=1, max_length=200)]
+SagaName = Annotated[str, Path(min_length=1, max_length=ID_MAX)]
 
 
 @router.post("/v1/groups/{group}/forget", response_model=ForgetReport)
-async def forget(group: GroupPath, body: ForgetIn, memory: Mem) -> ForgetReport:
+async def forget(group: GroupPath, body: ForgetIn, memory: Mem, who: Who) -> ForgetReport:
     """Erase an entity (name or uuid) or an episode for good, then check no read returns it."""
-    return await memory.forget(group, entity=body.entity, episode_id=body.episode_id, dry_run=body.dry_run)
+    return await memory.forget(group, entity=body.entity, episode_id=body.episode_id, dry_run=body.dry_run,
+                               **who.attribution(body.actor))
 
 
 @router.get("/v1/groups/{group}/communities", response_model=CommunityList)
@@ -72,9 +74,9 @@ async def check(group: GroupPath, memory: Mem) -> ReconcileReport:
 
 
 @router.post("/v1/groups/{group}/reconcile", response_model=ReconcileReport)
-async def reconcile(group: GroupPath, body: ReconcileIn, memory: Mem) -> ReconcileReport:
+async def reconcile(group: GroupPath, body: ReconcileIn, memory: Mem, who: Who) -> ReconcileReport:
     """Check, and with ``repair`` fix what is safe to fix."""
-    return await memory.reconcile(group, repair=body.repair)
+    return await memory.reconcile(group, repair=body.repair, **who.attribution(body.actor))
 
 
 @router.get("/v1/groups/{group}/audit", response_model=ContradictionList)

@@ -372,7 +372,7 @@ async def history(conn: AsyncConnection, group_id: str, fact_uuid: str) -> list[
 
 async def audit_events(conn: AsyncConnection, group_id: str) -> list[AuditEvent]:
     cur = await conn.execute(
-        "SELECT group_id, kind, recorded_at, episode_id, detail, actor FROM audit_events"
+        "SELECT group_id, kind, recorded_at, episode_id, detail, actor, on_behalf_of FROM audit_events"
         " WHERE group_id = %s ORDER BY seq",
         (group_id,),
     )

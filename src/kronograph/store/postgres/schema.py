@@ -349,6 +349,13 @@ _V7 = """
 CREATE INDEX episodes_queued ON episodes(group_id, id) WHERE status = 'queued';
 """
 
+_V9 = """
+-- Whom the actor acted for (a service records the calling key as actor, and
+-- what the caller named as on_behalf_of, never in its place).
+ALTER TABLE episodes ADD COLUMN on_behalf_of TEXT;
+ALTER TABLE audit_events ADD COLUMN on_behalf_of TEXT;
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial", _V1),
     (2, "actor", _V2),
@@ -357,6 +364,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (5, "communities", _V5),
     (6, "reply_sources", _V6),
     (7, "queue", _V7),
+    (9, "on_behalf_of", _V9),
 ]
 
 # Every table of group data (each keyed by group_id), parents first.

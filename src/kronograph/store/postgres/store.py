@@ -167,7 +167,7 @@ class PostgresStore:
             await self._ready_pool()
         except Exception as exc:
             if _is_database_error(exc):
-                raise StoreError(f"cannot open PostgreSQL database {redact(self.url)}: {exc}") from exc
+                raise StoreError(redact(f"cannot open PostgreSQL database {self.url}: {exc}")) from exc
             raise
 
     async def close(self) -> None:
@@ -179,7 +179,7 @@ class PostgresStore:
             await pool.close()
 
     def _error(self, exc: Exception) -> StoreError:
-        return StoreError(f"PostgreSQL error on {redact(self.url)}: {exc}")
+        return StoreError(redact(f"PostgreSQL error on {self.url}: {exc}"))
 
     # -- reads -----------------------------------------------------------------
     async def groups(self) -> list[str]:

@@ -28,11 +28,12 @@ def _vector(blob: bytes | None) -> np.ndarray | None:
 SQL = {
     # An episode of a saga is stamped past the saga's latest created_at (see ..plan_rows).
     "episodes": "INSERT INTO episodes(group_id, uuid, name, kind, content, content_hash, source_description,"
-    " reference_time, created_at, saga, status, metadata, actor) SELECT v.g, v.u, v.n, v.k, v.c, v.h, v.s, v.r,"
+    " reference_time, created_at, saga, status, metadata, actor, on_behalf_of)"
+    " SELECT v.g, v.u, v.n, v.k, v.c, v.h, v.s, v.r,"
     " GREATEST(v.t, COALESCE((SELECT MAX(e.created_at) + 1 FROM episodes e WHERE e.group_id = v.g"
-    " AND e.saga = v.sg), v.t)), v.sg, v.st, v.m, v.a FROM (VALUES (%s::text, %s::text, %s::text, %s::text,"
-    " %s::text, %s::text, %s::text, %s::bigint, %s::bigint, %s::text, %s::text, %s::jsonb, %s::text))"
-    " AS v(g, u, n, k, c, h, s, r, t, sg, st, m, a) ON CONFLICT (group_id, uuid) DO NOTHING",
+    " AND e.saga = v.sg), v.t)), v.sg, v.st, v.m, v.a, v.b FROM (VALUES (%s::text, %s::text, %s::text, %s::text,"
+    " %s::text, %s::text, %s::text, %s::bigint, %s::bigint, %s::text, %s::text, %s::jsonb, %s::text, %s::text))"
+    " AS v(g, u, n, k, c, h, s, r, t, sg, st, m, a, b) ON CONFLICT (group_id, uuid) DO NOTHING",
     "episode_vectors": "UPDATE episodes SET embedding = %s WHERE group_id = %s AND uuid = %s",
     "entities": "INSERT INTO entities(uuid, group_id, name, name_key, labels, aliases, summary, attributes,"
     " created_at, provenance, acronym, embedding) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
@@ -98,7 +99,8 @@ SQL = {
     " created_at = excluded.created_at, group_id = excluded.group_id, episode_id = excluded.episode_id",
     "erased_history": "DELETE FROM fact_history WHERE group_id = %s AND fact_uuid = %s",
     "erased_retractions": "DELETE FROM retracted_facts WHERE group_id = %s AND fact_uuid = %s",
-    "redacted_audit": "UPDATE audit_events SET detail = %s, episode_id = NULL, actor = NULL"
+    "redacted_audit": "UPDATE audit_events SET detail = %s, episode_id = NULL, actor = NULL,"
+    " on_behalf_of = NULL"
     " WHERE group_id = %s AND seq = %s",
     "dropped_replies": "DELETE FROM model_replies WHERE key = %s",
     "cleared_summaries": "UPDATE entities SET summary = NULL, summary_built_at = NULL,"
@@ -109,8 +111,8 @@ SQL = {
     "cleared_sagas": "UPDATE saga_summaries SET summary = NULL, state = NULL, version = version + 1,"
     " stale = stale + 1 WHERE group_id = %s AND saga = %s",
     "dropped_sagas": "DELETE FROM saga_summaries WHERE group_id = %s AND saga = %s",
-    "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail, actor)"
-    " VALUES (%s,%s,%s,%s,%s,%s)",
+    "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail, actor,"
+    " on_behalf_of) VALUES (%s,%s,%s,%s,%s,%s,%s)",
 }
 _ENCODING = Encoding(json=Jsonb, vector=_vector)
 

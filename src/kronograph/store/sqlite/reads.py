@@ -367,7 +367,7 @@ def history(conn: sqlite3.Connection, group_id: str, fact_uuid: str) -> list[Fac
 
 def audit_events(conn: sqlite3.Connection, group_id: str) -> list[AuditEvent]:
     cur = conn.execute(
-        "SELECT group_id, kind, recorded_at, episode_id, detail, actor FROM audit_events"
+        "SELECT group_id, kind, recorded_at, episode_id, detail, actor, on_behalf_of FROM audit_events"
         " WHERE group_id = ? ORDER BY seq",
         (group_id,),
     )

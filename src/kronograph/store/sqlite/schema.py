@@ -444,6 +444,19 @@ def _queue(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+_V11 = """
+-- Whom the actor acted for (a service records the calling key as actor, and
+-- what the caller named as on_behalf_of, never in its place).
+ALTER TABLE episodes ADD COLUMN on_behalf_of TEXT;
+ALTER TABLE audit_events ADD COLUMN on_behalf_of TEXT;
+"""
+
+
+def _on_behalf_of(conn: sqlite3.Connection) -> None:
+    for statement in _statements(_V11):
+        conn.execute(statement)
+
+
 def _statements(script: str) -> list[str]:
     """Split a script into statements (triggers contain semicolons)."""
     out: list[str] = []
@@ -470,6 +483,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (7, "communities", _communities),
     (8, "reply_sources", _reply_sources),
     (9, "queue", _queue),
+    (11, "on_behalf_of", _on_behalf_of),
 ]
 
 

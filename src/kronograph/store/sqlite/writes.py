@@ -39,9 +39,9 @@ def apply_plan(conn: sqlite3.Connection, plan: Plan, revision: Callable[[sqlite3
 SQL = {
     # An episode of a saga is stamped past the saga's latest created_at (see ..plan_rows).
     "episodes": "INSERT OR IGNORE INTO episodes(group_id, uuid, name, kind, content, content_hash,"
-    " source_description, reference_time, created_at, saga, status, metadata, actor)"
+    " source_description, reference_time, created_at, saga, status, metadata, actor, on_behalf_of)"
     " VALUES (?1,?2,?3,?4,?5,?6,?7,?8, MAX(?9, COALESCE((SELECT MAX(e.created_at) + 1 FROM episodes e"
-    " WHERE e.group_id = ?1 AND e.saga = ?10), ?9)), ?10,?11,?12,?13)",
+    " WHERE e.group_id = ?1 AND e.saga = ?10), ?9)), ?10,?11,?12,?13,?14)",
     "episode_vectors": "UPDATE episodes SET embedding = ? WHERE group_id = ? AND uuid = ?",
     "entities": "INSERT INTO entities(uuid, group_id, name, name_key, labels, aliases, summary, attributes,"
     " created_at, provenance, acronym, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -99,7 +99,8 @@ SQL = {
     " VALUES (?,?,?,?,?,?)",
     "erased_history": "DELETE FROM fact_history WHERE group_id = ? AND fact_uuid = ?",
     "erased_retractions": "DELETE FROM retracted_facts WHERE group_id = ? AND fact_uuid = ?",
-    "redacted_audit": "UPDATE audit_events SET detail = ?, episode_id = NULL, actor = NULL"
+    "redacted_audit": "UPDATE audit_events SET detail = ?, episode_id = NULL, actor = NULL,"
+    " on_behalf_of = NULL"
     " WHERE group_id = ? AND seq = ?",
     "dropped_replies": "DELETE FROM model_replies WHERE key = ?",
     "cleared_summaries": "UPDATE entities SET summary = NULL, summary_built_at = NULL,"
@@ -110,8 +111,8 @@ SQL = {
     "cleared_sagas": "UPDATE saga_summaries SET summary = NULL, state = NULL, version = version + 1,"
     " stale = stale + 1 WHERE group_id = ? AND saga = ?",
     "dropped_sagas": "DELETE FROM saga_summaries WHERE group_id = ? AND saga = ?",
-    "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail, actor)"
-    " VALUES (?,?,?,?,?,?)",
+    "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail, actor,"
+    " on_behalf_of) VALUES (?,?,?,?,?,?,?)",
 }
 _ENCODING = Encoding(json=_json, vector=lambda blob: blob)
 
