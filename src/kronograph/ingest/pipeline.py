@@ -58,7 +58,7 @@ from .episode_judge import gather_verdicts
 from .extract import Drafts, FactDraft, clean, extract
 from .judge import Judge
 from .ownership import held_elsewhere, owner
-from .replies import replies
+from .replies import collecting, replies
 from .resolution import Screening, refusal_event
 from .schema import Extraction
 
@@ -217,8 +217,7 @@ class Pipeline:
                     limit=self.settings.context_episodes, saga=inp.saga, ids=inp.previous_episode_ids,
                 )
         calls = usage.calls
-        token = replies.set([])
-        try:
+        with collecting(inp.group_id):
             extraction, provenance = await self._keeping_replies(
                 inp.group_id, inp.episode_id, extract(inp, model=model, context=context, usage=usage)
             )
@@ -229,8 +228,6 @@ class Pipeline:
                     inp.group_id,
                     EpisodeState(inp.episode_id, EpisodeStatus.RESOLVING.value, self._now(), checkpoint=checkpoint),
                 )
-        finally:
-            replies.reset(token)
         return checkpoint
 
     def _relation_type(self, inp: EpisodeInput, relation: str) -> RelationType | None:
@@ -279,12 +276,9 @@ class Pipeline:
         """Entity choices and judge verdicts, against the graph as it is now."""
         if "entities" in checkpoint and "verdicts" in checkpoint:
             return checkpoint
-        token = replies.set([])
-        try:
+        with collecting(inp.group_id):
             resolving = self._resolve(inp, checkpoint, drafts, vectors, usage)
             return await self._keeping_replies(inp.group_id, inp.episode_id, resolving)
-        finally:
-            replies.reset(token)
 
     async def _keeping_replies(self, group_id: str, episode_id: str, work: Awaitable[T]) -> T:
         """Run a stage's model work; if it fails, the replies it was already

@@ -260,13 +260,16 @@ class Store(Protocol):
     async def episode_neighbours(self, group_id: str, uuids: Collection[str]) -> dict[str, tuple[str, ...]]:
         """The complete episodes just before and after each one in its group."""
 
-    # -- store-wide: the model reply cache and settings ------------------------
-    async def cached_reply(self, key: str) -> str | None: ...
+    # -- the group's model reply cache -------------------------------------------
+    async def cached_reply(self, group_id: str, key: str) -> str | None:
+        """The group's cached reply for that key; another group's is never read."""
 
-    async def cached_reply_keys(self) -> set[str]:
-        """Every key the reply cache holds (so a miss needs no query)."""
+    async def cached_reply_keys(self, group_id: str) -> set[str]:
+        """Every key the group's reply cache holds (so a miss needs no query)."""
 
-    async def cache_reply(self, key: str, model: str, reply: str, at: datetime) -> None: ...
+    async def cache_reply(self, group_id: str, key: str, model: str, reply: str, at: datetime) -> None: ...
+
+    # -- store-wide: settings ------------------------------------------------------
 
     async def setting(self, key: str) -> str | None: ...
 
@@ -291,8 +294,8 @@ class Store(Protocol):
 
     # -- forget ----------------------------------------------------------------
     async def text_occurrences(self, group_id: str, needles: Collection[str]) -> list[TextHit]:
-        """Every text column of the group's rows (see ``text_scan.TEXT_TABLES``),
-        and of the store-wide reply cache, that contains one of the needles,
+        """Every text column of the group's rows (see ``text_scan.TEXT_TABLES``,
+        the group's reply cache included) that contains one of the needles,
         case-insensitively (JSON as its text); whole words are the caller's test."""
 
     async def episode_replies(self, group_id: str, episode_ids: Collection[str]) -> list[str]:

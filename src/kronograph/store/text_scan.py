@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["REPLY_TABLE", "TEXT_TABLES", "TextHit", "TextTable", "mentions", "needle_forms"]
+__all__ = ["TEXT_TABLES", "TextHit", "TextTable", "mentions", "needle_forms"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,10 +42,8 @@ TEXT_TABLES: tuple[TextTable, ...] = (
     TextTable("audit_events", "seq", ("detail",)),
     TextTable("saga_summaries", "saga", ("summary", "state")),
     TextTable("communities", "uuid", ("name", "summary")),
+    TextTable("model_replies", "key", ("reply",)),  # the group's reply cache: answers about its text
 )
-
-# Store-wide: the model reply cache (its replies came from some group's text).
-REPLY_TABLE = TextTable("model_replies", "key", ("reply",))
 
 
 @dataclass(frozen=True, slots=True)

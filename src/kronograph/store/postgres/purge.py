@@ -13,22 +13,19 @@ from collections.abc import Collection
 
 from psycopg import AsyncConnection, sql
 
-from ..text_scan import REPLY_TABLE, TEXT_TABLES, TextHit, TextTable, needle_forms
+from ..text_scan import TEXT_TABLES, TextHit, TextTable, needle_forms
 
 __all__ = ["PURGED_TABLES", "episode_replies", "erase_traces", "text_occurrences"]
 
-PURGED_TABLES = tuple(t.name for t in TEXT_TABLES) + (REPLY_TABLE.name, "mentions", "fact_conflicts")
+PURGED_TABLES = tuple(t.name for t in TEXT_TABLES) + ("mentions", "fact_conflicts")
 
 
-async def _scan(conn: AsyncConnection, table: TextTable, forms: list[str], group_id: str | None) -> list[TextHit]:
+async def _scan(conn: AsyncConnection, table: TextTable, forms: list[str], group_id: str) -> list[TextHit]:
     tests = sql.SQL(" OR ").join(
         sql.SQL("strpos(lower({}::text), %s) > 0").format(sql.Identifier(c)) for c in table.columns for _ in forms
     )
-    params: list[object] = [form for _ in table.columns for form in forms]
-    where = sql.SQL("({})").format(tests)
-    if group_id is not None:
-        where = sql.SQL("group_id = %s AND {}").format(where)
-        params.insert(0, group_id)
+    params: list[object] = [group_id, *(form for _ in table.columns for form in forms)]
+    where = sql.SQL("group_id = %s AND ({})").format(tests)
     query = sql.SQL("SELECT {}::text, {} FROM {} WHERE {}").format(
         sql.Identifier(table.key),
         sql.SQL(", ").join(sql.SQL("{}::text").format(sql.Identifier(c)) for c in table.columns),
@@ -51,7 +48,7 @@ async def text_occurrences(conn: AsyncConnection, group_id: str, needles: Collec
     hits: list[TextHit] = []
     for table in TEXT_TABLES:
         hits += await _scan(conn, table, forms, group_id)
-    return hits + await _scan(conn, REPLY_TABLE, forms, None)
+    return hits
 
 
 async def episode_replies(conn: AsyncConnection, group_id: str, episode_ids: Collection[str]) -> list[str]:

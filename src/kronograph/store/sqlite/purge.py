@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 
-from ..text_scan import REPLY_TABLE, TEXT_TABLES, TextHit, TextTable, needle_forms
+from ..text_scan import TEXT_TABLES, TextHit, TextTable, needle_forms
 
 __all__ = ["FTS_TABLES", "episode_replies", "erase_traces", "register_functions", "secure_delete", "text_occurrences"]
 
@@ -30,13 +30,10 @@ def register_functions(conn: sqlite3.Connection) -> None:
     conn.create_function("kg_casefold", 1, _casefold, deterministic=True)
 
 
-def _scan(conn: sqlite3.Connection, table: TextTable, forms: list[str], group_id: str | None) -> list[TextHit]:
+def _scan(conn: sqlite3.Connection, table: TextTable, forms: list[str], group_id: str) -> list[TextHit]:
     tests = " OR ".join(f"instr(kg_casefold({c}), ?) > 0" for c in table.columns for _ in forms)
-    params: list[object] = [form for _ in table.columns for form in forms]
-    where = f"({tests})"
-    if group_id is not None:
-        where = f"group_id = ? AND {where}"
-        params.insert(0, group_id)
+    params: list[object] = [group_id, *(form for _ in table.columns for form in forms)]
+    where = f"group_id = ? AND ({tests})"
     columns = ", ".join(table.columns)
     hits: list[TextHit] = []
     for row in conn.execute(f"SELECT {table.key}, {columns} FROM {table.name} WHERE {where}", params):
@@ -56,7 +53,7 @@ def text_occurrences(
     hits: list[TextHit] = []
     for table in tables:
         hits += _scan(conn, table, forms, group_id)
-    return hits + _scan(conn, REPLY_TABLE, forms, None)
+    return hits
 
 
 @contextmanager

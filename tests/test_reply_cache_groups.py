@@ -1,0 +1,98 @@
+"""The model reply cache is per group: one tenant cannot learn another's text
+from a cache hit (``usage.cached``), from which prompts reached the model, or
+from what ``forget`` counts and deletes. Run on every backend."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from kronograph import Memory
+from kronograph.errors import NotFoundError
+
+from .ingest_helpers import ScriptedProvider, current_episode
+
+B, A = "tenant-b", "tenant-a"
+SECRET = "my door code is 4921"
+MakeMemory = Callable[..., Memory]
+GUESSES = ("my door code is 1111", SECRET, "my door code is 7777")
+
+
+def _extraction(system: str, user: str) -> dict[str, Any]:
+    text = current_episode(user)
+    code = text.rsplit(" ", 1)[-1].rstrip(".")
+    return {
+        "reasoning": "scripted",
+        "entities": [{"name": "Door", "labels": []}, {"name": f"Code {code}", "labels": []}],
+        "facts": [{"subject": "Door", "relation": "HAS_CODE", "object": f"Code {code}",
+                   "fact": f"the door code is {code}", "valid_at": None}],
+    }
+
+
+def _no_contradictions(system: str, user: str) -> dict[str, Any]:
+    return {"reasoning": "scripted", "verdicts": []}
+
+
+def _summaries(system: str, user: str) -> dict[str, Any]:
+    return {"reasoning": "scripted", "summaries": [{"id": "S1", "summary": "A door with a code."}]}
+
+
+def _provider() -> ScriptedProvider:
+    return ScriptedProvider(Extraction=_extraction, JudgeAnswer=_no_contradictions, SummaryAnswer=_summaries)
+
+
+def test_a_guess_at_another_groups_text_is_never_a_cache_hit(memory_factory: MakeMemory) -> None:
+    provider = _provider()
+    memory = memory_factory(model=provider, context_episodes=0)
+    memory.add_episode(B, SECRET, reference_time="2024-01-01", episode_id="b-secret")
+    asked = provider.count("Extraction")
+
+    results = [memory.add_episode(A, guess, reference_time="2024-01-01", episode_id=f"a-{i}")
+               for i, guess in enumerate(GUESSES)]
+
+    assert [r.usage.cached for r in results] == [0, 0, 0]  # nothing tells the right guess apart
+    assert [r.usage.calls > 0 for r in results] == [True, True, True]
+    assert provider.count("Extraction") == asked + 3  # each of A's prompts went to the model
+    # Within a group the cache still works: B asking again is answered from it.
+    again = memory.add_episode(B, SECRET, reference_time="2024-01-01", episode_id="b-again")
+    assert again.usage.cached > 0 and again.usage.calls == 0
+
+
+def test_forget_neither_counts_nor_drops_another_groups_replies(memory_factory: MakeMemory) -> None:
+    provider = _provider()
+    memory = memory_factory(model=provider, context_episodes=0)
+    memory.add_episode(B, SECRET, reference_time="2024-01-01", episode_id="b-secret")
+    memory.add_episode(A, "my door code is 1111", reference_time="2024-01-01", episode_id="a-1")
+
+    for dry_run in (True, False):
+        with pytest.raises(NotFoundError):  # "4921" is in B's replies only: A has nothing of that name
+            memory.forget(A, entity="Code 4921", dry_run=dry_run)
+
+    store = memory.store
+    own = memory.forget(A, entity="Code 1111", dry_run=True)
+    assert own.cached_replies_dropped == len(memory._call(store.cached_reply_keys(A)))  # type: ignore[attr-defined]
+    b_keys = memory._call(store.cached_reply_keys(B))  # type: ignore[attr-defined]
+    assert b_keys
+    for key in b_keys:
+        assert memory._call(store.cached_reply(A, key)) is None  # type: ignore[attr-defined]
+        assert memory._call(store.cached_reply(B, key)) is not None  # type: ignore[attr-defined]
+
+
+def test_replies_asked_outside_an_episode_are_kept_per_group(memory_factory: MakeMemory) -> None:
+    provider = _provider()
+    memory = memory_factory(model=provider, context_episodes=0)
+    for g in (B, A):
+        memory.add_episode(g, SECRET, reference_time="2024-01-01", episode_id="same")
+
+    memory.summarize_entities(B, "Door")
+    asked = provider.count("SummaryAnswer")
+    memory.summarize_entities(A, "Door")  # the same prompt, in another group: not B's answer
+
+    assert asked == 1 and provider.count("SummaryAnswer") == 2
+    memory.forget(A, entity="Door")
+    store = memory.store
+    keys = memory._call(store.cached_reply_keys(B))  # type: ignore[attr-defined]
+    replies = [memory._call(store.cached_reply(B, k)) for k in keys]  # type: ignore[attr-defined]
+    assert any(r and "A door with a code." in r for r in replies)  # A's forget left B's summary reply
