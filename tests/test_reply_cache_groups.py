@@ -4,13 +4,16 @@ from what ``forget`` counts and deletes. Run on every backend."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kronograph import Memory
 from kronograph.errors import NotFoundError
+from kronograph.store.sqlite.schema import MIGRATIONS as SQLITE_MIGRATIONS
 
 from .ingest_helpers import ScriptedProvider, current_episode
 
@@ -96,3 +99,49 @@ def test_replies_asked_outside_an_episode_are_kept_per_group(memory_factory: Mak
     keys = memory._call(store.cached_reply_keys(B))  # type: ignore[attr-defined]
     replies = [memory._call(store.cached_reply(B, k)) for k in keys]  # type: ignore[attr-defined]
     assert any(r and "A door with a code." in r for r in replies)  # A's forget left B's summary reply
+
+
+# -- upgrading a store whose reply cache was store-wide ------------------------
+_OLD_ROWS = [("k-b", "m", "B's reply", 0, B, "e1"), ("k-none", "m", "asked outside an episode", 0, None, None)]
+
+
+def _check_upgraded(memory: Memory) -> None:
+    store = memory.store
+    assert memory._call(store.cached_reply_keys(B)) == {"k-b"}  # type: ignore[attr-defined]
+    assert memory._call(store.cached_reply(B, "k-b")) == "B's reply"  # type: ignore[attr-defined]
+    assert memory._call(store.cached_reply(A, "k-b")) is None  # type: ignore[attr-defined]
+    assert memory._call(store.cached_reply_keys(A)) == set()  # type: ignore[attr-defined]
+    assert memory._call(store.episode_replies(B, ["e1"])) == ["k-b"]  # type: ignore[attr-defined]
+
+
+def test_a_v9_sqlite_memory_keeps_its_replies_in_their_group(tmp_path: Path) -> None:
+    path = tmp_path / "v9.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT)")
+    for number, name, apply in SQLITE_MIGRATIONS[:9]:
+        apply(conn)
+        conn.execute("INSERT INTO schema_migrations VALUES (?, ?, 'now')", (number, name))
+    conn.executemany("INSERT INTO model_replies(key, model, reply, created_at, group_id, episode_id)"
+                     " VALUES (?,?,?,?,?,?)", _OLD_ROWS)
+    conn.commit()
+    conn.close()
+    with Memory(path, model=None, resume=False) as memory:
+        _check_upgraded(memory)
+
+
+def test_a_v7_postgres_memory_keeps_its_replies_in_their_group() -> None:
+    import psycopg
+
+    from . import pg_server
+
+    url = pg_server.databases().fresh()
+    with psycopg.connect(url, autocommit=True) as conn:  # back to the store-wide table of version 7
+        conn.execute("DROP TABLE model_replies")
+        conn.execute("CREATE TABLE model_replies (key TEXT PRIMARY KEY, model TEXT NOT NULL, reply TEXT NOT NULL,"
+                     " created_at BIGINT NOT NULL, group_id TEXT, episode_id TEXT)")
+        conn.execute("DELETE FROM schema_migrations WHERE version > 7")
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO model_replies(key, model, reply, created_at, group_id, episode_id)"
+                            " VALUES (%s,%s,%s,%s,%s,%s)", _OLD_ROWS)
+    with Memory(url, model=None, resume=False) as memory:
+        _check_upgraded(memory)
