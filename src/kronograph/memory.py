@@ -221,7 +221,7 @@ class AsyncMemory(Maintenance):
             actor=actor_text("actor", actor),
         )
         store = await self._ready()
-        vector = await self._ingestion.embed_one(data.fact)  # before the group is held: it may wait on a network
+        vector = await self._ingestion.embed_one(data.fact, (g,))  # before the group is held: it may wait on a network
         async with self._lock(g):
             settings = Resolver(
                 clock=self._now,
@@ -515,7 +515,7 @@ class AsyncMemory(Maintenance):
                     "query_vector", f"expected {self._ingestion.embedder.dimension} numbers, got shape {vector.shape}"
                 )
         elif "cosine" in chosen.methods or chosen.reranker == "mmr":
-            vector = np.frombuffer(await self._ingestion.embed_one(text), dtype=np.float32)
+            vector = np.frombuffer(await self._ingestion.embed_one(text, args.groups), dtype=np.float32)
         else:
             vector = None
         request = SearchRequest(

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..embed.cache import embedding_for
 from ..embed.protocol import Embedder
 from ..errors import (
     ClosedError,
@@ -259,7 +260,8 @@ class Pipeline:
         own = self.settings.store_raw_content
         if own:
             texts.append(inp.content)
-        matrix = await self.settings.embedder.embed(texts)
+        with embedding_for((inp.group_id,)):
+            matrix = await self.settings.embedder.embed(texts)
         if matrix.shape != (len(texts), self.settings.embedder.dimension):
             raise EmbeddingError(
                 f"{self.settings.embedder.name} returned vectors of shape {matrix.shape}, "

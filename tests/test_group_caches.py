@@ -1,17 +1,19 @@
-"""The model reply cache is per group: one tenant cannot learn another's text
-from a cache hit (``usage.cached``), from which prompts reached the model, or
-from what ``forget`` counts and deletes. Run on every backend."""
+"""Caches are per group: one tenant cannot learn another's text from a cache
+hit (``usage.cached``, an embedder cache's counters), from which prompts reached
+the model, or from what ``forget`` counts and deletes. Run on every backend."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from kronograph import Memory
+from kronograph.embed import CachedEmbedder, HashingEmbedder
 from kronograph.errors import NotFoundError
 from kronograph.store.sqlite.schema import MIGRATIONS as SQLITE_MIGRATIONS
 
@@ -145,3 +147,36 @@ def test_a_v7_postgres_memory_keeps_its_replies_in_their_group() -> None:
                             " VALUES (%s,%s,%s,%s,%s,%s)", _OLD_ROWS)
     with Memory(url, model=None, resume=False) as memory:
         _check_upgraded(memory)
+
+
+# -- the embedder cache ------------------------------------------------------------
+class _Counting:
+    """An embedder that records every text it is asked to embed."""
+
+    def __init__(self) -> None:
+        self.inner = HashingEmbedder()
+        self.name, self.dimension = self.inner.name, self.inner.dimension
+        self.asked: list[str] = []
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.asked.extend(texts)
+        return await self.inner.embed(texts)
+
+
+def test_the_embedder_cache_serves_a_group_only_what_it_embedded(memory_factory: MakeMemory) -> None:
+    counting = _Counting()
+    cached = CachedEmbedder(counting)
+    memory = memory_factory(model=None, embedder=cached)
+    memory.add_episode(B, SECRET, reference_time="2024-01-01")
+    memory.search(B, SECRET)
+
+    for i, guess in enumerate(GUESSES):
+        before = (cached.hits, len(counting.asked))
+        memory.search(A, guess)
+        # each guess is embedded afresh: no hit, whichever text B sent
+        assert cached.hits == before[0] and counting.asked[before[1]:] == [guess], i
+    assert counting.asked.count(SECRET) == 2  # for B's episode and for A's search: B's vector served only B
+    hits = cached.hits
+    memory.search([A, B], SECRET)  # a search of both groups is a scope of its own
+    memory.search(B, SECRET)  # B's own text, again: a hit
+    assert cached.hits == hits + 1
