@@ -105,7 +105,8 @@ class _Run:
             said = saga_text.sentences(state.summary)
             pool = [[saga_text.score(s), micros, cursor[1], n, s] for n, s in enumerate(said)]
         return cls(
-            group_id, state.summary, pool, cursor, state.covered_from, state.covered_to, state.episodes, state.without_text
+            group_id, state.summary, pool, cursor, state.covered_from, state.covered_to, state.episodes,
+            state.without_text,
         )
 
     def include(self, episode: Episode) -> None:

@@ -204,7 +204,8 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "stale_sagas", [(g, u) for u in plan.delete_episodes]
     yield "deleted_episodes", [(g, u) for u in plan.delete_episodes]
     yield "deleted_entities", [(u, g) for u in plan.delete_entities]
-    yield "model_replies", [(g, key, model, text, now, plan.replies_episode) for key, model, text in plan.cached_replies]
+    asker = plan.replies_episode
+    yield "model_replies", [(g, key, model, text, now, asker) for key, model, text in plan.cached_replies]
     purge = plan.purge or _NO_PURGE
     yield "erased_history", [(g, u) for u in purge.histories]
     yield "erased_retractions", [(g, u) for u in purge.histories]
