@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import queue
 import sqlite3
 import threading
@@ -15,6 +16,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..._files import create_private
 from ...errors import ClosedError, KronographError, StoreError
 from ...model import AuditEvent, Community, Entity, Episode, Fact, FactChange, FactSource
 from ...time import to_micros
@@ -152,6 +154,9 @@ class SQLiteStore:
 
     # -- plumbing --------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
+        if self.path not in (":memory:", ""):
+            with contextlib.suppress(OSError):  # e.g. no such directory: sqlite3 says so below
+                create_private(self.path)  # a new database (and so its -wal and -shm) is the owner's only
         conn = sqlite3.connect(
             self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
         )
