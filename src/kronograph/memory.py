@@ -50,6 +50,7 @@ from .model import (
     fold_relation,
     normalise_name,
 )
+from .redact import traceback_text
 from .search.engine import SCOPES, SearchRequest, run_search
 from .search.recipes import Recipe
 from .search.types import CrossEncoder, SearchFilters, SearchResults
@@ -161,8 +162,8 @@ class AsyncMemory(Maintenance):
                     await self._ingestion.resume(include_retryable=False)
                 except (ClosedError, SchemaError):
                     raise
-                except Exception:  # the call that opened the memory is about something else
-                    _log.exception("kronograph: resuming unfinished episodes on opening failed")
+                except Exception as exc:  # the call that opened the memory is about something else
+                    _log.error("kronograph: resuming unfinished episodes on opening failed:\n%s", traceback_text(exc))
         return self._store
 
     def _group(self, group_id: Any) -> str:

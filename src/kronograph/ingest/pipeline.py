@@ -48,6 +48,7 @@ from ..model import (
     fold_relation,
     trusted,
 )
+from ..redact import exception_text, traceback_text
 from ..store.plan import EpisodeState, Plan
 from ..store.protocol import Store
 from ..store.records import FactRecord
@@ -511,9 +512,9 @@ class Pipeline:
         if isinstance(exc, ModelError):
             return await self.failed(inp, exc, not isinstance(exc, ModelOutputError), usage)
         if isinstance(exc, KronographError):
-            _log.warning("episode %s quarantined: %r", inp.episode_id, exc)
-        else:  # unexpected: kept apart, and logged in full
-            _log.error("episode %s quarantined by an unexpected error", inp.episode_id, exc_info=exc)
+            _log.warning("episode %s quarantined: %s", inp.episode_id, exception_text(exc))
+        else:  # unexpected: kept apart, and logged in full (redacted: a custom provider's words)
+            _log.error("episode %s quarantined by an unexpected error:\n%s", inp.episode_id, traceback_text(exc))
         return await self.failed(inp, exc, False, usage)
 
     async def run_failed(self, inp: EpisodeInput, exc: Exception, usage: Usage) -> EpisodeResult:
@@ -526,7 +527,7 @@ class Pipeline:
 
     async def failed(self, inp: EpisodeInput, exc: Exception, retry: bool, usage: Usage) -> EpisodeResult:
         status = EpisodeStatus.RETRYABLE if retry else EpisodeStatus.QUARANTINED
-        error = f"{type(exc).__name__}: {exc}"
+        error = exception_text(exc)  # stored and answered: no key or private host a provider quoted
         state = EpisodeState(inp.episode_id, status.value, self._now(), error=error)
         if not retry and not self.settings.store_raw_content:
             # Final: the text held for a resumption is not kept any longer.

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import ModelOutputError
 from ..metrics import record_model_call
+from ..redact import exception_text
 from ._loop_local import LoopLocal
 from .backoff import Backoff
 from .parsing import NoJSONObjectError, extract_json_object, schema_instruction
@@ -160,7 +161,7 @@ class ModelClient:
             try:
                 await cache.put(group_id, key, reply.model or self.model_for(small), reply.text)
             except Exception as exc:  # the answer is paid for and valid: do not lose it to the cache
-                log.warning("kronograph: could not cache a %s answer: %s", schema_name, exc)
+                log.warning("kronograph: could not cache a %s answer: %s", schema_name, exception_text(exc))
         return result
 
     async def _call(

@@ -41,6 +41,7 @@ from starlette.types import Receive, Scope, Send
 from .. import __version__
 from ..errors import KronographError
 from ..memory import AsyncMemory
+from ..redact import redact_text
 from .keys import KeyRing
 from .mcp_tools import (
     Access,
@@ -139,7 +140,7 @@ def build_mcp_server(
         try:
             return _result(await work(access_for(ctx)))
         except KronographError as exc:  # bad input names its parameter; NotFound leaks nothing more
-            return _failure(str(exc))
+            return _failure(redact_text(str(exc)))
 
     @server.tool(annotations=_WRITE, description=(
         "Remember something: store one episode (a chat message, a note, a document or a JSON record) and "

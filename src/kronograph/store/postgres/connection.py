@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
+from ...redact import redact_dsn
 from .schema import LOCK_SPACE
 
 __all__ = ["Connection", "Pool", "connect", "lock_group", "lock_schema", "redact"]
 
 Connection = AsyncConnection
-_PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
-_PASSWORD_PARAMETER = re.compile(r"([?&]password=)[^&]*", re.IGNORECASE)  # libpq takes it there too
 
 
 def redact(url: str) -> str:
-    """The URL without its password, for messages and logs."""
-    return _PASSWORD_PARAMETER.sub(r"\1***", _PASSWORD.sub(r"\1***@", url))
+    """The URL without its password, for messages and logs (see :func:`kronograph.redact.redact_dsn`)."""
+    return redact_dsn(url)
 
 
 async def _configure(conn: AsyncConnection) -> None:
