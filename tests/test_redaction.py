@@ -182,6 +182,8 @@ def test_a_postgres_error_on_a_url_with_a_password_is_redacted() -> None:
     "http://localhost:11434/api", "http://ollama:11434/api", "http://gw.internal/v1", "http://gw.corp/v1",
     "connection to server at \"10.9.8.7\", port 5432 failed", "server at db-primary.svc.cluster.local",
     "HTTPConnectionPool(host='gateway', port=80)", "opaque Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lm",
+    '{\\"api_key\\": \\"plain secret\\"}', "api_key%3Dplainsecret&x=1", "{'authorization': 'Bearer plain secret'}",
+    "Authorization=Bearer%20plainsecret",
 ])
 def test_redact_text_removes_each_kind_of_secret(text: str) -> None:
     out = redact_text(text)

@@ -57,12 +57,12 @@ _SCHEME_CREDENTIAL = re.compile(
 )
 _NAMED = re.compile(
     r"""(?ix)
-    (?P<name>["']?(?:[a-z0-9_\-]*(?:api[_\-]?key|apikey|access[_\-]?key|secret|token|password|passwd|pwd
-        |authorization|auth[_\-]?key|credentials?|private[_\-]?key|session[_\-]?key|signature|sig))["']?)
-    (?P<sep>\s*[:=]\s*)
+    (?P<name>\\?["']?(?:[a-z0-9_\-]*(?:api[_\-]?key|apikey|access[_\-]?key|secret|token|password|passwd|pwd
+        |authorization|auth[_\-]?key|credentials?|private[_\-]?key|session[_\-]?key|signature|sig))\\?["']?)
+    (?P<sep>\s*(?:[:=]|%3[adAD])\s*)                    # also URL-encoded
     (?:
-        (?P<quote>["'])[^"'\n]*(?P=quote)              # a quoted value, whole
-      | (?!\[redacted\])(?:(?:bearer|basic)\s+)?[^\s"',;&}\]]+
+        (?P<quote>\\?["'])[^"'\n]*?\\?["']            # a quoted value, whole (JSON-escaped quotes too)
+      | (?!\[redacted\])(?:(?:bearer|basic)(?:\s+|%20|\+))?[^\s"',;&}\]\\]+
     )
     """
 )
