@@ -217,6 +217,7 @@ def test_public_names() -> None:
         "OpenAIEmbedder",
         "SentenceTransformerEmbedder",
         "check_dimension",
+        "embedding_for",
     }
     assert embed.SentenceTransformerEmbedder is SentenceTransformerEmbedder
     with pytest.raises(AttributeError):

@@ -242,8 +242,8 @@ def test_forget_drops_cached_model_replies_naming_it(memory_factory: MakeMemory)
     memory.add_episode(G, "Zorblax Quentin joined Acme.", reference_time="2024-01-01")
     memory.add_episode(G, "Carol joined Acme.", reference_time="2024-01-02")
     store = memory.store
-    keys = memory._call(store.cached_reply_keys())  # type: ignore[attr-defined]
-    replies = {k: memory._call(store.cached_reply(k)) for k in keys}  # type: ignore[attr-defined]
+    keys = memory._call(store.cached_reply_keys(G))  # type: ignore[attr-defined]
+    replies = {k: memory._call(store.cached_reply(G, k)) for k in keys}  # type: ignore[attr-defined]
     naming = {k for k, v in replies.items() if v and "Zorblax" in v}
     assert naming and set(replies) - naming
 
@@ -251,7 +251,7 @@ def test_forget_drops_cached_model_replies_naming_it(memory_factory: MakeMemory)
 
     assert report.verified and report.cached_replies_dropped == len(naming)
     for key in keys:
-        reply = memory._call(store.cached_reply(key))  # type: ignore[attr-defined]
+        reply = memory._call(store.cached_reply(G, key))  # type: ignore[attr-defined]
         assert (reply is None) == (key in naming)
     assert {f.triple for f in memory.facts(G)} == {"Carol WORKS_AT Acme"}
 
@@ -279,9 +279,9 @@ def test_forgetting_an_episode_drops_the_replies_its_processing_was_given(memory
 
     assert report.verified and report.cached_replies_dropped == len(keys)
     for key in keys:
-        assert memory._call(store.cached_reply(key)) is None  # type: ignore[attr-defined]
+        assert memory._call(store.cached_reply(G, key)) is None  # type: ignore[attr-defined]
     for key in others:
-        assert memory._call(store.cached_reply(key)) is not None  # type: ignore[attr-defined]
+        assert memory._call(store.cached_reply(G, key)) is not None  # type: ignore[attr-defined]
 
 
 def test_forgotten_name_is_gone_from_the_database_file(tmp_path: Path) -> None:

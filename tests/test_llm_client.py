@@ -47,16 +47,22 @@ class Sleeps:
 
 
 class DictCache:
+    """A reply cache of one group's replies (tests here ask for group "g")."""
+
     def __init__(self) -> None:
         self.data: dict[str, str] = {}
         self.models: dict[str, str] = {}
+        self.groups: list[str] = []
 
-    async def get(self, key: str) -> str | None:
-        return self.data.get(key)
+    async def get(self, group_id: str, key: str) -> str | None:
+        self.groups.append(group_id)
+        return self.data.get(key) if group_id == "g" else None
 
-    async def put(self, key: str, model: str, text: str) -> None:
-        self.data[key] = text
-        self.models[key] = model
+    async def put(self, group_id: str, key: str, model: str, text: str) -> None:
+        self.groups.append(group_id)
+        if group_id == "g":
+            self.data[key] = text
+            self.models[key] = model
 
 
 def make_client(server: FakeServer, *, timeout: float = 5.0, **kwargs: Any) -> tuple[ModelClient, Sleeps]:
@@ -68,9 +74,9 @@ def make_client(server: FakeServer, *, timeout: float = 5.0, **kwargs: Any) -> t
 
 
 def extract(client: ModelClient, usage: Usage | None = None, *, user: str = "Alice works at Acme.",
-            small: bool = False) -> Extraction:
+            small: bool = False, group_id: str | None = "g") -> Extraction:
     return asyncio.run(client.structured("extract", system="Extract.", user=user, schema=Extraction,
-                                         small=small, usage=usage))
+                                         small=small, usage=usage, group_id=group_id))
 
 
 def test_good_json_goes_through_native_structured_output(server: FakeServer) -> None:
@@ -185,6 +191,18 @@ def test_cache_hit_makes_no_request(server: FakeServer) -> None:
     assert list(cache.models.values()) == ["gpt-main-2024"]
 
 
+def test_the_cache_is_asked_for_the_group_and_skipped_without_one(server: FakeServer) -> None:
+    cache = DictCache()
+    client, _ = make_client(server, cache=cache)
+    server.push(openai_chat(GOOD_TEXT), openai_chat(GOOD_TEXT), openai_chat(GOOD_TEXT))
+    usage = Usage()
+    extract(client, usage)
+    extract(client, usage, group_id="other")  # another group's prompt: its own cache, a miss
+    extract(client, usage, group_id=None)  # asked outside any group: neither looked up nor cached
+    assert usage.calls == 3 and usage.cached == 0 and len(server.requests) == 3
+    assert cache.groups == ["g", "g", "other", "other"]
+
+
 def test_cache_key_separates_what_shapes_the_answer(server: FakeServer) -> None:
     cache = DictCache()
     client, _ = make_client(server, cache=cache)
@@ -283,7 +301,7 @@ def test_per_loop_objects_of_closed_loops_are_dropped() -> None:
 
 def test_a_failing_cache_write_does_not_lose_the_answer(server: FakeServer) -> None:
     class BrokenCache(DictCache):
-        async def put(self, key: str, model: str, text: str) -> None:
+        async def put(self, group_id: str, key: str, model: str, text: str) -> None:
             raise OSError("disk full")
 
     client, _ = make_client(server, cache=BrokenCache())

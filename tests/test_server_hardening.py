@@ -18,9 +18,9 @@ from typing import Any
 import httpx
 import pytest
 
+from kronograph.redact import redact_dsn
 from kronograph.server.limits import Limits
 from kronograph.server.mcp_tools import Access
-from kronograph.store.dsn import redact_dsn
 
 from .server_helpers import free_port, live_server, wait_complete
 from .test_mcp import KRONOGRAPH, _call, _env, _error, _http_session

@@ -97,7 +97,7 @@ class Maintenance:
             probes = [] if eid is None else [p.content[:300] for p in [await store.episode(g, eid)] if p and p.content]
             with span("forget", group_id=g):
                 report = await _forget(
-                    store, g, entity=name, episode_id=eid, clock=self._now, embed=self._ingestion.embed_many,
+                    store, g, entity=name, episode_id=eid, clock=self._now, embed=self._ingestion.embed_for(g),
                     dry_run=dry_run, actor=who[0], on_behalf_of=who[1],
                 )
         if dry_run:
@@ -221,7 +221,7 @@ class Maintenance:
         async with self._lock(g):
             with span("build_communities", group_id=g):
                 return await _communities.build(
-                    store, g, clock=self._now, embed=self._ingestion.embed_many, model=model,
+                    store, g, clock=self._now, embed=self._ingestion.embed_for(g), model=model,
                     batch_size=batch_size, max_model_calls=max_model_calls, resolution=resolution,
                 )
 
@@ -236,7 +236,7 @@ class Maintenance:
         store = await self._ready()
         async with self._lock(g):
             with span("update_communities", group_id=g):
-                return await _communities.update(store, g, clock=self._now, embed=self._ingestion.embed_many)
+                return await _communities.update(store, g, clock=self._now, embed=self._ingestion.embed_for(g))
 
     async def communities(self, group_id: str) -> list[Community]:
         """The group's communities, largest first, members most central first."""

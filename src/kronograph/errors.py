@@ -20,10 +20,17 @@
                                the memory retries these itself
 
 Backend exceptions (sqlite3, psycopg) are translated at the store seam and never
-leak to callers.
+leak to callers. The message of a model, embedding, judge or store error may
+quote a provider or a database: it is redacted as the error is made
+(:func:`kronograph.redact.redact_text`: API keys, tokens, passwords, private
+hosts), so it can be stored, logged and answered as it is.
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+from .redact import redact_text
 
 __all__ = [
     "ClosedError",
@@ -65,7 +72,14 @@ class ClosedError(KronographError):
     """The memory (or its store) has been closed."""
 
 
-class StoreError(KronographError):
+class _Redacted(Exception):
+    """An error whose message may quote a provider or a database: redacted."""
+
+    def __init__(self, message: Any = "", *args: Any) -> None:
+        super().__init__(redact_text(str(message)), *args)
+
+
+class StoreError(_Redacted, KronographError):
     """The storage backend failed."""
 
 
@@ -77,12 +91,12 @@ class ConcurrentWriteError(StoreError):
     """The group changed between the read and the write of one unit of work."""
 
 
-class JudgeError(KronographError):
+class JudgeError(_Redacted, KronographError):
     """The contradiction judge failed or answered something that is not a Verdict.
     Nothing was written; the judge's own exception is the __cause__."""
 
 
-class ModelError(KronographError):
+class ModelError(_Redacted, KronographError):
     """A language model call failed; the provider's own exception is the __cause__."""
 
 
@@ -104,7 +118,7 @@ class ModelOutputError(ModelError):
         super().__init__(message)
 
 
-class EmbeddingError(KronographError):
+class EmbeddingError(_Redacted, KronographError):
     """An embedder failed, or produced vectors of another dimension than the
     store records for its embeddings."""
 

@@ -50,6 +50,7 @@ from .model import (
     fold_relation,
     normalise_name,
 )
+from .redact import traceback_text
 from .search.engine import SCOPES, SearchRequest, run_search
 from .search.recipes import Recipe
 from .search.types import CrossEncoder, SearchFilters, SearchResults
@@ -161,8 +162,8 @@ class AsyncMemory(Maintenance):
                     await self._ingestion.resume(include_retryable=False)
                 except (ClosedError, SchemaError):
                     raise
-                except Exception:  # the call that opened the memory is about something else
-                    _log.exception("kronograph: resuming unfinished episodes on opening failed")
+                except Exception as exc:  # the call that opened the memory is about something else
+                    _log.error("kronograph: resuming unfinished episodes on opening failed:\n%s", traceback_text(exc))
         return self._store
 
     def _group(self, group_id: Any) -> str:
@@ -225,7 +226,7 @@ class AsyncMemory(Maintenance):
             on_behalf_of=actor_text("on_behalf_of", on_behalf_of),
         )
         store = await self._ready()
-        vector = await self._ingestion.embed_one(data.fact)  # before the group is held: it may wait on a network
+        vector = await self._ingestion.embed_one(data.fact, (g,))  # before the group is held: it may wait on a network
         async with self._lock(g):
             settings = Resolver(
                 clock=self._now,
@@ -529,7 +530,7 @@ class AsyncMemory(Maintenance):
                     "query_vector", f"expected {self._ingestion.embedder.dimension} numbers, got shape {vector.shape}"
                 )
         elif "cosine" in chosen.methods or chosen.reranker == "mmr":
-            vector = np.frombuffer(await self._ingestion.embed_one(text), dtype=np.float32)
+            vector = np.frombuffer(await self._ingestion.embed_one(text, args.groups), dtype=np.float32)
         else:
             vector = None
         request = SearchRequest(

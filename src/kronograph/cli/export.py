@@ -9,6 +9,7 @@ from typing import Annotated, TextIO
 
 import typer
 
+from .._files import write_private
 from .options import DEFAULT_DB, Db, option
 from .output import console, fail, plural
 from .session import open_memory
@@ -23,7 +24,10 @@ def _write(out: TextIO, lines: list[str]) -> None:
 
 def export(
     group: Annotated[str, typer.Argument(metavar="GROUP", help="Group (tenant) to export.")],
-    out: Annotated[Path | None, option("FILE", "Write to FILE instead of standard output.", "--out", "-o")] = None,
+    out: Annotated[Path | None, option(
+        "FILE", "Write to FILE instead of standard output (readable by its owner only, replaced whole).",
+        "--out", "-o",
+    )] = None,
     db: Db = DEFAULT_DB,
 ) -> None:
     """Write every episode, entity, fact interval (expired records too), community,
@@ -41,8 +45,7 @@ def export(
         _write(sys.stdout, lines)
         return
     try:
-        with out.open("w", encoding="utf-8") as f:
-            _write(f, lines)
+        write_private(out, "".join(line + "\n" for line in lines))
     except OSError as exc:
         fail(f"--out: cannot write {out}: {exc}")
     counts = ", ".join(

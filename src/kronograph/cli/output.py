@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..model import Fact
-from ..store.dsn import redact_dsn
+from ..redact import redact_dsn
 
 __all__ = [
     "console", "fact_table", "fail", "interval", "plural", "print_json", "progress_bar", "short", "timeline_table",

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ..errors import KronographError
-from ..store.dsn import redact_dsn
+from ..redact import redact_dsn
 from .keys import DEFAULT_KEYS, Keys
 from .options import DEFAULT_DB, Db, Offline, option
 from .output import console, fail

@@ -13,7 +13,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbeddingError
-from .cache import CachedEmbedder
+from .cache import CachedEmbedder, embedding_for
 from .hashing import HashingEmbedder
 from .protocol import Embedder
 
@@ -28,6 +28,7 @@ __all__ = [
     "OpenAIEmbedder",
     "SentenceTransformerEmbedder",
     "check_dimension",
+    "embedding_for",
 ]
 
 _log = logging.getLogger(__name__)

@@ -2,26 +2,45 @@
 
 Ingestion embeds the same entity names episode after episode; with a paid
 or slow embedder those repeats are pure cost. The cache keeps the vectors of
-the texts most recently seen, keyed by the exact text.
+the texts most recently seen, keyed by the groups the call is made for
+(:func:`embedding_for`, set by the memory) and the exact text: whether a
+text was seen before in another group never shows as a hit.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 
 from ..errors import EmbeddingError, InvalidInputError
 from .protocol import Embedder
 
-__all__ = ["CachedEmbedder"]
+__all__ = ["CachedEmbedder", "embedding_for"]
+
+# The groups the embed calls of the running task are for; () outside any group.
+_groups: ContextVar[tuple[str, ...]] = ContextVar("kronograph_embedding_groups", default=())
+
+
+@contextmanager
+def embedding_for(group_ids: Iterable[str]) -> Iterator[None]:
+    """Embed calls made inside are for these groups (a search may read
+    several): a :class:`CachedEmbedder` serves them only what they embedded."""
+    token = _groups.set(tuple(sorted(set(group_ids))))
+    try:
+        yield
+    finally:
+        _groups.reset(token)
 
 
 class CachedEmbedder:
     """Wraps ``inner``: the same ``name`` and ``dimension``, the same vectors,
-    but each distinct text is sent to ``inner`` once while it stays among the
-    ``maxsize`` most recently used."""
+    but each distinct text is sent to ``inner`` once per group (see
+    :func:`embedding_for`) while it stays among the ``maxsize`` most recently
+    used."""
 
     def __init__(self, inner: Embedder, maxsize: int = 10_000) -> None:
         if maxsize < 1:
@@ -30,7 +49,7 @@ class CachedEmbedder:
         self.maxsize = maxsize
         self.hits = 0
         self.misses = 0
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._vectors: OrderedDict[tuple[tuple[str, ...], str], np.ndarray] = OrderedDict()
 
     @property
     def name(self) -> str:
@@ -51,11 +70,12 @@ class CachedEmbedder:
     async def embed(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
             raise InvalidInputError("texts", "expected a sequence of strings, got one string")
+        groups = _groups.get()
         found: dict[str, np.ndarray] = {}
         for text in texts:
-            vector = self._vectors.get(text)
+            vector = self._vectors.get((groups, text))
             if vector is not None:
-                self._vectors.move_to_end(text)
+                self._vectors.move_to_end((groups, text))
                 found[text] = vector
         missing = list(dict.fromkeys(t for t in texts if t not in found))
         self.hits += len(texts) - len(missing)  # texts answered without asking inner
@@ -67,7 +87,7 @@ class CachedEmbedder:
             for text, vector in zip(missing, fresh, strict=True):
                 vector = vector.copy()
                 vector.flags.writeable = False  # shared between callers: nobody may change it
-                found[text] = self._vectors[text] = vector
+                found[text] = self._vectors[(groups, text)] = vector
             while len(self._vectors) > self.maxsize:
                 self._vectors.popitem(last=False)
         if not texts:

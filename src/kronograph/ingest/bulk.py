@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
+from ..embed.cache import embedding_for
 from ..embed.hashing import HashingEmbedder
 from ..embed.protocol import Embedder
 from ..errors import EmbeddingError, InvalidInputError
@@ -177,18 +179,24 @@ class Ingestion:
     def embedder(self) -> Embedder:
         return self._settings.embedder
 
-    async def embed_one(self, text: str) -> bytes:
-        """One text's vector, as stored (float32 bytes)."""
-        matrix = await self._settings.embedder.embed([text])
+    async def embed_one(self, text: str, group_ids: Iterable[str]) -> bytes:
+        """One text's vector, as stored (float32 bytes), for those groups."""
+        with embedding_for(group_ids):
+            matrix = await self._settings.embedder.embed([text])
         if matrix.shape != (1, self._settings.embedder.dimension):
             raise EmbeddingError(f"{self._settings.embedder.name} returned vectors of shape {matrix.shape}")
         return np.asarray(matrix[0], dtype=np.float32).tobytes()
 
-    async def embed_many(self, texts: list[str]) -> list[bytes]:
-        """Several texts' vectors, as stored (float32 bytes), in one call."""
+    def embed_for(self, group_id: str) -> Callable[[list[str]], Awaitable[list[bytes]]]:
+        """Embeds several texts for one group (see :func:`embed_many`)."""
+        return functools.partial(self.embed_many, group_id=group_id)
+
+    async def embed_many(self, texts: list[str], *, group_id: str) -> list[bytes]:
+        """Several texts' vectors, as stored (float32 bytes), in one call, for the group."""
         if not texts:
             return []
-        matrix = await self._settings.embedder.embed(texts)
+        with embedding_for((group_id,)):
+            matrix = await self._settings.embedder.embed(texts)
         if matrix.shape != (len(texts), self._settings.embedder.dimension):
             raise EmbeddingError(f"{self._settings.embedder.name} returned vectors of shape {matrix.shape}")
         return [np.asarray(row, dtype=np.float32).tobytes() for row in matrix]

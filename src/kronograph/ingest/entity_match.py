@@ -80,12 +80,13 @@ async def choose_entities(
         else:
             choices[draft.key] = {"uuid": None, "how": "new", "alias": False, "fragments": []}
     if ambiguous and model is not None:
-        await _ask_model(model, ambiguous, choices, context, usage)
+        await _ask_model(model, group_id, ambiguous, choices, context, usage)
     return choices
 
 
 async def _ask_model(
     model: ModelClient,
+    group_id: str,
     ambiguous: list[tuple[EntityDraft, list[Any]]],
     choices: dict[str, Choice],
     context: str,
@@ -106,7 +107,8 @@ async def _ask_model(
         rows.append((f"M{i}", draft.name, draft.labels, context, pairs))
     prompt = dedupe_prompt(rows)
     answer = await model.structured(
-        "dedupe", system=prompt.system, user=prompt.user, schema=DedupeAnswer, small=True, usage=usage
+        "dedupe", system=prompt.system, user=prompt.user, schema=DedupeAnswer, small=True, usage=usage,
+        group_id=group_id,
     )
     for match in answer.matches:
         entry = ids.get(match.mention)

@@ -52,7 +52,7 @@ async def gather_verdicts(
     if not questions:
         return {}
     if model is not None:
-        return await _ask_model(model, questions, usage)
+        return await _ask_model(model, questions[0][1].group_id, questions, usage)
     if judge is None:
         return {}
     out: Verdicts = {}
@@ -76,7 +76,7 @@ def _entry(contradicts: Sequence[str], duplicate_of: str | None, shown: Mapping[
 
 
 async def _ask_model(
-    model: ModelClient, questions: list[tuple[int, FactRecord, list[FactRecord]]], usage: Usage
+    model: ModelClient, group_id: str, questions: list[tuple[int, FactRecord, list[FactRecord]]], usage: Usage
 ) -> Verdicts:
     ids: dict[str, str] = {}  # existing fact uuid -> E id, one id per fact across the call
     rows = []
@@ -92,7 +92,8 @@ async def _ask_model(
         by_new[f"N{n}"] = (i, local)
     prompt = judge_prompt(rows)
     answer = await model.structured(
-        "judge", system=prompt.system, user=prompt.user, schema=JudgeAnswer, small=True, usage=usage
+        "judge", system=prompt.system, user=prompt.user, schema=JudgeAnswer, small=True, usage=usage,
+        group_id=group_id,
     )
     out: Verdicts = {}
     for verdict in answer.verdicts:

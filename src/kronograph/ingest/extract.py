@@ -81,7 +81,8 @@ async def extract(
         ontology=inp.ontology,
     )
     extraction = await model.structured(
-        "extract", system=prompt.system, user=prompt.user, schema=Extraction, usage=usage
+        "extract", system=prompt.system, user=prompt.user, schema=Extraction, usage=usage,
+        group_id=inp.group_id,
     )
     return extraction, {
         "extractor": "model",

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..embed.cache import embedding_for
 from ..embed.protocol import Embedder
 from ..errors import (
     ClosedError,
@@ -47,6 +48,7 @@ from ..model import (
     fold_relation,
     trusted,
 )
+from ..redact import exception_text, traceback_text
 from ..store.plan import EpisodeState, Plan
 from ..store.protocol import Store
 from ..store.records import FactRecord
@@ -58,7 +60,7 @@ from .episode_judge import gather_verdicts
 from .extract import Drafts, FactDraft, clean, extract
 from .judge import Judge
 from .ownership import held_elsewhere, owner
-from .replies import replies
+from .replies import collecting, replies
 from .resolution import Screening, refusal_event
 from .schema import Extraction
 
@@ -217,8 +219,7 @@ class Pipeline:
                     limit=self.settings.context_episodes, saga=inp.saga, ids=inp.previous_episode_ids,
                 )
         calls = usage.calls
-        token = replies.set([])
-        try:
+        with collecting(inp.group_id):
             extraction, provenance = await self._keeping_replies(
                 inp.group_id, inp.episode_id, extract(inp, model=model, context=context, usage=usage)
             )
@@ -229,8 +230,6 @@ class Pipeline:
                     inp.group_id,
                     EpisodeState(inp.episode_id, EpisodeStatus.RESOLVING.value, self._now(), checkpoint=checkpoint),
                 )
-        finally:
-            replies.reset(token)
         return checkpoint
 
     def _relation_type(self, inp: EpisodeInput, relation: str) -> RelationType | None:
@@ -262,7 +261,8 @@ class Pipeline:
         own = self.settings.store_raw_content
         if own:
             texts.append(inp.content)
-        matrix = await self.settings.embedder.embed(texts)
+        with embedding_for((inp.group_id,)):
+            matrix = await self.settings.embedder.embed(texts)
         if matrix.shape != (len(texts), self.settings.embedder.dimension):
             raise EmbeddingError(
                 f"{self.settings.embedder.name} returned vectors of shape {matrix.shape}, "
@@ -279,12 +279,9 @@ class Pipeline:
         """Entity choices and judge verdicts, against the graph as it is now."""
         if "entities" in checkpoint and "verdicts" in checkpoint:
             return checkpoint
-        token = replies.set([])
-        try:
+        with collecting(inp.group_id):
             resolving = self._resolve(inp, checkpoint, drafts, vectors, usage)
             return await self._keeping_replies(inp.group_id, inp.episode_id, resolving)
-        finally:
-            replies.reset(token)
 
     async def _keeping_replies(self, group_id: str, episode_id: str, work: Awaitable[T]) -> T:
         """Run a stage's model work; if it fails, the replies it was already
@@ -516,9 +513,9 @@ class Pipeline:
         if isinstance(exc, ModelError):
             return await self.failed(inp, exc, not isinstance(exc, ModelOutputError), usage)
         if isinstance(exc, KronographError):
-            _log.warning("episode %s quarantined: %r", inp.episode_id, exc)
-        else:  # unexpected: kept apart, and logged in full
-            _log.error("episode %s quarantined by an unexpected error", inp.episode_id, exc_info=exc)
+            _log.warning("episode %s quarantined: %s", inp.episode_id, exception_text(exc))
+        else:  # unexpected: kept apart, and logged in full (redacted: a custom provider's words)
+            _log.error("episode %s quarantined by an unexpected error:\n%s", inp.episode_id, traceback_text(exc))
         return await self.failed(inp, exc, False, usage)
 
     async def run_failed(self, inp: EpisodeInput, exc: Exception, usage: Usage) -> EpisodeResult:
@@ -531,7 +528,7 @@ class Pipeline:
 
     async def failed(self, inp: EpisodeInput, exc: Exception, retry: bool, usage: Usage) -> EpisodeResult:
         status = EpisodeStatus.RETRYABLE if retry else EpisodeStatus.QUARANTINED
-        error = f"{type(exc).__name__}: {exc}"
+        error = exception_text(exc)  # stored and answered: no key or private host a provider quoted
         state = EpisodeState(inp.episode_id, status.value, self._now(), error=error)
         if not retry and not self.settings.store_raw_content:
             # Final: the text held for a resumption is not kept any longer.

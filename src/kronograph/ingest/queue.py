@@ -21,6 +21,7 @@ import asyncio
 import logging
 import time
 
+from ..redact import traceback_text
 from .bulk import Ingestion
 
 __all__ = ["QueueWorker"]
@@ -61,8 +62,8 @@ class QueueWorker:
         """Finish interrupted episodes first: the queue of their group waits on them."""
         try:
             await self._ingestion.resume(include_retryable=False)
-        except Exception:  # the queue goes on; the episode keeps its state for the next try
-            _log.exception("kronograph: resuming interrupted episodes failed")
+        except Exception as exc:  # the queue goes on; the episode keeps its state for the next try
+            _log.error("kronograph: resuming interrupted episodes failed:\n%s", traceback_text(exc))
 
     async def _drain_group(self, group_id: str) -> int:
         done = 0

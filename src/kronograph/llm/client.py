@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import ModelOutputError
 from ..metrics import record_model_call
+from ..redact import exception_text
 from ._loop_local import LoopLocal
 from .backoff import Backoff
 from .parsing import NoJSONObjectError, extract_json_object, schema_instruction
@@ -109,9 +110,13 @@ class ModelClient:
         schema: type[T],
         small: bool = False,
         usage: Usage | None = None,
+        group_id: str | None = None,
     ) -> T:
         """One answer of type ``schema``.
 
+        ``group_id`` is the group the answer is for: the reply cache is kept
+        per group, so one group's answers never serve, nor reveal, another's
+        prompts; without it the answer is neither looked up nor cached.
         A cached answer is returned without calling the provider. Otherwise
         the provider is called (with backoff on transient failures); an answer
         that does not parse or validate is shown back to the model once with
@@ -123,8 +128,9 @@ class ModelClient:
         json_schema = _json_schema(schema)
         key = cache_key(provider=self.provider.name, model=self.model_for(small), small=small,
                         schema_name=schema_name, schema=json_schema, system=system, user=user)
-        if self.cache is not None:
-            cached = await self.cache.get(key)
+        cache = self.cache
+        if cache is not None and group_id is not None:
+            cached = await cache.get(group_id, key)
             if cached is not None:
                 try:
                     result = _validate(cached, schema)
@@ -151,11 +157,11 @@ class ModelClient:
                     f"even after a repair round: {error}",
                     text=reply.text,
                 ) from error
-        if self.cache is not None:
+        if cache is not None and group_id is not None:
             try:
-                await self.cache.put(key, reply.model or self.model_for(small), reply.text)
+                await cache.put(group_id, key, reply.model or self.model_for(small), reply.text)
             except Exception as exc:  # the answer is paid for and valid: do not lose it to the cache
-                log.warning("kronograph: could not cache a %s answer: %s", schema_name, exc)
+                log.warning("kronograph: could not cache a %s answer: %s", schema_name, exception_text(exc))
         return result
 
     async def _call(

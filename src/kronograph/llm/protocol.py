@@ -56,12 +56,14 @@ class Provider(Protocol):
 
 @runtime_checkable
 class ReplyCache(Protocol):
-    """Raw replies by key (a hash of model, schema and prompt), so that a retry
-    or a re-ingestion of the same prompt costs nothing."""
+    """Raw replies by group and key (a hash of model, schema and prompt), so
+    that a retry or a re-ingestion of the same prompt costs nothing. A group's
+    replies answer that group's prompts only: whether another group sent the
+    same prompt must never show (by a hit, a count or a reply)."""
 
-    async def get(self, key: str) -> str | None: ...
+    async def get(self, group_id: str, key: str) -> str | None: ...
 
-    async def put(self, key: str, model: str, text: str) -> None: ...
+    async def put(self, group_id: str, key: str, model: str, text: str) -> None: ...
 
 
 @dataclass(slots=True)

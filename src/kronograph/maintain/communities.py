@@ -120,10 +120,11 @@ def _prompt(batch: Sequence[_Cluster]) -> str:
     return "<communities>\n" + "\n".join(lines) + "\n</communities>"
 
 
-async def _ask_model(model: ModelClient, batch: Sequence[_Cluster]) -> None:
+async def _ask_model(model: ModelClient, group_id: str, batch: Sequence[_Cluster]) -> None:
     """The model's summaries of one batch, over the extractive ones (only those it gave)."""
     answer = await model.structured(
-        "community_summary", system=_SYSTEM, user=_prompt(batch), schema=CommunitySummaryAnswer, small=True
+        "community_summary", system=_SYSTEM, user=_prompt(batch), schema=CommunitySummaryAnswer, small=True,
+        group_id=group_id,
     )
     ids = {f"C{n}": c for n, c in enumerate(batch, 1)}
     done: set[str] = set()
@@ -137,7 +138,9 @@ async def _ask_model(model: ModelClient, batch: Sequence[_Cluster]) -> None:
         cluster.method = "model"
 
 
-async def _by_model(model: ModelClient, clusters: Sequence[_Cluster], batch_size: int, max_calls: int) -> int:
+async def _by_model(
+    model: ModelClient, group_id: str, clusters: Sequence[_Cluster], batch_size: int, max_calls: int
+) -> int:
     """Summaries by the model, largest communities first: ceil(n / batch_size)
     calls, at most ``max_calls``. Returns the calls made."""
     asked = [c for c in clusters if c.facts]
@@ -148,7 +151,7 @@ async def _by_model(model: ModelClient, clusters: Sequence[_Cluster], batch_size
         batch = asked[start : start + batch_size]
         calls += 1
         try:
-            await _ask_model(model, batch)
+            await _ask_model(model, group_id, batch)
         except ModelError as exc:  # keep the extractive ones: a summary is never worth failing over
             _log.warning("kronograph: summarising %d communities by model failed: %s", len(batch), exc)
     return calls
@@ -193,7 +196,7 @@ async def build(
         members = rank_members(found, graph, names)
         clusters.append(_Cluster(community_uuid(group_id, members), members, [names.get(u, u) for u in members]))
     await _read_facts(store, group_id, clusters, graph, now)
-    calls = await _by_model(model, clusters, batch_size, max_model_calls) if model is not None else 0
+    calls = await _by_model(model, group_id, clusters, batch_size, max_model_calls) if model is not None else 0
     vectors = await _vectors(embed, clusters)
     plan = Plan(group_id=group_id, now=clock(), expected_revision=None)
     plan.replace_communities = True

@@ -80,6 +80,7 @@ Use only the text given; no speculation. An episode marked part="k/n" is one par
 class _Run:
     """A run's progress: what is written if it stops now."""
 
+    group_id: str  # whose saga: the model's replies are cached for this group only
     summary: str | None
     pool: list[saga_text.Item]
     cursor: Key | None
@@ -94,9 +95,9 @@ class _Run:
     pending: list[Episode] = field(default_factory=list)  # read, not yet included
 
     @classmethod
-    def start(cls, state: SagaState | None) -> _Run:
+    def start(cls, group_id: str, state: SagaState | None) -> _Run:
         if state is None:
-            return cls(None, [], None, None, None, 0, 0)
+            return cls(group_id, None, [], None, None, None, 0, 0)
         cursor = _cursor(state)
         pool = [list(i) for i in state.state] if isinstance(state.state, list) else []
         if not pool and state.summary and cursor is not None:  # going on from a model's summary
@@ -104,7 +105,8 @@ class _Run:
             said = saga_text.sentences(state.summary)
             pool = [[saga_text.score(s), micros, cursor[1], n, s] for n, s in enumerate(said)]
         return cls(
-            state.summary, pool, cursor, state.covered_from, state.covered_to, state.episodes, state.without_text
+            group_id, state.summary, pool, cursor, state.covered_from, state.covered_to, state.episodes,
+            state.without_text,
         )
 
     def include(self, episode: Episode) -> None:
@@ -159,7 +161,8 @@ async def _ask(model: ModelClient, run: _Run, shown: list[str]) -> str:
         + "\n</episodes>"
     )
     run.calls += 1
-    answer = await model.structured("saga", system=_SYSTEM, user=user, schema=SagaAnswer, small=True)
+    answer = await model.structured("saga", system=_SYSTEM, user=user, schema=SagaAnswer, small=True,
+                                    group_id=run.group_id)
     text = " ".join(answer.summary.split())
     if not text:
         raise ModelError("the model answered an empty saga summary")
@@ -245,7 +248,7 @@ async def summarize_saga(
     if state is None and bound is None:
         raise NotFoundError(f"no saga {saga!r} in group {group_id!r}")
     rebuild = state is not None and state.stale > 0
-    run = _Run.start(None if rebuild else state)
+    run = _Run.start(group_id, None if rebuild else state)
     while bound is not None:
         episodes = await store.saga_episodes(group_id, saga, after=run.cursor, upto=bound, limit=page)
         if not episodes:

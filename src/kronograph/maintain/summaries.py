@@ -134,9 +134,10 @@ def _prompt(batch: Sequence[_Subject]) -> str:
     return "<entities>\n" + "\n".join(lines) + "\n</entities>"
 
 
-async def _ask_model(model: ModelClient, batch: Sequence[_Subject]) -> dict[str, str]:
+async def _ask_model(model: ModelClient, group_id: str, batch: Sequence[_Subject]) -> dict[str, str]:
     """The model's summaries of one batch, by entity uuid (only those it gave)."""
-    answer = await model.structured("summary", system=_SYSTEM, user=_prompt(batch), schema=SummaryAnswer, small=True)
+    answer = await model.structured("summary", system=_SYSTEM, user=_prompt(batch), schema=SummaryAnswer, small=True,
+                                    group_id=group_id)
     ids = {f"S{n}": s.entity.uuid for n, s in enumerate(batch, 1)}
     out: dict[str, str] = {}
     for item in answer.summaries:
@@ -177,7 +178,7 @@ async def summarize(
             for start in range(0, len(asked), batch_size):
                 batch = asked[start : start + batch_size]
                 try:
-                    written = await _ask_model(model, batch)
+                    written = await _ask_model(model, group_id, batch)
                 except ModelError as exc:  # keep the extractive ones: a summary is never worth failing over
                     _log.warning("kronograph: summarising %d entities by model failed: %s", len(batch), exc)
                     continue

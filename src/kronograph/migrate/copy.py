@@ -49,7 +49,7 @@ TABLES: tuple[tuple[str, str], ...] = (
     ("saga_summaries", "group_id, saga"),
     ("communities", "id"),
     ("community_members", "community_uuid, entity_uuid"),
-    ("model_replies", "key"),
+    ("model_replies", "group_id, key"),
     ("store_settings", "key"),
 )
 # PostgreSQL columns SQLite has no counterpart of, and what they start at.

@@ -63,8 +63,8 @@ class SnapshotReads:
     async def setting(self, key: str) -> str | None:
         return await self._run(ingest_reads.setting, key)
 
-    async def cached_reply(self, key: str) -> str | None:
-        return await self._run(ingest_reads.cached_reply, key)
+    async def cached_reply(self, group_id: str, key: str) -> str | None:
+        return await self._run(ingest_reads.cached_reply, group_id, key)
 
     async def search_text(self, group_id: str, scope: str, query: str, limit: int) -> list[tuple[str, float]]:
         return await self._run(search_reads.text_search, scope, group_id, query, limit, None, None, self._words)

@@ -245,13 +245,15 @@ async def verify_queries(
             progress("queries", i, len(groups))
         for key in await asyncio.to_thread(_settings, source):
             await ask.same(None, f"setting({key!r})", _call("setting", key))
-        for key in await asyncio.to_thread(_reply_keys, source, sample):
-            await ask.same(None, f"cached_reply({key!r})", _call("cached_reply", key))
+        for g, key in await asyncio.to_thread(_reply_keys, source, sample):
+            await ask.same(g, f"cached_reply({key!r})", _call("cached_reply", g, key))
 
 
 def _settings(source: SqliteSource) -> list[str]:
     return [k for (k,) in source.conn.execute("SELECT key FROM store_settings ORDER BY key")]
 
 
-def _reply_keys(source: SqliteSource, n: int) -> list[str]:
-    return [k for (k,) in source.conn.execute("SELECT key FROM model_replies ORDER BY key LIMIT ?", (n,))]
+def _reply_keys(source: SqliteSource, n: int) -> list[tuple[str, str]]:
+    return [(g, k) for g, k in source.conn.execute(
+        "SELECT group_id, key FROM model_replies ORDER BY group_id, key LIMIT ?", (n,)
+    )]

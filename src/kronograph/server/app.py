@@ -26,6 +26,7 @@ from starlette.routing import Route
 
 from .. import __version__
 from ..memory import AsyncMemory
+from ..redact import traceback_text
 from .docs import mount_docs
 from .errors import install_error_handlers
 from .guard import LoopbackGuard
@@ -51,8 +52,8 @@ async def _work_queue(memory: AsyncMemory, concurrency: int, poll: float) -> Non
             await memory.process_queue(concurrency=concurrency, wait=True, poll=poll)
         except asyncio.CancelledError:
             raise
-        except Exception:
-            _log.exception("kronograph: the ingestion queue's worker failed; restarting in 5 s")
+        except Exception as exc:
+            _log.error("kronograph: the ingestion queue's worker failed; restarting in 5 s:\n%s", traceback_text(exc))
             await asyncio.sleep(5.0)
 
 

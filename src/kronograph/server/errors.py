@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import ClosedError, ConcurrentWriteError, InvalidInputError, NotFoundError, StoreError
+from ..redact import exception_text
 
 __all__ = ["CODES", "ApiError", "ErrorBody", "ErrorDetail", "error_response", "install_error_handlers"]
 
@@ -104,7 +105,7 @@ async def _conflict(request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
-    _log.error("store unavailable on %s %s: %r", request.method, request.url.path, exc)
+    _log.error("store unavailable on %s %s: %s", request.method, request.url.path, exception_text(exc))
     return error_response(503, "the memory's store is unavailable; try again later")
 
 

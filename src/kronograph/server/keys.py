@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .._files import write_private
 from ..errors import InvalidInputError
 
 __all__ = ["ENV_KEYS", "ENV_KEYS_FILE", "ApiKey", "KeyRing", "hash_secret", "key_actor"]
@@ -161,12 +162,9 @@ class KeyRing:
         return cls.load(path) if path else cls()
 
     def save(self, path: str | Path) -> None:
-        """Write the file (owner read/write only), atomically."""
-        p = Path(path)
-        tmp = p.with_name(p.name + ".tmp")
-        tmp.write_text(json.dumps({"keys": [k.to_json() for k in self.keys]}, indent=2) + "\n", encoding="utf-8")
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, p)
+        """Write the file (owner read/write only), atomically, through a
+        private temporary file of an unpredictable name (see ``_files``)."""
+        write_private(path, json.dumps({"keys": [k.to_json() for k in self.keys]}, indent=2) + "\n")
 
     # -- making and revoking -------------------------------------------------------
     def add(self, name: str, groups: Iterable[str] = (), *, admin: bool = False) -> tuple[ApiKey, str]:

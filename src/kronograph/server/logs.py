@@ -32,7 +32,7 @@ from typing import Any
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..store.dsn import redact_dsn
+from ..redact import redact_dsn, traceback_text
 
 __all__ = [
     "PathOnly", "UnexpectedErrors", "keep_queries_out_of_the_access_log", "log_in_background", "path_only",
@@ -112,7 +112,7 @@ class UnexpectedErrors:
                 _log.error("unexpected error on %s %s: %s (message withheld: an erasure)\n%s", *where,
                            type(exc).__name__, "".join(traceback.format_tb(exc.__traceback__)).rstrip())
             else:
-                _log.error("unexpected error on %s %s: %s", *where, type(exc).__name__, exc_info=exc)
+                _log.error("unexpected error on %s %s:\n%s", *where, traceback_text(exc))
             if started:
                 return
             body = json.dumps({"error": {"code": "internal", "message": "internal error (logged by the server)",

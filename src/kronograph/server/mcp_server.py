@@ -43,6 +43,7 @@ from starlette.types import Message, Receive, Scope, Send
 from .. import __version__
 from ..errors import KronographError
 from ..memory import AsyncMemory
+from ..redact import redact_text
 from .errors import CODES
 from .guard import LoopbackGuard, is_loopback
 from .keys import KeyRing, key_actor
@@ -175,7 +176,7 @@ def build_mcp_server(
         try:
             return _result(await work(access_for(ctx)))
         except KronographError as exc:  # bad input names its parameter; NotFound leaks nothing more
-            return _failure(str(exc))
+            return _failure(redact_text(str(exc)))
 
     @server.tool(annotations=_WRITE, description=(
         "Remember something: store one episode (a chat message, a note, a document or a JSON record) and "

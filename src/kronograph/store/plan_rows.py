@@ -72,12 +72,12 @@ CHANGES = (
     #                 episode is at or before its cursor (it was included)
     "deleted_episodes",  # (group, uuid)
     "deleted_entities",  # (uuid, group)
-    "model_replies",  # (key, model, reply, created_at, group, episode_id): replaces
+    "model_replies",  # (group, key, model, reply, created_at, episode_id): replaces
     # A purge (forget) only:
     "erased_history",  # (group, fact_uuid): every history row of the fact
     "erased_retractions",  # (group, fact_uuid)
     "redacted_audit",  # (detail, group, seq): the detail replaced, the episode reference and actor dropped
-    "dropped_replies",  # (key,)
+    "dropped_replies",  # (group, key)
     "cleared_summaries",  # (uuid, group): summary and its build time cleared, stale count up by one
     "cleared_entity_records",  # (attributes, provenance, uuid, group)
     "cleared_sagas",  # (group, saga): summary and state cleared, version and stale count up by one
@@ -206,13 +206,13 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "stale_sagas", [(g, u) for u in plan.delete_episodes]
     yield "deleted_episodes", [(g, u) for u in plan.delete_episodes]
     yield "deleted_entities", [(u, g) for u in plan.delete_entities]
-    asker = (g, plan.replies_episode) if plan.replies_episode is not None else (None, None)
-    yield "model_replies", [(key, model, text, now, *asker) for key, model, text in plan.cached_replies]
+    asker = plan.replies_episode
+    yield "model_replies", [(g, key, model, text, now, asker) for key, model, text in plan.cached_replies]
     purge = plan.purge or _NO_PURGE
     yield "erased_history", [(g, u) for u in purge.histories]
     yield "erased_retractions", [(g, u) for u in purge.histories]
     yield "redacted_audit", [(json({"redacted": True}), g, seq) for seq in purge.audit_events]
-    yield "dropped_replies", [(key,) for key in purge.replies]
+    yield "dropped_replies", [(g, key) for key in purge.replies]
     yield "cleared_summaries", [(u, g) for u in purge.summaries]
     yield "cleared_entity_records", [(json({}), json({}), u, g) for u in purge.entity_records]
     yield "cleared_sagas", [(g, saga) for saga in purge.sagas]

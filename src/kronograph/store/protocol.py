@@ -260,13 +260,16 @@ class Store(Protocol):
     async def episode_neighbours(self, group_id: str, uuids: Collection[str]) -> dict[str, tuple[str, ...]]:
         """The complete episodes just before and after each one in its group."""
 
-    # -- store-wide: the model reply cache and settings ------------------------
-    async def cached_reply(self, key: str) -> str | None: ...
+    # -- the group's model reply cache -------------------------------------------
+    async def cached_reply(self, group_id: str, key: str) -> str | None:
+        """The group's cached reply for that key; another group's is never read."""
 
-    async def cached_reply_keys(self) -> set[str]:
-        """Every key the reply cache holds (so a miss needs no query)."""
+    async def cached_reply_keys(self, group_id: str) -> set[str]:
+        """Every key the group's reply cache holds (so a miss needs no query)."""
 
-    async def cache_reply(self, key: str, model: str, reply: str, at: datetime) -> None: ...
+    async def cache_reply(self, group_id: str, key: str, model: str, reply: str, at: datetime) -> None: ...
+
+    # -- store-wide: settings ------------------------------------------------------
 
     async def setting(self, key: str) -> str | None: ...
 

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
-from ..dsn import redact_dsn
+from ...redact import redact_dsn
 from .schema import LOCK_SPACE
 
 __all__ = ["Connection", "Pool", "connect", "lock_group", "lock_schema", "redact"]

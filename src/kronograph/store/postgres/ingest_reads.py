@@ -241,14 +241,14 @@ async def fact_sources(conn: AsyncConnection, group_id: str, fact_uuid: str) -> 
     ]
 
 
-async def cached_reply(conn: AsyncConnection, key: str) -> str | None:
-    cur = await conn.execute("SELECT reply FROM model_replies WHERE key = %s", (key,))
+async def cached_reply(conn: AsyncConnection, group_id: str, key: str) -> str | None:
+    cur = await conn.execute("SELECT reply FROM model_replies WHERE group_id = %s AND key = %s", (group_id, key))
     row = await cur.fetchone()
     return None if row is None else str(row[0])
 
 
-async def cached_reply_keys(conn: AsyncConnection) -> set[str]:
-    cur = await conn.execute("SELECT key FROM model_replies")
+async def cached_reply_keys(conn: AsyncConnection, group_id: str) -> set[str]:
+    cur = await conn.execute("SELECT key FROM model_replies WHERE group_id = %s", (group_id,))
     return {str(row[0]) for row in await cur.fetchall()}
 
 

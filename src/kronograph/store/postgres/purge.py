@@ -76,8 +76,7 @@ async def _scan(conn: AsyncConnection, table: TextTable, forms: list[str], group
         sql.SQL("strpos(lower({}::text), %s) > 0").format(sql.Identifier(c)) for c in table.columns for _ in forms
     )
     params: list[object] = [group_id, *(form for _ in table.columns for form in forms)]
-    # Rows of no group (a reply asked outside an episode) belong to no tenant: scanned from every group.
-    query = sql.SQL("SELECT {}::text, {} FROM {} WHERE (group_id = %s OR group_id IS NULL) AND ({})").format(
+    query = sql.SQL("SELECT {}::text, {} FROM {} WHERE group_id = %s AND ({})").format(
         sql.Identifier(table.key),
         sql.SQL(", ").join(sql.SQL("{}::text").format(sql.Identifier(c)) for c in table.columns),
         sql.Identifier(table.name),

@@ -238,8 +238,8 @@ CREATE TABLE audit_events (
     PRIMARY KEY (group_id, seq)
 );
 
--- Store-wide (Citus: reference tables). Model replies by a hash of model,
--- schema and prompt, so a retry or re-ingestion is not paid twice.
+-- Model replies by a hash of model, schema and prompt, so a retry or
+-- re-ingestion is not paid twice (per group since version 8).
 CREATE TABLE model_replies (
     key        TEXT PRIMARY KEY,
     model      TEXT NOT NULL,
@@ -247,7 +247,7 @@ CREATE TABLE model_replies (
     created_at BIGINT NOT NULL
 );
 
--- E.g. the embedder whose vectors the store holds.
+-- Store-wide (Citus: a reference table), e.g. the embedder whose vectors the store holds.
 CREATE TABLE store_settings (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -349,6 +349,28 @@ _V7 = """
 CREATE INDEX episodes_queued ON episodes(group_id, id) WHERE status = 'queued';
 """
 
+_V8 = """
+-- The reply cache is per group (group first, like every group table): one
+-- group's replies never answer, nor reveal, another's prompt. A reply cached
+-- before stays with the group whose episode it was given for; one asked
+-- outside an episode had no group and is dropped (a cache: the cost is one
+-- more model call).
+CREATE TABLE model_replies_by_group (
+    group_id   TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    model      TEXT NOT NULL,
+    reply      TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    episode_id TEXT,
+    PRIMARY KEY (group_id, key)
+);
+INSERT INTO model_replies_by_group(group_id, key, model, reply, created_at, episode_id)
+    SELECT group_id, key, model, reply, created_at, episode_id FROM model_replies WHERE group_id IS NOT NULL;
+DROP TABLE model_replies;
+ALTER TABLE model_replies_by_group RENAME TO model_replies;
+CREATE INDEX model_replies_by_episode ON model_replies(group_id, episode_id) WHERE episode_id IS NOT NULL;
+"""
+
 _V9 = """
 -- Whom the actor acted for (a service records the calling key as actor, and
 -- what the caller named as on_behalf_of, never in its place).
@@ -364,6 +386,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (5, "communities", _V5),
     (6, "reply_sources", _V6),
     (7, "queue", _V7),
+    (8, "group_replies", _V8),
     (9, "on_behalf_of", _V9),
 ]
 
@@ -371,7 +394,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
 GROUP_TABLES = (
     "groups", "episodes", "entities", "entity_aliases", "entity_fragments", "facts", "fact_sources",
     "fact_conflicts", "fact_history", "retracted_facts", "mentions", "audit_events", "saga_summaries",
-    "communities", "community_members",
+    "communities", "community_members", "model_replies",
 )
 
 # Tables with vectors, and the rows of each that search reads.

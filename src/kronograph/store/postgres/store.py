@@ -418,20 +418,20 @@ class PostgresStore:
     async def episode_neighbours(self, group_id: str, uuids: Collection[str]) -> dict[str, tuple[str, ...]]:
         return await self._run(search_reads.episode_neighbours, group_id, uuids)
 
-    # -- store-wide: the reply cache and settings --------------------------------
-    async def cached_reply(self, key: str) -> str | None:
-        return await self._run(ingest_reads.cached_reply, key)
+    # -- the group's reply cache, and store-wide settings -------------------------
+    async def cached_reply(self, group_id: str, key: str) -> str | None:
+        return await self._run(ingest_reads.cached_reply, group_id, key)
 
-    async def cached_reply_keys(self) -> set[str]:
-        return await self._run(ingest_reads.cached_reply_keys)
+    async def cached_reply_keys(self, group_id: str) -> set[str]:
+        return await self._run(ingest_reads.cached_reply_keys, group_id)
 
-    async def cache_reply(self, key: str, model: str, reply: str, at: datetime) -> None:
+    async def cache_reply(self, group_id: str, key: str, model: str, reply: str, at: datetime) -> None:
         async def put(conn: Connection) -> None:
             await conn.execute(
-                "INSERT INTO model_replies(key, model, reply, created_at) VALUES (%s, %s, %s, %s)"
-                " ON CONFLICT (key) DO UPDATE SET model = excluded.model, reply = excluded.reply,"
+                "INSERT INTO model_replies(group_id, key, model, reply, created_at) VALUES (%s, %s, %s, %s, %s)"
+                " ON CONFLICT (group_id, key) DO UPDATE SET model = excluded.model, reply = excluded.reply,"
                 " created_at = excluded.created_at",
-                (key, model, reply, to_micros(at)),
+                (group_id, key, model, reply, to_micros(at)),
             )
 
         await self._run(put)

@@ -94,15 +94,15 @@ SQL = {
     " AND p.uuid = %s AND s.group_id = p.group_id AND s.saga = p.saga",
     "deleted_episodes": "DELETE FROM episodes WHERE group_id = %s AND uuid = %s",
     "deleted_entities": "DELETE FROM entities WHERE uuid = %s AND group_id = %s",
-    "model_replies": "INSERT INTO model_replies(key, model, reply, created_at, group_id, episode_id)"
-    " VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT (key) DO UPDATE SET model = excluded.model, reply = excluded.reply,"
-    " created_at = excluded.created_at, group_id = excluded.group_id, episode_id = excluded.episode_id",
+    "model_replies": "INSERT INTO model_replies(group_id, key, model, reply, created_at, episode_id)"
+    " VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT (group_id, key) DO UPDATE SET model = excluded.model,"
+    " reply = excluded.reply, created_at = excluded.created_at, episode_id = excluded.episode_id",
     "erased_history": "DELETE FROM fact_history WHERE group_id = %s AND fact_uuid = %s",
     "erased_retractions": "DELETE FROM retracted_facts WHERE group_id = %s AND fact_uuid = %s",
     "redacted_audit": "UPDATE audit_events SET detail = %s, episode_id = NULL, actor = NULL,"
     " on_behalf_of = NULL"
     " WHERE group_id = %s AND seq = %s",
-    "dropped_replies": "DELETE FROM model_replies WHERE key = %s",
+    "dropped_replies": "DELETE FROM model_replies WHERE group_id = %s AND key = %s",
     "cleared_summaries": "UPDATE entities SET summary = NULL, summary_built_at = NULL,"
     " summary_stale = summary_stale + 1 WHERE uuid = %s AND group_id = %s",
     "cleared_entity_records": "UPDATE entities SET attributes = %s, provenance = %s WHERE uuid = %s AND group_id = %s",

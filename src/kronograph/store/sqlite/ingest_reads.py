@@ -185,13 +185,13 @@ def fact_sources(conn: sqlite3.Connection, group_id: str, fact_uuid: str) -> lis
     ]
 
 
-def cached_reply(conn: sqlite3.Connection, key: str) -> str | None:
-    row = conn.execute("SELECT reply FROM model_replies WHERE key = ?", (key,)).fetchone()
+def cached_reply(conn: sqlite3.Connection, group_id: str, key: str) -> str | None:
+    row = conn.execute("SELECT reply FROM model_replies WHERE group_id = ? AND key = ?", (group_id, key)).fetchone()
     return None if row is None else str(row[0])
 
 
-def cached_reply_keys(conn: sqlite3.Connection) -> set[str]:
-    return {str(row[0]) for row in conn.execute("SELECT key FROM model_replies")}
+def cached_reply_keys(conn: sqlite3.Connection, group_id: str) -> set[str]:
+    return {str(row[0]) for row in conn.execute("SELECT key FROM model_replies WHERE group_id = ?", (group_id,))}
 
 
 def setting(conn: sqlite3.Connection, key: str) -> str | None:

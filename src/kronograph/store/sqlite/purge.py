@@ -69,9 +69,8 @@ def _scan(conn: sqlite3.Connection, table: TextTable, forms: list[str], group_id
     tests = " OR ".join(f'instr(kg_casefold("{c}"), ?) > 0' for c in table.columns for _ in forms)
     params: list[object] = [group_id, *(form for _ in table.columns for form in forms)]
     columns = ", ".join(f'"{c}"' for c in table.columns)
-    # Rows of no group (a reply asked outside an episode) belong to no tenant: scanned from every group.
     query = (f'SELECT "{table.key}", {columns} FROM "{table.name}"'
-             f" WHERE (group_id = ? OR group_id IS NULL) AND ({tests})")
+             f" WHERE group_id = ? AND ({tests})")
     hits: list[TextHit] = []
     for row in conn.execute(query, params):
         key = str(row[0])

@@ -399,6 +399,29 @@ CREATE INDEX episodes_queued ON episodes(group_id, id) WHERE status = 'queued';
 """
 
 
+_V10 = """
+-- The reply cache is per group (group first, like every group table): one
+-- group's replies never answer, nor reveal, another's prompt. A reply cached
+-- before stays with the group whose episode it was given for; one asked
+-- outside an episode had no group and is dropped (a cache: the cost is one
+-- more model call).
+CREATE TABLE model_replies_by_group (
+    group_id   TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    model      TEXT NOT NULL,
+    reply      TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    episode_id TEXT,
+    PRIMARY KEY (group_id, key)
+) WITHOUT ROWID;
+INSERT INTO model_replies_by_group(group_id, key, model, reply, created_at, episode_id)
+    SELECT group_id, key, model, reply, created_at, episode_id FROM model_replies WHERE group_id IS NOT NULL;
+DROP TABLE model_replies;
+ALTER TABLE model_replies_by_group RENAME TO model_replies;
+CREATE INDEX model_replies_by_episode ON model_replies(group_id, episode_id) WHERE episode_id IS NOT NULL;
+"""
+
+
 def _initial(conn: sqlite3.Connection) -> None:
     for statement in _statements(_V1):
         conn.execute(statement)
@@ -444,6 +467,11 @@ def _queue(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _group_replies(conn: sqlite3.Connection) -> None:
+    for statement in _statements(_V10):
+        conn.execute(statement)
+
+
 _V11 = """
 -- Whom the actor acted for (a service records the calling key as actor, and
 -- what the caller named as on_behalf_of, never in its place).
@@ -483,6 +511,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (7, "communities", _communities),
     (8, "reply_sources", _reply_sources),
     (9, "queue", _queue),
+    (10, "group_replies", _group_replies),
     (11, "on_behalf_of", _on_behalf_of),
 ]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import queue
 import sqlite3
 import threading
@@ -15,6 +16,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..._files import create_private
 from ...errors import ClosedError, KronographError, StoreError
 from ...model import AuditEvent, Community, Entity, Episode, Fact, FactChange, FactSource
 from ...time import to_micros
@@ -152,6 +154,9 @@ class SQLiteStore:
 
     # -- plumbing --------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
+        if self.path not in (":memory:", ""):
+            with contextlib.suppress(OSError):  # e.g. no such directory: sqlite3 says so below
+                create_private(self.path)  # a new database (and so its -wal and -shm) is the owner's only
         conn = sqlite3.connect(
             self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
         )
@@ -436,8 +441,8 @@ class SQLiteStore:
     async def episode_counts(self) -> dict[str, int]:
         return await self._run(queue_rows.episode_counts)
 
-    async def cached_reply_keys(self) -> set[str]:
-        return await self._run(ingest_reads.cached_reply_keys)
+    async def cached_reply_keys(self, group_id: str) -> set[str]:
+        return await self._run(ingest_reads.cached_reply_keys, group_id)
 
     async def unfinished_episodes(self, statuses: Collection[str]) -> list[tuple[str, str, str, datetime]]:
         return await self._run(ingest_reads.unfinished_episodes, statuses)
@@ -534,14 +539,14 @@ class SQLiteStore:
         return await self._run(search_reads.episode_neighbours, group_id, uuids)
 
     # -- store-wide small writes (outside plans: they decide nothing) ---------
-    async def cached_reply(self, key: str) -> str | None:
-        return await self._run(ingest_reads.cached_reply, key)
+    async def cached_reply(self, group_id: str, key: str) -> str | None:
+        return await self._run(ingest_reads.cached_reply, group_id, key)
 
-    async def cache_reply(self, key: str, model: str, reply: str, at: datetime) -> None:
+    async def cache_reply(self, group_id: str, key: str, model: str, reply: str, at: datetime) -> None:
         def put(conn: sqlite3.Connection) -> None:
             conn.execute(
-                "INSERT OR REPLACE INTO model_replies(key, model, reply, created_at) VALUES (?,?,?,?)",
-                (key, model, reply, to_micros(at)),
+                "INSERT OR REPLACE INTO model_replies(group_id, key, model, reply, created_at) VALUES (?,?,?,?,?)",
+                (group_id, key, model, reply, to_micros(at)),
             )
 
         await self._run(put)

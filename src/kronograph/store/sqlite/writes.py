@@ -95,14 +95,14 @@ SQL = {
     " AND s.group_id = p.group_id AND s.saga = p.saga",
     "deleted_episodes": "DELETE FROM episodes WHERE group_id = ? AND uuid = ?",
     "deleted_entities": "DELETE FROM entities WHERE uuid = ? AND group_id = ?",
-    "model_replies": "INSERT OR REPLACE INTO model_replies(key, model, reply, created_at, group_id, episode_id)"
+    "model_replies": "INSERT OR REPLACE INTO model_replies(group_id, key, model, reply, created_at, episode_id)"
     " VALUES (?,?,?,?,?,?)",
     "erased_history": "DELETE FROM fact_history WHERE group_id = ? AND fact_uuid = ?",
     "erased_retractions": "DELETE FROM retracted_facts WHERE group_id = ? AND fact_uuid = ?",
     "redacted_audit": "UPDATE audit_events SET detail = ?, episode_id = NULL, actor = NULL,"
     " on_behalf_of = NULL"
     " WHERE group_id = ? AND seq = ?",
-    "dropped_replies": "DELETE FROM model_replies WHERE key = ?",
+    "dropped_replies": "DELETE FROM model_replies WHERE group_id = ? AND key = ?",
     "cleared_summaries": "UPDATE entities SET summary = NULL, summary_built_at = NULL,"
     " summary_stale = summary_stale + 1 WHERE uuid = ? AND group_id = ?",
     "cleared_entity_records": "UPDATE entities SET attributes = ?, provenance = ? WHERE uuid = ? AND group_id = ?",
