@@ -70,7 +70,7 @@ class Pool:
         try:
             await pool.open(wait=True, timeout=timeout)
         except BaseException:
-            await pool.close(timeout=0)  # a pool that failed to open stops retrying its connections
+            await pool.close()  # a pool that failed to open stops retrying its connections
             raise
         return cls(pool, asyncio.get_running_loop())
 

@@ -89,18 +89,24 @@ class _Worker(threading.Thread):
         self._door = threading.Lock()  # nothing is queued after the stop sentinel
 
     def run(self) -> None:
+        serving: list[Any] = [None]  # the call in hand: answered below should the thread die on it
         try:
-            while self._serve(self._queue.get()):
+            while self._serve(serving):
                 pass
         finally:
             with self._door:
                 self._accepting = False
-            self._fail_queued()
+            self._refuse(serving[0])
+            while True:  # and the calls queued behind it, so that none waits forever
+                try:
+                    self._refuse(self._queue.get_nowait())
+                except queue.Empty:
+                    break
 
-    @staticmethod
-    def _serve(item: Any) -> bool:
+    def _serve(self, serving: list[Any]) -> bool:
         """Run one queued call; False at the stop sentinel. (Its own frame: the
         thread keeps no reference to a call, or to its store, once answered.)"""
+        serving[0] = item = self._queue.get()
         if item is None:
             return False
         loop, future, fn, args = item
@@ -113,20 +119,15 @@ class _Worker(threading.Thread):
                 loop.call_soon_threadsafe(_settle, future, result, error)
             except RuntimeError:
                 pass  # the caller's event loop is closed: nobody is left to answer
+        serving[0] = None
         return True
 
-    def _fail_queued(self) -> None:
-        """Answer calls queued behind the end of the thread, so none waits forever."""
-        while True:
+    def _refuse(self, item: Any) -> None:
+        if item is not None and item[0] is not None:
             try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                return
-            if item is not None and item[0] is not None:
-                try:
-                    item[0].call_soon_threadsafe(_settle, item[1], None, self._refusal())
-                except RuntimeError:
-                    pass
+                item[0].call_soon_threadsafe(_settle, item[1], None, self._refusal())
+            except RuntimeError:
+                pass
 
     def _refusal(self) -> KronographError:
         if self._stopped:
