@@ -274,18 +274,16 @@ def test_group_lock_held_by_a_task_of_a_closed_loop_is_not_waited_on(tmp_path: P
     judge = BlockingJudge()
     memory = AsyncMemory(tmp_path / "m.db", model=None, judge=judge)
     old = asyncio.new_event_loop()
+    parked: list[asyncio.Task[Any]] = []  # held: a task collected early would release its lock
 
     async def start() -> None:
         judge.entered = asyncio.Event()
         await memory.add_fact(G, "alice", "works_at", "acme")
-        old.create_task(memory.add_fact(G, "alice", "works_at", "globex"))
+        parked.append(old.create_task(memory.add_fact(G, "alice", "works_at", "globex")))
         await judge.entered.wait()
 
     old.run_until_complete(start())
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        old.close()  # the parked task is never cancelled: its lock stays held
-        collect()  # (and collecting it runs no code that could release the lock)
+    old.close()  # the parked task is never cancelled: its lock stays held
     judge.blocking = False
 
     async def later() -> int:
@@ -295,6 +293,8 @@ def test_group_lock_held_by_a_task_of_a_closed_loop_is_not_waited_on(tmp_path: P
         return n
 
     assert asyncio.run(asyncio.wait_for(later(), 30)) == 2
+    parked.clear()
+    collect()
 
 
 @pytest.mark.timeout(60)
@@ -331,15 +331,24 @@ def test_closed_store_refuses_calls_queued_behind_its_close(tmp_path: Path) -> N
     store = SQLiteStore(tmp_path / "s.db")
 
     async def run() -> list[object]:
-        await store.groups()
-        slow = asyncio.create_task(store.groups())
-        waiting = asyncio.create_task(store.groups())
-        await asyncio.sleep(0)
-        await store.close()
-        return await asyncio.wait_for(asyncio.gather(slow, waiting, return_exceptions=True), 10)
+        inside, release = asyncio.Event(), asyncio.Event()
 
-    for outcome in asyncio.run(run()):
-        assert outcome == [] or isinstance(outcome, ClosedError)
+        async def hold_the_gate() -> None:
+            async with store.unit(G):
+                await store.claim_setting("k", "v")
+                inside.set()
+                await release.wait()
+
+        holder = asyncio.create_task(hold_the_gate())
+        await inside.wait()
+        waiting = asyncio.create_task(store.groups())  # waits at the gate, past the closed check
+        await asyncio.sleep(0)
+        await asyncio.wait_for(store.close(), 10)
+        release.set()
+        return await asyncio.wait_for(asyncio.gather(holder, waiting, return_exceptions=True), 10)
+
+    outcomes = asyncio.run(run())
+    assert all(isinstance(outcome, ClosedError) for outcome in outcomes), outcomes
 
 
 def test_sync_memory_closed_refuses_calls_and_its_portal_too() -> None:
@@ -521,9 +530,12 @@ def pg_url() -> Iterator[str]:
 def test_postgres_pool_of_an_ended_loop_is_closed_when_replaced_and_on_close(pg_url: str) -> None:
     from kronograph.store.postgres import PostgresStore
 
-    memory = AsyncMemory(PostgresStore(pg_url, min_size=2, max_size=4), model=None)
+    store = PostgresStore(pg_url, min_size=2, max_size=4)
+    memory = AsyncMemory(store, model=None)
+    pools = []  # held, so that only closing them (not collecting them) can end their sessions
     for _ in range(3):  # each asyncio.run: a new loop, a new pool; the last one's closed
         asyncio.run(memory.groups())
+        pools.append(store._pool)
         assert _connections(pg_url, 2) == 2
     asyncio.run(memory.aclose())  # from yet another loop: the pool is still closed
     assert _connections(pg_url, 0) == 0
@@ -556,10 +568,24 @@ def test_postgres_pool_that_fails_to_open_is_closed() -> None:
 
     url = f"postgresql://nobody@127.0.0.1:{pg_server.free_port()}/none?connect_timeout=1"
 
-    async def run() -> set[asyncio.Task[Any]]:
-        with pytest.raises(PoolTimeout):
-            await Pool.open(url, 1, 1, timeout=0.5)
+    async def left_over() -> set[asyncio.Task[Any]]:
         await asyncio.sleep(0)
         return asyncio.all_tasks() - {asyncio.current_task()}  # type: ignore[operator]
 
-    assert asyncio.run(run()) == set()  # no task left retrying the connection
+    async def timed_out() -> set[asyncio.Task[Any]]:
+        with pytest.raises(PoolTimeout):
+            await Pool.open(url, 1, 1, timeout=0.5)
+        return await left_over()
+
+    async def cancelled() -> set[asyncio.Task[Any]]:
+        opening = asyncio.create_task(Pool.open(url, 1, 1, timeout=30))
+        for _ in range(20):  # let it start its connection attempts
+            await asyncio.sleep(0.01)
+        opening.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await opening
+        return await left_over()
+
+    # no task left retrying the connection
+    assert asyncio.run(timed_out()) == set()
+    assert asyncio.run(cancelled()) == set()
