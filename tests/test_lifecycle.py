@@ -73,6 +73,16 @@ def dropped_warnings(drop: Callable[[], None]) -> list[str]:
     return messages
 
 
+def finish(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what a test left parked on a stopped loop, let it unwind, and
+    close the loop (what asyncio.run does at its end)."""
+    tasks = asyncio.all_tasks(loop)
+    for task in tasks:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+    loop.close()
+
+
 class BlockingJudge:
     """An async judge that, while ``blocking``, parks the add_fact calling it
     (its group lock held) until the event loop it runs on goes away."""
@@ -589,3 +599,36 @@ def test_postgres_pool_that_fails_to_open_is_closed() -> None:
     # no task left retrying the connection
     assert asyncio.run(timed_out()) == set()
     assert asyncio.run(cancelled()) == set()
+
+
+@pytest.mark.timeout(120)
+def test_postgres_unit_left_open_by_a_stopped_loop_does_not_hold_the_group(pg_url: str) -> None:
+    """A task parked inside a unit of work (its transaction holding the
+    group's advisory lock) on a loop that stopped: the next loop's pool
+    replaces that loop's, whose connections, the lent one too, are closed, so
+    the lock is released and writers to the group (in any process) go on."""
+    from kronograph.store.postgres import PostgresStore
+
+    store = PostgresStore(pg_url, min_size=0, max_size=2)
+    entered = asyncio.Event()
+    old = asyncio.new_event_loop()
+
+    async def parked() -> None:
+        async with store.unit(G):
+            entered.set()
+            await asyncio.Event().wait()
+
+    task = old.create_task(parked())  # held: collecting it would end its session anyway
+    old.run_until_complete(entered.wait())
+
+    async def later() -> int:
+        async with store.unit(G):  # waits on the advisory lock while the parked unit holds it
+            await store.claim_setting("later", "1")
+        revision = await store.revision(G)
+        await store.close()
+        return revision
+
+    asyncio.run(asyncio.wait_for(later(), 30))
+    assert _connections(pg_url, 0) == 0
+    finish(old)
+    assert task.done()

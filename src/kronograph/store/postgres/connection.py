@@ -53,6 +53,7 @@ class Pool:
     def __init__(self, pool: AsyncConnectionPool, loop: asyncio.AbstractEventLoop) -> None:
         self._pool = pool
         self.loop = loop
+        self._lent: set[AsyncConnection] = set()  # checked out now (see discard)
 
     @classmethod
     async def open(cls, url: str, min_size: int, max_size: int, *, timeout: float, prepare: bool = True) -> Pool:
@@ -74,8 +75,14 @@ class Pool:
             raise
         return cls(pool, asyncio.get_running_loop())
 
-    def connection(self):  # type: ignore[no-untyped-def]
-        return self._pool.connection()
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[AsyncConnection]:
+        async with self._pool.connection() as conn:
+            self._lent.add(conn)
+            try:
+                yield conn
+            finally:
+                self._lent.discard(conn)
 
     async def close(self) -> None:
         await self._pool.close()
@@ -102,11 +109,14 @@ class Pool:
         self.discard()
 
     def discard(self) -> None:
-        """Close the idle connections now, without an event loop: for a pool
-        whose loop has ended (its own ``close()`` needs that loop). Checked-out
-        connections went with the tasks of that loop."""
-        for conn in list(getattr(self._pool, "_pool", ())):  # psycopg_pool's idle connections
+        """Close every connection now, without an event loop: for a pool whose
+        loop has stopped (its own ``close()`` needs that loop). Those checked
+        out too: a task parked on that loop inside a transaction would
+        otherwise hold the group's advisory lock until it is collected."""
+        idle = list(getattr(self._pool, "_pool", ()))  # psycopg_pool's idle connections
+        for conn in [*idle, *self._lent]:
             conn.pgconn.finish()
+        self._lent.clear()
 
 
 async def lock_group(conn: AsyncConnection, group_id: str) -> int:
