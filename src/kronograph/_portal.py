@@ -1,11 +1,13 @@
 """Driving the async core from blocking code, for the sync ``Memory`` shell.
 
-The memory owns a private event loop. A call runs it right in the calling
-thread (no thread hop: the cheapest path, and the common one). When another
-thread is already driving the loop, the work is handed to it instead, so
-concurrent callers share one loop, and a plain judge running on a worker
-thread may itself read through the sync memory. A caller that has an event loop of
-its own running (a notebook) gets a short-lived helper thread.
+The memory owns a private event loop, made by its first call. A call runs it
+right in the calling thread (no thread hop: the cheapest path, and the common
+one). When another thread is already driving the loop, the work is handed to
+it instead, so concurrent callers share one loop, and a plain judge running on
+a worker thread may itself read through the sync memory. A caller that has an
+event loop of its own running (a notebook) gets a short-lived helper thread.
+Once closed, a call fails at once (``ClosedError``) instead of waiting on a
+loop that will never run again.
 """
 
 from __future__ import annotations
@@ -16,16 +18,33 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from .errors import ClosedError
+
 T = TypeVar("T")
 
 
 class Portal:
     def __init__(self) -> None:
-        self._loop = asyncio.new_event_loop()
+        self._loop: asyncio.AbstractEventLoop | None = None  # made by the first call
+        self._closed = False
         self._lock = threading.Lock()  # held by whichever thread drives the loop
+        self._making = threading.Lock()
+
+    def _ready_loop(self) -> asyncio.AbstractEventLoop:
+        with self._making:
+            if self._closed:
+                raise ClosedError("this memory is closed")
+            if self._loop is None:
+                self._loop = asyncio.new_event_loop()
+            return self._loop
 
     def call(self, coro: Coroutine[Any, Any, T]) -> T:
-        if asyncio._get_running_loop() is self._loop:
+        try:
+            loop = self._ready_loop()
+        except ClosedError:
+            coro.close()
+            raise
+        if asyncio._get_running_loop() is loop:
             coro.close()
             raise RuntimeError(
                 "a sync Memory was called from inside its own event loop (from an async judge?);"
@@ -33,22 +52,30 @@ class Portal:
             )
         if self._lock.acquire(blocking=False):
             try:
-                return self._drive(coro)
+                return self._drive(loop, coro)
             finally:
                 self._lock.release()
-        return self._join(asyncio.run_coroutine_threadsafe(coro, self._loop))
+        try:
+            future = asyncio.run_coroutine_threadsafe(coro, loop)
+        except RuntimeError:  # closed between the check and now
+            coro.close()
+            raise ClosedError("this memory is closed") from None
+        return self._join(loop, future)
 
-    def _drive(self, coro: Coroutine[Any, Any, T]) -> T:
+    def _drive(self, loop: asyncio.AbstractEventLoop, coro: Any) -> Any:
+        if loop.is_closed():
+            coro.close()
+            raise ClosedError("this memory is closed")
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return self._loop.run_until_complete(coro)
+            return loop.run_until_complete(coro)
         # This thread already runs another loop: drive ours from a helper thread.
         box: list[Any] = []
 
         def run() -> None:
             try:
-                box.append((True, self._loop.run_until_complete(coro)))
+                box.append((True, loop.run_until_complete(coro)))
             except BaseException as exc:  # handed back to the caller below
                 box.append((False, exc))
 
@@ -58,9 +85,9 @@ class Portal:
         ok, value = box[0]
         if not ok:
             raise value
-        return value  # type: ignore[no-any-return]
+        return value
 
-    def _join(self, future: concurrent.futures.Future[T]) -> T:
+    def _join(self, loop: asyncio.AbstractEventLoop, future: concurrent.futures.Future[T]) -> T:
         """Wait for work handed to the driving thread; if that thread stops
         driving before the work is done, drive the loop from here."""
         while True:
@@ -69,13 +96,24 @@ class Portal:
             except concurrent.futures.TimeoutError:
                 if self._lock.acquire(blocking=False):
                     try:
-                        return self._drive(asyncio.wrap_future(future, loop=self._loop))  # type: ignore[arg-type]
+                        return self._drive(loop, asyncio.wrap_future(future, loop=loop))  # type: ignore[no-any-return]
                     finally:
                         self._lock.release()
 
     def close(self) -> None:
         with self._lock:
-            if self._loop.is_closed():
+            with self._making:
+                self._closed = True
+                loop = self._loop
+            if loop is None or loop.is_closed():
                 return
-            self._drive(self._loop.shutdown_default_executor())
-            self._loop.close()
+            self._drive(loop, loop.shutdown_default_executor())
+            loop.close()
+
+    def abandon(self) -> None:
+        """Close the loop without running it (the memory was dropped unclosed)."""
+        with self._making:
+            self._closed = True
+            loop = self._loop
+        if loop is not None and not loop.is_closed() and not loop.is_running():
+            loop.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -111,7 +112,7 @@ class AsyncMemory(Maintenance):
             raise InvalidInputError("judge", "must be callable: judge(new_fact, candidates) -> Verdict")
         try:
             self._store = store if isinstance(store, Store) else open_store(store, threaded=self._threaded)
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:
             raise InvalidInputError("store", str(exc)) from None
         self._clock = clock or system_clock
         self._judge = judge
@@ -139,8 +140,11 @@ class AsyncMemory(Maintenance):
         )
         self._resume_on_open = resume
         self._workers: set[QueueWorker] = set()  # woken when an episode is queued
+        self._loop: asyncio.AbstractEventLoop | None = None  # the event loop of the last call (see _ready)
+        self._built = True  # a memory whose constructor refused its arguments holds nothing to close
 
     _threaded = True  # the sync shell owns its loop and runs the store inline
+    _warns_unclosed = True  # the sync shell warns for its core
 
     @property
     def store(self) -> Store:
@@ -152,6 +156,7 @@ class AsyncMemory(Maintenance):
     async def _ready(self) -> Store:
         if self._closed:
             raise ClosedError("this memory is closed")
+        self._enter_loop(asyncio.get_running_loop())
         if not self._opened:
             await self._store.open()
             await self._ingestion.check_embedder()
@@ -172,11 +177,39 @@ class AsyncMemory(Maintenance):
     def _lock(self, group_id: str) -> asyncio.Lock:
         return self._locks.setdefault(group_id, asyncio.Lock())
 
+    def _enter_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """A memory moves to a new event loop (another ``asyncio.run``): the
+        group locks of a loop that has stopped are dropped, since a task left
+        on it holding one could never release it and every later call on the
+        group would wait forever."""
+        if loop is self._loop:
+            return
+        old, self._loop = self._loop, loop
+        if old is not None and not old.is_running():
+            self._locks.clear()
+            self._saga_locks.clear()
+
     async def aclose(self) -> None:
+        """Close the store (its thread, connection or pool) and the model
+        client this memory made itself (from ``"auto"`` or settings; one
+        passed in is left to its owner). A memory is closed once: ``async
+        with`` does it; dropped open, it warns (``ResourceWarning``)."""
         if self._closed:
             return
         self._closed = True
-        await self._store.close()
+        try:
+            await self._ingestion.aclose()
+        finally:
+            await self._store.close()
+
+    def __del__(self) -> None:
+        # The store releases its own thread, file or pool when it is collected
+        # with the memory; this says that close() was forgotten.
+        if self.__dict__.get("_built") and not self._closed and self._warns_unclosed:
+            warnings.warn(
+                f"unclosed {type(self).__name__} on {self._store!r}: use 'async with' or await aclose()",
+                ResourceWarning, source=self, stacklevel=2,
+            )
 
     async def __aenter__(self) -> AsyncMemory:
         await self._ready()

@@ -6,6 +6,7 @@ parameter."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -57,6 +58,7 @@ __all__ = ["Memory"]
 
 class _SyncCore(AsyncMemory):
     _threaded = False
+    _warns_unclosed = False  # its Memory does
 
 
 class Memory:
@@ -91,12 +93,24 @@ class Memory:
         return self._core.store
 
     def close(self) -> None:
+        """Close the store and the private event loop; ``with`` does it.
+        Dropped open, a memory warns (``ResourceWarning``)."""
         if self._core._closed:
             return
         try:
             self._portal.call(self._core.aclose())
         finally:
             self._portal.close()
+
+    def __del__(self) -> None:
+        core, portal = self.__dict__.get("_core"), self.__dict__.get("_portal")
+        if core is None or portal is None or core._closed:
+            return  # never built, or closed
+        warnings.warn(
+            f"unclosed Memory on {core.store!r}: use 'with Memory(...)' or call close()",
+            ResourceWarning, source=self, stacklevel=2,
+        )
+        portal.abandon()  # the store releases its file when it is collected with the core
 
     def __enter__(self) -> Memory:
         return self

@@ -159,6 +159,15 @@ class Ingestion:
         self._pipeline()
         return self._model
 
+    async def aclose(self) -> None:
+        """Close the HTTP client of a provider this memory chose itself (from
+        ``"auto"`` or settings); a provider or client passed in is its owner's."""
+        made_here = self._model_arg == "auto" or isinstance(self._model_arg, ModelSettings)
+        if self._model is not None and made_here:
+            close = getattr(self._model.provider, "aclose", None)
+            if close is not None:
+                await close()
+
     async def check_embedder(self) -> None:
         """Record the embedder with the store's first vectors; refuse another dimension."""
         embedder = self._settings.embedder

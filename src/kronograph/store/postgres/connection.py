@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -43,10 +44,14 @@ async def connect(url: str, *, vectors: bool = False) -> AsyncIterator[AsyncConn
 
 
 class Pool:
-    """An async connection pool of autocommit connections, configured for vectors."""
+    """An async connection pool of autocommit connections, configured for
+    vectors. It belongs to the event loop that opened it (psycopg's tasks run
+    there): :meth:`retire` closes it from anywhere, that loop alive or not."""
 
-    def __init__(self, pool: AsyncConnectionPool) -> None:
+    def __init__(self, pool: AsyncConnectionPool, loop: asyncio.AbstractEventLoop) -> None:
         self._pool = pool
+        self.loop = loop
+        self._lent: set[AsyncConnection] = set()  # checked out now (see discard)
 
     @classmethod
     async def open(cls, url: str, min_size: int, max_size: int, *, timeout: float, prepare: bool = True) -> Pool:
@@ -61,14 +66,55 @@ class Pool:
             configure=_configure,
             open=False,
         )
-        await pool.open(wait=True, timeout=timeout)
-        return cls(pool)
+        try:
+            await pool.open(wait=True, timeout=timeout)
+        except BaseException:
+            await pool.close()  # a pool that failed to open stops retrying its connections
+            raise
+        return cls(pool, asyncio.get_running_loop())
 
-    def connection(self):  # type: ignore[no-untyped-def]
-        return self._pool.connection()
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[AsyncConnection]:
+        async with self._pool.connection() as conn:
+            self._lent.add(conn)
+            try:
+                yield conn
+            finally:
+                self._lent.discard(conn)
 
     async def close(self) -> None:
         await self._pool.close()
+
+    async def retire(self) -> None:
+        """Close the pool from whichever loop runs now (on its own, it waits
+        for the close; on another, see :meth:`release`)."""
+        if self.loop is asyncio.get_running_loop():
+            await self.close()
+        else:
+            self.release()
+
+    def release(self) -> None:
+        """Close the pool without waiting: handed to its loop while that still
+        runs; on a loop that is stopped or closed (whose tasks can no longer
+        run), its idle connections are closed here and now."""
+        if self.loop.is_running():
+            closing = self.close()
+            try:
+                asyncio.run_coroutine_threadsafe(closing, self.loop)
+                return
+            except RuntimeError:  # it closed meanwhile
+                closing.close()
+        self.discard()
+
+    def discard(self) -> None:
+        """Close every connection now, without an event loop: for a pool whose
+        loop has stopped (its own ``close()`` needs that loop). Those checked
+        out too: a task parked on that loop inside a transaction would
+        otherwise hold the group's advisory lock until it is collected."""
+        idle = list(getattr(self._pool, "_pool", ()))  # psycopg_pool's idle connections
+        for conn in [*idle, *self._lent]:
+            conn.pgconn.finish()
+        self._lent.clear()
 
 
 async def lock_group(conn: AsyncConnection, group_id: str) -> int:

@@ -103,16 +103,21 @@ class PostgresStore:
         if self._pool is not None and self._loop is loop:
             return self._pool
         if self._opening is None or self._loop is not loop:
-            self._opening, self._loop, self._pool = asyncio.Lock(), loop, None
+            old, self._pool = self._pool, None
+            self._opening, self._loop = asyncio.Lock(), loop
+            if old is not None:  # the last loop's pool: closed, not left with its connections open
+                await old.retire()
         async with self._opening:
             if self._pool is None:
                 async with connect(self.url) as conn:
                     await migrate(conn)
                     self._indexed = await _indexed_dimensions(conn)
                     self._replica = await _in_recovery(conn)
-                self._pool = await Pool.open(
-                    self.url, *self._sizes, timeout=self._timeout, prepare=self._prepare
-                )
+                pool = await Pool.open(self.url, *self._sizes, timeout=self._timeout, prepare=self._prepare)
+                if self._closed:  # closed while it opened
+                    await pool.close()
+                    raise ClosedError("this store is closed")
+                self._pool = pool
             return self._pool
 
     @asynccontextmanager
@@ -175,8 +180,15 @@ class PostgresStore:
             return
         self._closed = True
         pool, self._pool = self._pool, None
-        if pool is not None and self._loop is asyncio.get_running_loop():
-            await pool.close()
+        if pool is not None:
+            await pool.retire()
+
+    def __del__(self) -> None:
+        # Dropped without close(): its idle connections go now, not at exit.
+        # (The memory that owned it warns.)
+        pool = getattr(self, "_pool", None)
+        if pool is not None and not getattr(self, "_closed", True):
+            pool.release()
 
     def _error(self, exc: Exception) -> StoreError:
         return StoreError(redact(f"PostgreSQL error on {self.url}: {exc}"))

@@ -34,9 +34,10 @@ __all__ = ["SQLiteStore"]
 
 T = TypeVar("T")
 
-# Set while a task runs a unit of work on a store: its calls go straight in,
-# everyone else's wait at the gate until the unit commits or rolls back.
-_unit_of: ContextVar[object | None] = ContextVar("kronograph_sqlite_unit", default=None)
+# Set while a task runs a unit of work on a store (the store, the unit): its
+# calls go straight in, everyone else's wait at the gate until the unit
+# commits or rolls back.
+_unit_of: ContextVar[tuple[object, object] | None] = ContextVar("kronograph_sqlite_unit", default=None)
 
 
 class _Checkpointer(threading.Thread):
@@ -58,9 +59,10 @@ class _Checkpointer(threading.Thread):
         finally:
             conn.close()
 
-    def stop(self) -> None:
+    def stop(self, *, wait: bool = True) -> None:
         self._stopped.set()
-        self.join()
+        if wait:
+            self.join()
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
@@ -74,32 +76,90 @@ def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | Non
 
 class _Worker(threading.Thread):
     """The store's one thread: runs calls in order and hands each result back
-    to the caller's event loop (a plainer, quicker trip than an executor's)."""
+    to the caller's event loop (a plainer, quicker trip than an executor's).
+
+    It outlives its callers' loops: a result whose loop has closed meanwhile
+    (``asyncio.run`` returned, a server shut down) is dropped, and the thread
+    goes on with the next call. Once stopped, or should it ever die, a call
+    fails at once instead of waiting for an answer that cannot come."""
 
     def __init__(self) -> None:
         super().__init__(name="kronograph-sqlite", daemon=True)
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self.start()
+        self._accepting = True
+        self._stopped = False  # by stop(), as against dying
+        self._door = threading.Lock()  # nothing is queued after the stop sentinel
 
     def run(self) -> None:
-        while (item := self._queue.get()) is not None:
-            loop, future, fn, args = item
+        serving: list[Any] = [None]  # the call in hand: answered below should the thread die on it
+        try:
+            while self._serve(serving):
+                pass
+        finally:
+            with self._door:
+                self._accepting = False
+            self._refuse(serving[0])
+            while True:  # and the calls queued behind it, so that none waits forever
+                try:
+                    self._refuse(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+
+    def _serve(self, serving: list[Any]) -> bool:
+        """Run one queued call; False at the stop sentinel. (Its own frame: the
+        thread keeps no reference to a call, or to its store, once answered.)"""
+        serving[0] = item = self._queue.get()
+        if item is None:
+            return False
+        loop, future, fn, args = item
+        try:
+            result, error = fn(*args), None
+        except BaseException as exc:  # handed to the caller, raised there
+            result, error = None, exc
+        if loop is not None:  # None: posted work, nobody waits for it
             try:
-                result = fn(*args)
-            except BaseException as exc:  # handed to the caller, raised there
-                loop.call_soon_threadsafe(_settle, future, None, exc)
-            else:
-                loop.call_soon_threadsafe(_settle, future, result, None)
+                loop.call_soon_threadsafe(_settle, future, result, error)
+            except RuntimeError:
+                pass  # the caller's event loop is closed: nobody is left to answer
+        serving[0] = None
+        return True
+
+    def _refuse(self, item: Any) -> None:
+        if item is not None and item[0] is not None:
+            try:
+                item[0].call_soon_threadsafe(_settle, item[1], None, self._refusal())
+            except RuntimeError:
+                pass
+
+    def _refusal(self) -> KronographError:
+        if self._stopped:
+            return ClosedError("this store is closed")
+        return StoreError("the SQLite store's worker thread has died: close the memory and open it again")
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        self._queue.put((loop, future, fn, args))
+        self._put((loop, future, fn, args))
         return await future
 
-    def stop(self) -> None:
-        self._queue.put(None)
-        self.join()
+    def post(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Queue ``fn`` after the calls already queued, waiting for nothing."""
+        self._put((None, None, fn, args))
+
+    def _put(self, item: Any) -> None:
+        with self._door:
+            if not self._accepting or not self.is_alive():
+                raise self._refusal()
+            self._queue.put(item)
+
+    def stop(self, *, wait: bool = True) -> None:
+        with self._door:
+            self._stopped = True
+            if self._accepting:
+                self._accepting = False
+                self._queue.put(None)
+        if wait and self is not threading.current_thread():
+            self.join()
 
 
 class SQLiteStore:
@@ -125,8 +185,10 @@ class SQLiteStore:
         self.path = str(path)
         self._timeout = timeout
         self._synchronous = synchronous.upper()
-        self._executor = _Worker() if threaded else None
-        self._lock = threading.Lock()
+        self._threaded = threaded
+        self._executor: _Worker | None = None  # started by the first call, not here
+        self._lock = threading.Lock()  # held while a call runs on the connection
+        self._starting = threading.Lock()  # held while the worker thread starts
         self._conn: sqlite3.Connection | None = None
         self._checkpointer: _Checkpointer | None = None
         self._applied: dict[str, int] = {}  # plans this connection committed, by group: part of the revision
@@ -136,6 +198,7 @@ class SQLiteStore:
         self._closed = False
         self._gate: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
         self._unit_plans: list[Plan] | None = None  # plans written by the open unit of work
+        self._unit_token: object | None = None  # which unit of work the open transaction is
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> SQLiteStore:
@@ -160,6 +223,14 @@ class SQLiteStore:
         conn = sqlite3.connect(
             self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
         )
+        try:
+            self._configure(conn)
+        except BaseException:
+            conn.close()  # a database that cannot be opened leaves no file handle behind
+            raise
+        return conn
+
+    def _configure(self, conn: sqlite3.Connection) -> None:
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
         if self.path != ":memory:":
@@ -169,15 +240,15 @@ class SQLiteStore:
         # ~40 MB instead of ~4 MB: far fewer cache misses and fsyncs per write.
         conn.execute("PRAGMA cache_size = -65536")
         conn.execute("PRAGMA journal_size_limit = 67108864")
-        if self.path != ":memory:" and self._checkpointer is None:
+        if self.path != ":memory:":
             # Checkpoints (copying the WAL back, with two fsyncs) run on a thread
             # of their own; the writer's own checkpoint at 20,000 pages is a backstop.
             conn.execute("PRAGMA wal_autocheckpoint = 20000")
-            self._checkpointer = _Checkpointer(self.path, self._timeout)
-            self._checkpointer.start()
         purge.register_functions(conn)
         migrate(conn)
-        return conn
+        if self.path != ":memory:" and self._checkpointer is None:
+            self._checkpointer = _Checkpointer(self.path, self._timeout)
+            self._checkpointer.start()
 
     def _call(self, fn: Callable[..., T], *args: Any) -> T:
         with self._lock:
@@ -197,24 +268,40 @@ class SQLiteStore:
 
     def _gate_lock(self) -> asyncio.Lock:
         """The lock that keeps calls out of another task's unit of work. One per
-        event loop: a store is used from one loop at a time."""
+        event loop: a store is used from one loop at a time. A unit left open
+        by a loop that has stopped (closed with the task pending) can never
+        finish: it is rolled back, after whatever the worker is still doing."""
         loop = asyncio.get_running_loop()
         if self._gate is None or self._gate[0] is not loop:
-            self._gate = (loop, asyncio.Lock())
+            old, self._gate = self._gate, (loop, asyncio.Lock())
+            if old is not None and not old[0].is_running():
+                self._abandon(None)
         return self._gate[1]
 
+    def _worker(self) -> _Worker:
+        """The store's thread, started by its first call (a store made and
+        dropped, or refused by a caller's checks, never starts one)."""
+        with self._starting:
+            if self._closed:
+                raise ClosedError("this store is closed")
+            if self._executor is None:
+                self._executor = _Worker()
+                self._executor.start()
+            return self._executor
+
     async def _exec(self, fn: Callable[..., T], *args: Any) -> T:
-        if self._executor is None:
+        if not self._threaded:
             return self._call(fn, *args)
-        return await self._executor.call(self._call, fn, *args)
+        return await self._worker().call(self._call, fn, *args)
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         if self._closed:
             raise ClosedError("this store is closed")
-        if _unit_of.get() is self:
+        unit = _unit_of.get()
+        if unit is not None and unit[0] is self:
             # Inside a unit of work every other call waits at the gate, so its
             # short local calls run inline: no thread hop per read and plan.
-            return self._call(fn, *args)
+            return self._call(self._in_unit, unit[1], fn, *args)
         async with self._gate_lock():
             return await self._exec(fn, *args)
 
@@ -227,41 +314,77 @@ class SQLiteStore:
         its calls run on the caller's thread (they are short and local).
         ``after`` is a plan committed on its own just before the unit begins
         (an episode's checkpoint, say), in the same trip to the database."""
-        if _unit_of.get() is self:
+        unit = _unit_of.get()
+        if unit is not None and unit[0] is self:
             raise StoreError("units of work do not nest")
         if self._closed:
             raise ClosedError("this store is closed")
         async with self._gate_lock():
-            token = _unit_of.set(self)
+            mine = object()
+            token = _unit_of.set((self, mine))
             try:
-                await self._exec(self._begin, after)  # may wait for another process's write: off the loop
+                try:
+                    await self._exec(self._begin, after, mine)  # may wait for another process's write
+                except BaseException:
+                    self._abandon(mine)  # cancelled while the worker may still be beginning it
+                    raise
                 try:
                     yield self
                 except BaseException:
-                    self._call(self._rollback)
+                    self._call(self._rollback, mine)
                     raise
-                self._call(self._commit)  # the write lock is held: nothing to wait for
+                self._call(self._commit, mine)  # the write lock is held: nothing to wait for
             finally:
                 _unit_of.reset(token)
-                self._unit_plans = None
 
-    def _begin(self, conn: sqlite3.Connection, after: Plan | None) -> None:
+    def _begin(self, conn: sqlite3.Connection, after: Plan | None, unit: object) -> None:
         if after is not None:
             self._apply(conn, after)
         conn.execute("BEGIN IMMEDIATE")
-        self._unit_plans = []
+        self._unit_plans, self._unit_token = [], unit
 
-    def _rollback(self, conn: sqlite3.Connection) -> None:
+    def _in_unit(self, conn: sqlite3.Connection, unit: object, fn: Callable[..., T], *args: Any) -> T:
+        if self._unit_token is not unit:  # its transaction is gone: nothing of it may commit alone
+            raise StoreError("this unit of work was abandoned and rolled back")
+        return fn(conn, *args)
+
+    def _rollback(self, conn: sqlite3.Connection, unit: object | None) -> None:
+        """Roll back ``unit``'s transaction (``None``: whichever unit is open),
+        if it is still the open one: a unit abandoned on a dead event loop must
+        not undo a later unit's work."""
+        if self._unit_token is None or (unit is not None and self._unit_token is not unit):
+            return
+        self._unit_plans = self._unit_token = None
         if conn.in_transaction:
             conn.execute("ROLLBACK")
 
-    def _commit(self, conn: sqlite3.Connection) -> None:
+    def _abandon(self, unit: object | None) -> None:
+        """Roll ``unit`` back once the worker is done beginning it (it runs
+        calls in order), or now when there is no worker."""
+        if self._executor is not None and self._executor.is_alive():
+            try:
+                self._executor.post(self._call, self._rollback, unit)
+                return
+            except KronographError:
+                pass
+        if self._conn is None:
+            return
+        try:
+            self._call(self._rollback, unit)
+        except KronographError:
+            pass  # closed: the connection went with the store
+
+    def _commit(self, conn: sqlite3.Connection, unit: object) -> None:
+        if self._unit_token is not unit:
+            raise StoreError("this unit of work was abandoned and rolled back")
         try:
             conn.execute("COMMIT")
         except BaseException:
-            self._rollback(conn)
+            self._rollback(conn, unit)
             raise
-        for plan in self._unit_plans or ():
+        self._unit_token = None
+        plans, self._unit_plans = self._unit_plans, None
+        for plan in plans or ():
             self._count(plan)
             self._entity_cache.applied(plan)
             self._vectors.applied(plan)
@@ -272,25 +395,40 @@ class SQLiteStore:
     async def close(self) -> None:
         if self._closed:
             return
+        worker = self._executor
+        if worker is None or not worker.is_alive():
+            self._shut()
+            return
+        try:
+            await worker.call(self._shut)  # after the calls already queued
+        except KronographError:  # the worker stopped meanwhile
+            self._shut()
+        finally:
+            worker.stop()
 
-        def shut() -> None:
-            with self._lock:
-                self._closed = True
-                if self._checkpointer is not None:
-                    self._checkpointer.stop()
-                if self._conn is not None:
-                    try:  # refresh the planner's statistics where they are stale
-                        self._conn.execute("PRAGMA optimize")
-                    except sqlite3.Error:
-                        pass
-                    self._conn.close()
-                    self._conn = None
+    def _shut(self, *, wait: bool = True) -> None:
+        with self._lock:
+            self._closed = True
+            if self._checkpointer is not None:
+                self._checkpointer.stop(wait=wait)
+            if self._conn is not None:
+                try:  # refresh the planner's statistics where they are stale
+                    self._conn.execute("PRAGMA optimize")
+                except sqlite3.Error:
+                    pass
+                self._conn.close()
+                self._conn = None
 
-        if self._executor is None:
-            shut()
-        else:
-            await self._executor.call(shut)
-            self._executor.stop()
+    def __del__(self) -> None:
+        # Dropped without close(): release the thread, the checkpointer and the
+        # file now rather than at exit. (The memory that owned it warns.)
+        if getattr(self, "_closed", True):
+            return
+        if self._executor is not None:
+            self._executor.stop(wait=False)
+        if self._lock.acquire(blocking=False):  # never taken while a call runs: a store in use is not garbage
+            self._lock.release()
+            self._shut(wait=False)
 
     # -- reads -----------------------------------------------------------------
     def _revision(self, conn: sqlite3.Connection, group_id: str) -> int:
