@@ -18,6 +18,7 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 
 from .errors import ApiError
 from .keys import ApiKey, KeyRing
+from .schemas import Identifier
 
 __all__ = ["Caller", "GroupPath", "admin", "caller", "group_of"]
 
@@ -71,7 +72,7 @@ def admin(who: Annotated[Caller, Depends(caller)]) -> Caller:
 
 
 def group_of(
-    group: Annotated[str, Path(description="The group (tenant).", min_length=1, max_length=200)],
+    group: Annotated[Identifier, Path(description="The group (tenant).", min_length=1, max_length=200)],
     who: Annotated[Caller, Depends(caller)],
 ) -> str:
     """The group of the path, if the caller may touch it; else the same 404

@@ -3,7 +3,6 @@ its sources and history, its conflict slot, retract."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
@@ -12,7 +11,7 @@ from ...errors import NotFoundError
 from ...model import AddFactResult, RemovalResult
 from ..auth import Caller, GroupPath, caller
 from ..errors import ErrorBody
-from ..schemas import FactDetail, FactIn, FactList
+from ..schemas import FactDetail, FactIn, FactList, Time
 from . import ERRORS, Mem
 
 router = APIRouter(tags=["facts"], responses={k: {**v, "model": ErrorBody} for k, v in ERRORS.items()})
@@ -34,7 +33,7 @@ async def add_fact(
 async def list_facts(
     group: GroupPath, memory: Mem,
     subject: Opt = None, relation: Opt = None, object: Opt = None, entity: Opt = None,
-    as_of: datetime | None = None, known_at: datetime | None = None,
+    as_of: Time | None = None, known_at: Time | None = None,
     include_retired: bool = False, include_expired: bool = False,
     limit: Annotated[int | None, Query(ge=1, le=10_000)] = None,
 ) -> FactList:
