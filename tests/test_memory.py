@@ -508,7 +508,7 @@ def test_entities_by_name_and_label(memory_factory: MakeMemory) -> None:
 
 def test_episodes_and_facts_record_their_actor(memory_factory: MakeMemory) -> None:
     memory = memory_factory()
-    memory.add_episode(G, "Ann Lee lives in Paris.", episode_id="e1", actor="  user:ann  ")
+    memory.add_episode(G, "Ann Lee lives in Paris.", episode_id="e1", actor="user:ann")
     memory.add_episodes(G, [{"content": "Bo Chen works at Acme.", "episode_id": "e2", "actor": "agent:sync"},
                             {"content": "Cy Diaz works at Initech.", "episode_id": "e3"}])
     memory.add_fact(G, "Dee", "WORKS_AT", "Hooli", episode_id="f1", actor="key:1234")
@@ -529,7 +529,7 @@ def test_audit_events_record_their_actor(memory_factory: MakeMemory, clock) -> N
     assert event.actor == "agent:crawler" and event.episode_id == "e2"
 
 
-@pytest.mark.parametrize("actor", ["", "   ", 42, "a\x00b", "x" * 201])
+@pytest.mark.parametrize("actor", ["", "   ", 42, "a\x00b", "x" * 201, "  user:ann  ", "ann\u200b", "a\ud800"])
 def test_a_bad_actor_is_refused_and_changes_nothing(memory_factory: MakeMemory, actor: object) -> None:
     memory = memory_factory()
     before = snapshot(memory)

@@ -65,7 +65,7 @@ def _relation_types(value: Mapping[str, RelationType | Mapping[str, Any]] | None
         try:
             out[key] = spec if isinstance(spec, RelationType) else RelationType.model_validate(spec)
         except ValidationError as exc:
-            problem = "; ".join(e["msg"] for e in exc.errors())
+            problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
             raise InvalidInputError(f"relation_types[{name!r}]", problem) from None
     return out
 

@@ -7,6 +7,7 @@ exactly what the Python API returns.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -78,6 +79,8 @@ class _In(BaseModel):
     @field_validator("*")
     @classmethod
     def _storable(cls, value: Any) -> Any:
+        if isinstance(value, datetime):  # a Time, checked as such
+            return value
         problem = json_problem(value)
         if problem is not None:
             raise ValueError(problem)
@@ -109,6 +112,14 @@ class EpisodeIn(_In):
         kind = info.data.get("kind")
         if kind in ("message", "text") and not isinstance(value, str):
             raise ValueError(f"a {kind} episode's content is a string; JSON values go in a json episode")
+        if kind == "json" and isinstance(value, str):  # JSON text: its strings are checked as JSON's are
+            try:
+                parsed = json.loads(value)
+            except (ValueError, RecursionError) as exc:
+                raise ValueError(f"not valid JSON: {exc}") from None
+            problem = json_problem(parsed)
+            if problem is not None:
+                raise ValueError(problem)
         return value
 
 
