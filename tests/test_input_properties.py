@@ -2,8 +2,8 @@
 control and format characters, any plane) and arbitrary times in every
 string field either round-trip or are refused: InvalidInputError in the
 library (never another exception), a 4xx at the REST door; and the group's
-reads keep answering (200) afterwards. Example counts are modest; the
-``slow`` runs go further."""
+reads keep answering (200) afterwards. Example counts are modest (derandomised,
+so every run checks the same cases)."""
 
 from __future__ import annotations
 
@@ -94,10 +94,6 @@ def library(request: pytest.FixtureRequest) -> Iterator[Library]:
         lib = Library(request.param, Path(directory))
         yield lib
         lib.memory.close()
-
-
-def _examples(library: Library, sqlite: int, postgres: int) -> int:
-    return postgres if "Postgres" in type(library.memory.store).__name__ else sqlite
 
 
 def _episode_round_trips(library: Library, fields: dict[str, Any], queued: bool) -> None:

@@ -212,3 +212,16 @@ def test_a_body_nested_past_any_stack_is_refused(door: Door) -> None:
         "Authorization": f"Bearer {door.secrets['bob']}", "Content-Type": "application/json"})
     assert 400 <= response.status_code < 500, response.text
     door.reads_are_fine()
+
+
+@pytest.mark.parametrize(("path", "field"), [
+    ("/v1/groups/bob/facts?limit=1.0", "limit"), ("/v1/groups/bob/facts?limit=true", "limit"),
+    ("/v1/groups/bob/facts?limit=1e3", "limit"), ("/v1/groups/bob/facts?subject=a%00", "subject"),
+    ("/v1/groups/bob/facts?as_of=1700000000", "as_of"), ("/v1/groups/bob/facts?known_at=-1", "known_at"),
+    ("/v1/groups/bob/facts?as_of=2024-01-01T00:00:00%2B25:00", "as_of"),
+    ("/v1/groups/bob/episodes/e%00", "episode_id"), ("/v1/groups/bob/episodes/e%20", "episode_id"),
+    ("/v1/groups/bob/facts/%E2%80%8Bf", "fact_uuid"), ("/v1/groups/bob/sagas/s%C2%A0", "saga"),
+    ("/v1/groups/bob/entities/x%01", "entity_uuid"), ("/v1/groups/bob/timeline?entity=a%00", "entity"),
+])
+def test_query_and_path_values_follow_the_same_rules(door: Door, path: str, field: str) -> None:
+    refused(door.send("GET", path), field)

@@ -53,6 +53,7 @@ __all__ = [
 ID_MAX = 200  # characters: group ids, episode ids, sagas, actors, uuids
 NAME_MAX = 1000  # characters: relation names and labels
 MAX_JSON_DEPTH = 128  # nested objects and arrays in one JSON value
+_MAX_INT_BITS = 13_000  # about 3,900 digits: Python's int-to-text limit is 4,300
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _REFUSED_CATEGORIES = {
@@ -116,8 +117,11 @@ def json_problem(value: Any, max_depth: int = MAX_JSON_DEPTH) -> str | None:
             problem = text_problem(item)
             if problem is not None:
                 return f"a string{at} {problem}"
-        elif isinstance(item, bool) or item is None or isinstance(item, int):
+        elif isinstance(item, bool) or item is None:
             continue
+        elif isinstance(item, int):
+            if item.bit_length() > _MAX_INT_BITS:
+                return f"a number{at} has more than 4,000 digits"
         elif isinstance(item, float):
             if not math.isfinite(item):
                 return f"a number{at} is {item}, which JSON cannot hold"

@@ -145,7 +145,12 @@ def _json_content(content: Any, mapping: JsonMapping | None) -> str:
             content = json.dumps(content, ensure_ascii=False, sort_keys=False, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise InvalidInputError("content", f"cannot be written as JSON: {exc}") from None
-    map_json(parsed, root_name="check", mapping=mapping)  # deterministic and cheap: its refusals, now
+    try:
+        map_json(parsed, root_name="check", mapping=mapping)  # deterministic and cheap: its refusals, now
+    except InvalidInputError:
+        raise
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise InvalidInputError("content", f"cannot be mapped: {exc}") from None
     return content  # type: ignore[no-any-return]
 
 

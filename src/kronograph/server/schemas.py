@@ -32,7 +32,7 @@ __all__ = [
     "Accepted", "AuditEventList", "CommunityHit", "CommunityList", "ContradictionList", "EntityDetail",
     "EntityHit", "EntityList", "EpisodeHit", "EpisodeIn", "EpisodeList", "FactDetail", "FactHit", "FactIn",
     "FactList", "ForgetIn", "GroupList", "Health", "ReconcileIn", "ReconcileReport", "SagaList", "SearchIn",
-    "SearchOut", "Time",
+    "SearchOut", "Count", "Identifier", "Label", "Time",
 ]
 
 Name = Field(min_length=1, max_length=1000)
@@ -62,6 +62,17 @@ def _time(value: Any) -> datetime:
         raise ValueError(f"not an ISO 8601 time ({exc})") from None
 
 
+def _whole(value: Any) -> int:
+    """A whole number: an int, or in a query string its digits (not ``1.0``, ``1e3`` or ``true``)."""
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"expected a whole number, got {value!r}")
+    return value
+
+
+Count = Annotated[int, BeforeValidator(_whole)]
+"""A whole number in a query string."""
 Identifier = Annotated[str, AfterValidator(_identifier)]
 """A group, episode, saga or actor id: the library's rule (:mod:`kronograph.checks`)."""
 Label = Annotated[str, AfterValidator(_label)]

@@ -11,7 +11,7 @@ from ...errors import NotFoundError
 from ...model import AddFactResult, RemovalResult
 from ..auth import Caller, GroupPath, caller
 from ..errors import ErrorBody
-from ..schemas import FactDetail, FactIn, FactList, Time
+from ..schemas import Count, FactDetail, FactIn, FactList, Time
 from . import ERRORS, Mem
 
 router = APIRouter(tags=["facts"], responses={k: {**v, "model": ErrorBody} for k, v in ERRORS.items()})
@@ -35,7 +35,7 @@ async def list_facts(
     subject: Opt = None, relation: Opt = None, object: Opt = None, entity: Opt = None,
     as_of: Time | None = None, known_at: Time | None = None,
     include_retired: bool = False, include_expired: bool = False,
-    limit: Annotated[int | None, Query(ge=1, le=10_000)] = None,
+    limit: Annotated[Count | None, Query(ge=1, le=10_000)] = None,
 ) -> FactList:
     """Facts valid now (default), at ``as_of``, as believed at ``known_at``, or every interval."""
     return FactList(facts=await memory.facts(
