@@ -187,23 +187,15 @@ def _metadata(value: Any) -> dict[str, Any]:
 
 
 def _json_mapping(value: Any) -> JsonMapping | None:
-    if value is None or isinstance(value, JsonMapping):
-        return value
-    if isinstance(value, Mapping):
-        checks.json_value("json_mapping", _plain(value))
+    if value is None:
+        return None
     try:
-        return JsonMapping.model_validate(value)
+        mapping = value if isinstance(value, JsonMapping) else JsonMapping.model_validate(value)
     except ValidationError as exc:
-        raise InvalidInputError("json_mapping", "; ".join(e["msg"] for e in exc.errors())) from None
-
-
-def _plain(value: Any) -> Any:
-    """Sets as lists, so a mapping given with Python sets is checked as JSON."""
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, set | frozenset):
-        return list(value)
-    return value
+        problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise InvalidInputError("json_mapping", problem) from None
+    checks.json_value("json_mapping", mapping.model_dump(mode="json"))  # kept as JSON while unfinished
+    return mapping
 
 
 def episode_input(
