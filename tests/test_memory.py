@@ -508,7 +508,7 @@ def test_entities_by_name_and_label(memory_factory: MakeMemory) -> None:
 
 def test_episodes_and_facts_record_their_actor(memory_factory: MakeMemory) -> None:
     memory = memory_factory()
-    memory.add_episode(G, "Ann Lee lives in Paris.", episode_id="e1", actor="  user:ann  ")
+    memory.add_episode(G, "Ann Lee lives in Paris.", episode_id="e1", actor="user:ann")
     memory.add_episodes(G, [{"content": "Bo Chen works at Acme.", "episode_id": "e2", "actor": "agent:sync"},
                             {"content": "Cy Diaz works at Initech.", "episode_id": "e3"}])
     memory.add_fact(G, "Dee", "WORKS_AT", "Hooli", episode_id="f1", actor="key:1234")
@@ -523,7 +523,7 @@ def test_every_write_records_its_actor_and_for_whom(memory_factory: MakeMemory, 
     event of every kind of write: ingestion, a fact, retractions, forget, repairs."""
     memory = memory_factory(relation_types={"LIVES_IN": {"cardinality": "many_to_one"}})
     memory.add_episode(G, "Ann Lee lives in Paris.", episode_id="e1", actor="key:a", on_behalf_of="user:ann")
-    memory.enqueue_episode(G, "Bo Chen works at Acme.", episode_id="e2", actor="key:a", on_behalf_of=" user:bo ")
+    memory.enqueue_episode(G, "Bo Chen works at Acme.", episode_id="e2", actor="key:a", on_behalf_of="user:bo")
     memory.process_queue()
     memory.add_episodes(G, [{"content": "Cy Diaz works at Initech.", "episode_id": "e3", "actor": "key:b",
                              "on_behalf_of": "user:cy"}])
@@ -562,7 +562,7 @@ def test_audit_events_record_their_actor(memory_factory: MakeMemory, clock) -> N
     assert event.actor == "agent:crawler" and event.episode_id == "e2"
 
 
-@pytest.mark.parametrize("actor", ["", "   ", 42, "a\x00b", "x" * 201])
+@pytest.mark.parametrize("actor", ["", "   ", 42, "a\x00b", "x" * 201, "  user:ann  ", "ann\u200b", "a\ud800"])
 def test_a_bad_actor_is_refused_and_changes_nothing(memory_factory: MakeMemory, actor: object) -> None:
     memory = memory_factory()
     before = snapshot(memory)

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from . import checks
 from .errors import InvalidInputError
 from .model import RelationType, fold_relation
 from .search.engine import SCOPES
@@ -23,15 +24,13 @@ TimeLike = datetime | str
 
 
 def _text(field: str, value: Any, *, optional: bool = False) -> str | None:
-    if value is None and optional:
-        return None
-    if not isinstance(value, str):
-        raise InvalidInputError(field, f"expected a string, got {type(value).__name__}")
-    if not value.strip():
-        raise InvalidInputError(field, "must not be empty")
-    if "\x00" in value:  # no database text type can hold it (PostgreSQL refuses it)
-        raise InvalidInputError(field, "must not contain a NUL character (U+0000)")
-    return value.strip()
+    """Free text (a name, a query), stripped: see :mod:`kronograph.checks`."""
+    return checks.text(field, value, optional=optional)
+
+
+def _id(field: str, value: Any, *, optional: bool = False, max_length: int = checks.ID_MAX) -> str | None:
+    """An identifier (group, episode, saga, uuid), exactly as given: see :mod:`kronograph.checks`."""
+    return checks.identifier(field, value, optional=optional, max_length=max_length)
 
 
 def _time(field: str, value: TimeLike | None) -> datetime | None:
@@ -43,32 +42,39 @@ def _time(field: str, value: TimeLike | None) -> datetime | None:
         raise InvalidInputError(field, f"not a datetime or ISO 8601 time: {value!r} ({exc})") from None
 
 
-def _labels(field: str, value: Iterable[str]) -> tuple[str, ...]:
+def _labels(field: str, value: Any, *, lookup: bool = False) -> tuple[str, ...]:
+    """Labels (identifiers, or free text to look one up by with ``lookup``)."""
     if isinstance(value, str):
         raise InvalidInputError(field, "expected a list of labels, got a single string")
-    labels = tuple(value)
+    try:
+        labels = tuple(value)
+    except TypeError:
+        raise InvalidInputError(field, f"expected a list of labels, got {type(value).__name__}") from None
     for label in labels:
-        _text(field, label)
+        if lookup:
+            _text(field, label)
+        else:
+            _id(field, label, max_length=checks.NAME_MAX)
     return labels
 
 
 def _relation_types(value: Mapping[str, RelationType | Mapping[str, Any]] | None) -> dict[str, RelationType]:
     out: dict[str, RelationType] = {}
     for name, spec in (value or {}).items():
-        key = fold_relation(_text("relation_types", name) or "")
+        key = fold_relation(_id("relation_types", name, max_length=checks.NAME_MAX) or "")
         try:
             out[key] = spec if isinstance(spec, RelationType) else RelationType.model_validate(spec)
         except ValidationError as exc:
-            problem = "; ".join(e["msg"] for e in exc.errors())
+            problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
             raise InvalidInputError(f"relation_types[{name!r}]", problem) from None
     return out
 
 
 def _groups(group_ids: Any) -> tuple[str, ...]:
     if isinstance(group_ids, str):
-        return (_text("group_id", group_ids) or "",)
+        return (_id("group_id", group_ids) or "",)
     try:
-        groups = tuple(dict.fromkeys(_text("group_id", g) or "" for g in group_ids))
+        groups = tuple(dict.fromkeys(_id("group_id", g) or "" for g in group_ids))
     except TypeError:
         raise InvalidInputError("group_ids", f"expected a group id or a list of them, not {group_ids!r}") from None
     if not groups:
@@ -106,7 +112,7 @@ def search_arguments(
     groups = _groups(group_ids)
     text = _text("query", query)
     assert text is not None
-    wanted = tuple(dict.fromkeys(_labels("scopes", scopes)))
+    wanted = tuple(dict.fromkeys(_labels("scopes", scopes, lookup=True)))
     for scope in wanted:
         if scope not in SCOPES:
             raise InvalidInputError("scopes", f"unknown scope {scope!r}; the scopes are {list(SCOPES)}")
@@ -119,16 +125,19 @@ def search_arguments(
         chosen = recipe
     else:
         raise InvalidInputError("recipe", f"expected a recipe name or a Recipe, not {type(recipe).__name__}")
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise InvalidInputError("limit", f"must be a whole number of at least 1, not {limit!r}")
+    checks.count("limit", limit)
+    checks.flag("include_retired", include_retired)
     when, believed = _time("as_of", as_of), _time("known_at", known_at)
     if include_retired and when is not None:
         raise InvalidInputError("as_of", "cannot be combined with include_retired (which returns every interval)")
     if filters is not None and not isinstance(filters, SearchFilters):
         raise InvalidInputError("filters", "expected a SearchFilters")
-    centers = () if center_entity is None else (
-        (center_entity,) if isinstance(center_entity, str) else tuple(center_entity)
-    )
+    try:
+        centers = () if center_entity is None else (
+            (center_entity,) if isinstance(center_entity, str) else tuple(center_entity)
+        )
+    except TypeError:
+        raise InvalidInputError("center_entity", f"expected a name or a list of names, not {center_entity!r}") from None
     for center in centers:
         _text("center_entity", center)
     return SearchArguments(groups, text, wanted, chosen, limit, when, believed, centers, filters)

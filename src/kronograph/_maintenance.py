@@ -15,7 +15,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ._arguments import _text
+from . import checks
+from ._arguments import _id, _text
 from ._retry import retry_on_conflict
 from .errors import InvalidInputError, NotFoundError
 from .ingest.bulk import Ingestion
@@ -89,7 +90,8 @@ class Maintenance:
         if (entity is None) == (episode_id is None):
             raise InvalidInputError("entity", "give exactly one of entity= and episode_id=")
         name = _text("entity", entity, optional=True)
-        eid = _text("episode_id", episode_id, optional=True)
+        eid = _id("episode_id", episode_id, optional=True)
+        checks.flag("dry_run", dry_run)
         who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)
         store = await self._ready()
         async with self._lock(g):
@@ -143,7 +145,10 @@ class Maintenance:
         batch of entities), else extractively. See :mod:`kronograph.maintain.summaries`."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
+        checks.flag("refresh_stale_only", refresh_stale_only)
         wanted = [names_or_uuids] if isinstance(names_or_uuids, str) else names_or_uuids
+        if wanted is not None and not isinstance(wanted, Iterable):
+            raise InvalidInputError("names_or_uuids", f"expected a name or a list of names, not {wanted!r}")
         store = await self._ready()
         uuids: set[str] | None = None
         if wanted is not None:
@@ -169,10 +174,9 @@ class Maintenance:
         :mod:`kronograph.maintain.sagas`."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
-        name = _text("saga", saga)
+        name = _id("saga", saga)
         assert name is not None
-        if isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 1:
-            raise InvalidInputError("max_calls", "must be a whole number, at least 1")
+        checks.count("max_calls", max_calls)
         store = await self._ready()
         model = self._ingestion.model_client()
         # Not the group's lock: a run waits on a model, and ingestion into the
@@ -189,7 +193,7 @@ class Maintenance:
         """A saga's summary as stored, rebuilding nothing (``version`` 0 when
         it was never built); NotFoundError for a saga the group does not have."""
         g = self._group(group_id)
-        name = _text("saga", saga)
+        name = _id("saga", saga)
         assert name is not None
         return await stored_saga_summary(await self._ready(), g, name)
 
@@ -263,7 +267,7 @@ class Maintenance:
         :mod:`kronograph.maintain.conflicts`), whether or not it was flagged
         when admitted. Reads only; writes nothing."""
         g = self._group(group_id)
-        if mode != "conflicts":
+        if not isinstance(mode, str) or mode != "conflicts":
             raise InvalidInputError("mode", f"must be 'conflicts', not {mode!r}")
         current = await self.facts(g)
         return sweep_conflicts(current, self._relation_types)
@@ -278,7 +282,7 @@ class Maintenance:
         the safe ones (dangling sources, orphans; stale summaries rebuilt
         extractively, no model call), each with an audit event naming ``actor``
         (and ``on_behalf_of``), and reports the rest."""
-        if repair:
+        if checks.flag("repair", repair):
             refuse_writes_from_a_judge()
         g = self._group(group_id)
         who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)

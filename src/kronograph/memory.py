@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ._arguments import TimeLike, _labels, _relation_types, _text, _time, search_arguments
+from . import checks
+from ._arguments import TimeLike, _id, _labels, _relation_types, _text, _time, search_arguments
 from ._maintenance import Maintenance
 from .embed.protocol import Embedder
 from .errors import ClosedError, InvalidInputError, NotFoundError, SchemaError
@@ -106,8 +107,9 @@ class AsyncMemory(Maintenance):
         if cross_encoder is not None and not isinstance(cross_encoder, CrossEncoder):
             raise InvalidInputError("cross_encoder", "must have a name and async score(query, passages)")
         self._cross_encoder = cross_encoder
-        if candidate_limit < 1:
-            raise InvalidInputError("candidate_limit", "must be at least 1")
+        checks.count("candidate_limit", candidate_limit)
+        checks.flag("store_raw_content", store_raw_content)
+        checks.flag("resume", resume)
         if judge is not None and not callable(judge):
             raise InvalidInputError("judge", "must be callable: judge(new_fact, candidates) -> Verdict")
         try:
@@ -121,10 +123,8 @@ class AsyncMemory(Maintenance):
         self._saga_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._opened = False
         self._closed = False
-        if context_episodes < 0:
-            raise InvalidInputError("context_episodes", "must be 0 or more")
-        if max_concurrency < 1:
-            raise InvalidInputError("max_concurrency", "must be at least 1")
+        checks.count("context_episodes", context_episodes, minimum=0)
+        checks.count("max_concurrency", max_concurrency)
         self._ingestion = Ingestion(
             self._store,
             clock=self._now,
@@ -172,7 +172,7 @@ class AsyncMemory(Maintenance):
         return self._store
 
     def _group(self, group_id: Any) -> str:
-        return _text("group_id", group_id)  # type: ignore[return-value]
+        return _id("group_id", group_id)  # type: ignore[return-value]
 
     def _lock(self, group_id: str) -> asyncio.Lock:
         return self._locks.setdefault(group_id, asyncio.Lock())
@@ -241,7 +241,7 @@ class AsyncMemory(Maintenance):
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         subject_name = _text("subject", subject)
-        relation_name = _text("relation", relation)
+        relation_name = _id("relation", relation, max_length=checks.NAME_MAX)
         object_name = _text("object", object)
         assert subject_name and relation_name and object_name
         data = FactInput(
@@ -252,7 +252,7 @@ class AsyncMemory(Maintenance):
             fact=_text("fact", fact, optional=True) or f"{subject_name} {relation_name} {object_name}",
             valid_at=_time("valid_at", valid_at),
             invalid_at=_time("invalid_at", invalid_at),
-            episode_id=_text("episode_id", episode_id, optional=True),
+            episode_id=_id("episode_id", episode_id, optional=True),
             subject_labels=_labels("subject_labels", subject_labels),
             object_labels=_labels("object_labels", object_labels),
             actor=actor_text("actor", actor),
@@ -366,10 +366,9 @@ class AsyncMemory(Maintenance):
         cancelled, and then lets the episodes in flight finish. A service runs
         this as its worker; see :mod:`kronograph.ingest.queue`."""
         refuse_writes_from_a_judge()
-        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-            raise InvalidInputError("concurrency", "must be a whole number, at least 1")
-        if not poll > 0:
-            raise InvalidInputError("poll", "must be more than 0 seconds")
+        checks.count("concurrency", concurrency)
+        checks.number("poll", poll, positive=True)
+        checks.flag("wait", wait)
         await self._ready()
         worker = QueueWorker(self._ingestion, concurrency=concurrency, poll=poll)
         self._workers.add(worker)
@@ -382,7 +381,7 @@ class AsyncMemory(Maintenance):
         """One episode with its status (``queued``, in progress, ``complete``,
         ``retryable`` or ``quarantined``) and error; NotFoundError if the group has none of that id."""
         g = self._group(group_id)
-        eid = _text("episode_id", episode_id)
+        eid = _id("episode_id", episode_id)
         assert eid is not None
         found = await (await self._ready()).episode(g, eid)
         if found is None:
@@ -393,7 +392,7 @@ class AsyncMemory(Maintenance):
         """One fact record by uuid, retired or expired as it may be; None when
         there is none (never was, or removed: its history may still tell)."""
         g = self._group(group_id)
-        uuid = _text("fact_uuid", fact_uuid)
+        uuid = _id("fact_uuid", fact_uuid)
         assert uuid is not None
         query = FactQuery(as_of=self._now(), include_retired=True, include_expired=True, uuids=(uuid,))
         found = await (await self._ready()).facts(g, query)
@@ -402,7 +401,7 @@ class AsyncMemory(Maintenance):
     async def entity(self, group_id: str, entity_uuid: str) -> Entity:
         """One entity by uuid; NotFoundError if the group has none of that uuid."""
         g = self._group(group_id)
-        uuid = _text("entity_uuid", entity_uuid)
+        uuid = _id("entity_uuid", entity_uuid)
         assert uuid is not None
         found = await (await self._ready()).entities_by_uuid(g, [uuid])
         if not found:
@@ -437,6 +436,7 @@ class AsyncMemory(Maintenance):
         """Finish episodes a crash left unfinished and, with ``include_retryable``,
         retry those that failed for a reason worth retrying."""
         refuse_writes_from_a_judge()
+        checks.flag("include_retryable", include_retryable)
         await self._ready()
         return await self._ingestion.resume(include_retryable=include_retryable)
 
@@ -447,7 +447,7 @@ class AsyncMemory(Maintenance):
         (and ``on_behalf_of``) go on its audit event."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
-        eid = _text("episode_id", episode_id)
+        eid = _id("episode_id", episode_id)
         assert eid is not None
         who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)
         store = await self._ready()
@@ -464,7 +464,7 @@ class AsyncMemory(Maintenance):
         ``actor`` (and ``on_behalf_of``) go on its audit event."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
-        uuid = _text("fact_uuid", fact_uuid)
+        uuid = _id("fact_uuid", fact_uuid)
         assert uuid is not None
         who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)
         store = await self._ready()
@@ -498,10 +498,11 @@ class AsyncMemory(Maintenance):
         g = self._group(group_id)
         when = _time("as_of", as_of)
         believed = _time("known_at", known_at)
+        checks.flag("include_retired", include_retired)
+        checks.flag("include_expired", include_expired)
         if include_retired and when is not None:
             raise InvalidInputError("as_of", "cannot be combined with include_retired (which returns every interval)")
-        if limit is not None and limit < 1:
-            raise InvalidInputError("limit", "must be at least 1")
+        checks.count("limit", limit, optional=True)
         query = FactQuery(
             as_of=when or believed or self._now(),
             subject_key=self._name_key("subject", subject),
@@ -557,11 +558,16 @@ class AsyncMemory(Maintenance):
         text, chosen = args.query, args.recipe
         store = await self._ready()
         if query_vector is not None:
-            vector = np.asarray(query_vector, dtype=np.float32)
+            try:
+                vector = np.asarray(query_vector, dtype=np.float32)
+            except (TypeError, ValueError):
+                raise InvalidInputError("query_vector", "expected a list of numbers") from None
             if vector.shape != (self._ingestion.embedder.dimension,):
                 raise InvalidInputError(
                     "query_vector", f"expected {self._ingestion.embedder.dimension} numbers, got shape {vector.shape}"
                 )
+            if not np.isfinite(vector).all():
+                raise InvalidInputError("query_vector", "must hold finite numbers only (no NaN or infinity)")
         elif "cosine" in chosen.methods or chosen.reranker == "mmr":
             vector = np.frombuffer(await self._ingestion.embed_one(text, args.groups), dtype=np.float32)
         else:
@@ -583,7 +589,7 @@ class AsyncMemory(Maintenance):
         contradictions, directly or through others, by valid time, each with
         its interval and source episodes."""
         g = self._group(group_id)
-        uuid = _text("fact_uuid", fact_uuid)
+        uuid = _id("fact_uuid", fact_uuid)
         assert uuid is not None
         store = await self._ready()
         hood = await store.conflict_neighbourhood(g, [uuid], depth=64)
@@ -602,19 +608,19 @@ class AsyncMemory(Maintenance):
         """A group's episodes by reference time, with their status and error;
         ``status`` keeps one status (``"complete"``, ``"quarantined"``...)."""
         g = self._group(group_id)
-        if status is not None and status not in {s.value for s in EpisodeStatus}:
+        if status is not None and (not isinstance(status, str) or status not in {s.value for s in EpisodeStatus}):
             raise InvalidInputError("status", f"must be one of {[s.value for s in EpisodeStatus]}, not {status!r}")
         return await (await self._ready()).episodes(g, status)
 
     async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]:
         """Each episode's statement of a fact: its times and what produced it."""
         g = self._group(group_id)
-        return await (await self._ready()).fact_sources(g, _text("fact_uuid", fact_uuid) or "")
+        return await (await self._ready()).fact_sources(g, _id("fact_uuid", fact_uuid) or "")
 
     async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
         """Every recorded state of one fact, oldest first, with its cause."""
         g = self._group(group_id)
-        return await (await self._ready()).history(g, _text("fact_uuid", fact_uuid) or "")
+        return await (await self._ready()).history(g, _id("fact_uuid", fact_uuid) or "")
 
     async def audit_events(self, group_id: str) -> list[AuditEvent]:
         return await (await self._ready()).audit_events(self._group(group_id))

@@ -130,7 +130,7 @@ class RelationType(_Model):
     # How much a fact of this relation is to be trusted when a newer fact may
     # disagree with it, in [0, 1]: reported with each possible contradiction
     # of such a fact (a declared type can raise or lower it).
-    authority: float = Field(default=0.5, ge=0.0, le=1.0)
+    authority: float = Field(default=0.5, ge=0.0, le=1.0, strict=True, allow_inf_nan=False)
 
     @property
     def ends_keys(self) -> frozenset[str]:

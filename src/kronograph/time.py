@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
-__all__ = ["Clock", "EPOCH", "as_utc", "from_micros", "parse_time", "system_clock", "to_micros"]
+__all__ = ["Clock", "EPOCH", "as_utc", "from_micros", "read_time", "parse_time", "system_clock", "to_micros"]
 
 Clock = Callable[[], datetime]
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -28,16 +28,32 @@ def as_utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
-def parse_time(value: str | datetime) -> datetime:
-    """Accept a datetime or an ISO 8601 string (``Z`` allowed), return aware UTC."""
+def read_time(value: str | datetime) -> datetime:
+    """A datetime or an ISO 8601 string (``Z`` allowed), as given: its own
+    offset kept, naive left naive, once it is known to have a UTC equivalent
+    within the calendar (years 1 to 9999). Nothing else is a time: not a
+    number, not a numeric string (no Unix times), not a date alone.
+    Raises TypeError or ValueError saying what is wrong."""
     if isinstance(value, datetime):
-        return as_utc(value)
-    if not isinstance(value, str):
+        raw = value
+    elif isinstance(value, str):
+        text = value.strip()
+        if text.endswith(("Z", "z")):
+            text = text[:-1] + "+00:00"
+        raw = datetime.fromisoformat(text)
+    else:
         raise TypeError(f"expected a datetime or an ISO 8601 string, got {type(value).__name__}")
-    text = value.strip()
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
-    return as_utc(datetime.fromisoformat(text))
+    try:
+        as_utc(raw)
+    except OverflowError:
+        raise ValueError(f"{raw.isoformat()} is outside the years 1 to 9999 once converted to UTC") from None
+    return raw
+
+
+def parse_time(value: str | datetime) -> datetime:
+    """Accept a datetime or an ISO 8601 string (``Z`` allowed), return aware UTC
+    (see :func:`read_time` for what is refused)."""
+    return as_utc(read_time(value))
 
 
 def to_micros(value: datetime) -> int:

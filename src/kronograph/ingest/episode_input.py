@@ -14,11 +14,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .. import checks
 from ..errors import InvalidInputError
 from ..ids import new_id
 from ..model import Episode, EpisodeKind, EpisodeStatus, trusted
-from ..time import as_utc, parse_time
-from .json_map import JsonMapping
+from ..time import as_utc, read_time
+from .json_map import JsonMapping, map_json
 from .ontology import Ontology, TypesArg
 
 __all__ = ["ACTOR_MAX", "EpisodeInput", "actor_text", "episode_input"]
@@ -106,23 +107,13 @@ class EpisodeInput:
         )
 
 
-ACTOR_MAX = 200  # characters: an actor is a short id, not a free text
+ACTOR_MAX = checks.ID_MAX  # characters: an actor is a short id, not a free text
 
 
 def actor_text(field: str, value: Any) -> str | None:
-    """An actor (who filed an episode or a fact): None, or a short non-empty
-    string without NUL, stripped."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise InvalidInputError(field, f"expected a string, got {type(value).__name__}")
-    _storable(field, value)
-    text = value.strip()
-    if not text:
-        raise InvalidInputError(field, "must not be empty")
-    if len(text) > ACTOR_MAX:
-        raise InvalidInputError(field, f"must be at most {ACTOR_MAX} characters, got {len(text)}")
-    return text
+    """An actor (who filed an episode or a fact): None, or an identifier
+    (:mod:`kronograph.checks`), exactly as given."""
+    return checks.identifier(field, value, optional=True, max_length=ACTOR_MAX)
 
 
 def content_hash(content: str) -> str:
@@ -132,50 +123,81 @@ def content_hash(content: str) -> str:
 def _optional_text(field: str, value: Any) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, str):
-        raise InvalidInputError(field, f"expected a string, got {type(value).__name__}")
-    _storable(field, value)
-    return value.strip() or None
+    problem = checks.text_problem(value)
+    if problem is not None:
+        raise InvalidInputError(field, problem)
+    return value.strip() or None  # type: ignore[no-any-return]
 
 
-def _storable(field: str, value: Any) -> None:
-    """Text every backend can store: PostgreSQL's text and JSON types refuse
-    NUL. ``value`` is a string or a parsed JSON value, whose keys and strings
-    are checked (a NUL there is ``\\u0000`` in its text; a literal backslash
-    before ``u0000`` is not one)."""
-    if _has_nul(value):
-        raise InvalidInputError(field, "must not contain a NUL character (U+0000)")
-
-
-def _has_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, Mapping):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return any(_has_nul(v) for v in value)
-    return False
-
-
-def _content(kind: EpisodeKind, content: Any) -> str:
-    if kind == EpisodeKind.JSON and not isinstance(content, str):
+def _json_content(content: Any, mapping: JsonMapping | None) -> str:
+    """A JSON episode's text, refused now for whatever the JSON mapper would
+    refuse later (not an object or an array of objects, nested too deep, an
+    unstorable string), so a bad record never reaches the queue."""
+    if isinstance(content, str):
+        checks.json_value("content", content)
+        try:
+            parsed = json.loads(content)
+        except (ValueError, RecursionError) as exc:
+            raise InvalidInputError("content", f"not valid JSON: {exc}") from None
+    else:
+        parsed = content
+    checks.json_value("content", parsed)  # before dumping: no depth can overflow the stack
+    if not isinstance(content, str):
         try:
             content = json.dumps(content, ensure_ascii=False, sort_keys=False, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise InvalidInputError("content", f"cannot be written as JSON: {exc}") from None
-    if isinstance(content, str):
-        _storable("content", content)
-    if not isinstance(content, str):
-        raise InvalidInputError("content", f"expected a string, got {type(content).__name__}")
-    if not content.strip():
-        raise InvalidInputError("content", "must not be empty")
+    try:
+        map_json(parsed, root_name="check", mapping=mapping)  # deterministic and cheap: its refusals, now
+    except InvalidInputError:
+        raise
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise InvalidInputError("content", f"cannot be mapped: {exc}") from None
+    return content  # type: ignore[no-any-return]
+
+
+def _content(kind: EpisodeKind, content: Any, mapping: JsonMapping | None) -> str:
     if kind == EpisodeKind.JSON:
-        try:
-            parsed = json.loads(content)
-        except ValueError as exc:
-            raise InvalidInputError("content", f"not valid JSON: {exc}") from None
-        _storable("content", parsed)  # its strings become names and attributes
-    return content
+        text = _json_content(content, mapping)
+    else:
+        checks.text("content", content, strip=False)
+        text = content
+    if not text.strip():
+        raise InvalidInputError("content", "must not be empty")
+    return text
+
+
+def _reference_time(value: Any, now: datetime) -> tuple[datetime, str, int]:
+    """The reference time in UTC, and the zone and offset it was given in."""
+    if value is None:
+        return now, "UTC", 0
+    try:
+        raw = read_time(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError("reference_time", f"not a datetime or ISO 8601 time: {value!r} ({exc})") from None
+    delta = raw.utcoffset()
+    return as_utc(raw), (str(raw.tzinfo) if delta is not None else "UTC"), (int(delta.total_seconds()) if delta else 0)
+
+
+def _metadata(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidInputError("metadata", f"expected a dict, got {type(value).__name__}")
+    checks.json_value("metadata", dict(value))
+    return json.loads(json.dumps(dict(value)))  # a copy the caller cannot change under us
+
+
+def _json_mapping(value: Any) -> JsonMapping | None:
+    if value is None:
+        return None
+    try:
+        mapping = value if isinstance(value, JsonMapping) else JsonMapping.model_validate(value)
+    except ValidationError as exc:
+        problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise InvalidInputError("json_mapping", problem) from None
+    checks.json_value("json_mapping", mapping.model_dump(mode="json"))  # kept as JSON while unfinished
+    return mapping
 
 
 def episode_input(
@@ -199,51 +221,25 @@ def episode_input(
     on_behalf_of: str | None = None,
 ) -> EpisodeInput:
     """Validate one episode's arguments; raises InvalidInputError naming the field."""
-    if kind not in _KINDS:
+    if not isinstance(kind, str) or kind not in _KINDS:
         raise InvalidInputError("kind", f"must be one of {sorted(_KINDS)}, not {kind!r}")
     episode_kind = _KINDS[kind]
-    text = _content(episode_kind, content)
-    if reference_time is None:
-        when, zone, offset = now, "UTC", 0
-    else:
-        try:
-            raw = reference_time if isinstance(reference_time, datetime) else datetime.fromisoformat(
-                reference_time.strip().replace("Z", "+00:00").replace("z", "+00:00")
-            )
-            zone = str(raw.tzinfo) if raw.tzinfo is not None else "UTC"
-            delta = raw.utcoffset()
-            offset = int(delta.total_seconds()) if delta is not None else 0
-            when = parse_time(raw)
-        except (TypeError, ValueError, AttributeError) as exc:
-            raise InvalidInputError(
-                "reference_time", f"not a datetime or ISO 8601 time: {reference_time!r} ({exc})"
-            ) from None
-    eid = _optional_text("episode_id", episode_id) or new_id()
+    mapping = _json_mapping(json_mapping)
+    text = _content(episode_kind, content, mapping)
+    when, zone, offset = _reference_time(reference_time, now)
+    eid = checks.identifier("episode_id", episode_id, optional=True) or new_id()
     if previous_episode_ids is not None:
-        if isinstance(previous_episode_ids, str):
-            raise InvalidInputError("previous_episode_ids", "expected a list of episode ids, got a single string")
-        ids = tuple(previous_episode_ids)
-        for item in ids:
-            if not isinstance(item, str) or not item.strip():
-                raise InvalidInputError("previous_episode_ids", f"not an episode id: {item!r}")
-            _storable("previous_episode_ids", item)
-        previous: tuple[str, ...] | None = ids
+        if isinstance(previous_episode_ids, str | Mapping):
+            raise InvalidInputError("previous_episode_ids", "expected a list of episode ids")
+        try:
+            previous: tuple[str, ...] | None = tuple(previous_episode_ids)
+        except TypeError:
+            raise InvalidInputError("previous_episode_ids", "expected a list of episode ids") from None
+        for item in previous or ():
+            checks.identifier("previous_episode_ids", item)
     else:
         previous = None
-    if metadata is not None and not isinstance(metadata, Mapping):
-        raise InvalidInputError("metadata", f"expected a dict, got {type(metadata).__name__}")
-    try:
-        dumped = json.dumps(dict(metadata or {}), allow_nan=False)  # NaN and Infinity are not JSON
-        meta = json.loads(dumped)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError("metadata", f"must be JSON-serialisable: {exc}") from None
-    _storable("metadata", meta)
-    mapping: JsonMapping | None = None
-    if json_mapping is not None:
-        try:
-            mapping = JsonMapping.model_validate(json_mapping)
-        except ValidationError as exc:
-            raise InvalidInputError("json_mapping", "; ".join(e["msg"] for e in exc.errors())) from None
+    meta = _metadata(metadata)
     return EpisodeInput(
         group_id=group_id,
         episode_id=eid,
@@ -254,7 +250,7 @@ def episode_input(
         utc_offset=offset,
         name=_optional_text("name", name) or eid,
         source_description=_optional_text("source_description", source_description),
-        saga=_optional_text("saga", saga),
+        saga=checks.identifier("saga", saga, optional=True),
         previous_episode_ids=previous,
         ontology=Ontology.build(entity_types, fact_types, excluded_entity_types),
         metadata=meta,

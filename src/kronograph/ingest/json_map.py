@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..checks import MAX_JSON_DEPTH
 from ..errors import InvalidInputError
 from ..model import fold_relation, normalise_name
 from ..time import as_utc, parse_time
@@ -53,7 +54,7 @@ class JsonMapping(BaseModel):
     """On a nested object: when the fact joining it to its parent became true."""
     valid_to_keys: tuple[str, ...] = ("valid_to", "until", "end_date")
     """On a nested object: when that fact stopped being true."""
-    max_depth: int = Field(default=16, ge=1, le=256)
+    max_depth: int = Field(default=16, ge=1, le=MAX_JSON_DEPTH, strict=True)
     """Deeper nesting is refused rather than mapped halfway."""
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from .. import checks
 from ..errors import InvalidInputError
 from ..model import Cardinality, RelationType, fold_relation
 
@@ -49,9 +50,7 @@ def _named(arg: TypesArg, what: str) -> dict[str, type[BaseModel]]:
     for name, cls in items:
         if not (isinstance(cls, type) and issubclass(cls, BaseModel)):
             raise InvalidInputError(what, f"{name!r} must be a pydantic model class, not {cls!r}")
-        if not isinstance(name, str) or not name.strip():
-            raise InvalidInputError(what, f"type names must be non-empty strings, not {name!r}")
-        out[name.strip()] = cls
+        out[checks.identifier(what, name, max_length=checks.NAME_MAX) or ""] = cls
     return out
 
 
@@ -90,14 +89,22 @@ class Ontology:
     ) -> Ontology:
         ents = _named(entity_types, "entity_types")
         facts = _named(fact_types, "fact_types")
-        if isinstance(excluded, str):
-            raise InvalidInputError("excluded_entity_types", "expected a list of type names, got a single string")
-        return cls(
+        if isinstance(excluded, str | Mapping):
+            raise InvalidInputError("excluded_entity_types", "expected a list of type names")
+        try:
+            names = tuple(excluded or ())
+        except TypeError:
+            raise InvalidInputError("excluded_entity_types", "expected a list of type names") from None
+        for name in names:
+            checks.identifier("excluded_entity_types", name, max_length=checks.NAME_MAX)
+        built = cls(
             entity_types={n: _spec(n, c, "entity_types") for n, c in ents.items()},
             fact_types={n: _spec(n, c, "fact_types") for n, c in facts.items()},
-            excluded=frozenset(x.strip().casefold() for x in (excluded or ()) if x.strip()),
+            excluded=frozenset(x.casefold() for x in names),
             classes={**{f"entity:{n}": c for n, c in ents.items()}, **{f"fact:{n}": c for n, c in facts.items()}},
         )
+        checks.json_value("entity_types", built.as_dict())  # kept as JSON while the episode is unfinished
+        return built
 
     @property
     def empty(self) -> bool:

@@ -31,7 +31,8 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..errors import InvalidInputError, ModelError
+from .. import checks
+from ..errors import ModelError
 from ..ingest.schema import CommunitySummaryAnswer
 from ..llm.client import ModelClient
 from ..model import CommunityAttachment, CommunityBuild, CommunityUpdate, Fact
@@ -180,12 +181,9 @@ async def build(
 ) -> CommunityBuild:
     """Cluster the group's current graph and replace its communities with
     the result, in one transaction; see the module's docstring."""
-    if batch_size < 1:
-        raise InvalidInputError("batch_size", "must be at least 1")
-    if max_model_calls < 0:
-        raise InvalidInputError("max_model_calls", "must be 0 or more")
-    if not resolution > 0:
-        raise InvalidInputError("resolution", "must be above 0")
+    checks.count("batch_size", batch_size)
+    checks.count("max_model_calls", max_model_calls, minimum=0)
+    checks.number("resolution", resolution, positive=True)
     networkx()  # before any read: a missing extra is said at once
     now = clock()
     graph = Graph.of(await store.current_edges(group_id, now))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
+from .. import checks
 from ..errors import InvalidInputError
 from ..time import parse_time
 
@@ -98,8 +99,8 @@ class SearchFilters:
             if isinstance(value, str):
                 raise InvalidInputError(f"filters.{name}", f"expected a list of names, got the single string {value!r}")
             names = tuple(value)
-            if not all(isinstance(v, str) and v.strip() for v in names):
-                raise InvalidInputError(f"filters.{name}", f"expected non-empty strings, got {names!r}")
+            for v in names:
+                checks.text(f"filters.{name}", v)
             object.__setattr__(self, name, tuple(v.casefold() for v in names) if name == "episode_kinds" else names)
         for name in ("valid_at", "invalid_at", "created_at", "expired_at", "reference_time"):
             value = getattr(self, name)

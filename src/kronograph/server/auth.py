@@ -23,6 +23,7 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 from .errors import ApiError
 from .keys import ApiKey, KeyRing, key_actor
 from .limits import ID_MAX
+from .schemas import Identifier
 
 __all__ = ["LOCAL_ACTOR", "Caller", "GroupPath", "Who", "admin", "caller", "group_of"]
 
@@ -82,7 +83,7 @@ def admin(who: Annotated[Caller, Depends(caller)]) -> Caller:
 
 
 def group_of(
-    group: Annotated[str, Path(description="The group (tenant).", min_length=1, max_length=ID_MAX)],
+    group: Annotated[Identifier, Path(description="The group (tenant).", min_length=1, max_length=ID_MAX)],
     who: Annotated[Caller, Depends(caller)],
 ) -> str:
     """The group of the path, if the caller may touch it; else the same 404

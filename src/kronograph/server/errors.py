@@ -64,7 +64,8 @@ def error_response(status: int, message: str, *, field: str | None = None, code:
 
 
 def _location(loc: tuple[Any, ...]) -> str | None:
-    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    # Only the first item says where (a field may itself be called "query").
+    parts = [str(p) for p in (loc[1:] if loc and loc[0] in ("body", "query", "path", "header") else loc)]
     return ".".join(parts) or None
 
 

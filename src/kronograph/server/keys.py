@@ -22,7 +22,6 @@ import hmac
 import json
 import logging
 import os
-import re
 import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .._files import write_private
+from ..checks import identifier_problem, text_problem
 from ..errors import InvalidInputError
 
 __all__ = ["ENV_KEYS", "ENV_KEYS_FILE", "ApiKey", "KeyRing", "hash_secret", "key_actor"]
@@ -40,7 +40,6 @@ _log = logging.getLogger("kronograph.server")
 ENV_KEYS = "KRONOGRAPH_API_KEYS"  # the key file's JSON itself
 ENV_KEYS_FILE = "KRONOGRAPH_API_KEYS_FILE"  # a path to it
 _PREFIX = "kg_"
-_GROUP = re.compile(r"^[^\x00-\x1f]{1,200}$")
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -90,8 +89,12 @@ def _key(raw: Any, where: str) -> ApiKey:
     if not str(raw["hash"]).startswith("sha256:") or len(raw["hash"]) != 7 + 64:
         raise InvalidInputError("keys", f"{where}: 'hash' must be 'sha256:' and 64 hex digits")
     groups = raw.get("groups", [])
-    if not isinstance(groups, list) or not all(isinstance(g, str) and _GROUP.match(g) for g in groups):
+    if not isinstance(groups, list):
         raise InvalidInputError("keys", f"{where}: 'groups' must be a list of group names")
+    for g in groups:
+        problem = identifier_problem(g)
+        if problem is not None:
+            raise InvalidInputError("keys", f"{where}: group {g!r} {problem}")
     admin = raw.get("admin", False)
     if not isinstance(admin, bool):
         raise InvalidInputError("keys", f"{where}: 'admin' must be true or false")
@@ -169,10 +172,16 @@ class KeyRing:
     # -- making and revoking -------------------------------------------------------
     def add(self, name: str, groups: Iterable[str] = (), *, admin: bool = False) -> tuple[ApiKey, str]:
         """A new key and its secret (shown once; only its hash is kept)."""
-        chosen = sorted(set(groups))
+        if name:
+            problem = text_problem(name)
+            if problem is not None:
+                raise InvalidInputError("name", problem)
+        chosen = list(dict.fromkeys(groups))
         for g in chosen:
-            if not _GROUP.match(g):
-                raise InvalidInputError("groups", f"{g!r} is not a group name")
+            problem = identifier_problem(g)
+            if problem is not None:
+                raise InvalidInputError("groups", f"{g!r} is not a group id: it {problem}")
+        chosen.sort()
         if not chosen and not admin:
             raise InvalidInputError("groups", "a key needs at least one group (or admin)")
         key_id = "k" + secrets.token_hex(4)

@@ -95,9 +95,10 @@ KnownAt = Annotated[
     Field(description="ISO 8601 time: answer with what the memory believed then, before later corrections."),
 ]
 IncludeRetired = Annotated[
-    bool, Field(description="Also return facts that are no longer true (every interval). Cannot be used with as_of.")
+    bool, Field(strict=True,
+                description="Also return facts that are no longer true (every interval). Cannot be used with as_of.")
 ]
-Limit = Annotated[int, Field(ge=1, le=100, description="At most this many results (1-100).")]
+Limit = Annotated[int, Field(ge=1, le=100, strict=True, description="At most this many results (1-100).")]
 FactUuid = Annotated[str, Field(min_length=1, max_length=ID_MAX,
                                 description="A fact's uuid, as returned by another tool.")]
 EpisodeId = Annotated[
@@ -245,8 +246,8 @@ def build_mcp_server(
                                            description="Search episodes' text instead.")] = None,
         saga: Annotated[str | None, Field(max_length=ID_MAX, description="Only episodes of this saga.")] = None,
         limit: Limit = 10,
-        max_chars: Annotated[int, Field(ge=1, le=100_000, description="Cut each text at this many characters.")
-                             ] = 2_000,
+        max_chars: Annotated[int, Field(ge=1, le=100_000, strict=True,
+                                        description="Cut each text at this many characters.")] = 2_000,
     ) -> Annotated[CallToolResult, EpisodesOut]:
         return await call(ctx, lambda a: tools.get_episodes(
             a, group_id, episode_ids=episode_ids, query=query, saga=saga, limit=limit, max_chars=max_chars))

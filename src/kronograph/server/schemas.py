@@ -7,11 +7,13 @@ exactly what the Python API returns.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
 
+from ..checks import ID_MAX, NAME_MAX, identifier_problem, json_problem
 from ..maintain.reconcile import ReconcileReport
 from ..model import (
     AuditEvent,
@@ -24,12 +26,13 @@ from ..model import (
     PossibleContradiction,
     SagaInfo,
 )
+from ..time import read_time
 
 __all__ = [
     "Accepted", "AuditEventList", "CommunityHit", "CommunityList", "ContradictionList", "EntityDetail",
     "EntityHit", "EntityList", "EpisodeHit", "EpisodeIn", "EpisodeList", "FactDetail", "FactHit", "FactIn",
     "FactList", "ForgetIn", "GroupList", "Health", "ReconcileIn", "ReconcileReport", "SagaList", "SearchIn",
-    "SearchOut",
+    "SearchOut", "Count", "Identifier", "Label", "Time",
 ]
 
 Name = Field(min_length=1, max_length=1000)
@@ -37,25 +40,100 @@ _ON_BEHALF = ("Whom the key acts for (a user, an agent): recorded as on_behalf_o
               "the calling key.")
 
 
+def _identifier(value: str, max_length: int = ID_MAX) -> str:
+    problem = identifier_problem(value, max_length)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+def _label(value: str) -> str:
+    return _identifier(value, NAME_MAX)
+
+
+def _time(value: Any) -> datetime:
+    """An ISO 8601 string only: not a number, not a numeric string (no Unix
+    times), and one with a UTC equivalent within the calendar."""
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str):
+        raise ValueError(f"expected an ISO 8601 time as a string, got {type(value).__name__}")
+    try:
+        return read_time(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"not an ISO 8601 time ({exc})") from None
+
+
+def _whole(value: Any) -> int:
+    """A whole number: an int, or in a query string its digits (not ``1.0``, ``1e3`` or ``true``)."""
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"expected a whole number, got {value!r}")
+    return value
+
+
+Count = Annotated[int, BeforeValidator(_whole)]
+"""A whole number in a query string."""
+Identifier = Annotated[str, AfterValidator(_identifier)]
+"""A group, episode, saga or actor id: the library's rule (:mod:`kronograph.checks`)."""
+Label = Annotated[str, AfterValidator(_label)]
+"""A relation name or label: an identifier of up to 1,000 characters."""
+Time = Annotated[datetime, BeforeValidator(_time)]
+"""An ISO 8601 time (naive read as UTC), as the library reads it."""
+
+
 class _In(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Strict: no bool taken as a number, no float truncated to an int, no
+    number taken as a time; every string, key and nested string storable."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    @field_validator("*")
+    @classmethod
+    def _storable(cls, value: Any) -> Any:
+        if isinstance(value, datetime):  # a Time, checked as such
+            return value
+        problem = json_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
 
 class EpisodeIn(_In):
-    """``add_episode``'s fields. ``content`` is text, or a JSON value for ``kind: json``."""
+    """``add_episode``'s fields. ``content`` is text, or for ``kind: json`` a
+    JSON object, an array of objects, or the text of one."""
 
+    kind: Literal["message", "text", "json"] = "message"  # first: content is checked against it
     content: str | dict[str, Any] | list[Any]
-    kind: Literal["message", "text", "json"] = "message"
-    reference_time: datetime | None = None
+    reference_time: Time | None = None
     name: str | None = Field(default=None, max_length=1000)
     source_description: str | None = Field(default=None, max_length=1000)
-    episode_id: str | None = Field(default=None, min_length=1, max_length=200)
-    saga: str | None = Field(default=None, min_length=1, max_length=200)
-    previous_episode_ids: list[str] | None = None
-    excluded_entity_types: list[str] | None = None
+    episode_id: Identifier | None = Field(default=None, min_length=1, max_length=200)
+    saga: Identifier | None = Field(default=None, min_length=1, max_length=200)
+    previous_episode_ids: list[Identifier] | None = None
+    excluded_entity_types: list[Label] | None = None
     metadata: dict[str, Any] | None = None
     json_mapping: dict[str, Any] | None = None
-    actor: str | None = Field(default=None, max_length=200, description=_ON_BEHALF)
+    actor: Identifier | None = Field(
+        default=None, max_length=200, description=_ON_BEHALF
+    )
+
+    @field_validator("content")
+    @classmethod
+    def _content_of_its_kind(cls, value: Any, info: ValidationInfo) -> Any:
+        kind = info.data.get("kind")
+        if kind in ("message", "text") and not isinstance(value, str):
+            raise ValueError(f"a {kind} episode's content is a string; JSON values go in a json episode")
+        if kind == "json" and isinstance(value, str):  # JSON text: its strings are checked as JSON's are
+            try:
+                parsed = json.loads(value)
+            except (ValueError, RecursionError) as exc:
+                raise ValueError(f"not valid JSON: {exc}") from None
+            problem = json_problem(parsed)
+            if problem is not None:
+                raise ValueError(problem)
+        return value
 
 
 class Accepted(BaseModel):
@@ -69,15 +147,15 @@ class FactIn(_In):
     """``add_fact``'s fields."""
 
     subject: str = Name
-    relation: str = Name
+    relation: Label = Name
     object: str = Name
     fact: str | None = Field(default=None, max_length=10_000)
-    valid_at: datetime | None = None
-    invalid_at: datetime | None = None
-    episode_id: str | None = Field(default=None, min_length=1, max_length=200)
-    subject_labels: list[str] = Field(default_factory=list)
-    object_labels: list[str] = Field(default_factory=list)
-    actor: str | None = Field(default=None, max_length=200, description=_ON_BEHALF)
+    valid_at: Time | None = None
+    invalid_at: Time | None = None
+    episode_id: Identifier | None = Field(default=None, min_length=1, max_length=200)
+    subject_labels: list[Label] = Field(default_factory=list)
+    object_labels: list[Label] = Field(default_factory=list)
+    actor: Identifier | None = Field(default=None, max_length=200, description=_ON_BEHALF)
 
 
 class SearchIn(_In):
@@ -85,8 +163,8 @@ class SearchIn(_In):
     scopes: list[Literal["facts", "entities", "episodes", "communities"]] | None = None
     recipe: str = "hybrid"
     limit: int = Field(default=10, ge=1, le=200)
-    as_of: datetime | None = None
-    known_at: datetime | None = None
+    as_of: Time | None = None
+    known_at: Time | None = None
     include_retired: bool = False
     center_entity: str | list[str] | None = None
 
@@ -95,14 +173,14 @@ class ForgetIn(_In):
     """Exactly one of ``entity`` (a name or uuid) and ``episode_id``."""
 
     entity: str | None = Field(default=None, min_length=1, max_length=1000)
-    episode_id: str | None = Field(default=None, min_length=1, max_length=200)
+    episode_id: Identifier | None = Field(default=None, min_length=1, max_length=200)
     dry_run: bool = False
-    actor: str | None = Field(default=None, max_length=200, description=_ON_BEHALF)
+    actor: Identifier | None = Field(default=None, max_length=200, description=_ON_BEHALF)
 
 
 class ReconcileIn(_In):
     repair: bool = False
-    actor: str | None = Field(default=None, max_length=200, description=_ON_BEHALF)
+    actor: Identifier | None = Field(default=None, max_length=200, description=_ON_BEHALF)
 
 
 class Health(BaseModel):

@@ -241,7 +241,10 @@ def find_times(text: str, reference: datetime) -> list[TimeMention]:
     lower = text.lower()
     pattern = _PATTERN if len(lower) == len(text) else _PATTERN_ANY_CASE  # lower() keeps offsets, nearly always
     for m in pattern.finditer(lower if pattern is _PATTERN else text):
-        when = _resolve(m, ref)
+        try:
+            when = _resolve(m, ref)
+        except (OverflowError, ValueError):  # "tomorrow" on 9999-12-31: past the calendar's end, no date
+            continue
         if when is None:
             continue
         pre = re.sub(r"\s+", " ", (m["pre"] or "").lower())

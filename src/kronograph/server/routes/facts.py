@@ -3,7 +3,6 @@ its sources and history, its conflict slot, retract."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -13,7 +12,7 @@ from ...model import AddFactResult, RemovalResult
 from ..auth import GroupPath, Who
 from ..errors import ErrorBody
 from ..limits import NAME_MAX
-from ..schemas import FactDetail, FactIn, FactList
+from ..schemas import Count, FactDetail, FactIn, FactList, Time
 from . import ERRORS, Mem
 
 router = APIRouter(tags=["facts"], responses={k: {**v, "model": ErrorBody} for k, v in ERRORS.items()})
@@ -35,9 +34,9 @@ async def add_fact(
 async def list_facts(
     group: GroupPath, memory: Mem,
     subject: Opt = None, relation: Opt = None, object: Opt = None, entity: Opt = None,
-    as_of: datetime | None = None, known_at: datetime | None = None,
+    as_of: Time | None = None, known_at: Time | None = None,
     include_retired: bool = False, include_expired: bool = False,
-    limit: Annotated[int | None, Query(ge=1, le=10_000)] = None,
+    limit: Annotated[Count | None, Query(ge=1, le=10_000)] = None,
 ) -> FactList:
     """Facts valid now (default), at ``as_of``, as believed at ``known_at``, or every interval."""
     return FactList(facts=await memory.facts(
