@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from kronograph import AsyncMemory, Memory
 from kronograph.errors import InvalidInputError, NotFoundError
-from kronograph.ingest.ownership import owner
+from kronograph.ingest.ownership import new_owner
 from kronograph.model import EpisodeStatus
 from kronograph.store import Store
 
+from .conftest import StepClock
 from .ingest_helpers import ScriptedProvider
 from .test_ingest import client
 
@@ -69,13 +70,16 @@ def test_each_group_is_taken_in_the_order_accepted(backend: Callable[..., Store]
             await memory.enqueue_episode("h", "Bo works at Acme.", episode_id="h0")
             store = memory.store
             assert await store.queued_groups() == ["g", "h"]
-            first = await store.claim_queued("g", owner(), datetime.now(UTC))
+            me, now = new_owner(), datetime.now(UTC)
+            until = now + timedelta(seconds=60)
+            first = await store.claim_queued("g", me, until, now)
             assert first is not None and first.episode.uuid == "e0" and first.episode.status == "received"
-            # While e0 is in progress, g's next episode waits; h goes on.
-            assert await store.claim_queued("g", owner(), datetime.now(UTC)) is None
-            other = await store.claim_queued("h", owner(), datetime.now(UTC))
+            assert (first.episode.held_by, first.episode.held_until) == (me, until)
+            # While e0 is in progress (its lease live), g's next episode waits; h goes on.
+            assert await store.claim_queued("g", new_owner(), until, now) is None
+            other = await store.claim_queued("h", me, until, now)
             assert other is not None and other.episode.uuid == "h0"
-            assert await store.claim_queued("h", owner(), datetime.now(UTC)) is None  # nothing left there
+            assert await store.claim_queued("h", me, until, now) is None  # nothing left there
             assert (await store.episode_counts()) == {"queued": 2, "received": 2}
         finally:
             await memory.aclose()
@@ -83,15 +87,17 @@ def test_each_group_is_taken_in_the_order_accepted(backend: Callable[..., Store]
     asyncio.run(run())
 
 
-def test_an_interrupted_episode_is_resumed_first_and_nothing_twice(memory_factory: Callable[..., Memory]) -> None:
+def test_an_interrupted_episode_is_resumed_first_and_nothing_twice(
+    memory_factory: Callable[..., Memory], clock: StepClock
+) -> None:
     memory = memory_factory(model=None)
     for i, firm in enumerate(FIRMS):
         memory.enqueue_episode("g", f"Ann works at {firm}.", episode_id=f"e{i}",
                                reference_time=datetime(2024, 1, 1 + i, tzinfo=UTC))
 
-    async def crash() -> None:  # a worker took e0 and died before finishing it
-        dead = {"host": owner()["host"], "pid": 2**22 + 7}  # no such process
-        await memory.store.claim_queued("g", dead, datetime.now(UTC))
+    async def crash() -> None:  # a worker took e0 and died before finishing it: its lease has run out
+        long_ago = clock() - timedelta(minutes=10)
+        await memory.store.claim_queued("g", new_owner(), long_ago + timedelta(seconds=60), long_ago)
 
     memory._portal.call(crash())
     assert memory.episode("g", "e0").status == "received"

@@ -200,6 +200,10 @@ class Episode(_Model):
     error: str | None = None
     # Who filed it (a user, an agent, an API key id); None when not given.
     actor: str | None = None
+    # The worker holding an unfinished episode (host:pid:token) and until
+    # when: nobody else takes it over before then; None once it is done.
+    held_by: str | None = None
+    held_until: UtcDatetime | None = None
 
 
 class Entity(_Model):

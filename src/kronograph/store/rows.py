@@ -120,6 +120,8 @@ def episode(row: tuple) -> Episode:  # type: ignore[type-arg]
         metadata=_json(row[11], {}),
         error=row[12],
         actor=row[13],
+        held_by=row[14],
+        held_until=opt_time(row[15]),
     )
 
 

@@ -349,6 +349,16 @@ _V7 = """
 CREATE INDEX episodes_queued ON episodes(group_id, id) WHERE status = 'queued';
 """
 
+_V10 = """
+-- Leases (ingest/ownership.py): the worker holding an unfinished episode
+-- (a token unique to one memory in one process, with host and pid to show)
+-- and until when; its heartbeat moves lease_until on while it works, and
+-- anyone may take the episode over once lease_until has passed.
+ALTER TABLE episodes ADD COLUMN lease_owner TEXT;
+ALTER TABLE episodes ADD COLUMN lease_until BIGINT;
+CREATE INDEX episodes_leased ON episodes(lease_owner, group_id) WHERE lease_owner IS NOT NULL;
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial", _V1),
     (2, "actor", _V2),
@@ -357,6 +367,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (5, "communities", _V5),
     (6, "reply_sources", _V6),
     (7, "queue", _V7),
+    (10, "leases", _V10),
 ]
 
 # Every table of group data (each keyed by group_id), parents first.

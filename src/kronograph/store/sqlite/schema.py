@@ -399,6 +399,17 @@ CREATE INDEX episodes_queued ON episodes(group_id, id) WHERE status = 'queued';
 """
 
 
+_V12 = """
+-- Leases (ingest/ownership.py): the worker holding an unfinished episode
+-- (a token unique to one memory in one process, with host and pid to show)
+-- and until when; its heartbeat moves lease_until on while it works, and
+-- anyone may take the episode over once lease_until has passed.
+ALTER TABLE episodes ADD COLUMN lease_owner TEXT;
+ALTER TABLE episodes ADD COLUMN lease_until INTEGER;
+CREATE INDEX episodes_leased ON episodes(lease_owner, group_id) WHERE lease_owner IS NOT NULL;
+"""
+
+
 def _initial(conn: sqlite3.Connection) -> None:
     for statement in _statements(_V1):
         conn.execute(statement)
@@ -444,6 +455,11 @@ def _queue(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _leases(conn: sqlite3.Connection) -> None:
+    for statement in _statements(_V12):
+        conn.execute(statement)
+
+
 def _statements(script: str) -> list[str]:
     """Split a script into statements (triggers contain semicolons)."""
     out: list[str] = []
@@ -470,6 +486,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (7, "communities", _communities),
     (8, "reply_sources", _reply_sources),
     (9, "queue", _queue),
+    (12, "leases", _leases),
 ]
 
 
