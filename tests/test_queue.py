@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import socket
 from collections.abc import Callable, Sequence
@@ -389,3 +390,31 @@ def test_a_bad_lease_length_is_refused() -> None:
     for bad in (0, -1, "60", True):
         with pytest.raises(InvalidInputError, match="lease_seconds"):
             AsyncMemory(model=None, lease_seconds=bad)  # type: ignore[arg-type]
+
+
+def test_the_cli_shows_who_holds_an_episode_and_until_when(tmp_path: Path) -> None:
+    pytest.importorskip("typer")
+    from typer.testing import CliRunner
+
+    from kronograph.cli import app
+
+    db = tmp_path / "held.db"
+    dead = _reused_owner()
+    until = datetime.now(UTC) + timedelta(hours=1)  # the CLI reads the system clock
+    with Memory(db, model=None) as memory:
+        memory.enqueue_episode("team", "Ann works at Acme.", episode_id="m42")
+        memory._portal.call(memory.store.claim_queued("team", dead, until, datetime.now(UTC)))
+    runner = CliRunner()
+    env = {"COLUMNS": "250"}
+    shown = runner.invoke(app, ["episodes", "team", "--db", str(db)], env=env)
+    assert shown.exit_code == 0, shown.output
+    assert "held by" in shown.output and dead in shown.output and until.strftime("%Y-%m-%d %H:%M") in shown.output
+    listed = runner.invoke(app, ["episodes", "team", "--json", "--db", str(db)], env=env)
+    assert [(e["held_by"], e["status"]) for e in json.loads(listed.output)] == [(dead, "received")]
+    resumed = runner.invoke(app, ["resume", "--offline", "--db", str(db)], env=env)
+    assert resumed.exit_code == 0, resumed.output
+    assert "nothing to resume" not in resumed.output
+    assert "1 episode held by another worker" in resumed.output
+    assert "team / m42: received, held by " + dead in resumed.output
+    with Memory(db, model=None, resume=False) as memory:
+        assert memory.episode("team", "m42").status == "received"  # left to its holder

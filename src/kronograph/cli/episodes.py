@@ -158,8 +158,8 @@ def _print_held(out: Console, held: list[Episode]) -> None:
         return
     until = max(ep.held_until for ep in held if ep.held_until is not None)
     out.print(
-        f"{plural(len(held), 'episode')} held by a live worker, left to it (held until {when(until)} at the "
-        "latest, unless its heartbeat renews them; taken up once their lease runs out):", soft_wrap=True,
+        f"{plural(len(held), 'episode')} held by another worker, left to it (held until {when(until)} at the "
+        "latest; a dead worker's are free then):", soft_wrap=True,
     )
     for ep in held:
         out.print(f"  [cyan]…[/] {escape(ep.group_id)} / {escape(ep.uuid)}: {ep.status}, "
