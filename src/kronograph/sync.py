@@ -17,9 +17,9 @@ from .embed.protocol import Embedder
 from .errors import ClosedError
 from .ingest.bulk import EpisodeItem
 from .ingest.json_map import JsonMapping
-from .ingest.ownership import LEASE_SECONDS
 from .ingest.judge import Judge, refuse_writes_from_a_judge
 from .ingest.ontology import TypesArg
+from .ingest.ownership import LEASE_SECONDS
 from .maintain.communities import BATCH as _COMMUNITY_BATCH
 from .maintain.communities import MAX_MODEL_CALLS as _COMMUNITY_CALLS
 from .maintain.reconcile import ReconcileReport

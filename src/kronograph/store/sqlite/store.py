@@ -6,7 +6,7 @@ import asyncio
 import queue
 import sqlite3
 import threading
-from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from collections.abc import AsyncIterator, Callable, Collection
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from datetime import datetime
