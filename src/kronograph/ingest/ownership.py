@@ -119,7 +119,8 @@ class Leases:
         self._task = loop.create_task(self._heartbeat(), name="kronograph-leases")
 
     async def _heartbeat(self) -> None:
-        while True:
+        """Beat while anything is held; a later hold starts it again."""
+        while self._held:
             await asyncio.sleep(self.seconds / 3)
             try:
                 await self.beat()

@@ -194,7 +194,7 @@ class Pipeline:
         until = f" until {held.held_until.isoformat()}" if held.held_until is not None else ""
         return EpisodeResult(
             episode_id=inp.episode_id, group_id=inp.group_id, status=EpisodeStatus(held.status),
-            error=f"another worker ({held.held_by or 'unknown'}) holds this episode{until}",
+            error=f"another live worker ({held.held_by or 'unknown'}) holds this episode{until}",
         )
 
     def duplicate(self, inp: EpisodeInput, stored: Mapping[str, Any]) -> EpisodeResult:
