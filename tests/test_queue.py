@@ -418,3 +418,29 @@ def test_the_cli_shows_who_holds_an_episode_and_until_when(tmp_path: Path) -> No
     assert "team / m42: received, held by " + dead in resumed.output
     with Memory(db, model=None, resume=False) as memory:
         assert memory.episode("team", "m42").status == "received"  # left to its holder
+
+
+def test_a_batch_that_fails_while_registering_lets_its_leases_go(
+    monkeypatch: pytest.MonkeyPatch, clock: StepClock
+) -> None:
+    from kronograph.errors import StoreError
+    from kronograph.ingest.pipeline import Pipeline
+
+    real = Pipeline.admit
+    calls = 0
+
+    async def flaky(self: Pipeline, inp: object, **kw: object) -> object:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise StoreError("the database went away")
+        return await real(self, inp, **kw)  # type: ignore[arg-type]
+
+    batch = [{"content": f"Ann works at {firm}.", "episode_id": f"e{i}"} for i, firm in enumerate(FIRMS[:3])]
+    with Memory(model=None, clock=clock) as memory:
+        monkeypatch.setattr(Pipeline, "admit", flaky)
+        with pytest.raises(StoreError):
+            memory.add_episodes("g", batch)
+        assert memory.held_episodes() == []  # e0 was registered, and is not held a lease length on
+        monkeypatch.setattr(Pipeline, "admit", real)
+        assert [r.status for r in memory.add_episodes("g", batch)] == ["complete"] * 3  # at once, same clock

@@ -264,15 +264,19 @@ class Ingestion:
             checkpoints: dict[int, dict[str, Any]] = {}
             first: dict[str, int] = {}
             # The order given: one-by-one ingestion of the same list builds the same graph.
-            for i, inp in enumerate(inputs):  # register everything first: extraction context is then as one by one
-                if inp.episode_id in first:
-                    continue  # the same episode twice in the batch: the second gets the first's result
-                first[inp.episode_id] = i
-                done, checkpoint = await pipeline.admit(inp)
-                if done is not None:
-                    results[i] = done
-                else:
-                    checkpoints[i] = checkpoint
+            try:
+                for i, inp in enumerate(inputs):  # register everything first: extraction context is then as one by one
+                    if inp.episode_id in first:
+                        continue  # the same episode twice in the batch: the second gets the first's result
+                    first[inp.episode_id] = i
+                    done, checkpoint = await pipeline.admit(inp)
+                    if done is not None:
+                        results[i] = done
+                    else:
+                        checkpoints[i] = checkpoint
+            except BaseException:  # those admitted so far are free again at once, not a lease length later
+                await self.leases.let_go(group_id, [inputs[i].episode_id for i in checkpoints])
+                raise
             # Every admitted episode is leased to this memory: held (the heartbeat
             # renews them) until its turn comes and it completes or fails.
             async with self.leases.holding(group_id, [inputs[i].episode_id for i in checkpoints]):

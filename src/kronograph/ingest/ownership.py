@@ -89,14 +89,15 @@ class Leases:
         try:
             yield
         except BaseException:
-            await self._let_go(group_id, mine)
+            await self.let_go(group_id, mine)
             raise
         finally:
             held.difference_update(mine)
             if not held:
                 self._held.pop(group_id, None)
 
-    async def _let_go(self, group_id: str, episode_ids: list[str]) -> None:
+    async def let_go(self, group_id: str, episode_ids: list[str]) -> None:
+        """End this memory's leases on these episodes now (best effort: else they lapse)."""
         if not episode_ids:
             return
         try:
