@@ -444,3 +444,33 @@ def test_a_batch_that_fails_while_registering_lets_its_leases_go(
         assert memory.held_episodes() == []  # e0 was registered, and is not held a lease length on
         monkeypatch.setattr(Pipeline, "admit", real)
         assert [r.status for r in memory.add_episodes("g", batch)] == ["complete"] * 3  # at once, same clock
+
+
+def test_a_queued_episode_taken_up_in_place_is_not_claimed_by_the_queue(
+    shared: Callable[[], Store], clock: StepClock
+) -> None:
+    async def run() -> None:
+        gated = GatedEmbedder()
+        direct = AsyncMemory(shared(), model=None, clock=clock, embedder=gated)
+        worker = AsyncMemory(shared(), model=None, clock=clock)
+        try:
+            jan, feb = datetime(2024, 1, 1, tzinfo=UTC), datetime(2024, 2, 1, tzinfo=UTC)
+            await worker.enqueue_episode("g", "Ann works at Acme.", episode_id="e0", reference_time=jan)
+            await worker.enqueue_episode("g", "Ann works at Globex.", episode_id="e1", reference_time=feb)
+            task = asyncio.create_task(
+                direct.add_episode("g", "Ann works at Acme.", episode_id="e0", reference_time=jan)
+            )
+            await gated.waiting.wait()  # add_episode holds e0, still marked queued
+            assert (await _held(worker, "e0")).held_by == direct._leases.owner
+            assert await worker.process_queue() == 0  # neither e0 under it nor e1 before it
+            gated.gate.set()
+            assert (await task).ok
+            assert await worker.process_queue() == 1
+            facts = await worker.facts("g", include_retired=True)
+            assert sorted((f.object, len(f.episodes)) for f in facts) == [("Acme", 1), ("Globex", 1)]
+        finally:
+            gated.gate.set()
+            await direct.aclose()
+            await worker.aclose()
+
+    asyncio.run(run())

@@ -82,10 +82,13 @@ async def claim_queued(
             uuid, status, _ = busy[0]
             return await _take(conn, group_id, uuid, status, owner, until, now)
         cur = await conn.execute(
-            "SELECT uuid FROM episodes WHERE group_id = %s AND status = 'queued' ORDER BY id LIMIT 1", (group_id,)
+            f"SELECT uuid, NOT {_FREE} FROM episodes WHERE group_id = %(g)s AND status = 'queued' ORDER BY id LIMIT 1",
+            {"g": group_id, "now": to_micros(now)},
         )
         head = await cur.fetchone()
-        return None if head is None else await _take(conn, group_id, head[0], "received", owner, until, now)
+        if head is None or head[1]:  # none, or add_episode took it up in place: the queue waits on it
+            return None
+        return await _take(conn, group_id, head[0], "received", owner, until, now)
 
 
 async def claim_episode(

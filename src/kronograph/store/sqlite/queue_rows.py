@@ -90,9 +90,12 @@ def claim_queued(
             uuid, status, _ = busy[0]
             return _take(conn, group_id, uuid, status, owner, until, now)
         head = conn.execute(
-            "SELECT uuid FROM episodes WHERE group_id = ? AND status = 'queued' ORDER BY id LIMIT 1", (group_id,)
+            f"SELECT uuid, NOT {_FREE} FROM episodes WHERE group_id = ? AND status = 'queued' ORDER BY id LIMIT 1",
+            (to_micros(now), group_id),
         ).fetchone()
-        return None if head is None else _take(conn, group_id, head[0], "received", owner, until, now)
+        if head is None or head[1]:  # none, or add_episode took it up in place: the queue waits on it
+            return None
+        return _take(conn, group_id, head[0], "received", owner, until, now)
 
     return _immediate(conn, claim)
 
