@@ -1,6 +1,7 @@
 """Durability of the queue across a hard kill: the service, as a subprocess
 on a store, accepts episodes into its queue and is killed (SIGKILL) while it
-works; restarted, it finishes every one of them, each exactly once."""
+works; restarted, it finishes every one of them, each exactly once (those
+the killed one was working on once their leases run out)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ PER_GROUP = 30
 
 def _serve(db: str, port: int, log: Path) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-c", "from kronograph.cli import main; main()", "serve", "--db", db, "--local",
-           "--offline", "--port", str(port), "--workers", "2"]
+           "--offline", "--port", str(port), "--workers", "2",
+           "--lease", "2"]  # the killed server's episodes are held 2 s after its last heartbeat
     process = subprocess.Popen(cmd, stdout=log.open("ab"), stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

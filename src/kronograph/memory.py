@@ -29,6 +29,7 @@ from .ingest.episode_input import actor_text
 from .ingest.json_map import JsonMapping
 from .ingest.judge import Judge, refuse_writes_from_a_judge
 from .ingest.ontology import TypesArg
+from .ingest.ownership import LEASE_SECONDS, Leases
 from .ingest.queue import QueueWorker
 from .llm.client import ModelClient
 from .llm.config import ModelSettings
@@ -85,6 +86,10 @@ class AsyncMemory(Maintenance):
     of the store once they complete. ``context_episodes`` is how many earlier
     episodes extraction sees. ``max_concurrency`` bounds bulk extraction.
     ``resume`` resumes, on opening, episodes a crash left unfinished.
+    ``lease_seconds``: an episode this memory works on is leased to it, and
+    the lease renewed every third of this while it works; another worker may
+    take it over only once that long has passed without a renewal (see
+    :mod:`kronograph.ingest.ownership`).
     """
 
     def __init__(
@@ -102,6 +107,7 @@ class AsyncMemory(Maintenance):
         max_concurrency: int = 4,
         resume: bool = True,
         cross_encoder: CrossEncoder | None = None,
+        lease_seconds: float = LEASE_SECONDS,
     ) -> None:
         self._relation_types = _relation_types(relation_types)
         if cross_encoder is not None and not isinstance(cross_encoder, CrossEncoder):
@@ -125,6 +131,7 @@ class AsyncMemory(Maintenance):
         self._closed = False
         checks.count("context_episodes", context_episodes, minimum=0)
         checks.count("max_concurrency", max_concurrency)
+        self._leases = Leases(self._store, self._now, lease_seconds)
         self._ingestion = Ingestion(
             self._store,
             clock=self._now,
@@ -137,6 +144,7 @@ class AsyncMemory(Maintenance):
             context_episodes=context_episodes,
             max_concurrency=max_concurrency,
             lock=self._lock,
+            leases=self._leases,
         )
         self._resume_on_open = resume
         self._workers: set[QueueWorker] = set()  # woken when an episode is queued
@@ -198,6 +206,7 @@ class AsyncMemory(Maintenance):
             return
         self._closed = True
         try:
+            await self._leases.close()
             await self._ingestion.aclose()
         finally:
             await self._store.close()
@@ -412,6 +421,12 @@ class AsyncMemory(Maintenance):
         """Store-wide: episodes queued, in progress, complete and failed
         (retryable or quarantined; each keeps its error)."""
         return QueueStats.of(await (await self._ready()).episode_counts())
+
+    async def held_episodes(self) -> list[Episode]:
+        """Store-wide: unfinished episodes a worker's live lease holds (this
+        memory's or another process's), each with ``held_by`` (host:pid:token)
+        and ``held_until``; nobody else takes one up before then."""
+        return await (await self._ready()).held_episodes(self._now())
 
     async def add_episodes(
         self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]

@@ -203,6 +203,10 @@ class Episode(_Model):
     # Whom the actor filed it for, as the actor said (a service's caller's own
     # words: never in place of ``actor``); None when not given.
     on_behalf_of: str | None = None
+    # The worker holding an unfinished episode (host:pid:token) and until
+    # when: nobody else takes it over before then; None once it is done.
+    held_by: str | None = None
+    held_until: UtcDatetime | None = None
 
 
 class Entity(_Model):

@@ -20,6 +20,7 @@ from .ingest.bulk import EpisodeItem
 from .ingest.json_map import JsonMapping
 from .ingest.judge import Judge, refuse_writes_from_a_judge
 from .ingest.ontology import TypesArg
+from .ingest.ownership import LEASE_SECONDS
 from .maintain.communities import BATCH as _COMMUNITY_BATCH
 from .maintain.communities import MAX_MODEL_CALLS as _COMMUNITY_CALLS
 from .maintain.reconcile import ReconcileReport
@@ -79,12 +80,13 @@ class Memory:
         max_concurrency: int = 4,
         resume: bool = True,
         cross_encoder: CrossEncoder | None = None,
+        lease_seconds: float = LEASE_SECONDS,
     ) -> None:
         self._core = _SyncCore(
             store, clock=clock, judge=judge, relation_types=relation_types, candidate_limit=candidate_limit,
             model=model, embedder=embedder, store_raw_content=store_raw_content,
             context_episodes=context_episodes, max_concurrency=max_concurrency, resume=resume,
-            cross_encoder=cross_encoder,
+            cross_encoder=cross_encoder, lease_seconds=lease_seconds,
         )
         self._portal = Portal()
 
@@ -226,6 +228,9 @@ class Memory:
 
     def queue_stats(self) -> QueueStats:
         return self._call(self._core.queue_stats())
+
+    def held_episodes(self) -> list[Episode]:
+        return self._call(self._core.held_episodes())
 
     def add_episodes(
         self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]

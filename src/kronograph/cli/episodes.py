@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..model import EpisodeStatus
+from ..model import Episode, EpisodeStatus
 from .batches import BATCH_SIZE, ingest
 from .jsonl import read_episodes
 from .options import DEFAULT_DB, Actor, Db, Offline, option
@@ -122,12 +124,15 @@ def resume(
     offline: Offline = False,
     db: Db = DEFAULT_DB,
 ) -> None:
-    """Finish episodes a crash interrupted and retry retryable ones, in every group."""
+    """Finish episodes a crash interrupted and retry retryable ones, in every group.
+    Episodes another live worker holds (its lease not run out) are left to it, and listed."""
     with open_memory(db, model=_model(offline)) as memory:
         results = memory.resume(include_retryable=not no_retryable)
+        held = memory.held_episodes()
     out = console()
+    _print_held(out, held)
     if not results:
-        out.print("[dim]nothing to resume[/]")
+        out.print("[dim]nothing to resume[/]" if not held else "[dim]nothing else to resume[/]")
         return
     for result in results:
         mark = "[green]✓[/]" if result.ok else "[red]✗[/]"
@@ -140,6 +145,27 @@ def resume(
     exit_for(results)
 
 
+def _holder(ep: Episode) -> str:
+    """Who holds an unfinished episode and until when, as a reader wants it."""
+    if ep.held_by is None or ep.held_until is None:
+        return ""
+    lapsed = " (lapsed: free to take up)" if ep.held_until <= datetime.now(UTC) else ""
+    return f"{ep.held_by} until {when(ep.held_until)}{lapsed}"
+
+
+def _print_held(out: Console, held: list[Episode]) -> None:
+    if not held:
+        return
+    until = max(ep.held_until for ep in held if ep.held_until is not None)
+    out.print(
+        f"{plural(len(held), 'episode')} held by another worker, left to it (held until {when(until)} at the "
+        "latest; a dead worker's are free then):", soft_wrap=True,
+    )
+    for ep in held:
+        out.print(f"  [cyan]…[/] {escape(ep.group_id)} / {escape(ep.uuid)}: {ep.status}, "
+                  f"held by {escape(_holder(ep))}", soft_wrap=True)
+
+
 def episodes(
     group: Annotated[str, typer.Argument(metavar="GROUP", help="Group (tenant) to list.")],
     status: Annotated[
@@ -148,7 +174,8 @@ def episodes(
     as_json: Annotated[bool, typer.Option("--json", help="Print the episodes as a JSON array instead.")] = False,
     db: Db = DEFAULT_DB,
 ) -> None:
-    """List a group's episodes by reference time, with their status and error."""
+    """List a group's episodes by reference time, with their status and error; an
+    unfinished one also with the worker holding it and until when (its lease)."""
     with open_memory(db) as memory:
         found = memory.episodes(group, status=status)
     if as_json:
@@ -160,12 +187,16 @@ def episodes(
         console().print(f"[dim]no episodes in group {escape(group)}{which}[/]")
         return
     table = Table(header_style="bold")
-    for column in ("id", "status", "reference time", "ingested", "error"):
-        table.add_column(column, no_wrap=column != "error", overflow="fold", style="dim" if column == "id" else None)
+    leased = any(ep.held_by for ep in found)
+    columns = ("id", "status", "reference time", "ingested", *(("held by",) if leased else ()), "error")
+    for column in columns:
+        table.add_column(column, no_wrap=column not in ("error", "held by"), overflow="fold",
+                         style="dim" if column == "id" else None)
     for ep in found:
         colour = {"complete": "green", "retryable": "yellow", "quarantined": "red"}.get(ep.status, "cyan")
+        holder = (escape(_holder(ep)),) if leased else ()
         table.add_row(
             escape(short(ep.uuid)), f"[{colour}]{ep.status}[/]", when(ep.reference_time), when(ep.created_at),
-            escape(ep.error or ""),
+            *holder, escape(ep.error or ""),
         )
     console().print(table)

@@ -31,6 +31,9 @@ def serve(
                                     min=1)] = 1 << 20,
     timeout: Annotated[float, option("SECONDS", "Longest a request may run (504 beyond).", "--timeout",
                                      min=0.1)] = 30.0,
+    lease: Annotated[float | None, option(
+        "SECONDS", "Lease on an episode being ingested (default 60), renewed every third of it while it works; "
+        "a killed server's episodes are taken up by another once it runs out.", "--lease", min=0.5)] = None,
     offline: Offline = False,
     docs: Annotated[bool, typer.Option(
         "--docs/--no-docs", help="Serve the API reference page at /docs (plain HTML, no script).")] = True,
@@ -66,7 +69,8 @@ def serve(
         soft_wrap=True)
 
     async def run() -> None:
-        memory = AsyncMemory(db, model=None if offline else "auto")
+        leased = {} if lease is None else {"lease_seconds": lease}
+        memory = AsyncMemory(db, model=None if offline else "auto", **leased)
         try:
             app = create_app(memory, ring, local=local, workers=workers, host=host, docs=docs,
                              limits=Limits(max_body=max_body, timeout=timeout))

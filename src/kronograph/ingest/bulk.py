@@ -39,7 +39,7 @@ from ..store.protocol import Store
 from ..time import Clock
 from .episode_input import EpisodeInput, episode_input
 from .judge import Judge
-from .ownership import held_elsewhere, owner, working
+from .ownership import Leases
 from .pipeline import Pipeline, PipelineSettings
 from .replies import StoreReplyCache
 
@@ -107,6 +107,7 @@ class Ingestion:
         context_episodes: int,
         max_concurrency: int,
         lock: Callable[[str], asyncio.Lock],
+        leases: Leases,
     ) -> None:
         if embedder is not None and not isinstance(embedder, Embedder):
             raise InvalidInputError("embedder", "must have name, dimension and async embed(texts)")
@@ -117,6 +118,7 @@ class Ingestion:
         self._model: ModelClient | None = None
         self._model_chosen = False
         self._lock = lock
+        self.leases = leases
         self._max_concurrency = max_concurrency
         self._settings = PipelineSettings(
             clock=clock, model=None, embedder=embedder or HashingEmbedder(), judge=judge,
@@ -152,7 +154,7 @@ class Ingestion:
                 _log.info("kronograph: no model configured: episodes are read by the offline extractor")
             self._settings.model = self._model
             self._model_chosen = True
-        return Pipeline(self.store, self._settings)
+        return Pipeline(self.store, self._settings, self.leases)
 
     def model_client(self) -> ModelClient | None:
         """The model configured for this memory (chosen on first use), or None."""
@@ -240,8 +242,9 @@ class Ingestion:
     ) -> EpisodeResult:
         latest = self._latest.get(inp.group_id)
         started = time.perf_counter()
-        with working(self.store, inp.group_id, inp.episode_id), span("add_episode", group_id=inp.group_id):
-            result = await pipeline.run(inp, checkpoint, usage)
+        async with self.leases.holding(inp.group_id, [inp.episode_id]):
+            with span("add_episode", group_id=inp.group_id):
+                result = await pipeline.run(inp, checkpoint, usage)
         late = latest is not None and inp.reference_time < latest
         record_episode(result, time.perf_counter() - started, late=late)
         if result.ok and (latest is None or inp.reference_time > latest):
@@ -279,40 +282,53 @@ class Ingestion:
             checkpoints: dict[int, dict[str, Any]] = {}
             first: dict[str, int] = {}
             # The order given: one-by-one ingestion of the same list builds the same graph.
-            for i, inp in enumerate(inputs):  # register everything first: extraction context is then as one by one
-                if inp.episode_id in first:
-                    continue  # the same episode twice in the batch: the second gets the first's result
-                first[inp.episode_id] = i
-                done, checkpoint = await pipeline.admit(inp)
-                if done is not None:
-                    results[i] = done
-                else:
-                    checkpoints[i] = checkpoint
-            gate = asyncio.Semaphore(self._max_concurrency)
-            usages = {i: Usage() for i in checkpoints}
-            errors: dict[int, Exception] = {}
-
-            async def extract_one(i: int) -> None:
-                async with gate:
-                    try:
-                        with working(self.store, group_id, inputs[i].episode_id):
-                            checkpoints[i] = await pipeline.extract_stage(inputs[i], checkpoints[i], usages[i])
-                    except Exception as exc:  # recorded in order below, not paid for again
-                        errors[i] = exc
-
-            await asyncio.gather(*(extract_one(i) for i in checkpoints))
-            for i, inp in enumerate(inputs):
-                if results[i] is not None:
-                    continue
-                if i not in checkpoints:  # a repeated id within the batch
-                    earlier = results[first[inp.episode_id]]
-                    assert earlier is not None
-                    results[i] = earlier.model_copy(update={"duplicate": earlier.ok})
-                elif i in errors:
-                    results[i] = await pipeline.run_failed(inp, errors[i], usages[i])
-                else:
-                    results[i] = await self._run(pipeline, inp, checkpoints[i], usages[i])
+            try:
+                for i, inp in enumerate(inputs):  # register everything first: extraction context is then as one by one
+                    if inp.episode_id in first:
+                        continue  # the same episode twice in the batch: the second gets the first's result
+                    first[inp.episode_id] = i
+                    done, checkpoint = await pipeline.admit(inp)
+                    if done is not None:
+                        results[i] = done
+                    else:
+                        checkpoints[i] = checkpoint
+            except BaseException:  # those admitted so far are free again at once, not a lease length later
+                await self.leases.let_go(group_id, [inputs[i].episode_id for i in checkpoints])
+                raise
+            # Every admitted episode is leased to this memory: held (the heartbeat
+            # renews them) until its turn comes and it completes or fails.
+            async with self.leases.holding(group_id, [inputs[i].episode_id for i in checkpoints]):
+                await self._batch(pipeline, inputs, checkpoints, results, first)
         return [r for r in results if r is not None]
+
+    async def _batch(
+        self, pipeline: Pipeline, inputs: list[EpisodeInput], checkpoints: dict[int, dict[str, Any]],
+        results: list[EpisodeResult | None], first: dict[str, int],
+    ) -> None:
+        """A registered batch: extracted concurrently, then run one by one in order."""
+        gate = asyncio.Semaphore(self._max_concurrency)
+        usages = {i: Usage() for i in checkpoints}
+        errors: dict[int, Exception] = {}
+
+        async def extract_one(i: int) -> None:
+            async with gate:
+                try:
+                    checkpoints[i] = await pipeline.extract_stage(inputs[i], checkpoints[i], usages[i])
+                except Exception as exc:  # recorded in order below, not paid for again
+                    errors[i] = exc
+
+        await asyncio.gather(*(extract_one(i) for i in checkpoints))
+        for i, inp in enumerate(inputs):
+            if results[i] is not None:
+                continue
+            if i not in checkpoints:  # a repeated id within the batch
+                earlier = results[first[inp.episode_id]]
+                assert earlier is not None
+                results[i] = earlier.model_copy(update={"duplicate": earlier.ok})
+            elif i in errors:
+                results[i] = await pipeline.run_failed(inp, errors[i], usages[i])
+            else:
+                results[i] = await self._run(pipeline, inp, checkpoints[i], usages[i])
 
     # -- the queue (see queue.py) ---------------------------------------------------------
     async def enqueue(self, group_id: str, item: EpisodeItem) -> Episode:
@@ -326,7 +342,6 @@ class Ingestion:
         plan = Plan(group_id=group_id, now=now, expected_revision=None)
         plan.new_episodes.append(inp.episode(now, store_raw_content=raw))  # without it, the text waits in pending
         pending = inp.pending(store_raw_content=raw)
-        pending.pop("owner", None)  # nobody works on it until the worker claims it
         plan.episode_states.append(EpisodeState(inp.episode_id, EpisodeStatus.QUEUED.value, now, pending=pending))
         progress = await self.store.register_episode(plan, inp.episode_id)
         if progress is None:
@@ -349,7 +364,7 @@ class Ingestion:
         of the group is taken. None when there was nothing to take."""
         pipeline = self._pipeline()
         async with self._lock(group_id):
-            progress = await self.store.claim_queued(group_id, owner(), self._clock())
+            progress = await self.leases.claim_queued(group_id)
             if progress is None:
                 return None
             try:
@@ -361,10 +376,9 @@ class Ingestion:
                 if result.status != EpisodeStatus.RETRYABLE:
                     break
                 await asyncio.sleep(backoff * attempt)
-                again = await self.store.episode_progress(group_id, inp.episode_id)
-                if again is None or again.episode.status != EpisodeStatus.RETRYABLE:
-                    break  # removed or finished meanwhile
-                await pipeline.claim(group_id, inp.episode_id, again.episode.status, again.pending)
+                again = await self.leases.claim(group_id, inp.episode_id, [EpisodeStatus.RETRYABLE.value])
+                if again is None:
+                    break  # removed, finished or taken up by another worker meanwhile
                 result = await self._run(pipeline, inp, again.checkpoint or {})
             return result
 
@@ -378,11 +392,9 @@ class Ingestion:
         results = []
         for group_id, episode_id, _status, _updated in rows:
             async with self._lock(group_id):
-                progress = await self.store.episode_progress(group_id, episode_id)
-                if progress is None or progress.episode.status not in statuses:
-                    continue  # finished meanwhile
-                if held_elsewhere(self.store, progress, self._clock()):
-                    continue  # a live worker is on it
+                progress = await self.leases.claim(group_id, episode_id, statuses)
+                if progress is None:
+                    continue  # finished meanwhile, or a live worker's lease holds it
                 pending = progress.pending or {}
                 try:
                     inp = EpisodeInput.resumed(progress.episode, pending)
@@ -390,7 +402,6 @@ class Ingestion:
                     results.append(await pipeline.failed(_stub(progress.episode), exc, False, Usage()))
                     continue
                 _log.info("kronograph: resuming episode %s of group %s (%s)", episode_id, group_id, _status)
-                await pipeline.claim(group_id, episode_id, progress.episode.status, pending)
                 results.append(await self._run(pipeline, inp, progress.checkpoint or {}))
         return results
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import socket
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -72,7 +70,6 @@ class EpisodeInput:
             "previous_episode_ids": list(self.previous_episode_ids) if self.previous_episode_ids is not None else None,
             "ontology": self.ontology.as_dict(),
             "json_mapping": self.json_mapping.model_dump(mode="json") if self.json_mapping is not None else None,
-            "owner": {"host": socket.gethostname(), "pid": os.getpid()},
         }
         if not store_raw_content:
             out["content"] = self.content

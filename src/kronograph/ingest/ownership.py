@@ -1,74 +1,146 @@
 """Who is working on an unfinished episode, so that nobody else takes it over.
 
-An episode's pending record names its owner (host and process). Another
-process on the same machine is asked directly (is it alive?); a memory in
-this process registers the episodes it is working on; an owner on another
-machine cannot be asked, so its claim lapses after ``LEASE_SECONDS`` without
-a status change.
+A worker holds an episode by a lease: an owner (a random token unique to one
+memory in one process, shown with its host and pid) and an expiry
+(``lease_until``), written in the transaction that claims the episode. While
+the memory works on its episodes, a heartbeat (one background task per
+memory, stopped when it closes) moves their expiry on every third of the
+lease's length; a finished or failed episode's lease is cleared with its
+status. Anyone may claim an episode once its lease has expired by the
+memory's clock, never before. So a live worker keeps its episodes however
+long they take, and a dead one's become free one lease length after its
+last heartbeat, whatever became of its pid or hostname (a pid reused after a
+crash, containers sharing a hostname).
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import math
 import os
+import secrets
 import socket
-from datetime import datetime
-from typing import Any
+from collections.abc import AsyncIterator, Collection
+from contextlib import asynccontextmanager
+from datetime import datetime, timedelta
 
+from ..errors import InvalidInputError
 from ..store.protocol import Store
 from ..store.records import EpisodeProgress
+from ..time import Clock
 
-__all__ = ["LEASE_SECONDS", "held_elsewhere", "owner", "working"]
+__all__ = ["LEASE_SECONDS", "Leases", "new_owner"]
 
+_log = logging.getLogger("kronograph")
 
-def owner() -> dict[str, Any]:
-    return {"host": socket.gethostname(), "pid": os.getpid()}
-
-
-# Episodes being worked on in this process, by store: another memory on the
-# same store in this process must not take them over.
-_working: set[tuple[str, str, str]] = set()
+LEASE_SECONDS = 60.0  # the default lease: how long a silent worker's episodes stay held
 
 
-def store_key(store: Store) -> str:
-    path = getattr(store, "path", None)
-    return str(path) if path not in (None, ":memory:") else f"id:{id(store)}"
+def new_owner() -> str:
+    """A fresh owner id: host and pid to show who it is, a random token to be unique."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(6)}"
 
 
-class working:
-    """Marks an episode as being worked on by this process, while in the block."""
+class Leases:
+    """One memory's leases: claims them, renews those it is working on, lets
+    them go. ``seconds`` is the lease's length; the heartbeat runs every third."""
 
-    def __init__(self, store: Store, group_id: str, episode_id: str) -> None:
-        self.key = (store_key(store), group_id, episode_id)
+    def __init__(self, store: Store, clock: Clock, seconds: float = LEASE_SECONDS) -> None:
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds < math.inf:
+            raise InvalidInputError("lease_seconds", "must be a finite number of seconds, more than 0")
+        self.store = store
+        self.owner = new_owner()
+        self.seconds = float(seconds)
+        self._clock = clock
+        self._held: dict[str, set[str]] = {}  # group -> episodes in flight
+        self._task: asyncio.Task[None] | None = None
 
-    def __enter__(self) -> None:
-        _working.add(self.key)
+    def until(self) -> datetime:
+        """When a lease taken or renewed now runs out."""
+        return self._clock() + timedelta(seconds=self.seconds)
 
-    def __exit__(self, *exc: object) -> None:
-        _working.discard(self.key)
+    def lease(self) -> tuple[str, datetime]:
+        """This memory's lease as an episode state carries it (``EpisodeState.lease``)."""
+        return self.owner, self.until()
 
+    async def claim(self, group_id: str, episode_id: str, statuses: Collection[str]) -> EpisodeProgress | None:
+        """The episode, leased to this memory, if it is in one of ``statuses``
+        and no lease holds it (a lapsed one does not); else None."""
+        if episode_id in self._held.get(group_id, ()):
+            return None  # this memory is on it already (another call)
+        return await self.store.claim_episode(group_id, episode_id, statuses, self.owner, self.until(), self._clock())
 
-LEASE_SECONDS = 600.0  # an owner on another machine holds an untouched episode this long
+    async def claim_queued(self, group_id: str) -> EpisodeProgress | None:
+        """The group's next queued (or abandoned) episode, leased to this memory."""
+        return await self.store.claim_queued(group_id, self.owner, self.until(), self._clock())
 
+    def holds(self, progress: EpisodeProgress) -> bool:
+        return progress.episode.held_by == self.owner
 
-def held_elsewhere(store: Store, progress: EpisodeProgress, now: datetime) -> bool:
-    """Whether a live worker (another process on this machine, or another
-    memory in this one) is working on the episode. An owner on another host
-    cannot be asked: its claim lapses after ``LEASE_SECONDS`` untouched."""
-    episode = progress.episode
-    if (store_key(store), episode.group_id, episode.uuid) in _working:
-        return True
-    who = (progress.pending or {}).get("owner") or {}
-    if not who:
-        return False
-    if who.get("host") != socket.gethostname():
-        return (now - progress.updated_at).total_seconds() < LEASE_SECONDS
-    pid = who.get("pid")
-    if not isinstance(pid, int) or pid == os.getpid():
-        return False  # ours, and not in flight: a failed or interrupted attempt
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    @asynccontextmanager
+    async def holding(self, group_id: str, episode_ids: Collection[str]) -> AsyncIterator[None]:
+        """Keep these episodes' leases (claimed already) alive while in the block;
+        if it is left by an exception, let them go at once (a retry need not
+        wait a lease length)."""
+        held = self._held.setdefault(group_id, set())
+        mine = [e for e in episode_ids if e not in held]
+        held.update(mine)
+        self._start()
+        try:
+            yield
+        except BaseException:
+            await self.let_go(group_id, mine)
+            raise
+        finally:
+            held.difference_update(mine)
+            if not held:
+                self._held.pop(group_id, None)
+
+    async def let_go(self, group_id: str, episode_ids: list[str]) -> None:
+        """End this memory's leases on these episodes now (best effort: else they lapse)."""
+        if not episode_ids:
+            return
+        try:
+            await asyncio.shield(self.store.extend_leases(group_id, episode_ids, self.owner, self._clock()))
+        except BaseException:  # the store is gone or the task cancelled again: the lease lapses on its own
+            _log.debug("kronograph: could not let go of leases in group %s", group_id, exc_info=True)
+
+    async def beat(self) -> int:
+        """Renew the leases of every episode this memory is working on; how many."""
+        renewed = 0
+        for group_id, ids in list(self._held.items()):
+            if ids:
+                renewed += await self.store.extend_leases(group_id, list(ids), self.owner, self.until())
+        return renewed
+
+    def _start(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._task is not None and not self._task.done() and self._task.get_loop() is loop:
+            return
+        self._task = loop.create_task(self._heartbeat(), name="kronograph-leases")
+
+    async def _heartbeat(self) -> None:
+        """Beat while anything is held; a later hold starts it again."""
+        while self._held:
+            await asyncio.sleep(self.seconds / 3)
+            try:
+                await self.beat()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the next beat tries again; the lease outlasts two misses
+                _log.warning("kronograph: renewing episode leases failed", exc_info=True)
+
+    async def close(self) -> None:
+        """Stop the heartbeat (the memory is closing)."""
+        task, self._task = self._task, None
+        if task is None or task.done():
+            return
+        if task.get_loop() is not asyncio.get_running_loop():
+            task.get_loop().call_soon_threadsafe(task.cancel)
+            return
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass

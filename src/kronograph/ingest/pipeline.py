@@ -38,6 +38,7 @@ from ..llm.client import ModelClient
 from ..llm.protocol import Usage
 from ..model import (
     Cardinality,
+    Episode,
     EpisodeKind,
     EpisodeResult,
     EpisodeStatus,
@@ -59,7 +60,7 @@ from .episode_input import EpisodeInput
 from .episode_judge import gather_verdicts
 from .extract import Drafts, FactDraft, clean, extract
 from .judge import Judge
-from .ownership import held_elsewhere, owner
+from .ownership import Leases
 from .replies import collecting, replies
 from .resolution import Screening, refusal_event
 from .schema import Extraction
@@ -121,10 +122,15 @@ def _standing(outcome: _Outcome) -> list[PossibleContradiction]:
     ]
 
 
+# An episode admit may take up again: anything not complete.
+_TAKEABLE = tuple(s.value for s in EpisodeStatus if s != EpisodeStatus.COMPLETE)
+
+
 class Pipeline:
-    def __init__(self, store: Store, settings: PipelineSettings) -> None:
+    def __init__(self, store: Store, settings: PipelineSettings, leases: Leases) -> None:
         self.store = store
         self.settings = settings
+        self.leases = leases
 
     def _now(self) -> datetime:
         return self.settings.clock()
@@ -153,14 +159,17 @@ class Pipeline:
         raw = self.settings.store_raw_content
         plan.new_episodes.append(inp.episode(now, store_raw_content=raw))
         plan.episode_states.append(
-            EpisodeState(inp.episode_id, status.value, now, pending=inp.pending(store_raw_content=raw))
+            EpisodeState(inp.episode_id, status.value, now, pending=inp.pending(store_raw_content=raw),
+                         lease=self.leases.lease())
         )
         return plan
 
     async def admit(self, inp: EpisodeInput, *, now: bool = False) -> tuple[EpisodeResult | None, dict[str, Any]]:
         """Register a new episode, or find where a known one got to: returns the
         result to give back at once (a duplicate), or the checkpoint to go on
-        from. ``now``: extraction starts right away (one status write fewer)."""
+        from. ``now``: extraction starts right away (one status write fewer).
+        Either way the episode is leased to this memory from here on, or,
+        when another worker's lease holds it, the result says so."""
         extracting = now and self._extracts_now(inp)
         registration = self._registration(inp, EpisodeStatus.EXTRACTING if extracting else EpisodeStatus.RECEIVED)
         progress = await self.store.register_episode(registration, inp.episode_id)
@@ -175,23 +184,19 @@ class Pipeline:
             )
         if stored.status == EpisodeStatus.COMPLETE:
             return self.duplicate(inp, progress.result or {}), {}
-        if stored.status != EpisodeStatus.QUARANTINED and held_elsewhere(self.store, progress, self._now()):
-            return self.busy(inp, stored.status), {}
-        await self.claim(inp.group_id, stored.uuid, stored.status, progress.pending)
-        return None, progress.checkpoint or {}
+        claimed = await self.leases.claim(inp.group_id, stored.uuid, _TAKEABLE)
+        if claimed is None:
+            again = await self.store.episode_progress(inp.group_id, stored.uuid)
+            if again is not None and again.episode.status == EpisodeStatus.COMPLETE:
+                return self.duplicate(inp, again.result or {}), {}
+            return self.busy(inp, again.episode if again is not None else stored), {}
+        return None, claimed.checkpoint or {}
 
-    async def claim(self, group_id: str, episode_id: str, status: str, pending: Mapping[str, Any] | None) -> None:
-        """Record this process as the one working on an unfinished episode."""
-        if pending is None:
-            return
-        mine = {**pending, "owner": owner()}
-        if mine != pending:
-            await self._state(group_id, EpisodeState(episode_id, status, self._now(), pending=mine))
-
-    def busy(self, inp: EpisodeInput, status: str) -> EpisodeResult:
+    def busy(self, inp: EpisodeInput, held: Episode) -> EpisodeResult:
+        until = f" until {held.held_until.isoformat()}" if held.held_until is not None else ""
         return EpisodeResult(
-            episode_id=inp.episode_id, group_id=inp.group_id, status=EpisodeStatus(status),
-            error="another live worker is ingesting this episode",
+            episode_id=inp.episode_id, group_id=inp.group_id, status=EpisodeStatus(held.status),
+            error=f"another live worker ({held.held_by or 'unknown'}) holds this episode{until}",
         )
 
     def duplicate(self, inp: EpisodeInput, stored: Mapping[str, Any]) -> EpisodeResult:
@@ -379,6 +384,8 @@ class Pipeline:
             progress = await tx.episode_progress(g, inp.episode_id)
             if progress is not None and progress.episode.status == EpisodeStatus.COMPLETE:
                 return self.duplicate(inp, progress.result or {})  # another worker got there first
+            if progress is not None and progress.episode.held_by not in (None, self.leases.owner):
+                return self.busy(inp, progress.episode)  # our lease lapsed and another worker took it over
             now = self._now()
             plan = Plan(group_id=g, now=now, expected_revision=None)
             placed = await place_entities(
@@ -402,7 +409,7 @@ class Pipeline:
             final.episode_states.append(
                 EpisodeState(
                     inp.episode_id, EpisodeStatus.COMPLETE.value, final.now, pending=None, checkpoint=None,
-                    result=summary, clear_content=not self.settings.store_raw_content,
+                    result=summary, clear_content=not self.settings.store_raw_content, lease=None,
                 )
             )
             await tx.apply(final)
@@ -529,11 +536,11 @@ class Pipeline:
     async def failed(self, inp: EpisodeInput, exc: Exception, retry: bool, usage: Usage) -> EpisodeResult:
         status = EpisodeStatus.RETRYABLE if retry else EpisodeStatus.QUARANTINED
         error = exception_text(exc)  # stored and answered: no key or private host a provider quoted
-        state = EpisodeState(inp.episode_id, status.value, self._now(), error=error)
+        state = EpisodeState(inp.episode_id, status.value, self._now(), error=error, lease=None)
         if not retry and not self.settings.store_raw_content:
             # Final: the text held for a resumption is not kept any longer.
             state = EpisodeState(inp.episode_id, status.value, state.updated_at, error=error,
-                                 pending=inp.pending(store_raw_content=True))
+                                 pending=inp.pending(store_raw_content=True), lease=None)
         await self._state(inp.group_id, state)
         return EpisodeResult(
             episode_id=inp.episode_id, group_id=inp.group_id, status=status, error=error, usage=_usage(usage)

@@ -11,8 +11,12 @@ A restart loses nothing and repeats nothing: an episode a crash interrupted
 is still ``received`` (or further) with its checkpoint, and is resumed, by
 the same machinery as any interrupted episode, before the queue moves on;
 its commit is one transaction that first checks the episode is not already
-complete. Failures stay on the episode (``retryable`` or ``quarantined``,
-with the error) and are counted by :meth:`AsyncMemory.queue_stats`.
+complete. Each episode taken is leased to this memory (see
+:mod:`kronograph.ingest.ownership`): a group whose episode a live worker
+holds waits; one a dead worker held is taken over by the group's next claim
+once the lease has run out. Failures stay on the episode (``retryable`` or
+``quarantined``, with the error) and are counted by
+:meth:`AsyncMemory.queue_stats`.
 """
 
 from __future__ import annotations

@@ -33,6 +33,9 @@ class EpisodeState:
     checkpoint: Any = _KEEP
     result: Any = _KEEP
     clear_content: bool = False  # drop the raw text (store_raw_content=False)
+    # (owner, until): the worker now holding it and until when; None: nobody
+    # (it is finished, or failed); KEEP: as it is.
+    lease: Any = _KEEP
 
     KEEP: ClassVar[Any] = _KEEP
 

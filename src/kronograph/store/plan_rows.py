@@ -113,6 +113,10 @@ def episode_state(state: EpisodeState, enc: Encoding) -> tuple[list[str], list[A
     if state.clear_content:
         columns.append("content")
         values.append(None)
+    if state.lease is not EpisodeState.KEEP:
+        owner, until = state.lease if state.lease is not None else (None, None)
+        columns += ["lease_owner", "lease_until"]
+        values += [owner, None if until is None else to_micros(until)]
     return columns, values
 
 

@@ -8,11 +8,11 @@ work on a private thread (or inline, when the caller owns the event loop).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -169,12 +169,30 @@ class Store(Protocol):
         """Store-wide: groups with ``queued`` episodes, the longest waiting first."""
 
     async def claim_queued(
-        self, group_id: str, owner: Mapping[str, Any], now: datetime
+        self, group_id: str, owner: str, until: datetime, now: datetime
     ) -> EpisodeProgress | None:
-        """Take the head of the group's queue in one transaction: unless an
-        episode of the group is in progress (received to committing), mark its
-        oldest queued episode (arrival order) ``received``, its pending record
-        naming ``owner``, and return it; else None. Never the same one twice."""
+        """Take the group's next episode in one transaction, leased to
+        ``owner`` until ``until``: its oldest episode in progress (received
+        to committing) whose lease has lapsed by ``now``; else, unless one is
+        in progress, its oldest queued episode (arrival order), marked
+        ``received``. None while a live lease holds one of the group's
+        episodes or nothing waits. Never the same one twice."""
+
+    # -- leases (see ingest/ownership.py) -------------------------------------
+    async def claim_episode(
+        self, group_id: str, episode_id: str, statuses: Collection[str], owner: str, until: datetime, now: datetime
+    ) -> EpisodeProgress | None:
+        """Lease the episode to ``owner`` until ``until``, in one transaction,
+        if it is in one of ``statuses`` and no lease holds it past ``now``
+        (never before): the episode as claimed, else None."""
+
+    async def extend_leases(self, group_id: str, episode_ids: Collection[str], owner: str, until: datetime) -> int:
+        """Move to ``until`` the leases ``owner`` still holds on these
+        episodes (a heartbeat, or a release with ``until`` = now); how many."""
+
+    async def held_episodes(self, now: datetime) -> list[Episode]:
+        """Store-wide: unfinished episodes whose lease runs past ``now``, with
+        who holds them and until when, the soonest free first."""
 
     async def episode_counts(self) -> dict[str, int]:
         """Store-wide: how many episodes are in each status."""

@@ -121,6 +121,8 @@ def episode(row: tuple) -> Episode:  # type: ignore[type-arg]
         error=row[12],
         actor=row[13],
         on_behalf_of=row[14],
+        held_by=row[15],
+        held_until=opt_time(row[16]),
     )
 
 

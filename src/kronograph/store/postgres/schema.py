@@ -378,6 +378,16 @@ ALTER TABLE episodes ADD COLUMN on_behalf_of TEXT;
 ALTER TABLE audit_events ADD COLUMN on_behalf_of TEXT;
 """
 
+_V10 = """
+-- Leases (ingest/ownership.py): the worker holding an unfinished episode
+-- (a token unique to one memory in one process, with host and pid to show)
+-- and until when; its heartbeat moves lease_until on while it works, and
+-- anyone may take the episode over once lease_until has passed.
+ALTER TABLE episodes ADD COLUMN lease_owner TEXT;
+ALTER TABLE episodes ADD COLUMN lease_until BIGINT;
+CREATE INDEX episodes_leased ON episodes(lease_owner, group_id) WHERE lease_owner IS NOT NULL;
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial", _V1),
     (2, "actor", _V2),
@@ -388,6 +398,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (7, "queue", _V7),
     (8, "group_replies", _V8),
     (9, "on_behalf_of", _V9),
+    (10, "leases", _V10),
 ]
 
 # Every table of group data (each keyed by group_id), parents first.

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from datetime import datetime
@@ -338,13 +338,28 @@ class PostgresStore:
     async def queued_groups(self, limit: int = 100) -> list[str]:
         return await self._run(queue_rows.queued_groups, limit)
 
-    async def claim_queued(
-        self, group_id: str, owner: Mapping[str, Any], now: datetime
-    ) -> EpisodeProgress | None:
+    def _outside_unit(self) -> None:
         unit = _unit_of.get()
         if unit is not None and unit[0] is self:  # the group's lock would wait on the unit itself
-            raise StoreError("a queued episode is claimed outside a unit of work")
-        return await self._run(queue_rows.claim_queued, group_id, owner, now)
+            raise StoreError("an episode is claimed outside a unit of work")
+
+    async def claim_queued(
+        self, group_id: str, owner: str, until: datetime, now: datetime
+    ) -> EpisodeProgress | None:
+        self._outside_unit()
+        return await self._run(queue_rows.claim_queued, group_id, owner, until, now)
+
+    async def claim_episode(
+        self, group_id: str, episode_id: str, statuses: Collection[str], owner: str, until: datetime, now: datetime
+    ) -> EpisodeProgress | None:
+        self._outside_unit()
+        return await self._run(queue_rows.claim_episode, group_id, episode_id, statuses, owner, until, now)
+
+    async def extend_leases(self, group_id: str, episode_ids: Collection[str], owner: str, until: datetime) -> int:
+        return await self._run(queue_rows.extend_leases, group_id, episode_ids, owner, until)
+
+    async def held_episodes(self, now: datetime) -> list[Episode]:
+        return await self._run(queue_rows.held_episodes, now)
 
     async def episode_counts(self) -> dict[str, int]:
         return await self._run(queue_rows.episode_counts)

@@ -1,4 +1,5 @@
-"""The ingestion queue's queries (see :mod:`kronograph.ingest.queue`).
+"""The ingestion queue's and the leases' queries (see :mod:`kronograph.ingest.queue`
+and :mod:`kronograph.ingest.ownership`).
 
 A queued episode is an episode row with status ``queued``: accepted and
 durable, not yet begun. Each group's queue is its queued rows in arrival
@@ -6,23 +7,36 @@ order (``id``). Taking the head is one immediate transaction, so two workers
 (threads or processes) never take the same episode, and a group's next
 episode is taken only once none of its episodes is in progress: each
 group's episodes commit in the order they were accepted.
+
+An unfinished episode is held by a lease (``lease_owner``, ``lease_until``),
+written in the transaction that claims it; a claim succeeds only where the
+lease is free: none, or one whose ``lease_until`` is not after ``now``.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Collection
 from datetime import datetime
-from typing import Any
 
+from ...model import Episode
 from ...time import to_micros
 from ..records import EpisodeProgress
+from . import rows
 from .ingest_reads import episode_progress
 
-__all__ = ["IN_PROGRESS", "claim_queued", "episode_counts", "queued_groups"]
+__all__ = [
+    "IN_PROGRESS",
+    "claim_episode",
+    "claim_queued",
+    "episode_counts",
+    "extend_leases",
+    "held_episodes",
+    "queued_groups",
+]
 
 IN_PROGRESS = ("received", "extracting", "resolving", "committing")
+_FREE = "(lease_owner IS NULL OR lease_until IS NULL OR lease_until <= ?)"
 
 
 def queued_groups(conn: sqlite3.Connection, limit: int) -> list[str]:
@@ -34,37 +48,98 @@ def queued_groups(conn: sqlite3.Connection, limit: int) -> list[str]:
     return [g for (g,) in cur]
 
 
-def claim_queued(
-    conn: sqlite3.Connection, group_id: str, owner: Mapping[str, Any], now: datetime
-) -> EpisodeProgress | None:
-    """Mark the group's oldest queued episode ``received`` and owned, unless
-    another episode of the group is in progress; the claimed episode, or None."""
-    conn.execute("BEGIN IMMEDIATE")
+def _immediate(conn: sqlite3.Connection, work: Callable[[], EpisodeProgress | None]) -> EpisodeProgress | None:
+    conn.execute("BEGIN IMMEDIATE")  # read and write as one: no other writer between them
     try:
-        busy = conn.execute(
-            f"SELECT 1 FROM episodes WHERE group_id = ? AND status IN ({','.join('?' * len(IN_PROGRESS))}) LIMIT 1",
-            (group_id, *IN_PROGRESS),
-        ).fetchone()
-        head = None if busy else conn.execute(
-            "SELECT uuid, pending FROM episodes WHERE group_id = ? AND status = 'queued' ORDER BY id LIMIT 1",
-            (group_id,),
-        ).fetchone()
-        if head is None:
-            conn.execute("ROLLBACK")
-            return None
-        uuid, pending = head
-        mine = {**(json.loads(pending) if pending else {}), "owner": dict(owner)}
-        conn.execute(
-            "UPDATE episodes SET status = 'received', pending = ?, updated_at = ? WHERE group_id = ? AND uuid = ?",
-            (json.dumps(mine), to_micros(now), group_id, uuid),
-        )
-        claimed = episode_progress(conn, group_id, uuid)
+        found = work()
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
-    return claimed
+    return found
+
+
+def _take(conn: sqlite3.Connection, group_id: str, uuid: str, status: str, owner: str, until: datetime,
+          now: datetime) -> EpisodeProgress | None:
+    conn.execute(
+        "UPDATE episodes SET status = ?, lease_owner = ?, lease_until = ?, updated_at = ?"
+        " WHERE group_id = ? AND uuid = ?",
+        (status, owner, to_micros(until), to_micros(now), group_id, uuid),
+    )
+    return episode_progress(conn, group_id, uuid)
+
+
+def claim_queued(
+    conn: sqlite3.Connection, group_id: str, owner: str, until: datetime, now: datetime
+) -> EpisodeProgress | None:
+    """The group's next episode to work on, leased to ``owner`` until ``until``:
+    its oldest episode in progress whose lease has lapsed (a dead worker's),
+    else, when none is in progress, its oldest queued one (now ``received``).
+    None while a live lease holds an episode of the group, or when nothing waits."""
+
+    def claim() -> EpisodeProgress | None:
+        busy = conn.execute(
+            f"SELECT uuid, status, NOT {_FREE} FROM episodes"
+            f" WHERE group_id = ? AND status IN ({','.join('?' * len(IN_PROGRESS))}) ORDER BY id",
+            (to_micros(now), group_id, *IN_PROGRESS),
+        ).fetchall()
+        if any(held for _, _, held in busy):
+            return None
+        if busy:
+            uuid, status, _ = busy[0]
+            return _take(conn, group_id, uuid, status, owner, until, now)
+        head = conn.execute(
+            f"SELECT uuid, NOT {_FREE} FROM episodes WHERE group_id = ? AND status = 'queued' ORDER BY id LIMIT 1",
+            (to_micros(now), group_id),
+        ).fetchone()
+        if head is None or head[1]:  # none, or add_episode took it up in place: the queue waits on it
+            return None
+        return _take(conn, group_id, head[0], "received", owner, until, now)
+
+    return _immediate(conn, claim)
+
+
+def claim_episode(
+    conn: sqlite3.Connection, group_id: str, episode_id: str, statuses: Collection[str], owner: str,
+    until: datetime, now: datetime,
+) -> EpisodeProgress | None:
+    """Lease the episode to ``owner`` until ``until`` if it is in one of
+    ``statuses`` and its lease is free; the episode as claimed, or None."""
+
+    def claim() -> EpisodeProgress | None:
+        cur = conn.execute(
+            f"UPDATE episodes SET lease_owner = ?, lease_until = ? WHERE group_id = ? AND uuid = ?"
+            f" AND status IN ({','.join('?' * len(statuses))}) AND {_FREE}",
+            (owner, to_micros(until), group_id, episode_id, *statuses, to_micros(now)),
+        )
+        return episode_progress(conn, group_id, episode_id) if cur.rowcount else None
+
+    return _immediate(conn, claim)
+
+
+def extend_leases(
+    conn: sqlite3.Connection, group_id: str, episode_ids: Collection[str], owner: str, until: datetime
+) -> int:
+    """Move the leases ``owner`` still holds on these episodes to ``until``
+    (a heartbeat; ``until`` = now lets them go); how many it held."""
+    ids = list(episode_ids)
+    cur = conn.execute(
+        f"UPDATE episodes SET lease_until = ? WHERE group_id = ? AND lease_owner = ?"
+        f" AND uuid IN ({','.join('?' * len(ids))})",
+        (to_micros(until), group_id, owner, *ids),
+    )
+    return cur.rowcount
+
+
+def held_episodes(conn: sqlite3.Connection, now: datetime) -> list[Episode]:
+    """Store-wide: unfinished episodes a live lease holds, the soonest free first."""
+    cur = conn.execute(
+        f"SELECT {rows.EPISODE_COLUMNS} FROM episodes p WHERE p.lease_owner IS NOT NULL"
+        " AND p.lease_until > ? AND p.status != 'complete' ORDER BY p.lease_until, p.group_id, p.id",
+        (to_micros(now),),
+    )
+    return [rows.episode(r) for r in cur]
 
 
 def episode_counts(conn: sqlite3.Connection) -> dict[str, int]:

@@ -26,7 +26,8 @@ ENTITY_COLUMNS = (
 
 EPISODE_COLUMNS = (
     "p.uuid, p.group_id, p.name, p.kind, p.content, p.content_hash, p.source_description,"
-    " p.reference_time, p.created_at, p.saga, p.status, p.metadata, p.error, p.actor, p.on_behalf_of"
+    " p.reference_time, p.created_at, p.saga, p.status, p.metadata, p.error, p.actor, p.on_behalf_of,"
+    " p.lease_owner, p.lease_until"
 )
 
 # Public facts: the stored columns, the endpoint names and the sources in order.

@@ -422,6 +422,17 @@ CREATE INDEX model_replies_by_episode ON model_replies(group_id, episode_id) WHE
 """
 
 
+_V12 = """
+-- Leases (ingest/ownership.py): the worker holding an unfinished episode
+-- (a token unique to one memory in one process, with host and pid to show)
+-- and until when; its heartbeat moves lease_until on while it works, and
+-- anyone may take the episode over once lease_until has passed.
+ALTER TABLE episodes ADD COLUMN lease_owner TEXT;
+ALTER TABLE episodes ADD COLUMN lease_until INTEGER;
+CREATE INDEX episodes_leased ON episodes(lease_owner, group_id) WHERE lease_owner IS NOT NULL;
+"""
+
+
 def _initial(conn: sqlite3.Connection) -> None:
     for statement in _statements(_V1):
         conn.execute(statement)
@@ -485,6 +496,11 @@ def _on_behalf_of(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _leases(conn: sqlite3.Connection) -> None:
+    for statement in _statements(_V12):
+        conn.execute(statement)
+
+
 def _statements(script: str) -> list[str]:
     """Split a script into statements (triggers contain semicolons)."""
     out: list[str] = []
@@ -513,6 +529,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (9, "queue", _queue),
     (10, "group_replies", _group_replies),
     (11, "on_behalf_of", _on_behalf_of),
+    (12, "leases", _leases),
 ]
 
 

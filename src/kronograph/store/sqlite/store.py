@@ -7,7 +7,7 @@ import contextlib
 import queue
 import sqlite3
 import threading
-from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from collections.abc import AsyncIterator, Callable, Collection
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from datetime import datetime
@@ -572,9 +572,20 @@ class SQLiteStore:
         return await self._run(queue_rows.queued_groups, limit)
 
     async def claim_queued(
-        self, group_id: str, owner: Mapping[str, Any], now: datetime
+        self, group_id: str, owner: str, until: datetime, now: datetime
     ) -> EpisodeProgress | None:
-        return await self._run(queue_rows.claim_queued, group_id, owner, now)
+        return await self._run(queue_rows.claim_queued, group_id, owner, until, now)
+
+    async def claim_episode(
+        self, group_id: str, episode_id: str, statuses: Collection[str], owner: str, until: datetime, now: datetime
+    ) -> EpisodeProgress | None:
+        return await self._run(queue_rows.claim_episode, group_id, episode_id, statuses, owner, until, now)
+
+    async def extend_leases(self, group_id: str, episode_ids: Collection[str], owner: str, until: datetime) -> int:
+        return await self._run(queue_rows.extend_leases, group_id, episode_ids, owner, until)
+
+    async def held_episodes(self, now: datetime) -> list[Episode]:
+        return await self._run(queue_rows.held_episodes, now)
 
     async def episode_counts(self) -> dict[str, int]:
         return await self._run(queue_rows.episode_counts)
