@@ -1,12 +1,15 @@
 """Ingestion as the memory runs it: one episode, many, and resumption.
 
-Within a group, episodes resolve and commit one at a time (the group's lock),
-a batch in the order given; groups run in parallel. A batch extracts
-concurrently first, since extraction depends only on the episode and its
-context (the earlier episodes by reference time), which registering the whole
-batch up front makes the same as for one-by-one ingestion. So a batch builds
-exactly the graph that ``add_episode`` called on the same list one by one
-builds.
+Within a group, episodes resolve and commit one at a time, in the order they
+came in (each takes a ticket on arrival, see :mod:`.turns`), a batch in the
+order given; groups run in parallel. Extraction needs no turn: it depends
+only on the episode and its context (the earlier episodes by reference time),
+so episodes of a group extract concurrently, and only their resolution and
+commit wait for their turn; the group's write lock is taken for the commit
+alone (see :mod:`.pipeline`). A batch registers all its episodes up front,
+which makes each one's context the same as for one-by-one ingestion, so a
+batch builds exactly the graph that ``add_episode`` called on the same list
+one by one builds.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from .judge import Judge
 from .ownership import held_elsewhere, owner, working
 from .pipeline import Pipeline, PipelineSettings
 from .replies import StoreReplyCache
+from .turns import Ticket, Turns
 
 __all__ = ["EpisodeItem", "Ingestion"]
 
@@ -114,6 +118,8 @@ class Ingestion:
         self._model: ModelClient | None = None
         self._model_chosen = False
         self._lock = lock
+        self._turns = Turns()
+        self._in_flight: dict[tuple[str, str], asyncio.Future[None]] = {}  # episodes being added, by (group, id)
         self._max_concurrency = max_concurrency
         self._settings = PipelineSettings(
             clock=clock, model=None, embedder=embedder or HashingEmbedder(), judge=judge,
@@ -149,7 +155,7 @@ class Ingestion:
                 _log.info("kronograph: no model configured: episodes are read by the offline extractor")
             self._settings.model = self._model
             self._model_chosen = True
-        return Pipeline(self.store, self._settings)
+        return Pipeline(self.store, self._settings, self._lock)
 
     def model_client(self) -> ModelClient | None:
         """The model configured for this memory (chosen on first use), or None."""
@@ -211,19 +217,27 @@ class Ingestion:
     async def add_episode(self, group_id: str, item: EpisodeItem) -> EpisodeResult:
         inp = self._input(group_id, item, "")
         pipeline = self._pipeline()
-        async with self._lock(group_id):
-            done, checkpoint = await pipeline.admit(inp, now=True)
-            if done is not None:
-                return done
-            return await self._run(pipeline, inp, checkpoint)
+        async with self._turns.take(group_id) as turn:
+            key = (group_id, inp.episode_id)
+            while key in self._in_flight:  # the same episode already on its way: its result decides
+                await asyncio.shield(self._in_flight[key])
+            self._in_flight[key] = asyncio.get_running_loop().create_future()
+            try:
+                done, checkpoint = await pipeline.admit(inp, now=True)
+                if done is not None:
+                    return done
+                return await self._run(pipeline, inp, checkpoint, turn=turn)
+            finally:
+                self._in_flight.pop(key).set_result(None)
 
     async def _run(
-        self, pipeline: Pipeline, inp: EpisodeInput, checkpoint: dict[str, Any], usage: Usage | None = None
+        self, pipeline: Pipeline, inp: EpisodeInput, checkpoint: dict[str, Any], usage: Usage | None = None,
+        *, turn: Ticket | None = None,
     ) -> EpisodeResult:
         latest = self._latest.get(inp.group_id)
         started = time.perf_counter()
         with working(self.store, inp.group_id, inp.episode_id), span("add_episode", group_id=inp.group_id):
-            result = await pipeline.run(inp, checkpoint, usage)
+            result = await pipeline.run(inp, checkpoint, usage, turn=turn.wait if turn is not None else None)
         late = latest is not None and inp.reference_time < latest
         record_episode(result, time.perf_counter() - started, late=late)
         if result.ok and (latest is None or inp.reference_time > latest):
@@ -249,7 +263,7 @@ class Ingestion:
         inputs = self.check(group_id, episodes)
         pipeline = self._pipeline()
         results: list[EpisodeResult | None] = [None] * len(inputs)
-        async with self._lock(group_id):
+        async with self._turns.take(group_id) as turn:
             # Nothing is stored before every id is known to be free or the same episode.
             for i, inp in enumerate(inputs):
                 stored = await self.store.episode(group_id, inp.episode_id)
@@ -283,6 +297,7 @@ class Ingestion:
                         errors[i] = exc
 
             await asyncio.gather(*(extract_one(i) for i in checkpoints))
+            await turn.wait()  # the group's earlier episodes are in: this batch's resolve against them
             for i, inp in enumerate(inputs):
                 if results[i] is not None:
                     continue
@@ -325,12 +340,13 @@ class Ingestion:
         return stored
 
     async def run_queued(self, group_id: str, *, attempts: int = 3, backoff: float = 1.0) -> EpisodeResult | None:
-        """Claim the head of the group's queue and ingest it, with the group
-        held; a failure worth retrying is retried (``attempts`` in all,
-        waiting ``backoff`` seconds more each time) before the next episode
-        of the group is taken. None when there was nothing to take."""
+        """Claim the head of the group's queue and ingest it in its turn; a
+        failure worth retrying is retried (``attempts`` in all, waiting
+        ``backoff`` seconds more each time, holding neither the group's lock
+        nor its turn) before the next episode of the group is taken. None
+        when there was nothing to take."""
         pipeline = self._pipeline()
-        async with self._lock(group_id):
+        async with self._turns.take(group_id) as turn:
             progress = await self.store.claim_queued(group_id, owner(), self._clock())
             if progress is None:
                 return None
@@ -338,17 +354,18 @@ class Ingestion:
                 inp = EpisodeInput.resumed(progress.episode, progress.pending or {})
             except InvalidInputError as exc:
                 return await pipeline.failed(_stub(progress.episode), exc, False, Usage())
-            result = await self._run(pipeline, inp, progress.checkpoint or {})
-            for attempt in range(1, attempts):
-                if result.status != EpisodeStatus.RETRYABLE:
-                    break
-                await asyncio.sleep(backoff * attempt)
+            result = await self._run(pipeline, inp, progress.checkpoint or {}, turn=turn)
+        for attempt in range(1, attempts):
+            if result.status != EpisodeStatus.RETRYABLE:
+                break
+            await asyncio.sleep(backoff * attempt)
+            async with self._turns.take(group_id) as turn:
                 again = await self.store.episode_progress(group_id, inp.episode_id)
                 if again is None or again.episode.status != EpisodeStatus.RETRYABLE:
                     break  # removed or finished meanwhile
                 await pipeline.claim(group_id, inp.episode_id, again.episode.status, again.pending)
-                result = await self._run(pipeline, inp, again.checkpoint or {})
-            return result
+                result = await self._run(pipeline, inp, again.checkpoint or {}, turn=turn)
+        return result
 
     # -- resumption --------------------------------------------------------------------
     async def resume(self, *, include_retryable: bool) -> list[EpisodeResult]:
@@ -359,7 +376,7 @@ class Ingestion:
         pipeline = self._pipeline()
         results = []
         for group_id, episode_id, _status, _updated in rows:
-            async with self._lock(group_id):
+            async with self._turns.take(group_id) as turn:
                 progress = await self.store.episode_progress(group_id, episode_id)
                 if progress is None or progress.episode.status not in statuses:
                     continue  # finished meanwhile
@@ -373,7 +390,7 @@ class Ingestion:
                     continue
                 _log.info("kronograph: resuming episode %s of group %s (%s)", episode_id, group_id, _status)
                 await pipeline.claim(group_id, episode_id, progress.episode.status, pending)
-                results.append(await self._run(pipeline, inp, progress.checkpoint or {}))
+                results.append(await self._run(pipeline, inp, progress.checkpoint or {}, turn=turn))
         return results
 
 
