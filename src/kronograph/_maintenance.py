@@ -86,14 +86,15 @@ class Maintenance:
         name = _text("entity", entity, optional=True)
         eid = _text("episode_id", episode_id, optional=True)
         store = await self._ready()
-        async with self._lock(g):
-            # An episode's own words probe the searches afterwards (kept here, never in the report).
-            probes = [] if eid is None else [p.content[:300] for p in [await store.episode(g, eid)] if p and p.content]
-            with span("forget", group_id=g):
-                report = await _forget(
-                    store, g, entity=name, episode_id=eid, clock=self._now, embed=self._ingestion.embed_many,
-                    dry_run=dry_run,
-                )
+        # An episode's own words probe the searches afterwards (kept here, never in the report).
+        probes = [] if eid is None else [p.content[:300] for p in [await store.episode(g, eid)] if p and p.content]
+        with span("forget", group_id=g):
+            # The group's lock is held for the purge's reads and commit only: rebuilding
+            # what it cleared embeds, which may wait on a network.
+            report = await _forget(
+                store, g, entity=name, episode_id=eid, clock=self._now, embed=self._ingestion.embed_many,
+                dry_run=dry_run, hold=self._lock(g),
+            )
         if dry_run:
             return report
         leftovers = report.leftovers + await self._still_returned(g, report, probes)
@@ -212,12 +213,11 @@ class Maintenance:
         g = self._group(group_id)
         store = await self._ready()
         model = self._ingestion.model_client()
-        async with self._lock(g):
-            with span("build_communities", group_id=g):
-                return await _communities.build(
-                    store, g, clock=self._now, embed=self._ingestion.embed_many, model=model,
-                    batch_size=batch_size, max_model_calls=max_model_calls, resolution=resolution,
-                )
+        with span("build_communities", group_id=g):  # the group's lock: for the commit only
+            return await _communities.build(
+                store, g, clock=self._now, embed=self._ingestion.embed_many, model=model,
+                batch_size=batch_size, max_model_calls=max_model_calls, resolution=resolution, hold=self._lock(g),
+            )
 
     async def update_communities(self, group_id: str) -> CommunityUpdate:
         """Without clustering again: attach each entity that is in no community
@@ -228,9 +228,10 @@ class Maintenance:
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         store = await self._ready()
-        async with self._lock(g):
-            with span("update_communities", group_id=g):
-                return await _communities.update(store, g, clock=self._now, embed=self._ingestion.embed_many)
+        with span("update_communities", group_id=g):  # the group's lock: for the commit only
+            return await _communities.update(
+                store, g, clock=self._now, embed=self._ingestion.embed_many, hold=self._lock(g)
+            )
 
     async def communities(self, group_id: str) -> list[Community]:
         """The group's communities, largest first, members most central first."""

@@ -222,17 +222,17 @@ class AsyncMemory(Maintenance):
         )
         store = await self._ready()
         vector = await self._ingestion.embed_one(data.fact)  # before the group is held: it may wait on a network
-        async with self._lock(g):
-            settings = Resolver(
-                clock=self._now,
-                judge=self._judge,
-                relation_type=self._relation_types.get(fold_relation(relation_name)),
-                candidate_limit=self._candidate_limit,
-                embedding=vector,
-                authority=self._authority,
-            )
-            with span("add_fact", group_id=g):
-                result = await _add_fact(store, data, settings)
+        settings = Resolver(
+            clock=self._now,
+            judge=self._judge,
+            relation_type=self._relation_types.get(fold_relation(relation_name)),
+            candidate_limit=self._candidate_limit,
+            embedding=vector,
+            authority=self._authority,
+            lock=self._lock(g),  # held from its reads to its commit, not while the judge thinks
+        )
+        with span("add_fact", group_id=g):
+            result = await _add_fact(store, data, settings)
         record_facts({"created": 0 if result.merged else 1, "merged": int(result.merged),
                       "retired": len(result.retired), "changed": len(result.changed)})
         return result

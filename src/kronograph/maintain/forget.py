@@ -28,6 +28,7 @@ two letters is refused (it would match nearly everything).
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass, field
 
@@ -208,9 +209,12 @@ async def forget(
     clock: Clock,
     embed: Embed,
     dry_run: bool = False,
+    hold: asyncio.Lock | None = None,
 ) -> ForgetReport:
     """Purge, erase traces, rebuild the cleared summaries, check the store.
-    ``embed`` makes the vectors of the communities rebuilt."""
+    ``embed`` makes the vectors of the communities rebuilt. ``hold``, the
+    group's write lock, is held for the purge's reads and commit and for the
+    rebuilt communities' commit, never while embedding."""
 
     async def attempt() -> tuple[ForgetReport, Plan]:
         plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
@@ -260,7 +264,7 @@ async def forget(
             await store.apply(plan)
         return report, plan
 
-    report, plan = await retry_on_conflict(attempt)
+    report, plan = await retry_on_conflict(attempt, kind="forget", hold=hold)
     if dry_run:
         return report
     await store.erase_traces()
@@ -269,7 +273,9 @@ async def forget(
     for saga in plan.purge.sagas if plan.purge is not None else ():
         await _rebuild_saga(store, group_id, saga, clock)
     if plan.purge is not None and plan.purge.communities:
-        rebuilt, deleted = await refresh_communities(store, group_id, plan.purge.communities, clock=clock, embed=embed)
+        rebuilt, deleted = await refresh_communities(
+            store, group_id, plan.purge.communities, clock=clock, embed=embed, hold=hold
+        )
         report = report.model_copy(update={"communities_rebuilt": rebuilt, "communities_deleted": deleted})
     leftovers = await check_store(store, group_id, report)
     return report.model_copy(update={"leftovers": leftovers, "verified": not leftovers})
