@@ -151,7 +151,7 @@ class Maintenance:
                 if not found:
                     raise NotFoundError(f"no entity named {text!r} (nor with that uuid) in group {g!r}")
                 uuids |= found
-        model = self._ingestion.model_client()
+        model = await self._ingestion.model_client()
         with span("summarize_entities", group_id=g):
             return await _summarize(store, g, clock=self._now, uuids=uuids, stale_only=refresh_stale_only, model=model)
 
@@ -169,7 +169,7 @@ class Maintenance:
         if isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 1:
             raise InvalidInputError("max_calls", "must be a whole number, at least 1")
         store = await self._ready()
-        model = self._ingestion.model_client()
+        model = await self._ingestion.model_client()
         # Not the group's lock: a run waits on a model, and ingestion into the
         # group must go on meanwhile (its episodes land past the run's bound).
         # Runs on one saga take turns; a write that lost a race is redone.
@@ -212,7 +212,7 @@ class Maintenance:
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         store = await self._ready()
-        model = self._ingestion.model_client()
+        model = await self._ingestion.model_client()
         with span("build_communities", group_id=g):  # the group's lock: for the commit only
             return await _communities.build(
                 store, g, clock=self._now, embed=self._ingestion.embed_many, model=model,

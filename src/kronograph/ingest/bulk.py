@@ -117,6 +117,7 @@ class Ingestion:
         self._model_arg = model
         self._model: ModelClient | None = None
         self._model_chosen = False
+        self._choosing = asyncio.Lock()
         self._lock = lock
         self._turns = Turns()
         self._in_flight: dict[tuple[str, str], asyncio.Future[None]] = {}  # episodes being added, by (group, id)
@@ -133,33 +134,39 @@ class Ingestion:
             )
 
     # -- configuration -------------------------------------------------------------
-    def _pipeline(self) -> Pipeline:
-        if not self._model_chosen:
-            arg = self._model_arg
-            provider: Provider | None
-            if isinstance(arg, ModelClient):
-                if arg.cache is None:  # a client without a cache of its own uses this store's
-                    arg = copy.copy(arg)  # (a copy: the caller's client may serve other memories)
-                    arg.cache = StoreReplyCache(self.store, self._clock)
-                self._model = arg
-            else:
-                if arg == "auto":
-                    provider = choose_provider()
-                elif isinstance(arg, ModelSettings):
-                    provider = choose_provider(arg)  # settings without a provider fall back to the environment
-                else:
-                    provider = arg
-                cache = StoreReplyCache(self.store, self._clock)
-                self._model = ModelClient(provider, cache=cache) if provider is not None else None
-            if self._model is None:
-                _log.info("kronograph: no model configured: episodes are read by the offline extractor")
-            self._settings.model = self._model
-            self._model_chosen = True
+    async def _pipeline(self) -> Pipeline:
+        if not self._model_chosen:  # once chosen, no await: callers keep their order
+            async with self._choosing:
+                if not self._model_chosen:
+                    await self._choose_model()
         return Pipeline(self.store, self._settings, self._lock)
 
-    def model_client(self) -> ModelClient | None:
+    async def _choose_model(self) -> None:
+        arg = self._model_arg
+        provider: Provider | None
+        if isinstance(arg, ModelClient):
+            if arg.cache is None:  # a client without a cache of its own uses this store's
+                arg = copy.copy(arg)  # (a copy: the caller's client may serve other memories)
+                arg.cache = StoreReplyCache(self.store, self._clock)
+            self._model = arg
+        else:
+            if arg == "auto" or isinstance(arg, ModelSettings):
+                # May probe a local Ollama server (up to its timeout): on a worker
+                # thread, so the event loop runs on. Settings without a provider
+                # fall back to the environment.
+                provider = await asyncio.to_thread(choose_provider, None if arg == "auto" else arg)
+            else:
+                provider = arg
+            cache = StoreReplyCache(self.store, self._clock)
+            self._model = ModelClient(provider, cache=cache) if provider is not None else None
+        if self._model is None:
+            _log.info("kronograph: no model configured: episodes are read by the offline extractor")
+        self._settings.model = self._model
+        self._model_chosen = True
+
+    async def model_client(self) -> ModelClient | None:
         """The model configured for this memory (chosen on first use), or None."""
-        self._pipeline()
+        await self._pipeline()
         return self._model
 
     async def check_embedder(self) -> None:
@@ -216,8 +223,8 @@ class Ingestion:
     # -- one -------------------------------------------------------------------------
     async def add_episode(self, group_id: str, item: EpisodeItem) -> EpisodeResult:
         inp = self._input(group_id, item, "")
-        pipeline = self._pipeline()
         async with self._turns.take(group_id) as turn:
+            pipeline = await self._pipeline()
             key = (group_id, inp.episode_id)
             while key in self._in_flight:  # the same episode already on its way: its result decides
                 await asyncio.shield(self._in_flight[key])
@@ -261,9 +268,9 @@ class Ingestion:
         self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]
     ) -> list[EpisodeResult]:
         inputs = self.check(group_id, episodes)
-        pipeline = self._pipeline()
         results: list[EpisodeResult | None] = [None] * len(inputs)
         async with self._turns.take(group_id) as turn:
+            pipeline = await self._pipeline()
             # Nothing is stored before every id is known to be free or the same episode.
             for i, inp in enumerate(inputs):
                 stored = await self.store.episode(group_id, inp.episode_id)
@@ -317,7 +324,7 @@ class Ingestion:
         transaction; the same id and content again is the stored episode as it
         now stands (idempotent), another content under the id is refused."""
         inp = self._input(group_id, item, "")
-        self._pipeline()  # the model is chosen now: a bad configuration fails the request, not the worker
+        await self._pipeline()  # the model is chosen now: a bad configuration fails the request, not the worker
         now = self._clock()
         raw = self.settings_store_raw
         plan = Plan(group_id=group_id, now=now, expected_revision=None)
@@ -345,8 +352,8 @@ class Ingestion:
         ``backoff`` seconds more each time, holding neither the group's lock
         nor its turn) before the next episode of the group is taken. None
         when there was nothing to take."""
-        pipeline = self._pipeline()
         async with self._turns.take(group_id) as turn:
+            pipeline = await self._pipeline()
             progress = await self.store.claim_queued(group_id, owner(), self._clock())
             if progress is None:
                 return None
@@ -373,7 +380,7 @@ class Ingestion:
         rows = await self.store.unfinished_episodes(statuses)
         if not rows:
             return []
-        pipeline = self._pipeline()
+        pipeline = await self._pipeline()
         results = []
         for group_id, episode_id, _status, _updated in rows:
             async with self._turns.take(group_id) as turn:

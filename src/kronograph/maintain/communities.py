@@ -42,9 +42,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..errors import ConcurrentWriteError, InvalidInputError, ModelError
-from ..metrics import record_redo
 from ..ingest.schema import CommunitySummaryAnswer
 from ..llm.client import ModelClient
+from ..metrics import record_redo
 from ..model import CommunityAttachment, CommunityBuild, CommunityUpdate, Fact
 from ..store.plan import CommunityState, Plan
 from ..store.protocol import FactQuery, Store
