@@ -265,9 +265,11 @@ async def add_fact(store: Store, data: FactInput, settings: Resolver) -> AddFact
 
 
 def _shown(record: FactRecord, candidates: Sequence[FactRecord]) -> str:
-    """What a judge's verdict depends on: the new fact's ends and the candidates as shown."""
+    """What a judge's verdict depends on: the new fact as stated (its uuids are
+    new each try) and the candidates as shown."""
+    new = [record.subject, record.relation, record.object, record.fact, record.valid_at, record.invalid_at]
     facts = [c.to_fact().model_dump(mode="json", exclude={"episodes"}) for c in candidates]
-    return json.dumps([record.source_uuid, record.target_uuid, facts], sort_keys=True, default=str)
+    return json.dumps([new, facts], sort_keys=True, default=str)
 
 
 async def _attempt(store: Store, data: FactInput, settings: Resolver, asked: dict[str, Verdict]) -> AddFactResult:
