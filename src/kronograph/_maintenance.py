@@ -274,5 +274,6 @@ class Maintenance:
             refuse_writes_from_a_judge()
         g = self._group(group_id)
         store = await self._ready()
-        async with self._lock(g):
-            return await _reconcile(store, g, relation_types=self._relation_types, clock=self._now, repair=repair)
+        return await _reconcile(
+            store, g, relation_types=self._relation_types, clock=self._now, repair=repair, hold=self._lock(g)
+        )

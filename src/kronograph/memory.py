@@ -407,8 +407,7 @@ class AsyncMemory(Maintenance):
         eid = _text("episode_id", episode_id)
         assert eid is not None
         store = await self._ready()
-        async with self._lock(g):
-            return await _remove_episode(store, g, eid, clock=self._now)
+        return await _remove_episode(store, g, eid, clock=self._now, hold=self._lock(g))
 
     async def remove_fact(self, group_id: str, fact_uuid: str) -> RemovalResult:
         """Retract one fact, whatever its sources: it leaves the current graph
@@ -420,8 +419,7 @@ class AsyncMemory(Maintenance):
         uuid = _text("fact_uuid", fact_uuid)
         assert uuid is not None
         store = await self._ready()
-        async with self._lock(g):
-            return await _remove_fact(store, g, uuid, clock=self._now)
+        return await _remove_fact(store, g, uuid, clock=self._now, hold=self._lock(g))
 
     async def groups(self) -> list[str]:
         """Every group of the store, by name. (A service shows each key only

@@ -38,6 +38,7 @@ Every repair is a plan applied in one transaction, with an audit event
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import defaultdict
 from collections.abc import Mapping
@@ -314,7 +315,9 @@ def _repaired(plan: Plan, check: str, **detail: Any) -> AuditEvent:
     )
 
 
-async def _finish_removal(store: Store, group_id: str, episode_id: str, clock: Clock, done: Repairs) -> None:
+async def _finish_removal(
+    store: Store, group_id: str, episode_id: str, clock: Clock, done: Repairs, hold: asyncio.Lock | None
+) -> None:
     """Drop the sources citing a missing episode, as removing it would have."""
 
     async def attempt() -> Repairs:
@@ -341,14 +344,14 @@ async def _finish_removal(store: Store, group_id: str, episode_id: str, clock: C
             changed_facts=[f.uuid for f in result.changed], deleted_entities=result.deleted_entities,
         )
 
-    got = await retry_on_conflict(attempt)
+    got = await retry_on_conflict(attempt, kind="reconcile", hold=hold)
     done.removed_sources.extend(got.removed_sources)
     done.deleted_facts.extend(got.deleted_facts)
     done.changed_facts.extend(got.changed_facts)
     done.deleted_entities.extend(got.deleted_entities)
 
 
-async def _delete_orphans(store: Store, group_id: str, clock: Clock, done: Repairs) -> None:
+async def _delete_orphans(store: Store, group_id: str, clock: Clock, done: Repairs, hold: asyncio.Lock | None) -> None:
     async def attempt() -> list[str]:
         plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
         orphans = [uuid for uuid, _ in (await store.health_scan(group_id)).orphan_entities]
@@ -359,7 +362,7 @@ async def _delete_orphans(store: Store, group_id: str, clock: Clock, done: Repai
         await store.apply(plan)
         return orphans
 
-    done.deleted_entities.extend(await retry_on_conflict(attempt))
+    done.deleted_entities.extend(await retry_on_conflict(attempt, kind="reconcile", hold=hold))
 
 
 async def _refresh_summaries(store: Store, group_id: str, clock: Clock, done: Repairs) -> None:
@@ -380,18 +383,21 @@ async def reconcile(
     relation_types: Mapping[str, RelationType],
     clock: Clock,
     repair: bool = False,
+    hold: asyncio.Lock | None = None,
 ) -> ReconcileReport:
     """Check ``group_id`` (``relation_types`` by folded key); with ``repair``,
     fix dangling sources and orphan entities, and rebuild stale summaries
-    extractively. The caller holds the group."""
+    extractively. The checks only read; each repair is a plan checked against
+    the group's revision, made and committed holding ``hold`` (the group's
+    write lock), so the group takes other writes during the scan."""
     now = clock()
     scan, findings = await _findings(store, group_id, relation_types, now)
     done = Repairs()
     if repair:
         for episode_id in sorted({episode_id for _, episode_id in scan.dangling_sources}):
-            await _finish_removal(store, group_id, episode_id, clock, done)
+            await _finish_removal(store, group_id, episode_id, clock, done, hold)
         if scan.orphan_entities:
-            await _delete_orphans(store, group_id, clock, done)
+            await _delete_orphans(store, group_id, clock, done, hold)
         if findings["stale_summaries"]:
             await _refresh_summaries(store, group_id, clock, done)
     return ReconcileReport(group_id=group_id, checked_at=now, repair=repair, repaired=done, **findings)

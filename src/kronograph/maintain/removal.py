@@ -8,6 +8,8 @@ entity left with no fact and no mention is deleted. Fact history is kept, so
 
 from __future__ import annotations
 
+import asyncio
+
 from .._retry import retry_on_conflict
 from ..errors import NotFoundError
 from ..ingest.timeline import merge_sources, refresh, status_of
@@ -78,7 +80,9 @@ def plan_removal(
     )
 
 
-async def remove_episode(store: Store, group_id: str, episode_id: str, *, clock: Clock) -> RemovalResult:
+async def remove_episode(
+    store: Store, group_id: str, episode_id: str, *, clock: Clock, hold: asyncio.Lock | None = None
+) -> RemovalResult:
     async def attempt() -> RemovalResult:
         plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
         if await store.episode(group_id, episode_id) is None:
@@ -93,7 +97,7 @@ async def remove_episode(store: Store, group_id: str, episode_id: str, *, clock:
         await store.apply(plan)
         return result
 
-    return await retry_on_conflict(attempt)
+    return await retry_on_conflict(attempt, kind="removal", hold=hold)  # held per try, not in backoff
 
 
 def plan_fact_removal(
@@ -126,7 +130,9 @@ def plan_fact_removal(
     )
 
 
-async def remove_fact(store: Store, group_id: str, fact_uuid: str, *, clock: Clock) -> RemovalResult:
+async def remove_fact(
+    store: Store, group_id: str, fact_uuid: str, *, clock: Clock, hold: asyncio.Lock | None = None
+) -> RemovalResult:
     async def attempt() -> RemovalResult:
         plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
         hood = await store.conflict_neighbourhood(group_id, [fact_uuid], 2)
@@ -138,4 +144,4 @@ async def remove_fact(store: Store, group_id: str, fact_uuid: str, *, clock: Clo
         await store.apply(plan)
         return result
 
-    return await retry_on_conflict(attempt)
+    return await retry_on_conflict(attempt, kind="removal", hold=hold)  # held per try, not in backoff
