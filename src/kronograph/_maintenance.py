@@ -122,9 +122,14 @@ class Maintenance:
                 check("timeline", fact.uuid, fact.model_dump_json())
             for entity in await self.entities(group_id, name=query) if query in report.needles else ():
                 check("entities", entity.uuid, entity.model_dump_json())
-        for kind, item in (await self.export(group_id)).records():
-            key = str(getattr(item, "uuid", None) or getattr(item, "saga", ""))
-            check(f"export {kind}", key, item.model_dump_json())
+        exported = await self.export(group_id)
+
+        def scan() -> None:  # the whole group's text: on a worker thread, off the event loop
+            for kind, item in exported.records():
+                key = str(getattr(item, "uuid", None) or getattr(item, "saga", ""))
+                check(f"export {kind}", key, item.model_dump_json())
+
+        await asyncio.to_thread(scan)
         return out
 
     async def summarize_entities(

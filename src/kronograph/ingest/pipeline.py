@@ -517,11 +517,11 @@ class Pipeline:
             usage.merge(Usage.from_dict(checkpoint["usage"]))  # what earlier attempts paid for
         try:
             checkpoint = await self.extract_stage(inp, checkpoint, usage)
-            if turn is not None:
-                await turn()
             extraction = Extraction.model_validate(checkpoint["extraction"])
             drafts = clean(extraction, inp, dict(checkpoint.get("provenance") or {}))
             vectors, fact_vectors, episode_vector = await self._vectors(inp, drafts)
+            if turn is not None:  # the group's earlier episodes first: this one resolves against them
+                await turn()
             for attempt in range(REDOS + 1):
                 decided = "entities" in checkpoint and "verdicts" in checkpoint  # at some earlier revision
                 revision = await self.store.revision(inp.group_id)
