@@ -19,7 +19,8 @@ import copy
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
@@ -228,14 +229,21 @@ class Ingestion:
             key = (group_id, inp.episode_id)
             while key in self._in_flight:  # the same episode already on its way: its result decides
                 await asyncio.shield(self._in_flight[key])
-            self._in_flight[key] = asyncio.get_running_loop().create_future()
-            try:
+            with self._taking(key):
                 done, checkpoint = await pipeline.admit(inp, now=True)
                 if done is not None:
                     return done
                 return await self._run(pipeline, inp, checkpoint, turn=turn)
-            finally:
-                self._in_flight.pop(key).set_result(None)
+
+    @contextmanager
+    def _taking(self, key: tuple[str, str]) -> Iterator[None]:
+        """Mark an episode as on its way in this memory (no await between a
+        caller's look at ``_in_flight`` and this): no other path takes it."""
+        self._in_flight[key] = asyncio.get_running_loop().create_future()
+        try:
+            yield
+        finally:
+            self._in_flight.pop(key).set_result(None)
 
     async def _run(
         self, pipeline: Pipeline, inp: EpisodeInput, checkpoint: dict[str, Any], usage: Usage | None = None,
@@ -361,7 +369,8 @@ class Ingestion:
                 inp = EpisodeInput.resumed(progress.episode, progress.pending or {})
             except InvalidInputError as exc:
                 return await pipeline.failed(_stub(progress.episode), exc, False, Usage())
-            result = await self._run(pipeline, inp, progress.checkpoint or {}, turn=turn)
+            with self._taking((group_id, inp.episode_id)):
+                result = await self._run(pipeline, inp, progress.checkpoint or {}, turn=turn)
         for attempt in range(1, attempts):
             if result.status != EpisodeStatus.RETRYABLE:
                 break
@@ -370,8 +379,11 @@ class Ingestion:
                 again = await self.store.episode_progress(group_id, inp.episode_id)
                 if again is None or again.episode.status != EpisodeStatus.RETRYABLE:
                     break  # removed or finished meanwhile
-                await pipeline.claim(group_id, inp.episode_id, again.episode.status, again.pending)
-                result = await self._run(pipeline, inp, again.checkpoint or {}, turn=turn)
+                if (group_id, inp.episode_id) in self._in_flight:
+                    break  # another path of this memory took it up
+                with self._taking((group_id, inp.episode_id)):
+                    await pipeline.claim(group_id, inp.episode_id, again.episode.status, again.pending)
+                    result = await self._run(pipeline, inp, again.checkpoint or {}, turn=turn)
         return result
 
     # -- resumption --------------------------------------------------------------------
@@ -387,7 +399,7 @@ class Ingestion:
                 progress = await self.store.episode_progress(group_id, episode_id)
                 if progress is None or progress.episode.status not in statuses:
                     continue  # finished meanwhile
-                if held_elsewhere(self.store, progress, self._clock()):
+                if (group_id, episode_id) in self._in_flight or held_elsewhere(self.store, progress, self._clock()):
                     continue  # a live worker is on it
                 pending = progress.pending or {}
                 try:
@@ -396,8 +408,9 @@ class Ingestion:
                     results.append(await pipeline.failed(_stub(progress.episode), exc, False, Usage()))
                     continue
                 _log.info("kronograph: resuming episode %s of group %s (%s)", episode_id, group_id, _status)
-                await pipeline.claim(group_id, episode_id, progress.episode.status, pending)
-                results.append(await self._run(pipeline, inp, progress.checkpoint or {}, turn=turn))
+                with self._taking((group_id, episode_id)):
+                    await pipeline.claim(group_id, episode_id, progress.episode.status, pending)
+                    results.append(await self._run(pipeline, inp, progress.checkpoint or {}, turn=turn))
         return results
 
 

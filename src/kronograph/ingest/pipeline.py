@@ -133,13 +133,10 @@ def _standing(outcome: _Outcome) -> list[PossibleContradiction]:
 
 
 class Pipeline:
-    def __init__(
-        self, store: Store, settings: PipelineSettings, lock: Callable[[str], asyncio.Lock] | None = None
-    ) -> None:
+    def __init__(self, store: Store, settings: PipelineSettings, lock: Callable[[str], asyncio.Lock]) -> None:
         self.store = store
         self.settings = settings
-        self._locks: dict[str, asyncio.Lock] = {}
-        self.lock = lock or (lambda group_id: self._locks.setdefault(group_id, asyncio.Lock()))
+        self.lock = lock  # the group's write lock, held from the commit's revision check to its end
 
     def _now(self) -> datetime:
         return self.settings.clock()
