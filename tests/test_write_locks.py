@@ -23,7 +23,7 @@ from kronograph.store import SQLiteStore, Store
 from kronograph.store.plan import Plan
 
 from . import pg_server
-from .ingest_helpers import ScriptedProvider, current_episode
+from .ingest_helpers import ScriptedProvider, current_episode, transient
 from .provider_servers import FakeServer, fake_server
 from .test_ingest import client, employment_judge, extraction_table, facts_json
 
@@ -150,6 +150,28 @@ def test_a_group_keeps_its_order_while_its_episodes_extract_concurrently(tmp_pat
             assert (await soon(first)).ok and (await soon(second)).ok
             facts = {f.object: f for f in await memory.facts("g", include_retired=True)}
             assert facts["Acme"].created_at < facts["Beta"].created_at
+
+    asyncio.run(go())
+
+
+def test_the_queue_backs_off_holding_nothing(tmp_path: Path) -> None:
+    async def go() -> None:
+        provider = GatedProvider(Extraction=extraction_table(EPISODES))
+        provider.fail = [transient() for _ in range(3)]  # every try of the first attempt: retryable
+        async with AsyncMemory(tmp_path / "m.db", model=client(provider)) as memory:
+            await memory.enqueue_episode("g", "Alice works at Acme.", reference_time=T0, episode_id="e1")
+            worker = asyncio.create_task(memory._ingestion.run_queued("g", attempts=2, backoff=10 * SOON))
+
+            async def failed_once() -> None:
+                while (await memory.episode("g", "e1")).status != "retryable":
+                    await asyncio.sleep(0.01)
+
+            await soon(failed_once())
+            try:
+                await soon(memory.add_fact("g", "Bob", "LIVES_IN", "Paris"))  # during the backoff
+                await soon(memory.add_episode("g", "Carol works at Delta.", reference_time=T1))
+            finally:
+                worker.cancel()
 
     asyncio.run(go())
 
