@@ -358,3 +358,22 @@ def test_the_auto_model_probe_does_not_block_the_event_loop(
             await memory.aclose()
 
     asyncio.run(go())
+
+
+def test_a_ticket_given_up_before_its_turn_keeps_the_order() -> None:
+    from kronograph.ingest.turns import Turns
+
+    async def go() -> None:
+        turns = Turns()
+        first, given_up, last = turns.take("g"), turns.take("g"), turns.take("g")
+        other = turns.take("h")
+        await soon(other.wait())  # another group waits on nobody
+        given_up.done()  # cancelled before its turn: the next still waits for the one before it
+        waiting = asyncio.create_task(last.wait())
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert not waiting.done()
+        first.done()
+        await soon(waiting)
+
+    asyncio.run(go())
