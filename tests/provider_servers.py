@@ -112,6 +112,7 @@ class FakeServer:
         self.in_flight = 0
         self.max_in_flight = 0
         self.hold = 0.0  # extra seconds every request is held (to overlap them)
+        self.tags_gate: threading.Event | None = None  # when set up, /api/tags answers once it is set
         self.lock = threading.Lock()
         self.port = 0
 
@@ -157,6 +158,8 @@ def _handler(state: FakeServer) -> type[BaseHTTPRequestHandler]:
                 state.max_in_flight = max(state.max_in_flight, state.in_flight)
             try:
                 answer = state._next(request)
+                if request.path == "/api/tags" and state.tags_gate is not None:
+                    state.tags_gate.wait(30)
                 time.sleep(answer.delay + state.hold)
                 payload = answer.body if isinstance(answer.body, (str, bytes)) else json.dumps(answer.body)
                 data = payload.encode() if isinstance(payload, str) else payload

@@ -94,14 +94,15 @@ class Maintenance:
         checks.flag("dry_run", dry_run)
         who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)
         store = await self._ready()
-        async with self._lock(g):
-            # An episode's own words probe the searches afterwards (kept here, never in the report).
-            probes = [] if eid is None else [p.content[:300] for p in [await store.episode(g, eid)] if p and p.content]
-            with span("forget", group_id=g):
-                report = await _forget(
-                    store, g, entity=name, episode_id=eid, clock=self._now, embed=self._ingestion.embed_for(g),
-                    dry_run=dry_run, actor=who[0], on_behalf_of=who[1],
-                )
+        # An episode's own words probe the searches afterwards (kept here, never in the report).
+        probes = [] if eid is None else [p.content[:300] for p in [await store.episode(g, eid)] if p and p.content]
+        with span("forget", group_id=g):
+            # The group's lock is held for the purge's reads and commit only: rebuilding
+            # what it cleared embeds, which may wait on a network.
+            report = await _forget(
+                store, g, entity=name, episode_id=eid, clock=self._now, embed=self._ingestion.embed_for(g),
+                dry_run=dry_run, actor=who[0], on_behalf_of=who[1], hold=self._lock(g),
+            )
         if dry_run:
             return report
         leftovers = report.leftovers + await self._still_returned(g, report, probes)
@@ -129,9 +130,14 @@ class Maintenance:
                 check("timeline", fact.uuid, fact.model_dump_json())
             for entity in await self.entities(group_id, name=query) if query in report.needles else ():
                 check("entities", entity.uuid, entity.model_dump_json())
-        for kind, item in (await self.export(group_id)).records():
-            key = str(getattr(item, "uuid", None) or getattr(item, "saga", ""))
-            check(f"export {kind}", key, item.model_dump_json())
+        exported = await self.export(group_id)
+
+        def scan() -> None:  # the whole group's text: on a worker thread, off the event loop
+            for kind, item in exported.records():
+                key = str(getattr(item, "uuid", None) or getattr(item, "saga", ""))
+                check(f"export {kind}", key, item.model_dump_json())
+
+        await asyncio.to_thread(scan)
         return out
 
     async def summarize_entities(
@@ -161,7 +167,7 @@ class Maintenance:
                 if not found:
                     raise NotFoundError(f"no entity named {text!r} (nor with that uuid) in group {g!r}")
                 uuids |= found
-        model = self._ingestion.model_client()
+        model = await self._ingestion.model_client()
         with span("summarize_entities", group_id=g):
             return await _summarize(store, g, clock=self._now, uuids=uuids, stale_only=refresh_stale_only, model=model)
 
@@ -178,7 +184,7 @@ class Maintenance:
         assert name is not None
         checks.count("max_calls", max_calls)
         store = await self._ready()
-        model = self._ingestion.model_client()
+        model = await self._ingestion.model_client()
         # Not the group's lock: a run waits on a model, and ingestion into the
         # group must go on meanwhile (its episodes land past the run's bound).
         # Runs on one saga take turns; a write that lost a race is redone.
@@ -221,13 +227,12 @@ class Maintenance:
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         store = await self._ready()
-        model = self._ingestion.model_client()
-        async with self._lock(g):
-            with span("build_communities", group_id=g):
-                return await _communities.build(
-                    store, g, clock=self._now, embed=self._ingestion.embed_for(g), model=model,
-                    batch_size=batch_size, max_model_calls=max_model_calls, resolution=resolution,
-                )
+        model = await self._ingestion.model_client()
+        with span("build_communities", group_id=g):  # the group's lock: for the commit only
+            return await _communities.build(
+                store, g, clock=self._now, embed=self._ingestion.embed_for(g), model=model,
+                batch_size=batch_size, max_model_calls=max_model_calls, resolution=resolution, hold=self._lock(g),
+            )
 
     async def update_communities(self, group_id: str) -> CommunityUpdate:
         """Without clustering again: attach each entity that is in no community
@@ -238,9 +243,10 @@ class Maintenance:
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         store = await self._ready()
-        async with self._lock(g):
-            with span("update_communities", group_id=g):
-                return await _communities.update(store, g, clock=self._now, embed=self._ingestion.embed_for(g))
+        with span("update_communities", group_id=g):  # the group's lock: for the commit only
+            return await _communities.update(
+                store, g, clock=self._now, embed=self._ingestion.embed_for(g), hold=self._lock(g)
+            )
 
     async def communities(self, group_id: str) -> list[Community]:
         """The group's communities, largest first, members most central first."""
@@ -287,6 +293,7 @@ class Maintenance:
         g = self._group(group_id)
         who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)
         store = await self._ready()
-        async with self._lock(g):
-            return await _reconcile(store, g, relation_types=self._relation_types, clock=self._now, repair=repair,
-                                    actor=who[0], on_behalf_of=who[1])
+        return await _reconcile(
+            store, g, relation_types=self._relation_types, clock=self._now, repair=repair,
+            actor=who[0], on_behalf_of=who[1], hold=self._lock(g),
+        )

@@ -269,17 +269,17 @@ class AsyncMemory(Maintenance):
         )
         store = await self._ready()
         vector = await self._ingestion.embed_one(data.fact, (g,))  # before the group is held: it may wait on a network
-        async with self._lock(g):
-            settings = Resolver(
-                clock=self._now,
-                judge=self._judge,
-                relation_type=self._relation_types.get(fold_relation(relation_name)),
-                candidate_limit=self._candidate_limit,
-                embedding=vector,
-                authority=self._authority,
-            )
-            with span("add_fact", group_id=g):
-                result = await _add_fact(store, data, settings)
+        settings = Resolver(
+            clock=self._now,
+            judge=self._judge,
+            relation_type=self._relation_types.get(fold_relation(relation_name)),
+            candidate_limit=self._candidate_limit,
+            embedding=vector,
+            authority=self._authority,
+            lock=self._lock(g),  # held from its reads to its commit, not while the judge thinks
+        )
+        with span("add_fact", group_id=g):
+            result = await _add_fact(store, data, settings)
         record_facts({"created": 0 if result.merged else 1, "merged": int(result.merged),
                       "retired": len(result.retired), "changed": len(result.changed)})
         return result
@@ -466,8 +466,8 @@ class AsyncMemory(Maintenance):
         assert eid is not None
         who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)
         store = await self._ready()
-        async with self._lock(g):
-            return await _remove_episode(store, g, eid, clock=self._now, actor=who[0], on_behalf_of=who[1])
+        return await _remove_episode(store, g, eid, clock=self._now, actor=who[0], on_behalf_of=who[1],
+                                     hold=self._lock(g))
 
     async def remove_fact(
         self, group_id: str, fact_uuid: str, *, actor: str | None = None, on_behalf_of: str | None = None
@@ -483,8 +483,8 @@ class AsyncMemory(Maintenance):
         assert uuid is not None
         who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)
         store = await self._ready()
-        async with self._lock(g):
-            return await _remove_fact(store, g, uuid, clock=self._now, actor=who[0], on_behalf_of=who[1])
+        return await _remove_fact(store, g, uuid, clock=self._now, actor=who[0], on_behalf_of=who[1],
+                                  hold=self._lock(g))
 
     async def groups(self) -> list[str]:
         """Every group of the store, by name. (A service shows each key only

@@ -29,6 +29,7 @@ __all__ = [
     "record_facts",
     "record_interval_violations",
     "record_model_call",
+    "record_redo",
     "record_http_request",
     "record_search",
     "render",
@@ -100,6 +101,10 @@ class Registry:
         self.facts = Counter(
             "kronograph_facts_total",
             "Facts by outcome: created, merged (restated), retired (closed or expired), changed.",
+        )
+        self.redos = Counter(
+            "kronograph_write_redos_total",
+            "Writes prepared again because their group changed between their reads and their commit, by kind.",
         )
         self.interval_violations = Counter(
             "kronograph_interval_violations_total", "Overlapping intervals found in a single-valued slot."
@@ -245,6 +250,12 @@ def record_search(scope: str, method: str, seconds: float) -> None:
 def record_http_request(method: str, route: str, status: int, seconds: float) -> None:
     with REGISTRY.locked() as r:
         r.http_seconds.observe(seconds, method=method, route=route, status=str(status))
+
+
+def record_redo(kind: str) -> None:
+    """A write whose reads went stale before its commit, prepared again."""
+    with REGISTRY.locked() as r:
+        r.redos.inc(kind=kind)
 
 
 def record_interval_violations(count: int) -> None:

@@ -1,12 +1,15 @@
 """Ingestion as the memory runs it: one episode, many, and resumption.
 
-Within a group, episodes resolve and commit one at a time (the group's lock),
-a batch in the order given; groups run in parallel. A batch extracts
-concurrently first, since extraction depends only on the episode and its
-context (the earlier episodes by reference time), which registering the whole
-batch up front makes the same as for one-by-one ingestion. So a batch builds
-exactly the graph that ``add_episode`` called on the same list one by one
-builds.
+Within a group, episodes resolve and commit one at a time, in the order they
+came in (each takes a ticket on arrival, see :mod:`.turns`), a batch in the
+order given; groups run in parallel. Extraction needs no turn: it depends
+only on the episode and its context (the earlier episodes by reference time),
+so episodes of a group extract concurrently, and only their resolution and
+commit wait for their turn; the group's write lock is taken for the commit
+alone (see :mod:`.pipeline`). A batch registers all its episodes up front,
+which makes each one's context the same as for one-by-one ingestion, so a
+batch builds exactly the graph that ``add_episode`` called on the same list
+one by one builds.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ import functools
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
@@ -42,6 +46,7 @@ from .judge import Judge
 from .ownership import Leases
 from .pipeline import Pipeline, PipelineSettings
 from .replies import StoreReplyCache
+from .turns import Ticket, Turns
 
 __all__ = ["EpisodeItem", "Ingestion"]
 
@@ -117,8 +122,11 @@ class Ingestion:
         self._model_arg = model
         self._model: ModelClient | None = None
         self._model_chosen = False
+        self._choosing = asyncio.Lock()
         self._lock = lock
         self.leases = leases
+        self._turns = Turns()
+        self._in_flight: dict[tuple[str, str], asyncio.Future[None]] = {}  # episodes being added, by (group, id)
         self._max_concurrency = max_concurrency
         self._settings = PipelineSettings(
             clock=clock, model=None, embedder=embedder or HashingEmbedder(), judge=judge,
@@ -132,33 +140,39 @@ class Ingestion:
             )
 
     # -- configuration -------------------------------------------------------------
-    def _pipeline(self) -> Pipeline:
-        if not self._model_chosen:
-            arg = self._model_arg
-            provider: Provider | None
-            if isinstance(arg, ModelClient):
-                if arg.cache is None:  # a client without a cache of its own uses this store's
-                    arg = copy.copy(arg)  # (a copy: the caller's client may serve other memories)
-                    arg.cache = StoreReplyCache(self.store, self._clock)
-                self._model = arg
-            else:
-                if arg == "auto":
-                    provider = choose_provider()
-                elif isinstance(arg, ModelSettings):
-                    provider = choose_provider(arg)  # settings without a provider fall back to the environment
-                else:
-                    provider = arg
-                cache = StoreReplyCache(self.store, self._clock)
-                self._model = ModelClient(provider, cache=cache) if provider is not None else None
-            if self._model is None:
-                _log.info("kronograph: no model configured: episodes are read by the offline extractor")
-            self._settings.model = self._model
-            self._model_chosen = True
-        return Pipeline(self.store, self._settings, self.leases)
+    async def _pipeline(self) -> Pipeline:
+        if not self._model_chosen:  # once chosen, no await: callers keep their order
+            async with self._choosing:
+                if not self._model_chosen:
+                    await self._choose_model()
+        return Pipeline(self.store, self._settings, self.leases, self._lock)
 
-    def model_client(self) -> ModelClient | None:
+    async def _choose_model(self) -> None:
+        arg = self._model_arg
+        provider: Provider | None
+        if isinstance(arg, ModelClient):
+            if arg.cache is None:  # a client without a cache of its own uses this store's
+                arg = copy.copy(arg)  # (a copy: the caller's client may serve other memories)
+                arg.cache = StoreReplyCache(self.store, self._clock)
+            self._model = arg
+        else:
+            if arg == "auto" or isinstance(arg, ModelSettings):
+                # May probe a local Ollama server (up to its timeout): on a worker
+                # thread, so the event loop runs on. Settings without a provider
+                # fall back to the environment.
+                provider = await asyncio.to_thread(choose_provider, None if arg == "auto" else arg)
+            else:
+                provider = arg
+            cache = StoreReplyCache(self.store, self._clock)
+            self._model = ModelClient(provider, cache=cache) if provider is not None else None
+        if self._model is None:
+            _log.info("kronograph: no model configured: episodes are read by the offline extractor")
+        self._settings.model = self._model
+        self._model_chosen = True
+
+    async def model_client(self) -> ModelClient | None:
         """The model configured for this memory (chosen on first use), or None."""
-        self._pipeline()
+        await self._pipeline()
         return self._model
 
     async def aclose(self) -> None:
@@ -230,21 +244,36 @@ class Ingestion:
     # -- one -------------------------------------------------------------------------
     async def add_episode(self, group_id: str, item: EpisodeItem) -> EpisodeResult:
         inp = self._input(group_id, item, "")
-        pipeline = self._pipeline()
-        async with self._lock(group_id):
-            done, checkpoint = await pipeline.admit(inp, now=True)
-            if done is not None:
-                return done
-            return await self._run(pipeline, inp, checkpoint)
+        async with self._turns.take(group_id) as turn:
+            pipeline = await self._pipeline()
+            key = (group_id, inp.episode_id)
+            while key in self._in_flight:  # the same episode already on its way: its result decides
+                await asyncio.shield(self._in_flight[key])
+            with self._taking(key):
+                done, checkpoint = await pipeline.admit(inp, now=True)
+                if done is not None:
+                    return done
+                return await self._run(pipeline, inp, checkpoint, turn=turn)
+
+    @contextmanager
+    def _taking(self, key: tuple[str, str]) -> Iterator[None]:
+        """Mark an episode as on its way in this memory (no await between a
+        caller's look at ``_in_flight`` and this): no other path takes it."""
+        self._in_flight[key] = asyncio.get_running_loop().create_future()
+        try:
+            yield
+        finally:
+            self._in_flight.pop(key).set_result(None)
 
     async def _run(
-        self, pipeline: Pipeline, inp: EpisodeInput, checkpoint: dict[str, Any], usage: Usage | None = None
+        self, pipeline: Pipeline, inp: EpisodeInput, checkpoint: dict[str, Any], usage: Usage | None = None,
+        *, turn: Ticket | None = None,
     ) -> EpisodeResult:
         latest = self._latest.get(inp.group_id)
         started = time.perf_counter()
         async with self.leases.holding(inp.group_id, [inp.episode_id]):
             with span("add_episode", group_id=inp.group_id):
-                result = await pipeline.run(inp, checkpoint, usage)
+                result = await pipeline.run(inp, checkpoint, usage, turn=turn.wait if turn is not None else None)
         late = latest is not None and inp.reference_time < latest
         record_episode(result, time.perf_counter() - started, late=late)
         if result.ok and (latest is None or inp.reference_time > latest):
@@ -268,9 +297,9 @@ class Ingestion:
         self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]
     ) -> list[EpisodeResult]:
         inputs = self.check(group_id, episodes)
-        pipeline = self._pipeline()
         results: list[EpisodeResult | None] = [None] * len(inputs)
-        async with self._lock(group_id):
+        async with self._turns.take(group_id) as turn:
+            pipeline = await self._pipeline()
             # Nothing is stored before every id is known to be free or the same episode.
             for i, inp in enumerate(inputs):
                 stored = await self.store.episode(group_id, inp.episode_id)
@@ -298,14 +327,15 @@ class Ingestion:
             # Every admitted episode is leased to this memory: held (the heartbeat
             # renews them) until its turn comes and it completes or fails.
             async with self.leases.holding(group_id, [inputs[i].episode_id for i in checkpoints]):
-                await self._batch(pipeline, inputs, checkpoints, results, first)
+                await self._batch(pipeline, inputs, checkpoints, results, first, turn)
         return [r for r in results if r is not None]
 
     async def _batch(
         self, pipeline: Pipeline, inputs: list[EpisodeInput], checkpoints: dict[int, dict[str, Any]],
-        results: list[EpisodeResult | None], first: dict[str, int],
+        results: list[EpisodeResult | None], first: dict[str, int], turn: Ticket,
     ) -> None:
-        """A registered batch: extracted concurrently, then run one by one in order."""
+        """A registered batch: extracted concurrently, then, in the group's
+        turn, resolved and committed one by one in order."""
         gate = asyncio.Semaphore(self._max_concurrency)
         usages = {i: Usage() for i in checkpoints}
         errors: dict[int, Exception] = {}
@@ -318,6 +348,7 @@ class Ingestion:
                     errors[i] = exc
 
         await asyncio.gather(*(extract_one(i) for i in checkpoints))
+        await turn.wait()  # the group's earlier episodes are in: this batch's resolve against them
         for i, inp in enumerate(inputs):
             if results[i] is not None:
                 continue
@@ -336,7 +367,7 @@ class Ingestion:
         transaction; the same id and content again is the stored episode as it
         now stands (idempotent), another content under the id is refused."""
         inp = self._input(group_id, item, "")
-        self._pipeline()  # the model is chosen now: a bad configuration fails the request, not the worker
+        await self._pipeline()  # the model is chosen now: a bad configuration fails the request, not the worker
         now = self._clock()
         raw = self.settings_store_raw
         plan = Plan(group_id=group_id, now=now, expected_revision=None)
@@ -358,12 +389,13 @@ class Ingestion:
         return stored
 
     async def run_queued(self, group_id: str, *, attempts: int = 3, backoff: float = 1.0) -> EpisodeResult | None:
-        """Claim the head of the group's queue and ingest it, with the group
-        held; a failure worth retrying is retried (``attempts`` in all,
-        waiting ``backoff`` seconds more each time) before the next episode
-        of the group is taken. None when there was nothing to take."""
-        pipeline = self._pipeline()
-        async with self._lock(group_id):
+        """Claim the head of the group's queue and ingest it in its turn; a
+        failure worth retrying is retried (``attempts`` in all, waiting
+        ``backoff`` seconds more each time, holding neither the group's lock
+        nor its turn) before the next episode of the group is taken. None
+        when there was nothing to take."""
+        async with self._turns.take(group_id) as turn:
+            pipeline = await self._pipeline()
             progress = await self.leases.claim_queued(group_id)
             if progress is None:
                 return None
@@ -371,16 +403,21 @@ class Ingestion:
                 inp = EpisodeInput.resumed(progress.episode, progress.pending or {})
             except InvalidInputError as exc:
                 return await pipeline.failed(_stub(progress.episode), exc, False, Usage())
-            result = await self._run(pipeline, inp, progress.checkpoint or {})
-            for attempt in range(1, attempts):
-                if result.status != EpisodeStatus.RETRYABLE:
-                    break
-                await asyncio.sleep(backoff * attempt)
+            with self._taking((group_id, inp.episode_id)):
+                result = await self._run(pipeline, inp, progress.checkpoint or {}, turn=turn)
+        for attempt in range(1, attempts):
+            if result.status != EpisodeStatus.RETRYABLE:
+                break
+            await asyncio.sleep(backoff * attempt)  # holding neither the group's lock nor its turn
+            async with self._turns.take(group_id) as turn:
+                if (group_id, inp.episode_id) in self._in_flight:
+                    break  # another path of this memory took it up
                 again = await self.leases.claim(group_id, inp.episode_id, [EpisodeStatus.RETRYABLE.value])
                 if again is None:
                     break  # removed, finished or taken up by another worker meanwhile
-                result = await self._run(pipeline, inp, again.checkpoint or {})
-            return result
+                with self._taking((group_id, inp.episode_id)):
+                    result = await self._run(pipeline, inp, again.checkpoint or {}, turn=turn)
+        return result
 
     # -- resumption --------------------------------------------------------------------
     async def resume(self, *, include_retryable: bool) -> list[EpisodeResult]:
@@ -388,10 +425,12 @@ class Ingestion:
         rows = await self.store.unfinished_episodes(statuses)
         if not rows:
             return []
-        pipeline = self._pipeline()
+        pipeline = await self._pipeline()
         results = []
         for group_id, episode_id, _status, _updated in rows:
-            async with self._lock(group_id):
+            async with self._turns.take(group_id) as turn:
+                if (group_id, episode_id) in self._in_flight:
+                    continue  # this memory is on it already
                 progress = await self.leases.claim(group_id, episode_id, statuses)
                 if progress is None:
                     continue  # finished meanwhile, or a live worker's lease holds it
@@ -402,7 +441,8 @@ class Ingestion:
                     results.append(await pipeline.failed(_stub(progress.episode), exc, False, Usage()))
                     continue
                 _log.info("kronograph: resuming episode %s of group %s (%s)", episode_id, group_id, _status)
-                results.append(await self._run(pipeline, inp, progress.checkpoint or {}))
+                with self._taking((group_id, episode_id)):
+                    results.append(await self._run(pipeline, inp, progress.checkpoint or {}, turn=turn))
         return results
 
 

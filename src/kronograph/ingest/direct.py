@@ -1,13 +1,22 @@
-"""Adding one fact directly: validate, resolve, ask the judge, plan, apply."""
+"""Adding one fact directly: validate, resolve, ask the judge, plan, apply.
+
+The group's write lock is held from the revision read to the commit, but let
+go while the judge thinks (it may wait seconds on a model); if the group moved
+meanwhile the fact is resolved again, and the judge asked again only about
+candidates it has not judged yet.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection, Sequence
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
 from .._retry import retry_on_conflict
-from ..errors import InvalidInputError
+from ..errors import ConcurrentWriteError, InvalidInputError
 from ..ids import new_id
 from ..metrics import record_candidates
 from ..model import (
@@ -132,6 +141,34 @@ class Resolver:
     candidate_limit: int
     embedding: bytes | None = None  # the fact text's vector (float32), stored with a new fact
     authority: Callable[[str], float] | None = None  # of a relation, by its folded key
+    lock: asyncio.Lock | None = None  # the group's write lock
+
+
+class _Holding:
+    """The group's write lock for one attempt, let go while a judge thinks."""
+
+    def __init__(self, lock: asyncio.Lock | None) -> None:
+        self.lock, self.held = lock, False
+
+    async def __aenter__(self) -> _Holding:
+        if self.lock is not None:
+            await self.lock.acquire()
+            self.held = True
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.held:
+            assert self.lock is not None
+            self.held = False
+            self.lock.release()
+
+    @asynccontextmanager
+    async def let_go(self) -> AsyncIterator[None]:
+        await self.__aexit__()
+        try:
+            yield
+        finally:
+            await self.__aenter__()
 
 
 async def fact_candidates(
@@ -222,12 +259,28 @@ def possible_contradictions(outcome: FactOutcome) -> list[PossibleContradiction]
 
 
 async def add_fact(store: Store, data: FactInput, settings: Resolver) -> AddFactResult:
-    """Add one fact as one unit of work, redone if another process wrote the
+    """Add one fact as one unit of work, redone if another writer wrote the
     group between its reads and its write."""
-    return await retry_on_conflict(lambda: _attempt(store, data, settings))
+    asked: dict[str, Verdict] = {}  # the judge's verdicts, by what it was shown: asked once each
+    return await retry_on_conflict(lambda: _attempt(store, data, settings, asked), kind="add_fact")
 
 
-async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFactResult:
+def _shown(record: FactRecord, candidates: Sequence[FactRecord]) -> str:
+    """What a judge's verdict depends on: the new fact as stated (its uuids are
+    new each try) and the candidates as shown."""
+    new = [record.subject, record.relation, record.object, record.fact, record.valid_at, record.invalid_at]
+    facts = [c.to_fact().model_dump(mode="json", exclude={"episodes"}) for c in candidates]
+    return json.dumps([new, facts], sort_keys=True, default=str)
+
+
+async def _attempt(store: Store, data: FactInput, settings: Resolver, asked: dict[str, Verdict]) -> AddFactResult:
+    async with _Holding(settings.lock) as holding:
+        return await _resolve_and_apply(store, data, settings, asked, holding)
+
+
+async def _resolve_and_apply(
+    store: Store, data: FactInput, settings: Resolver, asked: dict[str, Verdict], holding: _Holding
+) -> AddFactResult:
     clock, judge, relation_type = settings.clock, settings.judge, settings.relation_type
     g = data.group_id
     now = clock()
@@ -268,7 +321,13 @@ async def _attempt(store: Store, data: FactInput, settings: Resolver) -> AddFact
 
     async def verdict(screening: Screening) -> Verdict:
         assert judge is not None
-        return await ask_judge(judge, record.to_fact(), [c.to_fact() for c in screening.for_judge])
+        key = _shown(record, screening.for_judge)
+        if key not in asked:
+            async with holding.let_go():  # the judge may wait on a network: the group goes on meanwhile
+                asked[key] = await ask_judge(judge, record.to_fact(), [c.to_fact() for c in screening.for_judge])
+            if await store.revision(g) != plan.expected_revision:
+                raise ConcurrentWriteError(f"group {g!r} changed while the judge was deciding")
+        return asked[key]
 
     outcome, decision = await resolve_fact(
         store,

@@ -18,7 +18,8 @@ __all__ = ["Judge", "ask_judge", "refuse_writes_from_a_judge"]
 
 # Set while a judge runs: in the task's context (async judges) and on the
 # worker thread (plain judges). A judge may read the memory, never write to it:
-# its caller holds the group and waits for the verdict.
+# its caller waits for the verdict, and a write to the group would make the
+# caller's plan stale every time it was redone.
 _judging: ContextVar[bool] = ContextVar("kronograph_judging", default=False)
 _judging_thread = threading.local()
 

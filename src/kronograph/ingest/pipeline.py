@@ -6,12 +6,22 @@ checkpointed with it, so that resuming after a crash or a transient failure
 never pays for the same answer twice. Model calls all happen before the
 episode's transaction; the transaction itself (everything the episode
 writes, and its ``complete`` status) never waits on a network.
+
+Nor does the group's write lock: extraction runs before the episode's turn
+(see :mod:`.turns`), and the entity and judge calls, which depend on what the
+group holds, run before the lock is taken. Under the lock the group's
+revision is read again; if another write moved it since those reads, they
+are done again (a prompt that comes out the same is answered from the reply
+cache, so only what changed is paid for), up to ``REDOS`` times; the commit
+itself re-reads every candidate in its transaction and keeps a verdict only
+for the candidates it was given about, so a last stale decision is still safe.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
@@ -36,6 +46,7 @@ from ..errors import (
 from ..ids import new_id
 from ..llm.client import ModelClient
 from ..llm.protocol import Usage
+from ..metrics import record_redo
 from ..model import (
     Cardinality,
     Episode,
@@ -65,7 +76,7 @@ from .replies import collecting, replies
 from .resolution import Screening, refusal_event
 from .schema import Extraction
 
-__all__ = ["OFFLINE_RELATION_TYPES", "Pipeline", "PipelineSettings"]
+__all__ = ["OFFLINE_RELATION_TYPES", "REDOS", "Pipeline", "PipelineSettings"]
 
 T = TypeVar("T")
 
@@ -83,6 +94,8 @@ OFFLINE_RELATION_TYPES: dict[str, RelationType] = {
 }
 
 _RETRYABLE = (TransientModelError, ConcurrentWriteError, EmbeddingError, JudgeError)
+
+REDOS = 3  # times an episode's entity and judge decisions are made again when the group moved under them
 
 
 @dataclass(slots=True)
@@ -127,10 +140,13 @@ _TAKEABLE = tuple(s.value for s in EpisodeStatus if s != EpisodeStatus.COMPLETE)
 
 
 class Pipeline:
-    def __init__(self, store: Store, settings: PipelineSettings, leases: Leases) -> None:
+    def __init__(
+        self, store: Store, settings: PipelineSettings, leases: Leases, lock: Callable[[str], asyncio.Lock]
+    ) -> None:
         self.store = store
         self.settings = settings
         self.leases = leases
+        self.lock = lock  # the group's write lock, held from the commit's revision check to its end
 
     def _now(self) -> datetime:
         return self.settings.clock()
@@ -492,10 +508,13 @@ class Pipeline:
 
     # -- the whole way -----------------------------------------------------------
     async def run(
-        self, inp: EpisodeInput, checkpoint: dict[str, Any] | None = None, usage: Usage | None = None
+        self, inp: EpisodeInput, checkpoint: dict[str, Any] | None = None, usage: Usage | None = None,
+        *, turn: Callable[[], Awaitable[None]] | None = None,
     ) -> EpisodeResult:
         """Take an admitted episode from its checkpoint to complete, or to
-        retryable / quarantined with the reason (nothing of it written)."""
+        retryable / quarantined with the reason (nothing of it written).
+        ``turn`` waits until the group's earlier episodes are in: extraction
+        goes ahead of it, resolution and the commit after it."""
         usage = usage or Usage()
         checkpoint = dict(checkpoint or {})
         if isinstance(checkpoint.get("usage"), dict) and usage.calls == 0 and usage.cached == 0:
@@ -505,10 +524,34 @@ class Pipeline:
             extraction = Extraction.model_validate(checkpoint["extraction"])
             drafts = clean(extraction, inp, dict(checkpoint.get("provenance") or {}))
             vectors, fact_vectors, episode_vector = await self._vectors(inp, drafts)
-            checkpoint = await self.resolve_stage(inp, checkpoint, drafts, vectors, usage)
-            return await self.commit_stage(inp, checkpoint, drafts, vectors, fact_vectors, usage, episode_vector)
+            if turn is not None:  # the group's earlier episodes first: this one resolves against them
+                await turn()
+            for attempt in range(REDOS + 1):
+                decided = "entities" in checkpoint and "verdicts" in checkpoint  # at some earlier revision
+                revision = await self.store.revision(inp.group_id)
+                checkpoint = await self.resolve_stage(inp, checkpoint, drafts, vectors, usage)
+                async with self.lock(inp.group_id):
+                    if decided or attempt == REDOS or await self.store.revision(inp.group_id) == revision:
+                        return await self.commit_stage(
+                            inp, checkpoint, drafts, vectors, fact_vectors, usage, episode_vector
+                        )
+                record_redo("episode")
+                checkpoint = await self._undecided(inp, checkpoint)
+            raise AssertionError("unreachable")
         except Exception as exc:
             return await self._failure(inp, exc, usage)
+
+    async def _undecided(self, inp: EpisodeInput, checkpoint: dict[str, Any]) -> dict[str, Any]:
+        """The checkpoint without decisions the group has moved under; the
+        replies paid for them go to the reply cache, so asking the same again
+        costs nothing."""
+        state: Plan | None = checkpoint.get("_state")
+        if state is not None and state.cached_replies:
+            paid = Plan(group_id=inp.group_id, now=self._now(), expected_revision=None)
+            paid.cached_replies.extend(state.cached_replies)
+            paid.replies_episode = inp.episode_id
+            await self.store.apply(paid)
+        return {k: v for k, v in checkpoint.items() if k not in ("entities", "verdicts", "_state")}
 
     async def _failure(self, inp: EpisodeInput, exc: Exception, usage: Usage) -> EpisodeResult:
         """Retryable or quarantined, by what went wrong; a memory that cannot

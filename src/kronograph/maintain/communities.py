@@ -20,21 +20,32 @@ and a new vector. It never moves a member, merges or splits communities: a
 full ``build`` is worth it once many entities came in (``rebuild_advised``:
 over a fifth of the members attached since the build) or the facts between
 existing members changed much.
+
+None of this holds the group: reads, clustering (on a worker thread, off the
+event loop), model calls and embedding run while the group takes other
+writes. Only the commit takes the group's write lock (``hold``), and first
+checks that every member entity and every fact a name or summary was made of
+is still stored: one deleted meanwhile (``forget``, a removal) would live on
+in the text, so the work is done again (``ATTEMPTS`` in all). A fact added or
+retired meanwhile only makes the communities as old as any build's.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from .. import checks
-from ..errors import ModelError
+from ..errors import ConcurrentWriteError, ModelError
 from ..ingest.schema import CommunitySummaryAnswer
 from ..llm.client import ModelClient
+from ..metrics import record_redo
 from ..model import CommunityAttachment, CommunityBuild, CommunityUpdate, Fact
 from ..store.plan import CommunityState, Plan
 from ..store.protocol import FactQuery, Store
@@ -42,7 +53,7 @@ from ..time import Clock
 from .clusters import Graph, attach, community_name, community_uuid, louvain, networkx, rank_members
 from .summaries import extractive_summary, fact_sentence, rank_facts
 
-__all__ = ["BATCH", "MAX_MODEL_CALLS", "SEED", "build", "expected_calls", "update"]
+__all__ = ["ATTEMPTS", "BATCH", "MAX_MODEL_CALLS", "SEED", "build", "expected_calls", "refresh", "update"]
 
 _log = logging.getLogger("kronograph")
 
@@ -57,6 +68,7 @@ MEMBERS_SHOWN = 12  # member names per community in a model prompt
 EMBED_BATCH = 64  # texts per embedder call
 REBUILD_SHARE = 0.2  # attached members past this share of all members: a rebuild is advised
 _UUID_CHUNK = 500  # fact uuids per read
+ATTEMPTS = 3  # builds (updates, refreshes) tried before giving up on a group whose members keep going
 
 Embed = Callable[[list[str]], Awaitable[list[bytes]]]
 
@@ -167,6 +179,65 @@ async def _vectors(embed: Embed, clusters: Sequence[_Cluster]) -> dict[str, byte
     return out
 
 
+@asynccontextmanager
+async def _holding(hold: asyncio.Lock | None) -> AsyncIterator[None]:
+    if hold is None:
+        yield
+        return
+    async with hold:
+        yield
+
+
+async def _still_stored(store: Store, group_id: str, clusters: Sequence[_Cluster], now: datetime) -> bool:
+    """Whether every member and every fact the clusters' text was made of is
+    still stored (retired or not): what a deletion would leave behind."""
+    members = sorted({u for c in clusters for u in c.members})
+    facts = sorted({f.uuid for c in clusters for f in c.facts})
+    for start in range(0, len(members), _UUID_CHUNK):
+        chunk = members[start : start + _UUID_CHUNK]
+        if len(await store.entities_by_uuid(group_id, chunk)) != len(chunk):
+            return False
+    for start in range(0, len(facts), _UUID_CHUNK):
+        query = FactQuery(as_of=now, include_retired=True, include_expired=True,
+                          uuids=tuple(facts[start : start + _UUID_CHUNK]))
+        if len({f.uuid for f in await store.facts(group_id, query)}) != len(query.uuids or ()):
+            return False
+    return True
+
+
+async def _commit(
+    store: Store, group_id: str, plan: Plan, clusters: Sequence[_Cluster], now: datetime,
+    hold: asyncio.Lock | None, also: Callable[[], Awaitable[bool]] | None = None,
+) -> bool:
+    """Apply ``plan`` under the group's lock if what it was made of is still
+    there (and ``also`` holds); False, having written nothing, when not."""
+    async with _holding(hold):
+        if await _still_stored(store, group_id, clusters, now) and (also is None or await also()):
+            await store.apply(plan)
+            return True
+    record_redo("communities")
+    return False
+
+
+def _gone_meanwhile(group_id: str) -> ConcurrentWriteError:
+    return ConcurrentWriteError(
+        f"group {group_id!r}: entities or facts the communities were made of kept being deleted"
+        f" ({ATTEMPTS} tries); try again"
+    )
+
+
+def _clusters(
+    group_id: str, edges: list[tuple[str, str, str]], names: dict[str, str], resolution: float, seed: int
+) -> tuple[Graph, list[_Cluster]]:
+    """The graph and its clusters, members most central first: CPU work, run on a worker thread."""
+    graph = Graph.of(edges)
+    clusters = []
+    for found in louvain(graph, resolution=resolution, seed=seed):
+        members = rank_members(found, graph, names)
+        clusters.append(_Cluster(community_uuid(group_id, members), members, [names.get(u, u) for u in members]))
+    return graph, clusters
+
+
 async def build(
     store: Store,
     group_id: str,
@@ -178,40 +249,54 @@ async def build(
     max_model_calls: int = MAX_MODEL_CALLS,
     resolution: float = 1.0,
     seed: int = SEED,
+    hold: asyncio.Lock | None = None,
 ) -> CommunityBuild:
     """Cluster the group's current graph and replace its communities with
-    the result, in one transaction; see the module's docstring."""
+    the result, in one transaction; see the module's docstring. ``hold``:
+    the group's write lock, taken for the commit only."""
     checks.count("batch_size", batch_size)
     checks.count("max_model_calls", max_model_calls, minimum=0)
     checks.number("resolution", resolution, positive=True)
     networkx()  # before any read: a missing extra is said at once
-    now = clock()
-    graph = Graph.of(await store.current_edges(group_id, now))
-    entities = await store.entities(group_id)
-    names = {e.uuid: e.name for e in entities}
-    clusters = []
-    for found in louvain(graph, resolution=resolution, seed=seed):
-        members = rank_members(found, graph, names)
-        clusters.append(_Cluster(community_uuid(group_id, members), members, [names.get(u, u) for u in members]))
-    await _read_facts(store, group_id, clusters, graph, now)
-    calls = await _by_model(model, group_id, clusters, batch_size, max_model_calls) if model is not None else 0
-    vectors = await _vectors(embed, clusters)
-    plan = Plan(group_id=group_id, now=clock(), expected_revision=None)
-    plan.replace_communities = True
-    plan.new_communities = [
-        CommunityState(c.uuid, c.name, c.summary, c.method, now, tuple(c.members)) for c in clusters
-    ]
-    plan.community_embeddings = vectors
-    await store.apply(plan)
-    built = await store.communities(group_id)
-    placed = sum(c.size for c in built)
-    return CommunityBuild(communities=built, unassigned=len(entities) - placed, model_calls=calls)
+    calls = 0
+    for _ in range(ATTEMPTS):
+        now = clock()
+        edges = await store.current_edges(group_id, now)
+        entities = await store.entities(group_id)
+        names = {e.uuid: e.name for e in entities}
+        graph, clusters = await asyncio.to_thread(_clusters, group_id, edges, names, resolution, seed)
+        await _read_facts(store, group_id, clusters, graph, now)
+        calls += await _by_model(model, group_id, clusters, batch_size, max_model_calls) if model is not None else 0
+        vectors = await _vectors(embed, clusters)
+        plan = Plan(group_id=group_id, now=clock(), expected_revision=None)
+        plan.replace_communities = True
+        plan.new_communities = [
+            CommunityState(c.uuid, c.name, c.summary, c.method, now, tuple(c.members)) for c in clusters
+        ]
+        plan.community_embeddings = vectors
+        if await _commit(store, group_id, plan, clusters, now, hold):
+            built = await store.communities(group_id)
+            placed = sum(c.size for c in built)
+            return CommunityBuild(communities=built, unassigned=len(entities) - placed, model_calls=calls)
+    raise _gone_meanwhile(group_id)
 
 
-async def update(store: Store, group_id: str, *, clock: Clock, embed: Embed) -> CommunityUpdate:
+async def update(
+    store: Store, group_id: str, *, clock: Clock, embed: Embed, hold: asyncio.Lock | None = None
+) -> CommunityUpdate:
     """Attach entities in no community to the community most of their
     weighted neighbours are in; rebuild touched communities' names,
     summaries (extractively) and vectors; see the module's docstring."""
+    for _ in range(ATTEMPTS):
+        done = await _update(store, group_id, clock=clock, embed=embed, hold=hold)
+        if done is not None:
+            return done
+    raise _gone_meanwhile(group_id)
+
+
+async def _update(
+    store: Store, group_id: str, *, clock: Clock, embed: Embed, hold: asyncio.Lock | None
+) -> CommunityUpdate | None:
     now = clock()
     existing = await store.communities(group_id)
     entities = await store.entities(group_id)
@@ -238,8 +323,12 @@ async def update(store: Store, group_id: str, *, clock: Clock, embed: Embed) -> 
     await _read_facts(store, group_id, touched, graph, now)
     plan.updated_communities = [CommunityState(c.uuid, c.name, c.summary, c.method, now) for c in touched]
     plan.community_embeddings = await _vectors(embed, touched)
-    if touched:
-        await store.apply(plan)
+
+    async def unchanged() -> bool:  # a build or another update meanwhile would be overwritten
+        return await store.communities(group_id) == existing
+
+    if touched and not await _commit(store, group_id, plan, touched, now, hold, unchanged):
+        return None
     refreshed = await store.communities(group_id, [c.uuid for c in touched]) if touched else []
     members = sum(c.size for c in existing) + len(placed)
     attached = sum(c.attached for c in existing) + len(placed)
@@ -258,12 +347,23 @@ async def update(store: Store, group_id: str, *, clock: Clock, embed: Embed) -> 
 
 
 async def refresh(
-    store: Store, group_id: str, uuids: Collection[str], *, clock: Clock, embed: Embed
+    store: Store, group_id: str, uuids: Collection[str], *, clock: Clock, embed: Embed,
+    hold: asyncio.Lock | None = None,
 ) -> tuple[list[str], list[str]]:
     """Rebuild the name, summary (extractively) and vector of these
     communities from the members they have now (``forget`` cleared them);
     one left with fewer than two members is no community and is deleted.
     Returns (rebuilt, deleted) uuids."""
+    for _ in range(ATTEMPTS):
+        done = await _refresh(store, group_id, uuids, clock=clock, embed=embed, hold=hold)
+        if done is not None:
+            return done
+    raise _gone_meanwhile(group_id)
+
+
+async def _refresh(
+    store: Store, group_id: str, uuids: Collection[str], *, clock: Clock, embed: Embed, hold: asyncio.Lock | None
+) -> tuple[list[str], list[str]] | None:
     now = clock()
     graph = Graph.of(await store.current_edges(group_id, now))
     names = {e.uuid: e.name for e in await store.entities(group_id)}
@@ -281,8 +381,8 @@ async def refresh(
     plan.updated_communities = [CommunityState(c.uuid, c.name, c.summary, c.method, now) for c in kept]
     plan.community_embeddings = await _vectors(embed, kept)
     plan.delete_communities = gone
-    if kept or gone:
-        await store.apply(plan)
+    if (kept or gone) and not await _commit(store, group_id, plan, kept, now, hold):
+        return None
     return [c.uuid for c in kept], gone
 
 

@@ -35,6 +35,7 @@ two letters is refused (it would match nearly everything).
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass, field
 
@@ -229,9 +230,12 @@ async def forget(
     dry_run: bool = False,
     actor: str | None = None,
     on_behalf_of: str | None = None,
+    hold: asyncio.Lock | None = None,
 ) -> ForgetReport:
     """Purge, erase traces, rebuild the cleared summaries, check the store.
-    ``embed`` makes the vectors of the communities rebuilt."""
+    ``embed`` makes the vectors of the communities rebuilt. ``hold``, the
+    group's write lock, is held for the purge's reads and commit and for the
+    rebuilt communities' commit, never while embedding."""
 
     async def attempt() -> tuple[ForgetReport, Plan]:
         plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
@@ -286,7 +290,7 @@ async def forget(
         return report, plan
 
     try:
-        report, plan = await retry_on_conflict(attempt)
+        report, plan = await retry_on_conflict(attempt, kind="forget", hold=hold)
     except NotFoundError:
         if dry_run or not await store.pending_erasure(group_id):
             raise
@@ -302,7 +306,9 @@ async def forget(
     for saga in plan.purge.sagas if plan.purge is not None else ():
         await _rebuild_saga(store, group_id, saga, clock)
     if plan.purge is not None and plan.purge.communities:
-        rebuilt, deleted = await refresh_communities(store, group_id, plan.purge.communities, clock=clock, embed=embed)
+        rebuilt, deleted = await refresh_communities(
+            store, group_id, plan.purge.communities, clock=clock, embed=embed, hold=hold
+        )
         report = report.model_copy(update={"communities_rebuilt": rebuilt, "communities_deleted": deleted})
     # Last, once the rebuilds are written: merge the indexes, checkpoint the log, vacuum.
     erasure = await store.erase_traces(group_id)

@@ -42,6 +42,7 @@ Every repair is a plan applied in one transaction, with an audit event
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import defaultdict
 from collections.abc import Mapping
@@ -322,8 +323,10 @@ def _repaired(plan: Plan, check: str, **detail: Any) -> AuditEvent:
     )
 
 
-async def _finish_removal(store: Store, group_id: str, episode_id: str, clock: Clock, done: Repairs,
-                          by: tuple[str | None, str | None]) -> None:
+async def _finish_removal(
+    store: Store, group_id: str, episode_id: str, clock: Clock, done: Repairs,
+    by: tuple[str | None, str | None], hold: asyncio.Lock | None,
+) -> None:
     """Drop the sources citing a missing episode, as removing it would have."""
 
     async def attempt() -> Repairs:
@@ -351,15 +354,17 @@ async def _finish_removal(store: Store, group_id: str, episode_id: str, clock: C
             changed_facts=[f.uuid for f in result.changed], deleted_entities=result.deleted_entities,
         )
 
-    got = await retry_on_conflict(attempt)
+    got = await retry_on_conflict(attempt, kind="reconcile", hold=hold)
     done.removed_sources.extend(got.removed_sources)
     done.deleted_facts.extend(got.deleted_facts)
     done.changed_facts.extend(got.changed_facts)
     done.deleted_entities.extend(got.deleted_entities)
 
 
-async def _delete_orphans(store: Store, group_id: str, clock: Clock, done: Repairs,
-                          by: tuple[str | None, str | None]) -> None:
+async def _delete_orphans(
+    store: Store, group_id: str, clock: Clock, done: Repairs, by: tuple[str | None, str | None],
+    hold: asyncio.Lock | None,
+) -> None:
     async def attempt() -> list[str]:
         plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
         orphans = [uuid for uuid, _ in (await store.health_scan(group_id)).orphan_entities]
@@ -371,7 +376,7 @@ async def _delete_orphans(store: Store, group_id: str, clock: Clock, done: Repai
         await store.apply(plan)
         return orphans
 
-    done.deleted_entities.extend(await retry_on_conflict(attempt))
+    done.deleted_entities.extend(await retry_on_conflict(attempt, kind="reconcile", hold=hold))
 
 
 async def _refresh_summaries(store: Store, group_id: str, clock: Clock, done: Repairs,
@@ -396,20 +401,23 @@ async def reconcile(
     repair: bool = False,
     actor: str | None = None,
     on_behalf_of: str | None = None,
+    hold: asyncio.Lock | None = None,
 ) -> ReconcileReport:
     """Check ``group_id`` (``relation_types`` by folded key); with ``repair``,
     fix dangling sources and orphan entities, and rebuild stale summaries
     extractively, each repair's audit event naming ``actor`` (and
-    ``on_behalf_of``). The caller holds the group."""
+    ``on_behalf_of``). The checks only read; each repair is a plan checked
+    against the group's revision, made and committed holding ``hold`` (the
+    group's write lock), so the group takes other writes during the scan."""
     by = (actor, on_behalf_of)
     now = clock()
     scan, findings = await _findings(store, group_id, relation_types, now)
     done = Repairs()
     if repair:
         for episode_id in sorted({episode_id for _, episode_id in scan.dangling_sources}):
-            await _finish_removal(store, group_id, episode_id, clock, done, by)
+            await _finish_removal(store, group_id, episode_id, clock, done, by, hold)
         if scan.orphan_entities:
-            await _delete_orphans(store, group_id, clock, done, by)
+            await _delete_orphans(store, group_id, clock, done, by, hold)
         if findings["stale_summaries"]:
             await _refresh_summaries(store, group_id, clock, done, by)
         if findings["pending_erasure"]:

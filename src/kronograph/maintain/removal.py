@@ -8,6 +8,8 @@ entity left with no fact and no mention is deleted. Fact history is kept, so
 
 from __future__ import annotations
 
+import asyncio
+
 from .._retry import retry_on_conflict
 from ..errors import NotFoundError
 from ..ingest.timeline import merge_sources, refresh, status_of
@@ -80,7 +82,7 @@ def plan_removal(
 
 async def remove_episode(
     store: Store, group_id: str, episode_id: str, *, clock: Clock, actor: str | None = None,
-    on_behalf_of: str | None = None,
+    on_behalf_of: str | None = None, hold: asyncio.Lock | None = None,
 ) -> RemovalResult:
     async def attempt() -> RemovalResult:
         plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
@@ -97,7 +99,7 @@ async def remove_episode(
         await store.apply(plan)
         return result
 
-    return await retry_on_conflict(attempt)
+    return await retry_on_conflict(attempt, kind="removal", hold=hold)  # held per try, not in backoff
 
 
 def plan_fact_removal(
@@ -132,7 +134,7 @@ def plan_fact_removal(
 
 async def remove_fact(
     store: Store, group_id: str, fact_uuid: str, *, clock: Clock, actor: str | None = None,
-    on_behalf_of: str | None = None,
+    on_behalf_of: str | None = None, hold: asyncio.Lock | None = None,
 ) -> RemovalResult:
     async def attempt() -> RemovalResult:
         plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
@@ -146,4 +148,4 @@ async def remove_fact(
         await store.apply(plan)
         return result
 
-    return await retry_on_conflict(attempt)
+    return await retry_on_conflict(attempt, kind="removal", hold=hold)  # held per try, not in backoff

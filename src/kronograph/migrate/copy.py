@@ -52,8 +52,9 @@ TABLES: tuple[tuple[str, str], ...] = (
     ("model_replies", "group_id, key"),
     ("store_settings", "key"),
 )
-# PostgreSQL columns SQLite has no counterpart of, and what they start at.
-FIXED = {("groups", "revision"): 1}
+# PostgreSQL columns SQLite has no counterpart of, and what they start at (none
+# since SQLite keeps a revision per group too).
+FIXED: dict[tuple[str, str], Any] = {}
 BATCH = 5_000
 
 # (step, done, total): called as each step starts and as it moves.

@@ -27,6 +27,7 @@ __all__ = [
     "facts_citing",
     "history",
     "mentioned_entities",
+    "revision",
     "timeline",
 ]
 
@@ -47,6 +48,12 @@ _FROM_TOUCHING = (
 
 def _marks(values: Collection[str]) -> str:
     return ",".join("?" * len(values))
+
+
+def revision(conn: sqlite3.Connection, group_id: str) -> int:
+    """The group's revision: moved by every plan committed to it (0 before any)."""
+    row = conn.execute("SELECT revision FROM groups WHERE group_id = ?", (group_id,)).fetchone()
+    return int(row[0]) if row else 0
 
 
 def episode(conn: sqlite3.Connection, group_id: str, episode_id: str) -> Episode | None:

@@ -473,6 +473,13 @@ def _communities(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _group_revisions(conn: sqlite3.Connection) -> None:
+    # Moved by every plan committed to the group: a plan prepared from reads at
+    # one revision is refused at another (as on PostgreSQL). Before it, the
+    # file's data_version stood in, which any other group's commit moved.
+    conn.execute("ALTER TABLE groups ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")
+
+
 def _queue(conn: sqlite3.Connection) -> None:
     for statement in _statements(_V9):
         conn.execute(statement)
@@ -530,6 +537,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (10, "group_replies", _group_replies),
     (11, "on_behalf_of", _on_behalf_of),
     (12, "leases", _leases),
+    (13, "group_revisions", _group_revisions),
 ]
 
 

@@ -191,7 +191,6 @@ class SQLiteStore:
         self._starting = threading.Lock()  # held while the worker thread starts
         self._conn: sqlite3.Connection | None = None
         self._checkpointer: _Checkpointer | None = None
-        self._applied: dict[str, int] = {}  # plans this connection committed, by group: part of the revision
         self._entity_cache = EntityCache()
         self._vectors = VectorIndex()
         self._query_words = search_reads.QueryWords()
@@ -385,7 +384,6 @@ class SQLiteStore:
         self._unit_token = None
         plans, self._unit_plans = self._unit_plans, None
         for plan in plans or ():
-            self._count(plan)
             self._entity_cache.applied(plan)
             self._vectors.applied(plan)
 
@@ -432,14 +430,11 @@ class SQLiteStore:
 
     # -- reads -----------------------------------------------------------------
     def _revision(self, conn: sqlite3.Connection, group_id: str) -> int:
-        """SQLite's data_version (moved by commits of other connections) with
-        this connection's own count of plans applied to the group. Another
-        process's write to another group also moves it: a needless but
-        harmless redo; this process's writes to other groups do not."""
-        return int(conn.execute("PRAGMA data_version").fetchone()[0]) << 32 | self._applied.get(group_id, 0)
-
-    def _count(self, plan: Plan) -> None:
-        self._applied[plan.group_id] = self._applied.get(plan.group_id, 0) + 1
+        """The group's own counter, moved by every plan committed to it (by
+        any connection, in the plan's transaction): a write to another group
+        never makes a plan of this one stale. (``data_version`` still guards
+        the caches, which any commit may invalidate.)"""
+        return reads.revision(conn, group_id)
 
     async def groups(self) -> list[str]:
         def read(conn: sqlite3.Connection) -> list[str]:
@@ -561,7 +556,6 @@ class SQLiteStore:
                 raise
             conn.execute("COMMIT")
             if found is None:
-                self._count(plan)
                 self._entity_cache.applied(plan)
                 self._vectors.applied(plan)
             return found
@@ -747,7 +741,6 @@ class SQLiteStore:
                 apply_plan(conn, plan, lambda c: self._revision(c, plan.group_id))
         else:
             apply_plan(conn, plan, lambda c: self._revision(c, plan.group_id))
-        self._count(plan)
         self._entity_cache.applied(plan)
         self._vectors.applied(plan)
 

@@ -133,7 +133,11 @@ def _check_saga_version(conn: sqlite3.Connection, plan: Plan) -> None:
 def write_plan(conn: sqlite3.Connection, plan: Plan) -> None:
     """Write every change of ``plan`` inside the caller's open transaction."""
     g, now = plan.group_id, to_micros(plan.now)
-    conn.execute("INSERT OR IGNORE INTO groups(group_id, created_at) VALUES (?, ?)", (g, now))
+    conn.execute(  # the group's revision moves with every plan, in the plan's transaction
+        "INSERT INTO groups(group_id, created_at, revision) VALUES (?, ?, 1)"
+        " ON CONFLICT (group_id) DO UPDATE SET revision = revision + 1",
+        (g, now),
+    )
     if plan.saga_summary is not None:
         _check_saga_version(conn, plan)
     for change, rows in plan_rows(plan, _ENCODING):
