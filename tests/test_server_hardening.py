@@ -75,6 +75,20 @@ def test_a_keyed_service_on_another_host_takes_any_host_name(tmp_path: Path) -> 
         assert c.post("/mcp", headers={**MCP_HEADERS, "Host": "memory.example.com"}, json=INIT).status_code == 200
 
 
+def test_a_keyed_service_on_loopback_behind_a_proxy_takes_the_forwarded_host(tmp_path: Path) -> None:
+    """The deployment docs put a reverse proxy on the same machine in front of
+    a service on 127.0.0.1; the proxy forwards its own Host. With keys, the key
+    is the guard: REST and /mcp both answer (a request without a key is 401)."""
+    keys = {"a": (["g"], False)}
+    with live_server(tmp_path / "m.db", keys=keys, host="127.0.0.1") as live, live.client("a") as c:
+        forwarded = {"Host": "memory.example.com"}
+        assert c.get("/v1/groups/g/facts", headers=forwarded).status_code == 200
+        assert c.post("/mcp", headers={**MCP_HEADERS, **forwarded}, json=INIT).status_code == 200
+    with live_server(tmp_path / "m2.db", keys=keys, host="127.0.0.1") as live, live.client() as anonymous:
+        assert anonymous.post("/mcp", headers={**MCP_HEADERS, "Host": "memory.example.com"},
+                              json=INIT).status_code == 401
+
+
 # -- item 7: no third-party script on the origin of the web view ------------------------------
 
 

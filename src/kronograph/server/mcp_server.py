@@ -360,9 +360,11 @@ def mcp_http(
     limits: Limits | None = None,
 ) -> McpHttp:
     """The MCP endpoint over HTTP, authorised by ``keys``. ``host`` is where it
-    is served: on a loopback address (any of 127.0.0.0/8, ``::1``,
-    ``localhost``) it also refuses other Host headers and writes from another
-    origin (:mod:`.guard`, DNS rebinding); elsewhere the key is the guard.
+    is served: when it answers without a key (``anonymous``) on a loopback
+    address (any of 127.0.0.0/8, ``::1``, ``localhost``) it also refuses other
+    Host headers and writes from another origin (:mod:`.guard`, DNS
+    rebinding); with keys, the key is the guard (a reverse proxy on the same
+    machine may forward its own Host).
     ``anonymous`` is the access of a request with no key at all (``kronograph
     mcp --http --local``); by default such a request is a 401, and a wrong key
     always is. ``limits``: the REST service's (the largest request body, 413
@@ -376,7 +378,7 @@ def mcp_http(
                                max_request_body_size=limits.max_body)
     manager = server.session_manager
     endpoint: Callable[[Scope, Receive, Send], Awaitable[None]] = _KeyedEndpoint(keys, manager, anonymous)
-    if is_loopback(host):
+    if anonymous is not None and is_loopback(host):
         endpoint = LoopbackGuard(endpoint)
     return McpHttp(endpoint=endpoint, session_manager=manager)
 
