@@ -321,7 +321,10 @@ def test_dead_worker_thread_fails_calls_fast_and_close_still_works(tmp_path: Pat
             serving[0] = worker._queue.get()
             raise SystemExit  # with a call in hand (a thread ends quietly on SystemExit)
 
-        worker._serve = die  # the next call kills the thread
+        # Armed by the worker itself, from inside a call: the loop's next turn
+        # is then surely die's (set from here, the thread might already be
+        # waiting inside the old _serve, and serve the next call as usual).
+        await memory.store._run(lambda conn: setattr(worker, "_serve", die))  # type: ignore[attr-defined]
         with pytest.raises(StoreError, match="worker thread has died"):
             await asyncio.wait_for(memory.groups(), 10)  # the call it died on is answered
         with pytest.raises(StoreError, match="worker thread has died"):
