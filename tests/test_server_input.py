@@ -211,6 +211,7 @@ def test_a_body_nested_past_any_stack_is_refused(door: Door) -> None:
     response = door.client.post("/v1/groups/bob/episodes", content=data, headers={
         "Authorization": f"Bearer {door.secrets['bob']}", "Content-Type": "application/json"})
     assert 400 <= response.status_code < 500, response.text
+    assert response.json()["error"]["field"] == "body", response.text
     door.reads_are_fine()
 
 

@@ -89,7 +89,12 @@ async def _validation(request: Request, exc: Exception) -> JSONResponse:
 async def _http(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     message = exc.detail if isinstance(exc.detail, str) else "request refused"
-    return error_response(exc.status_code, message, headers=getattr(exc, "headers", None))
+    # FastAPI's word for a body its JSON parser gave up on (nested past the
+    # parser's stack, say): the field at fault is the body itself.
+    field = "body" if exc.status_code == 400 and message == "There was an error parsing the body" else None
+    if field is not None:
+        message = "the body could not be read as JSON (too deeply nested, or not JSON)"
+    return error_response(exc.status_code, message, field=field, headers=getattr(exc, "headers", None))
 
 
 async def _invalid(request: Request, exc: Exception) -> JSONResponse:
