@@ -474,3 +474,78 @@ def test_a_queued_episode_taken_up_in_place_is_not_claimed_by_the_queue(
             await worker.aclose()
 
     asyncio.run(run())
+
+
+def _extracting(names: tuple[str, str]) -> Callable[[str, str], object]:
+    subject, firm = names
+    return lambda system, user: {
+        "reasoning": "", "entities": [{"name": subject, "labels": []}, {"name": firm, "labels": []}],
+        "facts": [{"subject": subject, "relation": "WORKS_AT", "object": firm, "fact": f"{subject} works at {firm}",
+                   "valid_at": None}],
+    }
+
+
+def test_a_lapsed_worker_writes_nothing_about_the_episode_it_lost(
+    shared: Callable[[], Store], clock: StepClock
+) -> None:
+    """Every state write is fenced by the lease, not only the commit: worker A
+    claims e0, its lease lapses and B takes e0 over; A then records a status
+    change, saves a checkpoint, and fails e0 as retryable. None of it lands
+    (the row keeps B's lease, status and checkpoint), each answers as for an
+    episode another worker holds, and B completes e0 exactly once."""
+    from kronograph.ingest.episode_input import EpisodeInput
+    from kronograph.llm.protocol import Usage
+
+    from .ingest_helpers import transient
+
+    async def run() -> None:
+        mine = ScriptedProvider(Extraction=_extracting(("Ann", "Acme")))
+        mine.name = "scripted-a"  # its own replies: none of B's comes from the reply cache
+        a = AsyncMemory(shared(), model=client(mine), embedder=HashingEmbedder(), clock=clock, resume=False)
+        gated = GatedEmbedder()
+        b = AsyncMemory(shared(), model=client(ScriptedProvider(Extraction=_extracting(("Ann", "Acme Inc")))),
+                        embedder=gated, clock=clock, resume=False)
+        try:
+            await a.enqueue_episode("g", "Ann works at Acme.", episode_id="e0")
+            claimed = await a._leases.claim_queued("g")  # worker A takes e0 up...
+            assert claimed is not None and claimed.episode.held_by == a._leases.owner
+            inp = EpisodeInput.resumed(claimed.episode, claimed.pending or {})
+            clock.tick(seconds=61)  # ... and stalls past its lease
+            taking = asyncio.create_task(b.process_queue())  # B takes e0 over: extracts, checkpoints, embeds...
+            await gated.waiting.wait()
+            held = await a.store.episode_progress("g", "e0")
+            assert held is not None and held.episode.held_by == b._leases.owner
+            assert held.episode.status == "resolving" and held.checkpoint is not None
+            pipeline = await a._ingestion._pipeline()
+
+            async def unchanged() -> None:
+                assert await a.store.episode_progress("g", "e0") == held
+
+            clock.tick()
+            # (a) a status change (extracting), then (b) a checkpoint of its own extraction:
+            for checkpoint in ({}, {"_extracting": True}):
+                calls = len(mine.calls)
+                late = await pipeline.run(inp, checkpoint, Usage())
+                await unchanged()
+                assert not late.ok and late.status == "resolving" and b._leases.owner in (late.error or "")
+                assert len(mine.calls) == calls + (0 if not checkpoint else 1)  # (a) stops before asking
+            # (c) its failure, retryable, which would also have cleared B's lease:
+            failed = await pipeline.failed(inp, transient(), True, Usage())
+            await unchanged()
+            assert not failed.ok and failed.status == "resolving" and b._leases.owner in (failed.error or "")
+            gated.gate.set()
+            await taking  # B resumed e0 (before the group's queue), to the end
+            done = await a.episode("g", "e0")
+            assert (done.status, done.held_by, done.held_until) == ("complete", None, None)
+            facts = await a.facts("g", include_retired=True)
+            assert [(f.triple, list(f.episodes)) for f in facts] == [("Ann WORKS_AT Acme Inc", ["e0"])]
+            # After B's completion A still writes nothing: its late failure answers as a duplicate.
+            after = await pipeline.failed(inp, transient(), True, Usage())
+            assert after.status == "complete" and after.duplicate
+            assert (await a.episode("g", "e0")).status == "complete"
+        finally:
+            gated.gate.set()
+            await a.aclose()
+            await b.aclose()
+
+    asyncio.run(run())

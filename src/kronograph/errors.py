@@ -16,8 +16,11 @@
     └── StoreError             the backend failed; its own exception is the __cause__
         ├── SchemaError        the database schema is newer than this library, or broken
         └── ConcurrentWriteError
-                               another writer changed the group between read and write;
-                               the memory retries these itself
+            │                  another writer changed the group between read and write;
+            │                  the memory retries these itself
+            └── LeaseLostError an episode's state, written by a worker whose lease on it
+                               lapsed and was taken over (or which another finished); the
+                               pipeline answers as for an episode another worker holds
 
 Backend exceptions (sqlite3, psycopg) are translated at the store seam and never
 leak to callers. The message of a model, embedding, judge or store error may
@@ -43,6 +46,7 @@ __all__ = [
     "ModelOutputError",
     "TransientModelError",
     "KronographError",
+    "LeaseLostError",
     "NotFoundError",
     "SchemaError",
     "StoreError",
@@ -89,6 +93,18 @@ class SchemaError(StoreError):
 
 class ConcurrentWriteError(StoreError):
     """The group changed between the read and the write of one unit of work."""
+
+
+class LeaseLostError(ConcurrentWriteError):
+    """An episode's new state came from a worker that no longer holds it: its
+    lease lapsed and another worker took the episode over, or finished it.
+    Nothing of the plan was written; ``status`` and ``holder`` are the
+    episode's now (``holder`` None when it is complete)."""
+
+    def __init__(self, group_id: str, episode_id: str, status: str, holder: str | None) -> None:
+        self.group_id, self.episode_id, self.status, self.holder = group_id, episode_id, status, holder
+        now = f"held by {holder}" if holder is not None else status
+        super().__init__(f"episode {episode_id!r} of group {group_id!r} is {now}: this worker's lease on it is gone")
 
 
 class JudgeError(_Redacted, KronographError):

@@ -37,6 +37,7 @@ from ..errors import (
     InvalidInputError,
     JudgeError,
     KronographError,
+    LeaseLostError,
     ModelError,
     ModelOutputError,
     SchemaError,
@@ -152,6 +153,11 @@ class Pipeline:
         return self.settings.clock()
 
     # -- status ------------------------------------------------------------------
+    def _episode_state(self, episode_id: str, status: EpisodeStatus, now: datetime, **fields: Any) -> EpisodeState:
+        """A new state of an episode this memory holds: written only while it
+        still does (else the store raises LeaseLostError, see ``taken_over``)."""
+        return EpisodeState(episode_id, status.value, now, owner=self.leases.owner, **fields)
+
     def _state_plan(self, group_id: str, state: EpisodeState) -> Plan:
         """An episode's new state, with the model replies its stage was given
         (cached in the same transaction)."""
@@ -175,8 +181,8 @@ class Pipeline:
         raw = self.settings.store_raw_content
         plan.new_episodes.append(inp.episode(now, store_raw_content=raw))
         plan.episode_states.append(
-            EpisodeState(inp.episode_id, status.value, now, pending=inp.pending(store_raw_content=raw),
-                         lease=self.leases.lease())
+            self._episode_state(inp.episode_id, status, now, pending=inp.pending(store_raw_content=raw),
+                                lease=self.leases.lease())
         )
         return plan
 
@@ -208,6 +214,20 @@ class Pipeline:
             return self.busy(inp, again.episode if again is not None else stored), {}
         return None, claimed.checkpoint or {}
 
+    async def taken_over(self, inp: EpisodeInput, lost: LeaseLostError) -> EpisodeResult:
+        """The answer of a worker whose lease lapsed and whose episode another
+        worker took over (or finished) meanwhile: it wrote nothing about it,
+        and answers as :meth:`busy` does (or :meth:`duplicate`, finished)."""
+        progress = await self.store.episode_progress(inp.group_id, inp.episode_id)
+        if progress is not None and progress.episode.status == EpisodeStatus.COMPLETE:
+            return self.duplicate(inp, progress.result or {})
+        if progress is not None:
+            return self.busy(inp, progress.episode)
+        return EpisodeResult(  # removed since, too
+            episode_id=inp.episode_id, group_id=inp.group_id, status=EpisodeStatus(lost.status),
+            error=f"another worker ({lost.holder or 'unknown'}) took this episode over",
+        )
+
     def busy(self, inp: EpisodeInput, held: Episode) -> EpisodeResult:
         until = f" until {held.held_until.isoformat()}" if held.held_until is not None else ""
         return EpisodeResult(
@@ -231,9 +251,8 @@ class Pipeline:
         context = []
         if model is not None:
             if not checkpoint.pop("_extracting", False):
-                await self._state(
-                    inp.group_id, EpisodeState(inp.episode_id, EpisodeStatus.EXTRACTING.value, self._now())
-                )
+                extracting = self._episode_state(inp.episode_id, EpisodeStatus.EXTRACTING, self._now())
+                await self._state(inp.group_id, extracting)
             if self.settings.context_episodes > 0 or inp.previous_episode_ids is not None:
                 context = await self.store.context_episodes(
                     inp.group_id, before=inp.reference_time, exclude=inp.episode_id,
@@ -249,7 +268,7 @@ class Pipeline:
                 checkpoint["usage"] = usage.as_dict()
                 await self._state(
                     inp.group_id,
-                    EpisodeState(inp.episode_id, EpisodeStatus.RESOLVING.value, self._now(), checkpoint=checkpoint),
+                    self._episode_state(inp.episode_id, EpisodeStatus.RESOLVING, self._now(), checkpoint=checkpoint),
                 )
         return checkpoint
 
@@ -342,7 +361,9 @@ class Pipeline:
             checkpoint["usage"] = usage.as_dict()
             checkpoint["_state"] = self._state_plan(
                 inp.group_id,
-                EpisodeState(inp.episode_id, EpisodeStatus.COMMITTING.value, self._now(), checkpoint=dict(checkpoint)),
+                self._episode_state(
+                    inp.episode_id, EpisodeStatus.COMMITTING, self._now(), checkpoint=dict(checkpoint)
+                ),
             )
         return checkpoint
 
@@ -422,9 +443,9 @@ class Pipeline:
             }
             if episode_vector is not None:
                 final.episode_embeddings[inp.episode_id] = np.asarray(episode_vector, dtype=np.float32).tobytes()
-            final.episode_states.append(
-                EpisodeState(
-                    inp.episode_id, EpisodeStatus.COMPLETE.value, final.now, pending=None, checkpoint=None,
+            final.episode_states.append(  # fenced too: a takeover since the check above refuses the unit
+                self._episode_state(
+                    inp.episode_id, EpisodeStatus.COMPLETE, final.now, pending=None, checkpoint=None,
                     result=summary, clear_content=not self.settings.store_raw_content, lease=None,
                 )
             )
@@ -558,6 +579,8 @@ class Pipeline:
         be used at all is not the episode's doing, and is raised."""
         if isinstance(exc, SchemaError | ClosedError):
             raise exc
+        if isinstance(exc, LeaseLostError):  # before ConcurrentWriteError: nothing to retry, it is not ours
+            return await self.taken_over(inp, exc)
         if isinstance(exc, _RETRYABLE + (StoreError,)):
             return await self.failed(inp, exc, True, usage)
         if isinstance(exc, ModelError):
@@ -579,12 +602,15 @@ class Pipeline:
     async def failed(self, inp: EpisodeInput, exc: Exception, retry: bool, usage: Usage) -> EpisodeResult:
         status = EpisodeStatus.RETRYABLE if retry else EpisodeStatus.QUARANTINED
         error = exception_text(exc)  # stored and answered: no key or private host a provider quoted
-        state = EpisodeState(inp.episode_id, status.value, self._now(), error=error, lease=None)
+        state = self._episode_state(inp.episode_id, status, self._now(), error=error, lease=None)
         if not retry and not self.settings.store_raw_content:
             # Final: the text held for a resumption is not kept any longer.
-            state = EpisodeState(inp.episode_id, status.value, state.updated_at, error=error,
-                                 pending=inp.pending(store_raw_content=True), lease=None)
-        await self._state(inp.group_id, state)
+            state = self._episode_state(inp.episode_id, status, state.updated_at, error=error,
+                                        pending=inp.pending(store_raw_content=True), lease=None)
+        try:
+            await self._state(inp.group_id, state)
+        except LeaseLostError as lost:  # another worker has it now: its state and lease stay as they are
+            return await self.taken_over(inp, lost)
         return EpisodeResult(
             episode_id=inp.episode_id, group_id=inp.group_id, status=status, error=error, usage=_usage(usage)
         )

@@ -36,6 +36,11 @@ class EpisodeState:
     # (owner, until): the worker now holding it and until when; None: nobody
     # (it is finished, or failed); KEEP: as it is.
     lease: Any = _KEEP
+    # The lease owner writing this state (a worker on the episode): the store
+    # writes it only while the episode's lease is this owner's or nobody's,
+    # else it refuses the whole plan with LeaseLostError (see ..store.fence).
+    # None: a write that holds no lease (enqueueing, say), not fenced.
+    owner: str | None = None
 
     KEEP: ClassVar[Any] = _KEEP
 

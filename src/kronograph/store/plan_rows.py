@@ -33,7 +33,8 @@ _NO_PURGE = Purge()
 CHANGES = (
     "episodes",  # (group, uuid, name, kind, content, hash, source, reference_time, created_at, saga, status, metadata,
     #              actor, on_behalf_of): an episode of a saga is stamped past the saga's latest created_at (see below)
-    "episode_states",  # (assignments, values, group, uuid): built by episode_state, one statement each
+    "episode_states",  # (columns, values, group, uuid, owner): built by episode_state, one statement each,
+    #                    fenced by the episode's lease when an owner writes it (see .fence)
     "episode_vectors",  # (vector, group, uuid)
     "entities",  # (uuid, group, name, name_key, labels, aliases, summary, attributes, created_at, provenance,
     #              acronym, vector)
@@ -101,8 +102,9 @@ def _t(value: Any) -> int | None:
 
 def episode_state(state: EpisodeState, enc: Encoding) -> tuple[list[str], list[Any]]:
     """The columns an episode's new state sets (``content`` to NULL when its
-    text is dropped) and their values; the statement also requires the
-    episode not to be complete: nothing overwrites a completed episode."""
+    text is dropped) and their values; the statement (``.fence``) also
+    requires the episode not to be complete (nothing overwrites a completed
+    episode) and, when a lease owner writes it, not held by another."""
     columns = ["status", "error", "updated_at"]
     values: list[Any] = [state.status, state.error, to_micros(state.updated_at)]
     for column in ("pending", "checkpoint", "result"):
@@ -141,7 +143,7 @@ def _saga_rows(plan: Plan, enc: Encoding) -> list[tuple[Any, ...]]:
 
 def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     """Each change of :data:`CHANGES` with its rows (possibly none), in order.
-    ``episode_states`` rows are ``(columns, values, group, uuid)``."""
+    ``episode_states`` rows are ``(columns, values, group, uuid, owner)``."""
     g, now, json, vector = plan.group_id, to_micros(plan.now), enc.json, enc.vector
     yield "episodes", [
         (g, e.uuid, e.name, str(e.kind), e.content, e.content_hash, e.source_description,
@@ -149,7 +151,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
          e.on_behalf_of)
         for e in plan.new_episodes
     ]
-    yield "episode_states", [(*episode_state(s, enc), g, s.uuid) for s in plan.episode_states]
+    yield "episode_states", [(*episode_state(s, enc), g, s.uuid, s.owner) for s in plan.episode_states]
     yield "episode_vectors", [(vector(v), g, uuid) for uuid, v in plan.episode_embeddings.items()]
     yield "entities", [
         (e.uuid, g, e.name, normalise_name(e.name), json(list(e.labels)), json(list(e.aliases)), e.summary,

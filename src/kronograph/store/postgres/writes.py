@@ -8,12 +8,15 @@ jsonb for JSON text, vectors for float32 blobs. Each kind of change is one
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
 from ...errors import ConcurrentWriteError
 from ...time import to_micros
+from .. import fence
 from ..plan import Plan
 from ..plan_rows import Encoding, plan_rows
 
@@ -132,6 +135,24 @@ async def _check_saga_version(conn: AsyncConnection, plan: Plan) -> None:
         )
 
 
+async def _write_state(
+    conn: AsyncConnection, columns: list[str], values: list[Any], g: str, uuid: str, owner: str | None
+) -> None:
+    """An episode's new state; one its writer no longer holds refuses the plan
+    (see ..fence). Only a fenced write waits for its answer (a sync of the
+    pipeline): the row it changed, or else who holds the episode now."""
+    sql, params = fence.update_sql(columns, owner, "%s"), fence.update_params(values, g, uuid, owner)
+    if owner is None:
+        await conn.execute(sql, params)
+        return
+    cur = await conn.execute(sql + " RETURNING 1", params)
+    if await cur.fetchone() is None:
+        cur = await conn.execute(fence.holder_sql("%s"), (g, uuid))
+        refused = fence.refusal(g, uuid, await cur.fetchone())
+        if refused is not None:
+            raise refused
+
+
 async def write_plan(conn: AsyncConnection, plan: Plan) -> None:
     """Write every change of ``plan``, and move the group's revision: as one
     pipeline, so the whole plan costs one round trip to the server (an
@@ -148,12 +169,8 @@ async def write_plan(conn: AsyncConnection, plan: Plan) -> None:
             if not rows:
                 continue
             if change == "episode_states":
-                for columns, values, g, uuid in rows:
-                    sets = ", ".join(f"{column} = %s" for column in columns)
-                    await conn.execute(
-                        f"UPDATE episodes SET {sets} WHERE group_id = %s AND uuid = %s AND status != 'complete'",
-                        (*values, g, uuid),
-                    )
+                for columns, values, g, uuid, owner in rows:
+                    await _write_state(conn, columns, values, g, uuid, owner)
             else:
                 async with conn.cursor() as cur:
                     await cur.executemany(SQL[change], rows)  # type: ignore[arg-type]

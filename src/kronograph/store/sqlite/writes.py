@@ -9,6 +9,7 @@ from typing import Any
 
 from ...errors import ConcurrentWriteError
 from ...time import to_micros
+from .. import fence
 from ..plan import Plan
 from ..plan_rows import Encoding, plan_rows
 
@@ -130,6 +131,17 @@ def _check_saga_version(conn: sqlite3.Connection, plan: Plan) -> None:
         )
 
 
+def _write_state(
+    conn: sqlite3.Connection, columns: list[str], values: list[Any], g: str, uuid: str, owner: str | None
+) -> None:
+    """An episode's new state; one its writer no longer holds refuses the plan (see ..fence)."""
+    cur = conn.execute(fence.update_sql(columns, owner, "?"), fence.update_params(values, g, uuid, owner))
+    if owner is not None and cur.rowcount == 0:
+        refused = fence.refusal(g, uuid, conn.execute(fence.holder_sql("?"), (g, uuid)).fetchone())
+        if refused is not None:
+            raise refused
+
+
 def write_plan(conn: sqlite3.Connection, plan: Plan) -> None:
     """Write every change of ``plan`` inside the caller's open transaction."""
     g, now = plan.group_id, to_micros(plan.now)
@@ -144,11 +156,7 @@ def write_plan(conn: sqlite3.Connection, plan: Plan) -> None:
         if not rows:  # most plans touch few tables
             continue
         if change == "episode_states":
-            for columns, values, g, uuid in rows:
-                sets = ", ".join(f"{column} = ?" for column in columns)
-                conn.execute(
-                    f"UPDATE episodes SET {sets} WHERE group_id = ? AND uuid = ? AND status != 'complete'",
-                    (*values, g, uuid),
-                )
+            for columns, values, g, uuid, owner in rows:
+                _write_state(conn, columns, values, g, uuid, owner)
         else:
             conn.executemany(SQL[change], rows)
