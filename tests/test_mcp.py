@@ -302,6 +302,33 @@ def test_in_process_server_reports_kronograph_errors_as_tool_errors() -> None:
     asyncio.run(run())
 
 
+def test_get_episodes_shows_who_holds_an_unfinished_episode_and_until_when() -> None:
+    """As REST does (held_by, held_until): a held episode names its worker and
+    its lease's end; a finished one, nobody."""
+    from datetime import UTC, datetime, timedelta
+
+    from mcp import Client
+
+    async def run() -> None:
+        async with AsyncMemory(":memory:", model=None) as memory:
+            await memory.add_episode("g", "Bo works at Initech.", episode_id="done")
+            await memory.enqueue_episode("g", "Ann works at Acme.", episode_id="m42")
+            now = datetime.now(UTC)  # the memory's clock
+            until = (now + timedelta(hours=1)).replace(microsecond=0)
+            assert await memory.store.claim_queued("g", "web-1:4711:9f3c2a1b7d0e", until, now) is not None
+            async with Client(build_mcp_server(memory, access=Access.local(["g"]))) as client:
+                result = await client.call_tool("get_episodes", {"episode_ids": ["m42", "done"]})
+                assert not result.is_error, result.content
+                held, done = result.structured_content["episodes"]  # type: ignore[index]
+                assert (held["status"], held["held_by"]) == ("received", "web-1:4711:9f3c2a1b7d0e")
+                assert datetime.fromisoformat(held["held_until"]) == until
+                assert (done["status"], done.get("held_by"), done.get("held_until")) == ("complete", None, None)
+                text = result.content[0].text  # type: ignore[union-attr]
+                assert f"held by web-1:4711:9f3c2a1b7d0e until {until.isoformat().replace('+00:00', 'Z')}" in text
+
+    asyncio.run(run())
+
+
 # -- the command line's refusals ----------------------------------------------------------------
 
 

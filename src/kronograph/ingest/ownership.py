@@ -10,7 +10,10 @@ status. Anyone may claim an episode once its lease has expired by the
 memory's clock, never before. So a live worker keeps its episodes however
 long they take, and a dead one's become free one lease length after its
 last heartbeat, whatever became of its pid or hostname (a pid reused after a
-crash, containers sharing a hostname).
+crash, containers sharing a hostname). Every state a worker writes about the
+episode names it as the writer, and the store writes it only while the lease
+is still its own or nobody's (see :mod:`kronograph.store.fence`): a worker
+taken over after its lease lapsed writes nothing more about the episode.
 """
 
 from __future__ import annotations

@@ -258,7 +258,9 @@ class EntitiesOut(_Out):
 
 class EpisodeOut(_Out):
     """An episode; ``content`` is cut at the caller's ``max_chars``
-    (``truncated`` says so) and absent when the text was not kept."""
+    (``truncated`` says so) and absent when the text was not kept. An
+    unfinished one shows the worker holding it (``held_by``) and until when
+    (``held_until``): nobody else takes it up before then."""
 
     episode_id: str
     name: str
@@ -273,6 +275,8 @@ class EpisodeOut(_Out):
     on_behalf_of: str | None = None
     content: str | None = None
     truncated: bool = False
+    held_by: str | None = None
+    held_until: datetime | None = None
 
     @classmethod
     def of(cls, episode: Episode, max_chars: int) -> EpisodeOut:
@@ -284,11 +288,13 @@ class EpisodeOut(_Out):
             source_description=episode.source_description, error=episode.error, actor=episode.actor,
             on_behalf_of=episode.on_behalf_of,
             content=content[:max_chars] if cut and content is not None else content, truncated=cut,
+            held_by=episode.held_by, held_until=episode.held_until,
         )
 
     def text(self) -> str:
         saga = f", saga {self.saga!r}" if self.saga else ""
-        head = f"- episode {self.episode_id} ({self.kind}, {_when(self.reference_time)}{saga}, {self.status})"
+        held = f", held by {self.held_by} until {_when(self.held_until)}" if self.held_by else ""
+        head = f"- episode {self.episode_id} ({self.kind}, {_when(self.reference_time)}{saga}, {self.status}{held})"
         body = self.content if self.content is not None else "[text not kept]"
         return f"{head}:\n  {body}{' …' if self.truncated else ''}"
 
