@@ -549,3 +549,58 @@ def test_a_lapsed_worker_writes_nothing_about_the_episode_it_lost(
             await b.aclose()
 
     asyncio.run(run())
+
+
+def test_the_store_refuses_a_state_from_an_owner_that_lost_the_lease(
+    shared: Callable[[], Store], clock: StepClock
+) -> None:
+    """The fence is the store's, on both backends: a state written by an owner
+    other than the lease's refuses its whole plan (the replies cached with it
+    too) with LeaseLostError; the holder's own, and a state written without an
+    owner (no lease path), apply; a complete episode takes no owner's state."""
+    from kronograph.errors import LeaseLostError
+    from kronograph.store.plan import EpisodeState, Plan
+
+    async def run() -> None:
+        memory = AsyncMemory(shared(), model=None, clock=clock)
+        store = memory.store
+        try:
+            await memory.enqueue_episode("g", "Ann works at Acme.", episode_id="e0")
+            a, b = new_owner(), new_owner()
+            assert await store.claim_queued("g", a, clock() + timedelta(seconds=60), clock()) is not None
+            clock.tick(seconds=61)
+            until = clock() + timedelta(seconds=60)
+            assert await store.claim_episode("g", "e0", ["received"], b, until, clock()) is not None
+
+            def plan(owner: str | None, status: str, **fields: object) -> Plan:
+                p = Plan(group_id="g", now=clock(), expected_revision=None)
+                p.episode_states.append(EpisodeState("e0", status, clock(), owner=owner, **fields))
+                p.cached_replies.append((f"key-{status}-{owner}", "m", "a reply"))
+                p.replies_episode = "e0"
+                return p
+
+            await store.apply(plan(b, "extracting", checkpoint={"by": "b"}))
+            for status, fields in (("resolving", {}), ("resolving", {"checkpoint": {"by": "a"}}),
+                                   ("retryable", {"error": "late", "lease": None})):
+                with pytest.raises(LeaseLostError) as refused:
+                    await store.apply(plan(a, status, **fields))
+                assert (refused.value.holder, refused.value.status) == (b, "extracting")
+                assert await store.cached_reply("g", f"key-{status}-{a}") is None  # nothing of the plan
+            now = await store.episode_progress("g", "e0")
+            assert now is not None and now.checkpoint == {"by": "b"}
+            assert (now.episode.status, now.episode.held_by, now.episode.held_until) == ("extracting", b, until)
+            await store.apply(plan(None, "received"))  # no lease path: not fenced
+            assert (await memory.episode("g", "e0")).status == "received"
+            await store.apply(plan(b, "complete", lease=None))
+            with pytest.raises(LeaseLostError) as refused:
+                await store.apply(plan(b, "retryable", error="late"))
+            assert (refused.value.holder, refused.value.status) == (None, "complete")
+            gone = Plan(group_id="g", now=clock(), expected_revision=None)
+            gone.delete_episodes.append("e0")
+            await store.apply(gone)
+            await store.apply(plan(a, "retryable", error="late"))  # a removed episode's state: nothing, as before
+            assert await store.episode_progress("g", "e0") is None
+        finally:
+            await memory.aclose()
+
+    asyncio.run(run())
