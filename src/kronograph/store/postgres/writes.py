@@ -3,7 +3,9 @@
 The rows are SQLite's (``..plan_rows`` builds them for both); the statements
 are SQLite's in PostgreSQL's words: ``ON CONFLICT`` for ``INSERT OR ...``,
 jsonb for JSON text, vectors for float32 blobs. Each kind of change is one
-``executemany``, and the whole plan is one pipeline: one round trip.
+``executemany``, and the whole plan is one pipeline: one round trip (one
+more where a lease owner writes an episode's state: the fence's answer is
+waited for, see ..fence).
 """
 
 from __future__ import annotations
