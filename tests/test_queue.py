@@ -604,3 +604,42 @@ def test_the_store_refuses_a_state_from_an_owner_that_lost_the_lease(
             await memory.aclose()
 
     asyncio.run(run())
+
+
+def test_a_takeover_the_commits_first_check_missed_still_refuses_the_commit(
+    shared: Callable[[], Store], clock: StepClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The commit's own episode state is fenced in the store, not only checked
+    before: were the takeover to slip past the check (here the check is made
+    to read the episode as free), the unit is refused whole, facts and all."""
+    import dataclasses
+
+    async def run() -> None:
+        gated = GatedEmbedder()
+        slow = AsyncMemory(shared(), model=None, clock=clock, embedder=gated)
+        other = AsyncMemory(shared(), model=None, clock=clock)
+        try:
+            task = asyncio.create_task(slow.add_episode("g", "Ann works at Acme.", episode_id="e0"))
+            await gated.waiting.wait()
+            clock.tick(seconds=61)
+            assert await other._leases.claim("g", "e0", ["extracting", "received"]) is not None
+            real = slow.store.episode_progress
+
+            async def blind(group_id: str, episode_id: str):  # type: ignore[no-untyped-def]
+                found = await real(group_id, episode_id)
+                if found is None:
+                    return None
+                return dataclasses.replace(found, episode=found.episode.model_copy(update={"held_by": None}))
+
+            monkeypatch.setattr(slow.store, "episode_progress", blind)
+            gated.gate.set()
+            late = await task
+            assert not late.ok and late.status == "received"
+            assert await other.facts("g") == [] and await other.entities("g") == []  # the unit was refused whole
+            assert (await other.episode("g", "e0")).held_by == other._leases.owner
+        finally:
+            gated.gate.set()
+            await slow.aclose()
+            await other.aclose()
+
+    asyncio.run(run())
