@@ -5,10 +5,12 @@ scoped by group_id."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import sqlite3
 from collections.abc import Collection
 from datetime import datetime
+from typing import cast
 
 from ...model import Episode
 from ...time import to_micros
@@ -45,22 +47,52 @@ def fts_query(words: list[str]) -> str | None:
 
 
 _FTS = {"facts": "facts_fts", "entities": "entities_fts", "episodes": "episodes_fts", "communities": "communities_fts"}
+_TABLE = {"facts": "facts", "entities": "entities", "episodes": "episodes", "communities": "communities"}
 _TOKENIZER = "porter unicode61 remove_diacritics 2"  # as the full-text tables (schema v3)
+_K1, _B = 1.2, 0.75  # FTS5's bm25() constants
+
+
+def _tokens(size: bytes) -> int:
+    """A row's token count, all columns: the sum of the varints FTS5 keeps
+    in its ``_docsize`` table (SQLite's varint format, big-endian)."""
+    total, value, i, n = 0, 0, 0, len(size)
+    while i < n:
+        value = 0
+        for k in range(9):
+            c = size[i]
+            i += 1
+            if k == 8:
+                value = (value << 8) | c
+                break
+            value = (value << 7) | (c & 0x7F)
+            if c < 0x80:
+                break
+        total += value
+    return total
 
 
 class QueryWords:
-    """Keeps a query's words that can rank anything: FTS5 scores every row
-    that holds any word of an OR-query before its LIMIT applies, so a word in
-    a large share of the rows ("person", "in") costs a scan of them while
-    BM25 gives it almost no weight. Words are stemmed by FTS5 itself (a
-    scratch table with the same tokenizer) and looked up in its vocabulary."""
+    """Full-text ranking with the group's own statistics. FTS5's ``bm25()``
+    weighs a word by how many rows of the whole table hold it and scales by
+    the table's average length, so one group's scores (and which rows make
+    the limit) would move with another group's rows. Here the group's rows
+    that hold a query word are read from FTS5's index (the ``instance``
+    vocabulary, joined to the group's rows) and scored by the same BM25
+    formula with the group's row count, average length and per-word row
+    counts; the group's totals are kept per group revision.
 
-    SHARE = 50  # a word in more than 1/SHARE of the rows (and over FLOOR) is dropped
+    Words are stemmed by FTS5 itself (a scratch table with the same
+    tokenizer). A query of more than KEEP words drops those in more than
+    1/SHARE of the group's rows (and over FLOOR): they cost a read of that
+    many rows and weigh almost nothing; the rarest stays when all are."""
+
+    SHARE = 50
     FLOOR = 1000
-    KEEP = 2  # a query of this many words or fewer is left as it is
+    KEEP = 2
 
     def __init__(self) -> None:
         self._ready: set[int] = set()
+        self._totals: dict[tuple[str, str], tuple[tuple[int, int], int, int]] = {}
 
     def _setup(self, conn: sqlite3.Connection) -> None:
         if id(conn) in self._ready:
@@ -71,35 +103,132 @@ class QueryWords:
             conn.execute(
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.kg_{scope}_terms USING fts5vocab(main, {table}, 'row')"
             )
+            conn.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.kg_{scope}_inst USING fts5vocab(main, {table}, 'instance')"
+            )
         self._ready.add(id(conn))
 
-    def _total(self, conn: sqlite3.Connection, scope: str) -> int:
-        """About how many rows the table indexes: its largest row id (rows are
-        seldom deleted), read from the primary key at no cost."""
-        row = conn.execute(f"SELECT MAX(id) FROM {_FTS[scope]}_docsize").fetchone()
-        return int(row[0] or 0)
-
-    def keep(self, conn: sqlite3.Connection, scope: str, words: list[str]) -> list[str]:
-        if len(words) <= self.KEEP:
-            return words
-        self._setup(conn)
+    def _stems(self, conn: sqlite3.Connection, words: list[str]) -> list[list[str]]:
+        """Each word's terms as FTS5 indexes them, in order (a word such as
+        ``foo_bar`` is the phrase of its parts; one of stop characters only
+        has none)."""
         conn.execute("DELETE FROM temp.kg_words")
         conn.executemany("INSERT INTO temp.kg_words(rowid, w) VALUES (?, ?)", list(enumerate(words)))
-        stems = dict(conn.execute("SELECT doc, term FROM temp.kg_words_i").fetchall())
-        terms = list(set(stems.values()))
-        counts = dict(
+        out: list[list[str]] = [[] for _ in words]
+        for doc, term in conn.execute('SELECT doc, term FROM temp.kg_words_i ORDER BY doc, "offset"'):
+            out[doc].append(term)
+        return out
+
+    def totals(self, conn: sqlite3.Connection, scope: str, group_id: str) -> tuple[int, int]:
+        """The group's rows in the full-text index and their tokens, all
+        columns: read whole once per group revision (never inside an open
+        transaction, whose writes may yet roll back)."""
+        row = conn.execute("SELECT created_at, revision FROM groups WHERE group_id = ?", (group_id,)).fetchone()
+        key = (int(row[0]), int(row[1])) if row is not None else None
+        cached = self._totals.get((scope, group_id))
+        if key is not None and cached is not None and cached[0] == key:
+            return cached[1], cached[2]
+        count = tokens = 0
+        for (size,) in conn.execute(
+            f"SELECT d.sz FROM {_TABLE[scope]} t JOIN {_FTS[scope]}_docsize d ON d.id = t.id WHERE t.group_id = ?",
+            (group_id,),
+        ):
+            count += 1
+            tokens += _tokens(size)
+        if key is not None and not conn.in_transaction:
+            self._totals[(scope, group_id)] = (key, count, tokens)
+        return count, tokens
+
+    def _hits(self, conn: sqlite3.Connection, scope: str, group_id: str, terms: list[str]) -> dict[int, int]:
+        """The group's rows holding the phrase ``terms``: row id -> times."""
+        places: dict[tuple[int, int], set[int]] | None = None
+        for j, term in enumerate(terms):
+            found: dict[tuple[int, int], set[int]] = {}
+            for doc, col, offset in conn.execute(
+                f'SELECT i.doc, i.col, i."offset" FROM temp.kg_{scope}_inst i JOIN {_TABLE[scope]} t'
+                " ON t.id = i.doc WHERE i.term = ? AND t.group_id = ?",
+                (term, group_id),
+            ):
+                if places is None or offset - j in places.get((doc, col), ()):
+                    found.setdefault((doc, col), set()).add(offset - j)
+            places = found
+        out: dict[int, int] = {}
+        for (doc, _), starts in (places or {}).items():
+            out[doc] = out.get(doc, 0) + len(starts)
+        return out
+
+    def _group_count(self, conn: sqlite3.Connection, scope: str, group_id: str, term: str, table_count: int) -> int:
+        """How many of the group's rows hold ``term``: the table's count when
+        no other group has a row in the index, else counted."""
+        table, fts = _TABLE[scope], _FTS[scope]
+        others = conn.execute(
+            f"SELECT EXISTS (SELECT 1 FROM {table} t JOIN {fts}_docsize d ON d.id = t.id"
+            " WHERE t.group_id < ? OR t.group_id > ?)",
+            (group_id, group_id),
+        ).fetchone()[0]
+        if not others:
+            return table_count
+        row = conn.execute(
+            f"SELECT COUNT(DISTINCT i.doc) FROM temp.kg_{scope}_inst i JOIN {table} t ON t.id = i.doc"
+            " WHERE i.term = ? AND t.group_id = ?",
+            (term, group_id),
+        ).fetchone()
+        return int(row[0])
+
+    def rank(self, conn: sqlite3.Connection, scope: str, group_id: str, query: str) -> list[tuple[int, float]]:
+        """The group's rows matching any word of ``query`` (row id, BM25
+        score, higher is better), best first, ties by row id."""
+        words = query_words(query)
+        if not words:
+            return []
+        self._setup(conn)
+        phrases = [terms for terms in self._stems(conn, words) if terms]
+        if not phrases:
+            return []
+        wanted = sorted({t for terms in phrases for t in terms})
+        table_counts = dict(
             conn.execute(
                 f"SELECT term, doc FROM temp.kg_{scope}_terms WHERE term IN (SELECT value FROM json_each(?))",
-                (json.dumps(terms),),
+                (json.dumps(wanted),),
             ).fetchall()
-        ) if terms else {}
-        found = [(counts.get(stems.get(i, ""), 0), i, w) for i, w in enumerate(words)]
-        found = [f for f in found if f[0] > 0]  # a word no row holds finds nothing
-        cutoff = max(self.FLOOR, self._total(conn, scope) // self.SHARE)
-        kept = {i for df, i, _ in found if df <= cutoff}
-        if not kept and found:  # only common words: the rarest still ranks something
-            kept = {min(found)[1]}
-        return [w for _, i, w in sorted(found, key=lambda f: f[1]) if i in kept]
+        )
+        phrases = [terms for terms in phrases if all(table_counts.get(t, 0) > 0 for t in terms)]
+        if not phrases:  # a word no row holds finds nothing
+            return []
+        rows, tokens = self.totals(conn, scope, group_id)
+        if rows == 0:
+            return []
+        if len(phrases) > self.KEEP and rows > self.FLOOR:
+            cutoff = max(self.FLOOR, rows // self.SHARE)
+            counts: dict[str, int] = {}
+            for t in wanted:
+                if t in table_counts and table_counts[t] > cutoff:  # else the group's count is under it too
+                    counts[t] = self._group_count(conn, scope, group_id, t, table_counts[t])
+            share = [(min(counts.get(t, 0) for t in terms), i) for i, terms in enumerate(phrases)]
+            kept = {i for n, i in share if n <= cutoff} or {min(share)[1]}
+            phrases = [terms for i, terms in enumerate(phrases) if i in kept]
+        hits = [self._hits(conn, scope, group_id, terms) for terms in phrases]
+        docs = sorted({doc for found in hits for doc in found})
+        if not docs:
+            return []
+        sizes = dict(
+            conn.execute(
+                f"SELECT id, sz FROM {_FTS[scope]}_docsize WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(docs),),
+            ).fetchall()
+        )
+        average = tokens / rows
+        weights = [max(math.log((rows - len(found) + 0.5) / (len(found) + 0.5)), 1e-6) for found in hits]
+        scored = []
+        for doc in docs:
+            norm = _K1 * (1 - _B + _B * _tokens(sizes.get(doc, b"")) / average)
+            score = 0.0
+            for weight, found in zip(weights, hits, strict=True):
+                f = found.get(doc, 0)
+                score += weight * (f * (_K1 + 1)) / (f + norm)
+            scored.append((doc, score))
+        scored.sort(key=lambda s: (-s[1], s[0]))
+        return scored
 
 
 def text_search(
@@ -112,42 +241,37 @@ def text_search(
     episodes_known_at: datetime | None,
     words: QueryWords | None = None,
 ) -> list[tuple[str, float]]:
-    """Uuids ranked by BM25 (best first, score = -bm25, higher is better).
-    Episodes: complete ones only, and none with a reference time after
-    ``episodes_before`` or received after ``episodes_known_at``."""
-    found = query_words(query)
-    match = fts_query(words.keep(conn, scope, found) if words is not None else found)
-    if match is None:
+    """Uuids ranked by BM25 over the group's own rows (best first, higher is
+    better; see :class:`QueryWords`). Episodes: complete ones only, and none
+    with a reference time after ``episodes_before`` or received after
+    ``episodes_known_at``."""
+    ranked = (words or QueryWords()).rank(conn, scope, group_id, query)
+    if not ranked or limit < 1:
         return []
-    if scope == "facts":
-        sql = (
-            "SELECT f.uuid, bm25(facts_fts) FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid"
-            " WHERE facts_fts MATCH ? AND f.group_id = ? ORDER BY bm25(facts_fts) LIMIT ?"
-        )
-        args: tuple[object, ...] = (match, group_id, limit)
-    elif scope == "entities":
-        sql = (
-            "SELECT e.uuid, bm25(entities_fts) FROM entities_fts JOIN entities e ON e.id = entities_fts.rowid"
-            " WHERE entities_fts MATCH ? AND e.group_id = ? ORDER BY bm25(entities_fts) LIMIT ?"
-        )
-        args = (match, group_id, limit)
-    elif scope == "communities":
-        sql = (
-            "SELECT c.uuid, bm25(communities_fts) FROM communities_fts JOIN communities c"
-            " ON c.id = communities_fts.rowid WHERE communities_fts MATCH ? AND c.group_id = ?"
-            " ORDER BY bm25(communities_fts) LIMIT ?"
-        )
-        args = (match, group_id, limit)
-    else:
-        sql = (
-            "SELECT p.uuid, bm25(episodes_fts) FROM episodes_fts JOIN episodes p ON p.id = episodes_fts.rowid"
-            " WHERE episodes_fts MATCH ? AND p.group_id = ? AND p.status = 'complete'"
-            " AND p.reference_time <= ? AND p.created_at <= ? ORDER BY bm25(episodes_fts) LIMIT ?"
-        )
+    where, args = "", cast(tuple[object, ...], ())
+    if scope == "episodes":
         before = to_micros(episodes_before) if episodes_before is not None else 1 << 62
         known = to_micros(episodes_known_at) if episodes_known_at is not None else 1 << 62
-        args = (match, group_id, before, known, limit)
-    return [(uuid, -float(score)) for uuid, score in conn.execute(sql, args)]
+        where, args = " AND status = 'complete' AND reference_time <= ? AND created_at <= ?", (before, known)
+    out: list[tuple[str, float]] = []
+    for start in range(0, len(ranked), 4 * limit):  # most often the first batch is enough
+        batch = ranked[start : start + 4 * limit]
+        found = _uuids(conn, scope, [doc for doc, _ in batch], where, args)
+        out += [(found[doc], score) for doc, score in batch if doc in found]
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def _uuids(
+    conn: sqlite3.Connection, scope: str, ids: list[int], where: str = "", args: tuple[object, ...] = ()
+) -> dict[int, str]:
+    """Row id -> uuid of these rows that meet ``where``."""
+    cur = conn.execute(
+        f"SELECT id, uuid FROM {_TABLE[scope]} WHERE id IN (SELECT value FROM json_each(?)){where}",
+        (json.dumps(ids), *args),
+    )
+    return {int(i): uuid for i, uuid in cur}
 
 
 def current_facts_search(
@@ -156,18 +280,19 @@ def current_facts_search(
     """The facts valid (and not expired) at ``at`` among the ``4 * limit``
     best full-text matches, best first (at most ``limit``); how many of those
     matches the moment hides; and whether there may be more matches."""
-    found = query_words(query)
-    match = fts_query(words.keep(conn, "facts", found) if words is not None else found)
-    if match is None:
+    ranked = (words or QueryWords()).rank(conn, "facts", group_id, query)[: 4 * limit]
+    if not ranked:
         return [], 0, False
     t = to_micros(at)
-    rows = conn.execute(
-        "SELECT f.uuid, bm25(facts_fts), (f.expired_at IS NULL AND f.valid_at <= ?"
-        " AND (f.invalid_at IS NULL OR f.invalid_at > ?)) FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid"
-        " WHERE facts_fts MATCH ? AND f.group_id = ? ORDER BY bm25(facts_fts) LIMIT ?",
-        (t, t, match, group_id, 4 * limit),
-    ).fetchall()
-    valid = [(uuid, -float(score)) for uuid, score, ok in rows if ok]
+    ids = json.dumps([doc for doc, _ in ranked])
+    cur = conn.execute(
+        "SELECT id, uuid, (expired_at IS NULL AND valid_at <= ? AND (invalid_at IS NULL OR invalid_at > ?))"
+        " FROM facts WHERE id IN (SELECT value FROM json_each(?))",
+        (t, t, ids),
+    )
+    found = {int(i): (uuid, bool(ok)) for i, uuid, ok in cur}
+    rows = [(found[doc][0], score, found[doc][1]) for doc, score in ranked if doc in found]
+    valid = [(uuid, score) for uuid, score, ok in rows if ok]
     return valid[:limit], sum(1 for row in rows if not row[2]), len(rows) == 4 * limit
 
 

@@ -1,0 +1,123 @@
+"""A group's search answers never depend on another group's rows: the same
+ids, order and scores, whatever other groups hold (issue 13, item 1). Full
+text ranks with the group's own statistics (row count, average length, how
+many of its rows hold each word) and drops common query words by the group's
+own counts; cosine search reads the group's vectors exactly."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kronograph import Memory
+from kronograph.search.recipes import RECIPES
+from kronograph.store import SQLiteStore, Store
+from kronograph.store.sqlite.search_reads import QueryWords
+
+from . import pg_server
+from .conftest import StepClock
+
+SCOPES = ("facts", "entities", "episodes", "communities")
+QUERIES = (
+    "Alice works",
+    "where does Alice work with robots",
+    "chess club Oslo music",
+    "robot arms chemist Fjord biotech Oslo chess",
+    "Bob",
+    "foo_bar",
+)
+FACTS_A = [
+    ("Alice", "WORKS_AT", "Acme Robotics", "Alice works at Acme Robotics building robot arms"),
+    ("Alice", "LIVES_IN", "Oslo", "Alice lives in Oslo near the fjord"),
+    ("Bob", "KNOWS", "Alice", "Bob knows Alice from the chess club"),
+    ("Carol", "KNOWS", "Bob", "Carol plays chess with Bob at the club in Oslo"),
+    ("Dan", "LIKES", "Music", "Dan likes music and robots"),
+    ("Erin", "WORKS_AT", "Fjord Biotech", "Erin works at Fjord Biotech as a chemist"),
+    ("Alice", "LIKES", "Chess", "Alice likes chess more than music"),
+    ("Frank", "KNOWS", "Erin", "Frank knows Erin from work at the biotech lab foo_bar"),
+]
+EPISODES_A = [
+    "Alice Smith: I started at Acme Robotics this week, building robot arms.",
+    "Bob Jones: Alice and I played chess at the club in Oslo.",
+    "Erin Lee: the Fjord Biotech lab hired another chemist.",
+]
+
+
+@pytest.fixture(params=["sqlite-file", "postgres"])
+def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Store, str | None]]:
+    """A fresh store and, on PostgreSQL, its URL (to ANALYZE the tables: the
+    planner's statistics are table-wide)."""
+    if request.param == "sqlite-file":
+        yield SQLiteStore(tmp_path / "isolation.db"), None
+        return
+    from kronograph.store.postgres import PostgresStore
+
+    url = pg_server.databases().fresh()
+    yield PostgresStore(url, min_size=0, max_size=4), url
+
+
+def answers(memory: Memory) -> dict[tuple[str, str, str], list[tuple[str, float, tuple[str, ...]]]]:
+    """Group a's answer to every query, recipe and scope, in both temporal modes."""
+    out = {}
+    for query in QUERIES:
+        for recipe in RECIPES:
+            for retired in (False, True):
+                found = memory.search(
+                    "a", query, scopes=list(SCOPES), recipe=recipe, center_entity="Alice", limit=5,
+                    include_retired=retired,
+                )
+                for scope in SCOPES:
+                    hits = getattr(found, scope)
+                    out[(query, f"{recipe}{'+retired' if retired else ''}", scope)] = [
+                        (h.item.uuid, h.score, h.methods) for h in hits
+                    ]
+    return out
+
+
+def fill_other_group(memory: Memory) -> None:
+    """Group b: many rows that share a's words (every one of them well past
+    any "common word" cutoff) and many that do not, its own episodes and
+    communities."""
+    words = "Alice works robots chess club Oslo music chemist fjord biotech arms Bob foo_bar"
+    for i in range(60):
+        memory.add_fact("b", f"Alice{i % 7}", "WORKS_AT", f"Robots{i % 5}",
+                        fact=f"{words} {i} Alice works Alice chess", valid_at="2020-01-01")
+    for i in range(30):
+        memory.add_fact("b", f"Zed{i}", "OWNS", f"Boat{i}", fact=f"Zed owns boat number {i} on the lake",
+                        valid_at="2020-01-01")
+    for i in range(10):
+        memory.add_episode("b", f"Alice Smith: chess and robots in Oslo again, take {i}. {words}",
+                           reference_time="2024-01-02")
+    memory.build_communities("b")
+
+
+def test_a_groups_answers_do_not_depend_on_other_groups(
+    stores: tuple[Store, str | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Low bars for "common", so a's words cross them (table-wide) once b is filled.
+    monkeypatch.setattr(QueryWords, "FLOOR", 3)
+    monkeypatch.setattr(QueryWords, "SHARE", 4)
+    store, url = stores
+    memory = Memory(store, model=None, clock=StepClock())
+    try:
+        for source, relation, target, text in FACTS_A:
+            memory.add_fact("a", source, relation, target, fact=text, valid_at="2021-01-01")
+        for i, text in enumerate(EPISODES_A):
+            memory.add_episode("a", text, reference_time=f"2024-01-0{i + 1}")
+        memory.build_communities("a")
+        before = answers(memory)
+        assert any(hits for key, hits in before.items() if key[1] == "bm25")  # the queries find things
+        assert all(before[(q, "bm25", s)] for q in QUERIES[:2] for s in ("facts", "episodes"))
+        fill_other_group(memory)
+        if url is not None:
+            import psycopg
+
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute("ANALYZE")
+        after = answers(memory)
+        changed = sorted(key for key in before if before[key] != after[key])
+        assert not changed, f"{len(changed)} answers of group a moved with group b's rows, e.g. {changed[:5]}"
+    finally:
+        memory.close()
