@@ -9,8 +9,11 @@ import math
 import re
 import sqlite3
 from collections.abc import Collection
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import cast
+
+import numpy as np
 
 from ...model import Episode
 from ...time import to_micros
@@ -71,15 +74,33 @@ def _tokens(size: bytes) -> int:
     return total
 
 
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    """A group's rows in one full-text index: their ids (sorted) and token
+    counts (all columns), as of the group revision ``key``."""
+
+    key: tuple[int, int] | None
+    ids: np.ndarray
+    lengths: np.ndarray
+    counts: dict[str, int] = field(default_factory=dict)  # term -> the group's rows holding it
+
+    def mine(self, docs: np.ndarray) -> np.ndarray:
+        """Which of these row ids are the group's."""
+        if not len(self.ids):
+            return np.zeros(len(docs), dtype=bool)
+        at = np.minimum(np.searchsorted(self.ids, docs), len(self.ids) - 1)
+        return self.ids[at] == docs
+
+
 class QueryWords:
     """Full-text ranking with the group's own statistics. FTS5's ``bm25()``
     weighs a word by how many rows of the whole table hold it and scales by
     the table's average length, so one group's scores (and which rows make
-    the limit) would move with another group's rows. Here the group's rows
-    that hold a query word are read from FTS5's index (the ``instance``
-    vocabulary, joined to the group's rows) and scored by the same BM25
-    formula with the group's row count, average length and per-word row
-    counts; the group's totals are kept per group revision.
+    the limit) would move with another group's rows. Here the rows that hold
+    each query word are read from FTS5's index (its ``instance`` vocabulary),
+    kept when they are the group's, and scored by the same formula with the
+    group's row count, average length and per-word row counts. The group's
+    row ids and lengths are read once per group revision.
 
     Words are stemmed by FTS5 itself (a scratch table with the same
     tokenizer). A query of more than KEEP words drops those in more than
@@ -92,7 +113,7 @@ class QueryWords:
 
     def __init__(self) -> None:
         self._ready: set[int] = set()
-        self._totals: dict[tuple[str, str], tuple[tuple[int, int], int, int]] = {}
+        self._rows: dict[tuple[str, str], _Rows] = {}
 
     def _setup(self, conn: sqlite3.Connection) -> None:
         if id(conn) in self._ready:
@@ -119,116 +140,111 @@ class QueryWords:
             out[doc].append(term)
         return out
 
-    def totals(self, conn: sqlite3.Connection, scope: str, group_id: str) -> tuple[int, int]:
-        """The group's rows in the full-text index and their tokens, all
-        columns: read whole once per group revision (never inside an open
-        transaction, whose writes may yet roll back)."""
+    def group_rows(self, conn: sqlite3.Connection, scope: str, group_id: str) -> _Rows:
+        """The group's rows in the index, read whole once per group revision
+        (never kept from inside an open transaction, whose writes may yet
+        roll back)."""
         row = conn.execute("SELECT created_at, revision FROM groups WHERE group_id = ?", (group_id,)).fetchone()
         key = (int(row[0]), int(row[1])) if row is not None else None
-        cached = self._totals.get((scope, group_id))
-        if key is not None and cached is not None and cached[0] == key:
-            return cached[1], cached[2]
-        count = tokens = 0
-        for (size,) in conn.execute(
-            f"SELECT d.sz FROM {_TABLE[scope]} t JOIN {_FTS[scope]}_docsize d ON d.id = t.id WHERE t.group_id = ?",
+        cached = self._rows.get((scope, group_id))
+        if key is not None and cached is not None and cached.key == key:
+            return cached
+        found = conn.execute(
+            f"SELECT t.id, d.sz FROM {_TABLE[scope]} t JOIN {_FTS[scope]}_docsize d ON d.id = t.id"
+            " WHERE t.group_id = ? ORDER BY t.id",
             (group_id,),
-        ):
-            count += 1
-            tokens += _tokens(size)
+        ).fetchall()
+        rows = _Rows(
+            key,
+            np.fromiter((i for i, _ in found), dtype=np.int64, count=len(found)),
+            np.fromiter((_tokens(size) for _, size in found), dtype=np.float64, count=len(found)),
+        )
         if key is not None and not conn.in_transaction:
-            self._totals[(scope, group_id)] = (key, count, tokens)
-        return count, tokens
+            self._rows[(scope, group_id)] = rows
+        return rows
 
-    def _hits(self, conn: sqlite3.Connection, scope: str, group_id: str, terms: list[str]) -> dict[int, int]:
-        """The group's rows holding the phrase ``terms``: row id -> times."""
+    def _hits(self, conn: sqlite3.Connection, scope: str, rows: _Rows, terms: list[str]) -> np.ndarray:
+        """The group's rows holding the phrase ``terms``: (row id, times)
+        pairs by row id."""
+        inst = f"temp.kg_{scope}_inst"
+        if len(terms) == 1:
+            found = np.array(
+                conn.execute(f"SELECT doc, COUNT(*) FROM {inst} WHERE term = ? GROUP BY doc", terms).fetchall(),
+                dtype=np.int64,
+            ).reshape(-1, 2)
+            return found[rows.mine(found[:, 0])]
         places: dict[tuple[int, int], set[int]] | None = None
         for j, term in enumerate(terms):
-            found: dict[tuple[int, int], set[int]] = {}
-            for doc, col, offset in conn.execute(
-                f'SELECT i.doc, i.col, i."offset" FROM temp.kg_{scope}_inst i JOIN {_TABLE[scope]} t'
-                " ON t.id = i.doc WHERE i.term = ? AND t.group_id = ?",
-                (term, group_id),
-            ):
-                if places is None or offset - j in places.get((doc, col), ()):
-                    found.setdefault((doc, col), set()).add(offset - j)
-            places = found
+            every = conn.execute(f'SELECT doc, col, "offset" FROM {inst} WHERE term = ?', (term,)).fetchall()
+            mine = rows.mine(np.fromiter((d for d, _, _ in every), dtype=np.int64, count=len(every)))
+            here: dict[tuple[int, int], set[int]] = {}
+            for (doc, col, offset), ok in zip(every, mine, strict=True):
+                if ok and (places is None or offset - j in places.get((doc, col), ())):
+                    here.setdefault((doc, col), set()).add(offset - j)
+            places = here
         out: dict[int, int] = {}
         for (doc, _), starts in (places or {}).items():
             out[doc] = out.get(doc, 0) + len(starts)
-        return out
+        return np.array(sorted(out.items()), dtype=np.int64).reshape(-1, 2)
 
-    def _group_count(self, conn: sqlite3.Connection, scope: str, group_id: str, term: str, table_count: int) -> int:
-        """How many of the group's rows hold ``term``: the table's count when
-        no other group has a row in the index, else counted."""
-        table, fts = _TABLE[scope], _FTS[scope]
-        others = conn.execute(
-            f"SELECT EXISTS (SELECT 1 FROM {table} t JOIN {fts}_docsize d ON d.id = t.id"
-            " WHERE t.group_id < ? OR t.group_id > ?)",
-            (group_id, group_id),
-        ).fetchone()[0]
-        if not others:
-            return table_count
-        row = conn.execute(
-            f"SELECT COUNT(DISTINCT i.doc) FROM temp.kg_{scope}_inst i JOIN {table} t ON t.id = i.doc"
-            " WHERE i.term = ? AND t.group_id = ?",
-            (term, group_id),
-        ).fetchone()
-        return int(row[0])
+    def _count(self, conn: sqlite3.Connection, scope: str, group_id: str, rows: _Rows, term: str) -> int:
+        """How many of the group's rows hold ``term`` (kept with the group's
+        rows: the same words come back query after query)."""
+        if term not in rows.counts:
+            if len(rows.counts) >= 10_000:
+                rows.counts.clear()
+            row = conn.execute(
+                f"SELECT COUNT(DISTINCT i.doc) FROM temp.kg_{scope}_inst i JOIN {_TABLE[scope]} t ON t.id = i.doc"
+                " WHERE i.term = ? AND t.group_id = ?",
+                (term, group_id),
+            ).fetchone()
+            rows.counts[term] = int(row[0])
+        return rows.counts[term]
 
-    def rank(self, conn: sqlite3.Connection, scope: str, group_id: str, query: str) -> list[tuple[int, float]]:
-        """The group's rows matching any word of ``query`` (row id, BM25
-        score, higher is better), best first, ties by row id."""
+    def rank(self, conn: sqlite3.Connection, scope: str, group_id: str, query: str) -> tuple[np.ndarray, np.ndarray]:
+        """The group's rows matching any word of ``query`` and their BM25
+        scores (higher is better), best first, ties by row id."""
+        none = np.zeros(0, dtype=np.int64), np.zeros(0)
         words = query_words(query)
         if not words:
-            return []
+            return none
         self._setup(conn)
         phrases = [terms for terms in self._stems(conn, words) if terms]
-        if not phrases:
-            return []
         wanted = sorted({t for terms in phrases for t in terms})
         table_counts = dict(
             conn.execute(
                 f"SELECT term, doc FROM temp.kg_{scope}_terms WHERE term IN (SELECT value FROM json_each(?))",
                 (json.dumps(wanted),),
             ).fetchall()
-        )
+        ) if wanted else {}
         phrases = [terms for terms in phrases if all(table_counts.get(t, 0) > 0 for t in terms)]
         if not phrases:  # a word no row holds finds nothing
-            return []
-        rows, tokens = self.totals(conn, scope, group_id)
-        if rows == 0:
-            return []
-        if len(phrases) > self.KEEP and rows > self.FLOOR:
-            cutoff = max(self.FLOOR, rows // self.SHARE)
-            counts: dict[str, int] = {}
-            for t in wanted:
-                if t in table_counts and table_counts[t] > cutoff:  # else the group's count is under it too
-                    counts[t] = self._group_count(conn, scope, group_id, t, table_counts[t])
+            return none
+        rows = self.group_rows(conn, scope, group_id)
+        total = len(rows.ids)
+        if total == 0:
+            return none
+        if len(phrases) > self.KEEP and total > self.FLOOR:
+            cutoff = max(self.FLOOR, total // self.SHARE)
+            counts = {  # the table's count bounds the group's: only words over the cutoff are counted
+                t: self._count(conn, scope, group_id, rows, t) for t in wanted if table_counts.get(t, 0) > cutoff
+            }
             share = [(min(counts.get(t, 0) for t in terms), i) for i, terms in enumerate(phrases)]
             kept = {i for n, i in share if n <= cutoff} or {min(share)[1]}
             phrases = [terms for i, terms in enumerate(phrases) if i in kept]
-        hits = [self._hits(conn, scope, group_id, terms) for terms in phrases]
-        docs = sorted({doc for found in hits for doc in found})
-        if not docs:
-            return []
-        sizes = dict(
-            conn.execute(
-                f"SELECT id, sz FROM {_FTS[scope]}_docsize WHERE id IN (SELECT value FROM json_each(?))",
-                (json.dumps(docs),),
-            ).fetchall()
-        )
-        average = tokens / rows
-        weights = [max(math.log((rows - len(found) + 0.5) / (len(found) + 0.5)), 1e-6) for found in hits]
-        scored = []
-        for doc in docs:
-            norm = _K1 * (1 - _B + _B * _tokens(sizes.get(doc, b"")) / average)
-            score = 0.0
-            for weight, found in zip(weights, hits, strict=True):
-                f = found.get(doc, 0)
-                score += weight * (f * (_K1 + 1)) / (f + norm)
-            scored.append((doc, score))
-        scored.sort(key=lambda s: (-s[1], s[0]))
-        return scored
+        hits = [self._hits(conn, scope, rows, terms) for terms in phrases]
+        docs = np.unique(np.concatenate([found[:, 0] for found in hits]))
+        if not len(docs):
+            return docs, np.zeros(0)
+        norm = _K1 * (1 - _B + _B * rows.lengths[np.searchsorted(rows.ids, docs)] / (rows.lengths.sum() / total))
+        scores = np.zeros(len(docs))
+        for found in hits:
+            weight = max(math.log((total - len(found) + 0.5) / (len(found) + 0.5)), 1e-6)
+            f = np.zeros(len(docs))
+            f[np.searchsorted(docs, found[:, 0])] = found[:, 1]
+            scores += weight * (f * (_K1 + 1)) / (f + norm)
+        order = np.lexsort((docs, -scores))
+        return docs[order], scores[order]
 
 
 def text_search(
@@ -245,8 +261,8 @@ def text_search(
     better; see :class:`QueryWords`). Episodes: complete ones only, and none
     with a reference time after ``episodes_before`` or received after
     ``episodes_known_at``."""
-    ranked = (words or QueryWords()).rank(conn, scope, group_id, query)
-    if not ranked or limit < 1:
+    docs, scores = (words or QueryWords()).rank(conn, scope, group_id, query)
+    if not len(docs) or limit < 1:
         return []
     where, args = "", cast(tuple[object, ...], ())
     if scope == "episodes":
@@ -254,8 +270,8 @@ def text_search(
         known = to_micros(episodes_known_at) if episodes_known_at is not None else 1 << 62
         where, args = " AND status = 'complete' AND reference_time <= ? AND created_at <= ?", (before, known)
     out: list[tuple[str, float]] = []
-    for start in range(0, len(ranked), 4 * limit):  # most often the first batch is enough
-        batch = ranked[start : start + 4 * limit]
+    for start in range(0, len(docs), 4 * limit):  # most often the first batch is enough
+        batch = list(zip(docs[start : start + 4 * limit].tolist(), scores[start : start + 4 * limit].tolist()))
         found = _uuids(conn, scope, [doc for doc, _ in batch], where, args)
         out += [(found[doc], score) for doc, score in batch if doc in found]
         if len(out) >= limit:
@@ -280,7 +296,8 @@ def current_facts_search(
     """The facts valid (and not expired) at ``at`` among the ``4 * limit``
     best full-text matches, best first (at most ``limit``); how many of those
     matches the moment hides; and whether there may be more matches."""
-    ranked = (words or QueryWords()).rank(conn, "facts", group_id, query)[: 4 * limit]
+    docs, scores = (words or QueryWords()).rank(conn, "facts", group_id, query)
+    ranked = list(zip(docs[: 4 * limit].tolist(), scores[: 4 * limit].tolist()))
     if not ranked:
         return [], 0, False
     t = to_micros(at)
