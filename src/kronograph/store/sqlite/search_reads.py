@@ -53,6 +53,8 @@ _FTS = {"facts": "facts_fts", "entities": "entities_fts", "episodes": "episodes_
 _TABLE = {"facts": "facts", "entities": "entities", "episodes": "episodes", "communities": "communities"}
 _TOKENIZER = "porter unicode61 remove_diacritics 2"  # as the full-text tables (schema v3)
 _K1, _B = 1.2, 0.75  # FTS5's bm25() constants
+_HELD_HITS = 256  # a term in this many of a group's rows keeps its hits with the group's rows ...
+_HELD_HITS_ALL = 1_000_000  # ... up to this many in all, per group and scope
 
 
 def _tokens(size: bytes) -> int:
@@ -83,6 +85,7 @@ class _Rows:
     ids: np.ndarray
     lengths: np.ndarray
     counts: dict[str, int] = field(default_factory=dict)  # term -> the group's rows holding it
+    hits: dict[str, np.ndarray] = field(default_factory=dict)  # a common term -> its (row id, times) pairs
 
     def mine(self, docs: np.ndarray) -> np.ndarray:
         """Which of these row ids are the group's."""
@@ -168,11 +171,16 @@ class QueryWords:
         pairs by row id."""
         inst = f"temp.kg_{scope}_inst"
         if len(terms) == 1:
-            found = np.array(
-                conn.execute(f"SELECT doc, COUNT(*) FROM {inst} WHERE term = ? GROUP BY doc", terms).fetchall(),
-                dtype=np.int64,
-            ).reshape(-1, 2)
-            return found[rows.mine(found[:, 0])]
+            if terms[0] in rows.hits:
+                return rows.hits[terms[0]]
+            docs = np.fromiter((d for (d,) in conn.execute(f"SELECT doc FROM {inst} WHERE term = ?", terms)), np.int64)
+            docs, times = np.unique(docs[rows.mine(docs)], return_counts=True)
+            found = np.stack([docs, times.astype(np.int64)], axis=1)
+            if len(found) >= _HELD_HITS:  # a common word: it comes back, and costs a read of every row
+                if sum(len(h) for h in rows.hits.values()) + len(found) > _HELD_HITS_ALL:
+                    rows.hits.clear()
+                rows.hits[terms[0]] = found
+            return found
         places: dict[tuple[int, int], set[int]] | None = None
         for j, term in enumerate(terms):
             every = conn.execute(f'SELECT doc, col, "offset" FROM {inst} WHERE term = ?', (term,)).fetchall()
