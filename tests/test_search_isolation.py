@@ -19,6 +19,7 @@ from kronograph.store.sqlite.search_reads import QueryWords
 from . import pg_server
 from .conftest import StepClock
 
+EARLIER = "2020-01-01"
 SCOPES = ("facts", "entities", "episodes", "communities")
 QUERIES = (
     "Alice works",
@@ -121,3 +122,56 @@ def test_a_groups_answers_do_not_depend_on_other_groups(
         assert not changed, f"{len(changed)} answers of group a moved with group b's rows, e.g. {changed[:5]}"
     finally:
         memory.close()
+
+
+# Full text alone, its scores scaled to [0, 1] (rrf would keep only the order).
+BM25_SCORES = RECIPES["bm25"].with_(name="bm25_scores", reranker="fusion")
+
+
+def _bm25_scores(memory: Memory) -> dict[tuple[str, str, bool], list[tuple[str, float]]]:
+    """Group a's full-text hits by their text (uuids differ between stores), every match."""
+    out = {}
+    for query in QUERIES:
+        for retired in (False, True):
+            found = memory.search("a", query, scopes=["facts", "entities", "episodes"], recipe=BM25_SCORES,
+                                  limit=50, include_retired=retired)
+            out[(query, "facts", retired)] = sorted((h.item.fact, h.score) for h in found.facts)
+            out[(query, "entities", retired)] = sorted((h.item.name, h.score) for h in found.entities)
+            out[(query, "episodes", retired)] = sorted((h.item.content or "", h.score) for h in found.episodes)
+    return out
+
+
+def test_a_group_ranks_as_if_it_were_alone(
+    stores: tuple[Store, str | None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Group a written alone in one store, and in another with group b's rows
+    written in between (and searches between the writes, so whatever a search
+    keeps must follow a's writes): the same full-text scores."""
+    monkeypatch.setattr(QueryWords, "FLOOR", 3)
+    monkeypatch.setattr(QueryWords, "SHARE", 4)
+    alone = Memory(SQLiteStore(tmp_path / "alone.db"), model=None, clock=StepClock())
+    mixed = Memory(stores[0], model=None, clock=StepClock())
+    try:
+        for memory in (alone, mixed):
+            for i, (source, relation, target, text) in enumerate(FACTS_A):
+                if memory is mixed:
+                    memory.add_fact("b", source, relation, target, fact=f"{text} {text} more", valid_at=EARLIER)
+                    memory.add_fact("b", f"Zed{i}", "OWNS", f"Boat{i}", fact=f"Zed owns boat {i}", valid_at=EARLIER)
+                    _bm25_scores(mixed)
+                memory.add_fact("a", source, relation, target, fact=text, valid_at="2021-01-01")
+            for i, text in enumerate(EPISODES_A):
+                if memory is mixed:
+                    memory.add_episode("b", f"{text} {text}", reference_time="2024-01-01")
+                    _bm25_scores(mixed)
+                memory.add_episode("a", text, reference_time=f"2024-01-0{i + 1}")
+        if stores[1] is None:  # the same backend: the same scores
+            assert _bm25_scores(mixed) == _bm25_scores(alone)
+        else:  # ts_rank: compare with a's own scores before b's rows moved anything
+            first = _bm25_scores(mixed)
+            for i in range(20):
+                mixed.add_fact("b", "Alice", "LIKES", f"Thing{i}", fact="Alice works chess robots Oslo",
+                               valid_at="2020-01-01")
+            assert _bm25_scores(mixed) == first
+    finally:
+        alone.close()
+        mixed.close()
