@@ -175,3 +175,35 @@ def test_a_group_ranks_as_if_it_were_alone(
     finally:
         alone.close()
         mixed.close()
+
+
+def test_postgres_common_words_are_the_groups_own() -> None:
+    """On PostgreSQL, which query words count as common (and are left out)
+    is decided by the group's own rows: past 1,000 rows of another group
+    holding a's words, and an ANALYZE, the planner's statistics (table-wide)
+    would call them common; a's answers stay as they were."""
+    import psycopg
+
+    from kronograph.store.postgres import PostgresStore
+
+    url = pg_server.databases().fresh()
+    memory = Memory(PostgresStore(url, min_size=0, max_size=4), model=None, clock=StepClock())
+    try:
+        for i, text in enumerate([*EPISODES_A, "Chess and music in Oslo with robots", "Oslo music night"]):
+            memory.add_episode("a", text, reference_time=f"2024-01-0{i + 1}")
+        query = "chess robots Oslo music club"
+
+        def found() -> list[tuple[str, float]]:
+            hits = memory.search("a", query, scopes=["episodes", "facts"], recipe=BM25_SCORES, limit=50)
+            return [(h.item.uuid, h.score) for h in [*hits.episodes, *hits.facts]]
+
+        before = found()
+        assert before
+        memory.add_episodes("b", [
+            {"content": f"chess robots Oslo music club take {i}", "reference_time": "2024-01-02"} for i in range(1100)
+        ])
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("ANALYZE")
+        assert found() == before
+    finally:
+        memory.close()
