@@ -1,5 +1,5 @@
 """Search queries against PostgreSQL: full text over the generated ``fts``
-columns (GIN), cosine over pgvector's per-dimension HNSW indexes, the entity
+columns (GIN), cosine exactly over the group's pgvector vectors, the entity
 graph walked by one recursive query, and counts for the mention reranker.
 
 The ports of ``..sqlite.search_reads`` (and of SQLite's in-memory vectors),

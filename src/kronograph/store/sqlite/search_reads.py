@@ -1,4 +1,5 @@
-"""Search queries against SQLite: BM25 over the FTS5 tables, the entity graph
+"""Search queries against SQLite: BM25 over FTS5's index with each group's own
+statistics (:class:`QueryWords`), the entity graph
 for breadth-first search, and counts for the mention reranker. Every query is
 scoped by group_id."""
 
@@ -25,7 +26,6 @@ __all__ = [
     "current_facts_search",
     "episode_neighbours",
     "episodes_by_uuid",
-    "fts_query",
     "mention_counts",
     "neighbours",
     "query_words",
@@ -39,14 +39,6 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 def query_words(text: str) -> list[str]:
     return list(dict.fromkeys(w.casefold() for w in _TOKEN.findall(text)))
-
-
-def fts_query(words: list[str]) -> str | None:
-    """Words as an FTS5 OR-query (each quoted, so no word is read as syntax);
-    None when there are none."""
-    if not words:
-        return None
-    return " OR ".join(f'"{w}"' for w in words)
 
 
 _FTS = {"facts": "facts_fts", "entities": "entities_fts", "episodes": "episodes_fts", "communities": "communities_fts"}
