@@ -52,6 +52,8 @@ _HELD_HITS_ALL = 1_000_000  # ... up to this many in all, per group and scope
 def _tokens(size: bytes) -> int:
     """A row's token count, all columns: the sum of the varints FTS5 keeps
     in its ``_docsize`` table (SQLite's varint format, big-endian)."""
+    if not size or max(size) < 0x80:  # every count under 128: one byte each
+        return sum(size)
     total, value, i, n = 0, 0, 0, len(size)
     while i < n:
         value = 0
