@@ -207,3 +207,44 @@ def test_postgres_common_words_are_the_groups_own() -> None:
         assert found() == before
     finally:
         memory.close()
+
+
+def test_sqlite_scores_are_fts5_bm25_when_the_group_is_alone(tmp_path: Path) -> None:
+    """The group-local BM25 is FTS5's own formula: for a group alone in its
+    tables it gives bm25()'s scores and order, over one column and several,
+    for words that are phrases (``foo_bar``), and after rows are deleted and
+    rewritten."""
+    import random
+    import sqlite3
+
+    from kronograph.store.sqlite import search_reads
+
+    path = tmp_path / "alone.db"
+    memory = Memory(SQLiteStore(path), model=None, clock=StepClock())
+    rng = random.Random(7)
+    vocab = "alice bob works working chess club oslo robots arms foo_bar fjord biotech plays music red the".split()
+    for i in range(120):
+        text = " ".join(rng.choice(vocab) for _ in range(rng.randint(2, 14)))
+        memory.add_fact("g", f"{rng.choice(vocab)} {i % 9}", "REL", f"Thing {i % 13}", fact=text, valid_at=EARLIER)
+    memory.close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    matched = 0
+    try:
+        for rewrite in (False, True):
+            if rewrite:
+                conn.execute("DELETE FROM facts WHERE id % 3 = 0")
+                conn.execute("UPDATE facts SET fact = 'alice alice chess' WHERE id % 5 = 1")
+            for query in ("alice works", "chess club oslo thing", "foo_bar robots", "the", "music red 3"):
+                match = " OR ".join(f'"{w}"' for w in search_reads.query_words(query))
+                for scope, table in (("facts", "facts_fts"), ("entities", "entities_fts")):
+                    fts5 = conn.execute(
+                        f"SELECT rowid, -bm25({table}) FROM {table} WHERE {table} MATCH ?"
+                        f" ORDER BY bm25({table}), rowid", (match,),
+                    ).fetchall()
+                    docs, scores = search_reads.QueryWords().rank(conn, scope, "g", query)
+                    matched += len(fts5)
+                    assert docs.tolist() == [d for d, _ in fts5], (query, scope)
+                    assert scores.tolist() == pytest.approx([s for _, s in fts5], rel=1e-12), (query, scope)
+    finally:
+        conn.close()
+    assert matched > 500
