@@ -1,5 +1,5 @@
 """Search queries against PostgreSQL: full text over the generated ``fts``
-columns (GIN), cosine over pgvector's per-dimension HNSW indexes, the entity
+columns (GIN), cosine exactly over the group's pgvector vectors, the entity
 graph walked by one recursive query, and counts for the mention reranker.
 
 The ports of ``..sqlite.search_reads`` (and of SQLite's in-memory vectors),
@@ -59,30 +59,25 @@ _ALL_WORDS = """WITH match AS (
   FROM (SELECT phraseto_tsquery('english', word) AS q FROM unnest(%(words)s::text[]) AS word) w
   WHERE numnode(q) > 0
 )"""
-# The same, but with more than QueryWords.KEEP words, those ANALYZE found in
-# more than 1/SHARE of the table's rows (and over FLOOR rows) are left out,
-# as on SQLite; the rarest stays when every word is that common. The shares
-# are the planner's statistics of the fts column (pg_stats'
-# most_common_elems, table-wide), read in the same statement, no scan; there
-# are none before the first ANALYZE, and then every word is kept. A word of
-# several lexemes counts as its rarest.
-_RARE_WORDS = f"""WITH words AS (
-  SELECT w.i, phraseto_tsquery('english', w.word) AS q, tsvector_to_array(to_tsvector('english', w.word)) AS lexemes
-  FROM unnest(%(words)s::text[]) WITH ORDINALITY AS w(word, i)
-), common AS MATERIALIZED (
-  SELECT c.lexeme, c.share FROM pg_stats s,
-    unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS c(lexeme, share)
-  WHERE s.schemaname = current_schema() AND s.tablename = %(table)s AND s.attname = 'fts'
-    AND c.lexeme IN (SELECT unnest(lexemes) FROM words)
+# The same, but with more than QueryWords.KEEP words, those in more than
+# 1/SHARE of the group's rows (and over FLOOR rows) are left out, as on
+# SQLite; the rarest stays when every word is that common. The counts are the
+# group's own (never the planner's table-wide statistics, which would let
+# another group's rows decide which words count), each stopped one past the
+# cutoff; a group of FLOOR rows or fewer keeps every word uncounted.
+_RARE_WORDS = """WITH words AS (
+  SELECT w.i, phraseto_tsquery('english', w.word) AS q FROM unnest(%(words)s::text[]) WITH ORDINALITY AS w(word, i)
+), total AS MATERIALIZED (
+  SELECT count(*) AS n FROM {table} t WHERE t.group_id = %(g)s
+), cutoff AS MATERIALIZED (
+  SELECT n, greatest(%(floor)s, n / %(share)s) AS c FROM total
+), counted AS (
+  SELECT w.i, w.q, CASE WHEN (SELECT n FROM cutoff) <= %(floor)s THEN 0 ELSE (
+    SELECT count(*) FROM (SELECT 1 FROM {table} t WHERE t.group_id = %(g)s AND t.fts @@ w.q
+                          LIMIT (SELECT c FROM cutoff) + 1) hits) END AS n
+  FROM words w WHERE numnode(w.q) > 0
 ), ranked AS (
-  SELECT q, share <= greatest(
-      1.0 / {QueryWords.SHARE},
-      {QueryWords.FLOOR} / nullif((SELECT reltuples FROM pg_class WHERE oid = to_regclass(%(table)s)), 0)
-    ) AS ok,
-    row_number() OVER (ORDER BY share, i) AS r
-  FROM (SELECT w.i, w.q, (SELECT coalesce(min(coalesce(c.share, 0)), 0) FROM unnest(w.lexemes) AS l(lexeme)
-          LEFT JOIN common c ON c.lexeme = l.lexeme) AS share
-        FROM words w WHERE numnode(w.q) > 0) shared
+  SELECT q, n <= (SELECT c FROM cutoff) AS ok, row_number() OVER (ORDER BY n, i) AS r FROM counted
 ), match AS (
   SELECT string_agg('(' || q::text || ')', ' | ')::tsquery AS q FROM ranked
   WHERE ok OR (r = 1 AND NOT EXISTS (SELECT FROM ranked WHERE ok))
@@ -103,13 +98,16 @@ def query_words(text: str) -> list[str]:
     return list(first.values())
 
 
-def _match(scope: str, query: str) -> tuple[str, Params] | None:
-    """The ``match`` CTE for the query's words, and its parameters; None
-    when the query has no words."""
+def _match(scope: str, group_id: str, query: str) -> tuple[str, Params] | None:
+    """The ``match`` CTE for the query's words, and its parameters (the
+    group's among them); None when the query has no words."""
     words = query_words(query)
     if not words:
         return None
-    return (_ALL_WORDS if len(words) <= QueryWords.KEEP else _RARE_WORDS), {"table": _TABLES[scope], "words": words}
+    params: Params = {"g": group_id, "words": words}
+    if len(words) <= QueryWords.KEEP:
+        return _ALL_WORDS, params
+    return _RARE_WORDS.format(table=_TABLES[scope]), params | {"floor": QueryWords.FLOOR, "share": QueryWords.SHARE}
 
 
 def _rank(scope: str) -> str:
@@ -130,7 +128,7 @@ async def text_search(
     """Uuids ranked by ``ts_rank`` (best first, higher is better). Episodes:
     complete ones only, and none with a reference time after
     ``episodes_before`` or received after ``episodes_known_at``."""
-    found = _match(scope, query)
+    found = _match(scope, group_id, query)
     if found is None or limit < 1:
         return []
     match, params = found
@@ -156,7 +154,7 @@ async def current_facts_search(
     """The facts valid (and not expired) at ``at`` among the ``4 * limit``
     best full-text matches, best first (at most ``limit``); how many of those
     matches the moment hides; and whether there may be more matches."""
-    found = _match("facts", query)
+    found = _match("facts", group_id, query)
     if found is None or limit < 1:
         return [], 0, False
     match, params = found
@@ -180,18 +178,21 @@ async def vector_search(
     conn: AsyncConnection, scope: str, group_id: str, vector: np.ndarray, limit: int
 ) -> list[tuple[str, float]]:
     """Uuids by cosine similarity (1 - pgvector's cosine distance) to
-    ``vector``, best first. The cast and predicate repeat the partial HNSW
-    index's of that dimension, so the planner can use it; its iterative
-    scan in relaxed order keeps going until enough rows of the group turn
-    up, and the rows are sorted again here. Vectors of another dimension
-    (another embedder) are never compared."""
+    ``vector``, best first (ties by uuid), over every vector of the group
+    of that dimension: exact, as on SQLite. An HNSW index (approximate, one
+    graph over every group's vectors) would let another group's rows decide
+    which of this group's are found, so the ordering is an expression no
+    index serves (``+ 0``) and the group's rows are read through its
+    group_id index. Vectors of another dimension (another embedder) are
+    never compared."""
     n = int(vector.shape[0]) if vector.ndim == 1 else 0
     if n < 1 or limit < 1:
         return []
     distance = f"embedding::vector({n}) <=> %(v)s::vector({n})"
     cur = await conn.execute(
         f"SELECT uuid, {distance} FROM {_TABLES[scope]} WHERE group_id = %(g)s AND embedding IS NOT NULL"
-        f" AND vector_dims(embedding) = {n}{_VECTOR_ROWS[scope]} ORDER BY {distance} LIMIT %(k)s",
+        f" AND vector_dims(embedding) = {n}{_VECTOR_ROWS[scope]} ORDER BY ({distance}) + 0, uuid COLLATE \"C\""
+        " LIMIT %(k)s",
         {"g": group_id, "v": np.asarray(vector, dtype=np.float32), "k": limit},
     )
     # A zero vector has no direction: pgvector gives NaN, SQLite's dot product 0.

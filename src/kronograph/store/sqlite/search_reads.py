@@ -1,14 +1,20 @@
-"""Search queries against SQLite: BM25 over the FTS5 tables, the entity graph
+"""Search queries against SQLite: BM25 over FTS5's index with each group's own
+statistics (:class:`QueryWords`), the entity graph
 for breadth-first search, and counts for the mention reranker. Every query is
 scoped by group_id."""
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import sqlite3
 from collections.abc import Collection
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import cast
+
+import numpy as np
 
 from ...model import Episode
 from ...time import to_micros
@@ -20,7 +26,6 @@ __all__ = [
     "current_facts_search",
     "episode_neighbours",
     "episodes_by_uuid",
-    "fts_query",
     "mention_counts",
     "neighbours",
     "query_words",
@@ -36,31 +41,76 @@ def query_words(text: str) -> list[str]:
     return list(dict.fromkeys(w.casefold() for w in _TOKEN.findall(text)))
 
 
-def fts_query(words: list[str]) -> str | None:
-    """Words as an FTS5 OR-query (each quoted, so no word is read as syntax);
-    None when there are none."""
-    if not words:
-        return None
-    return " OR ".join(f'"{w}"' for w in words)
-
-
 _FTS = {"facts": "facts_fts", "entities": "entities_fts", "episodes": "episodes_fts", "communities": "communities_fts"}
+_TABLE = {"facts": "facts", "entities": "entities", "episodes": "episodes", "communities": "communities"}
 _TOKENIZER = "porter unicode61 remove_diacritics 2"  # as the full-text tables (schema v3)
+_K1, _B = 1.2, 0.75  # FTS5's bm25() constants
+_HELD_HITS = 256  # a term in this many of a group's rows keeps its hits with the group's rows ...
+_HELD_HITS_ALL = 1_000_000  # ... up to this many in all, per group and scope
+
+
+def _tokens(size: bytes) -> int:
+    """A row's token count, all columns: the sum of the varints FTS5 keeps
+    in its ``_docsize`` table (SQLite's varint format, big-endian)."""
+    if not size or max(size) < 0x80:  # every count under 128: one byte each
+        return sum(size)
+    total, value, i, n = 0, 0, 0, len(size)
+    while i < n:
+        value = 0
+        for k in range(9):
+            c = size[i]
+            i += 1
+            if k == 8:
+                value = (value << 8) | c
+                break
+            value = (value << 7) | (c & 0x7F)
+            if c < 0x80:
+                break
+        total += value
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    """A group's rows in one full-text index: their ids (sorted) and token
+    counts (all columns), as of the group revision ``key``."""
+
+    key: tuple[int, int] | None
+    ids: np.ndarray
+    lengths: np.ndarray
+    counts: dict[str, int] = field(default_factory=dict)  # term -> the group's rows holding it
+    hits: dict[str, np.ndarray] = field(default_factory=dict)  # a common term -> its (row id, times) pairs
+
+    def mine(self, docs: np.ndarray) -> np.ndarray:
+        """Which of these row ids are the group's."""
+        if not len(self.ids):
+            return np.zeros(len(docs), dtype=bool)
+        at = np.minimum(np.searchsorted(self.ids, docs), len(self.ids) - 1)
+        return self.ids[at] == docs
 
 
 class QueryWords:
-    """Keeps a query's words that can rank anything: FTS5 scores every row
-    that holds any word of an OR-query before its LIMIT applies, so a word in
-    a large share of the rows ("person", "in") costs a scan of them while
-    BM25 gives it almost no weight. Words are stemmed by FTS5 itself (a
-    scratch table with the same tokenizer) and looked up in its vocabulary."""
+    """Full-text ranking with the group's own statistics. FTS5's ``bm25()``
+    weighs a word by how many rows of the whole table hold it and scales by
+    the table's average length, so one group's scores (and which rows make
+    the limit) would move with another group's rows. Here the rows that hold
+    each query word are read from FTS5's index (its ``instance`` vocabulary),
+    kept when they are the group's, and scored by the same formula with the
+    group's row count, average length and per-word row counts. The group's
+    row ids and lengths are read once per group revision.
 
-    SHARE = 50  # a word in more than 1/SHARE of the rows (and over FLOOR) is dropped
+    Words are stemmed by FTS5 itself (a scratch table with the same
+    tokenizer). A query of more than KEEP words drops those in more than
+    1/SHARE of the group's rows (and over FLOOR): they cost a read of that
+    many rows and weigh almost nothing; the rarest stays when all are."""
+
+    SHARE = 50
     FLOOR = 1000
-    KEEP = 2  # a query of this many words or fewer is left as it is
+    KEEP = 2
 
     def __init__(self) -> None:
         self._ready: set[int] = set()
+        self._rows: dict[tuple[str, str], _Rows] = {}
 
     def _setup(self, conn: sqlite3.Connection) -> None:
         if id(conn) in self._ready:
@@ -71,35 +121,132 @@ class QueryWords:
             conn.execute(
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.kg_{scope}_terms USING fts5vocab(main, {table}, 'row')"
             )
+            conn.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.kg_{scope}_inst USING fts5vocab(main, {table}, 'instance')"
+            )
         self._ready.add(id(conn))
 
-    def _total(self, conn: sqlite3.Connection, scope: str) -> int:
-        """About how many rows the table indexes: its largest row id (rows are
-        seldom deleted), read from the primary key at no cost."""
-        row = conn.execute(f"SELECT MAX(id) FROM {_FTS[scope]}_docsize").fetchone()
-        return int(row[0] or 0)
-
-    def keep(self, conn: sqlite3.Connection, scope: str, words: list[str]) -> list[str]:
-        if len(words) <= self.KEEP:
-            return words
-        self._setup(conn)
+    def _stems(self, conn: sqlite3.Connection, words: list[str]) -> list[list[str]]:
+        """Each word's terms as FTS5 indexes them, in order (a word such as
+        ``foo_bar`` is the phrase of its parts; one of stop characters only
+        has none)."""
         conn.execute("DELETE FROM temp.kg_words")
         conn.executemany("INSERT INTO temp.kg_words(rowid, w) VALUES (?, ?)", list(enumerate(words)))
-        stems = dict(conn.execute("SELECT doc, term FROM temp.kg_words_i").fetchall())
-        terms = list(set(stems.values()))
-        counts = dict(
+        out: list[list[str]] = [[] for _ in words]
+        for doc, term in conn.execute('SELECT doc, term FROM temp.kg_words_i ORDER BY doc, "offset"'):
+            out[doc].append(term)
+        return out
+
+    def group_rows(self, conn: sqlite3.Connection, scope: str, group_id: str) -> _Rows:
+        """The group's rows in the index, read whole once per group revision
+        (never kept from inside an open transaction, whose writes may yet
+        roll back)."""
+        row = conn.execute("SELECT created_at, revision FROM groups WHERE group_id = ?", (group_id,)).fetchone()
+        key = (int(row[0]), int(row[1])) if row is not None else None
+        cached = self._rows.get((scope, group_id))
+        if key is not None and cached is not None and cached.key == key:
+            return cached
+        found = conn.execute(
+            f"SELECT t.id, d.sz FROM {_TABLE[scope]} t JOIN {_FTS[scope]}_docsize d ON d.id = t.id"
+            " WHERE t.group_id = ? ORDER BY t.id",
+            (group_id,),
+        ).fetchall()
+        rows = _Rows(
+            key,
+            np.fromiter((i for i, _ in found), dtype=np.int64, count=len(found)),
+            np.fromiter((_tokens(size) for _, size in found), dtype=np.float64, count=len(found)),
+        )
+        if key is not None and not conn.in_transaction:
+            self._rows[(scope, group_id)] = rows
+        return rows
+
+    def _hits(self, conn: sqlite3.Connection, scope: str, rows: _Rows, terms: list[str]) -> np.ndarray:
+        """The group's rows holding the phrase ``terms``: (row id, times)
+        pairs by row id."""
+        inst = f"temp.kg_{scope}_inst"
+        if len(terms) == 1:
+            if terms[0] in rows.hits:
+                return rows.hits[terms[0]]
+            docs = np.fromiter((d for (d,) in conn.execute(f"SELECT doc FROM {inst} WHERE term = ?", terms)), np.int64)
+            docs, times = np.unique(docs[rows.mine(docs)], return_counts=True)
+            found = np.stack([docs, times.astype(np.int64)], axis=1)
+            if len(found) >= _HELD_HITS:  # a common word: it comes back, and costs a read of every row
+                if sum(len(h) for h in rows.hits.values()) + len(found) > _HELD_HITS_ALL:
+                    rows.hits.clear()
+                rows.hits[terms[0]] = found
+            return found
+        places: dict[tuple[int, int], set[int]] | None = None
+        for j, term in enumerate(terms):
+            every = conn.execute(f'SELECT doc, col, "offset" FROM {inst} WHERE term = ?', (term,)).fetchall()
+            mine = rows.mine(np.fromiter((d for d, _, _ in every), dtype=np.int64, count=len(every)))
+            here: dict[tuple[int, int], set[int]] = {}
+            for (doc, col, offset), ok in zip(every, mine, strict=True):
+                if ok and (places is None or offset - j in places.get((doc, col), ())):
+                    here.setdefault((doc, col), set()).add(offset - j)
+            places = here
+        out: dict[int, int] = {}
+        for (doc, _), starts in (places or {}).items():
+            out[doc] = out.get(doc, 0) + len(starts)
+        return np.array(sorted(out.items()), dtype=np.int64).reshape(-1, 2)
+
+    def _count(self, conn: sqlite3.Connection, scope: str, group_id: str, rows: _Rows, term: str) -> int:
+        """How many of the group's rows hold ``term`` (kept with the group's
+        rows: the same words come back query after query)."""
+        if term not in rows.counts:
+            if len(rows.counts) >= 10_000:
+                rows.counts.clear()
+            row = conn.execute(
+                f"SELECT COUNT(DISTINCT i.doc) FROM temp.kg_{scope}_inst i JOIN {_TABLE[scope]} t ON t.id = i.doc"
+                " WHERE i.term = ? AND t.group_id = ?",
+                (term, group_id),
+            ).fetchone()
+            rows.counts[term] = int(row[0])
+        return rows.counts[term]
+
+    def rank(self, conn: sqlite3.Connection, scope: str, group_id: str, query: str) -> tuple[np.ndarray, np.ndarray]:
+        """The group's rows matching any word of ``query`` and their BM25
+        scores (higher is better), best first, ties by row id."""
+        none = np.zeros(0, dtype=np.int64), np.zeros(0)
+        words = query_words(query)
+        if not words:
+            return none
+        self._setup(conn)
+        phrases = [terms for terms in self._stems(conn, words) if terms]
+        wanted = sorted({t for terms in phrases for t in terms})
+        table_counts = dict(
             conn.execute(
                 f"SELECT term, doc FROM temp.kg_{scope}_terms WHERE term IN (SELECT value FROM json_each(?))",
-                (json.dumps(terms),),
+                (json.dumps(wanted),),
             ).fetchall()
-        ) if terms else {}
-        found = [(counts.get(stems.get(i, ""), 0), i, w) for i, w in enumerate(words)]
-        found = [f for f in found if f[0] > 0]  # a word no row holds finds nothing
-        cutoff = max(self.FLOOR, self._total(conn, scope) // self.SHARE)
-        kept = {i for df, i, _ in found if df <= cutoff}
-        if not kept and found:  # only common words: the rarest still ranks something
-            kept = {min(found)[1]}
-        return [w for _, i, w in sorted(found, key=lambda f: f[1]) if i in kept]
+        ) if wanted else {}
+        phrases = [terms for terms in phrases if all(table_counts.get(t, 0) > 0 for t in terms)]
+        if not phrases:  # a word no row holds finds nothing
+            return none
+        rows = self.group_rows(conn, scope, group_id)
+        total = len(rows.ids)
+        if total == 0:
+            return none
+        if len(phrases) > self.KEEP and total > self.FLOOR:
+            cutoff = max(self.FLOOR, total // self.SHARE)
+            counts = {  # the table's count bounds the group's: only words over the cutoff are counted
+                t: self._count(conn, scope, group_id, rows, t) for t in wanted if table_counts.get(t, 0) > cutoff
+            }
+            share = [(min(counts.get(t, 0) for t in terms), i) for i, terms in enumerate(phrases)]
+            kept = {i for n, i in share if n <= cutoff} or {min(share)[1]}
+            phrases = [terms for i, terms in enumerate(phrases) if i in kept]
+        hits = [self._hits(conn, scope, rows, terms) for terms in phrases]
+        docs = np.unique(np.concatenate([found[:, 0] for found in hits]))
+        if not len(docs):
+            return docs, np.zeros(0)
+        norm = _K1 * (1 - _B + _B * rows.lengths[np.searchsorted(rows.ids, docs)] / (rows.lengths.sum() / total))
+        scores = np.zeros(len(docs))
+        for found in hits:
+            weight = max(math.log((total - len(found) + 0.5) / (len(found) + 0.5)), 1e-6)
+            f = np.zeros(len(docs))
+            f[np.searchsorted(docs, found[:, 0])] = found[:, 1]
+            scores += weight * (f * (_K1 + 1)) / (f + norm)
+        order = np.lexsort((docs, -scores))
+        return docs[order], scores[order]
 
 
 def text_search(
@@ -112,42 +259,37 @@ def text_search(
     episodes_known_at: datetime | None,
     words: QueryWords | None = None,
 ) -> list[tuple[str, float]]:
-    """Uuids ranked by BM25 (best first, score = -bm25, higher is better).
-    Episodes: complete ones only, and none with a reference time after
-    ``episodes_before`` or received after ``episodes_known_at``."""
-    found = query_words(query)
-    match = fts_query(words.keep(conn, scope, found) if words is not None else found)
-    if match is None:
+    """Uuids ranked by BM25 over the group's own rows (best first, higher is
+    better; see :class:`QueryWords`). Episodes: complete ones only, and none
+    with a reference time after ``episodes_before`` or received after
+    ``episodes_known_at``."""
+    docs, scores = (words or QueryWords()).rank(conn, scope, group_id, query)
+    if not len(docs) or limit < 1:
         return []
-    if scope == "facts":
-        sql = (
-            "SELECT f.uuid, bm25(facts_fts) FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid"
-            " WHERE facts_fts MATCH ? AND f.group_id = ? ORDER BY bm25(facts_fts) LIMIT ?"
-        )
-        args: tuple[object, ...] = (match, group_id, limit)
-    elif scope == "entities":
-        sql = (
-            "SELECT e.uuid, bm25(entities_fts) FROM entities_fts JOIN entities e ON e.id = entities_fts.rowid"
-            " WHERE entities_fts MATCH ? AND e.group_id = ? ORDER BY bm25(entities_fts) LIMIT ?"
-        )
-        args = (match, group_id, limit)
-    elif scope == "communities":
-        sql = (
-            "SELECT c.uuid, bm25(communities_fts) FROM communities_fts JOIN communities c"
-            " ON c.id = communities_fts.rowid WHERE communities_fts MATCH ? AND c.group_id = ?"
-            " ORDER BY bm25(communities_fts) LIMIT ?"
-        )
-        args = (match, group_id, limit)
-    else:
-        sql = (
-            "SELECT p.uuid, bm25(episodes_fts) FROM episodes_fts JOIN episodes p ON p.id = episodes_fts.rowid"
-            " WHERE episodes_fts MATCH ? AND p.group_id = ? AND p.status = 'complete'"
-            " AND p.reference_time <= ? AND p.created_at <= ? ORDER BY bm25(episodes_fts) LIMIT ?"
-        )
+    where, args = "", cast(tuple[object, ...], ())
+    if scope == "episodes":
         before = to_micros(episodes_before) if episodes_before is not None else 1 << 62
         known = to_micros(episodes_known_at) if episodes_known_at is not None else 1 << 62
-        args = (match, group_id, before, known, limit)
-    return [(uuid, -float(score)) for uuid, score in conn.execute(sql, args)]
+        where, args = " AND status = 'complete' AND reference_time <= ? AND created_at <= ?", (before, known)
+    out: list[tuple[str, float]] = []
+    for start in range(0, len(docs), 4 * limit):  # most often the first batch is enough
+        batch = list(zip(docs[start : start + 4 * limit].tolist(), scores[start : start + 4 * limit].tolist()))
+        found = _uuids(conn, scope, [doc for doc, _ in batch], where, args)
+        out += [(found[doc], score) for doc, score in batch if doc in found]
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def _uuids(
+    conn: sqlite3.Connection, scope: str, ids: list[int], where: str = "", args: tuple[object, ...] = ()
+) -> dict[int, str]:
+    """Row id -> uuid of these rows that meet ``where``."""
+    cur = conn.execute(
+        f"SELECT id, uuid FROM {_TABLE[scope]} WHERE id IN (SELECT value FROM json_each(?)){where}",
+        (json.dumps(ids), *args),
+    )
+    return {int(i): uuid for i, uuid in cur}
 
 
 def current_facts_search(
@@ -156,18 +298,20 @@ def current_facts_search(
     """The facts valid (and not expired) at ``at`` among the ``4 * limit``
     best full-text matches, best first (at most ``limit``); how many of those
     matches the moment hides; and whether there may be more matches."""
-    found = query_words(query)
-    match = fts_query(words.keep(conn, "facts", found) if words is not None else found)
-    if match is None:
+    docs, scores = (words or QueryWords()).rank(conn, "facts", group_id, query)
+    ranked = list(zip(docs[: 4 * limit].tolist(), scores[: 4 * limit].tolist()))
+    if not ranked:
         return [], 0, False
     t = to_micros(at)
-    rows = conn.execute(
-        "SELECT f.uuid, bm25(facts_fts), (f.expired_at IS NULL AND f.valid_at <= ?"
-        " AND (f.invalid_at IS NULL OR f.invalid_at > ?)) FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid"
-        " WHERE facts_fts MATCH ? AND f.group_id = ? ORDER BY bm25(facts_fts) LIMIT ?",
-        (t, t, match, group_id, 4 * limit),
-    ).fetchall()
-    valid = [(uuid, -float(score)) for uuid, score, ok in rows if ok]
+    ids = json.dumps([doc for doc, _ in ranked])
+    cur = conn.execute(
+        "SELECT id, uuid, (expired_at IS NULL AND valid_at <= ? AND (invalid_at IS NULL OR invalid_at > ?))"
+        " FROM facts WHERE id IN (SELECT value FROM json_each(?))",
+        (t, t, ids),
+    )
+    found = {int(i): (uuid, bool(ok)) for i, uuid, ok in cur}
+    rows = [(found[doc][0], score, found[doc][1]) for doc, score in ranked if doc in found]
+    valid = [(uuid, score) for uuid, score, ok in rows if ok]
     return valid[:limit], sum(1 for row in rows if not row[2]), len(rows) == 4 * limit
 
 
