@@ -207,6 +207,9 @@ class Episode(_Model):
     # when: nobody else takes it over before then; None once it is done.
     held_by: str | None = None
     held_until: UtcDatetime | None = None
+    # What it said that gave no fact, once complete: "nothing understood in: ..."
+    # or "no fact in (question): ..." (quoted only when its content is kept).
+    notes: list[str] = Field(default_factory=list)
 
 
 class Entity(_Model):
@@ -539,10 +542,21 @@ class EpisodeResult(_Model):
     refused: list[str] = Field(default_factory=list)
     possible_contradictions: list[PossibleContradiction] = Field(default_factory=list)
     usage: ModelUsage = Field(default_factory=ModelUsage)
+    # Sentences that gave no fact ("nothing understood in: ...", "no fact in
+    # (question): ..."), bounded; the one whole-episode note when nothing was.
+    notes: list[str] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return self.status == EpisodeStatus.COMPLETE
+
+    @property
+    def understood_nothing(self) -> bool:
+        """Complete, new, and not one fact taken from it."""
+        return (
+            self.ok and not self.duplicate and bool(self.notes)
+            and not (self.created or self.merged or self.retired or self.changed or self.refused)
+        )
 
     def raise_for_status(self) -> EpisodeResult:
         """Raise :class:`~kronograph.errors.EpisodeFailedError` unless complete."""

@@ -57,21 +57,22 @@ class Drafts:
 
 async def extract(
     inp: EpisodeInput, *, model: ModelClient | None, context: list[Episode], usage: Usage
-) -> tuple[Extraction, dict[str, Any]]:
-    """Run the extractor the episode needs; returns its output and provenance."""
+) -> tuple[Extraction, dict[str, Any], list[str]]:
+    """Run the extractor the episode needs; returns its output, provenance
+    and notes on the sentences that gave no fact (the offline reader's only)."""
     ontology_version = inp.ontology.version
     if inp.kind == EpisodeKind.JSON:
         return (
             map_json(inp.content, root_name=inp.name, mapping=inp.json_mapping),
             {"extractor": "json", "ontology_version": ontology_version},
+            [],
         )
     if model is None:
         from .offline import OfflineExtractor  # the rules load once, on first use
 
-        extraction = OfflineExtractor().extract(
-            inp.content, reference_time=inp.local_reference_time, kind=inp.kind.value
-        )
-        return extraction, {"extractor": "offline", "ontology_version": ontology_version}
+        reader = OfflineExtractor()
+        extraction = reader.extract(inp.content, reference_time=inp.local_reference_time, kind=inp.kind.value)
+        return extraction, {"extractor": "offline", "ontology_version": ontology_version}, reader.notes
     prompt = extraction_prompt(
         content=inp.content,
         kind=inp.kind.value,
@@ -89,7 +90,7 @@ async def extract(
         "model": model.name,
         "prompt_version": PROMPT_VERSION,
         "ontology_version": ontology_version,
-    }
+    }, []
 
 
 def _time(value: str | None, expression: str | None, reference: datetime) -> tuple[datetime | None, str | None]:

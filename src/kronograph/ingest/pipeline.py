@@ -72,6 +72,7 @@ from .episode_input import EpisodeInput
 from .episode_judge import gather_verdicts
 from .extract import Drafts, FactDraft, clean, extract
 from .judge import Judge
+from .notes import episode_notes, stored_notes
 from .ownership import Leases
 from .replies import collecting, replies
 from .resolution import Screening, refusal_event
@@ -260,10 +261,13 @@ class Pipeline:
                 )
         calls = usage.calls
         with collecting(inp.group_id):
-            extraction, provenance = await self._keeping_replies(
+            extraction, provenance, unread = await self._keeping_replies(
                 inp.group_id, inp.episode_id, extract(inp, model=model, context=context, usage=usage)
             )
-            checkpoint = {**checkpoint, "extraction": extraction.model_dump(mode="json"), "provenance": provenance}
+            checkpoint = {
+                **checkpoint, "extraction": extraction.model_dump(mode="json"), "provenance": provenance,
+                "unread": unread,
+            }
             if usage.calls > calls:
                 checkpoint["usage"] = usage.as_dict()
                 await self._state(
@@ -432,6 +436,7 @@ class Pipeline:
             for i, draft in enumerate(drafts.facts):
                 await self._commit_fact(tx, inp, i, draft, drafts, placed, verdicts, fact_vectors, outcome)
             final = Plan(group_id=g, now=self._now(), expected_revision=None)
+            notes = episode_notes(checkpoint.get("unread") or [], facts=len(drafts.facts))
             summary = {
                 "extractor": drafts.provenance.get("extractor"),
                 "entities": len(placed),
@@ -440,6 +445,7 @@ class Pipeline:
                 "retired": len(outcome.retired),
                 "changed": len(outcome.changed),
                 "usage": usage.as_dict(),
+                "notes": stored_notes(notes, keep_text=self.settings.store_raw_content),
             }
             if episode_vector is not None:
                 final.episode_embeddings[inp.episode_id] = np.asarray(episode_vector, dtype=np.float32).tobytes()
@@ -464,6 +470,7 @@ class Pipeline:
             refused=outcome.refused,
             possible_contradictions=_standing(outcome),
             usage=_usage(usage),
+            notes=notes,
         )
 
     async def _commit_fact(

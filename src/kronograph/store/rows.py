@@ -123,6 +123,7 @@ def episode(row: tuple) -> Episode:  # type: ignore[type-arg]
         on_behalf_of=row[14],
         held_by=row[15],
         held_until=opt_time(row[16]),
+        notes=list(_json(row[17], {}).get("notes") or ()),
     )
 
 

@@ -21,6 +21,7 @@ class Context:
     facts: dict[tuple[str, str, str], ExtractedFact] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=dict)
     not_understood: int = 0
+    unread: list[str] = field(default_factory=list)  # notes on the sentences that gave no fact
 
     def mention(self, name: str, label: str | None) -> None:
         key = name.casefold()

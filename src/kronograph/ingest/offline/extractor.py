@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
+from ..notes import sentence_note
 from ..schema import Extraction
 from .context import Context
 from .dates import find_times
@@ -40,6 +41,9 @@ class OfflineExtractor:
 
     name = "offline"
 
+    def __init__(self) -> None:
+        self.notes: list[str] = []  # the last extraction's sentences that gave no fact
+
     def extract(
         self, content: str, *, reference_time: datetime, kind: str = "message", speaker_hint: str | None = None
     ) -> Extraction:
@@ -55,6 +59,7 @@ class OfflineExtractor:
                 body = m.group(2)
             for sentence in _sentences(body):
                 self._sentence(sentence, reference_time, ctx)
+        self.notes = ctx.unread
         return Extraction(
             reasoning=_reasoning(ctx), entities=list(ctx.entities.values()), facts=list(ctx.facts.values())
         )
@@ -70,13 +75,15 @@ class OfflineExtractor:
                 ctx.mention(run.name, label)
         if (why := _skip_reason(tokens)) is not None:
             ctx.skipped[why] = ctx.skipped.get(why, 0) + 1
+            ctx.unread.append(sentence_note(text, why))
             return
         runs_at = {r.lead: r for r in runs}
         runs_end = {r.last: r for r in runs}
         times = find_times(text, reference)
         clauses = SentenceReader(text, tokens, runs_at, runs_end, times, ctx)
-        if clauses.read() == 0 and clauses.candidates:
-            ctx.not_understood += 1
+        if clauses.read() == 0:
+            ctx.not_understood += 1 if clauses.candidates else 0
+            ctx.unread.append(sentence_note(text, None))
 
 
 def _aware(when: datetime) -> datetime:
