@@ -93,6 +93,10 @@ class Registry:
             "kronograph_late_episodes_total",
             "Episodes whose reference time is before one already ingested in their group (by this process).",
         )
+        self.not_understood = Counter(
+            "kronograph_episodes_not_understood_total",
+            "Complete episodes from which nothing was understood: no fact taken (their notes say what they said).",
+        )
         self.model_calls = Counter("kronograph_model_calls_total", "Model calls, by purpose (cached answers apart).")
         self.model_tokens = Counter("kronograph_model_tokens_total", "Model tokens, by purpose and direction.")
         self.candidates = Histogram(
@@ -214,6 +218,8 @@ def record_episode(result: Any, seconds: float, *, late: bool) -> None:
         r.episode_seconds.observe(seconds)
         if late:
             r.late_episodes.inc()
+        if getattr(result, "understood_nothing", False):
+            r.not_understood.inc()
         for outcome in ("created", "merged", "retired", "changed"):
             if found := len(getattr(result, outcome)):
                 r.facts.inc(found, outcome=outcome)

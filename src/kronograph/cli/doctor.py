@@ -16,7 +16,7 @@ from .session import open_memory
 
 __all__ = ["doctor"]
 
-_REPORTED_ONLY = ("unmentioned_episodes", "overlaps", "fragments", "saga_lag")
+_REPORTED_ONLY = ("unmentioned_episodes", "overlaps", "fragments")
 
 
 def _lines(report: ReconcileReport) -> list[str]:
@@ -42,7 +42,8 @@ def _lines(report: ReconcileReport) -> list[str]:
     for e in report.orphan_entities:
         out.append(f"orphan entity: {escape(e.name)} [dim]({e.uuid})[/]")
     for s in report.stale_summaries:
-        out.append(f"stale summary: {escape(s.name)} ({plural(s.changes, 'fact change')}) [dim]({s.uuid})[/]")
+        if s.built_at is not None:  # never built: a state, counted below, not listed entity by entity
+            out.append(f"stale summary: {escape(s.name)} ({plural(s.changes, 'fact change')}) [dim]({s.uuid})[/]")
     for g in report.saga_lag:
         stale = ", stale: an episode it drew on was removed" if g.stale else ""
         behind = f"{g.lag:,} of {plural(g.episodes, 'episode')} not summarised{stale}"
@@ -50,6 +51,17 @@ def _lines(report: ReconcileReport) -> list[str]:
     if report.pending_erasure:
         out.append("pending erasure: a forget's erasure from the store's files was held back by a reader")
     return out
+
+
+def _state_line(report: ReconcileReport) -> str:
+    """What is not built yet or behind: a state of a healthy memory, not a defect."""
+    built = report.summaries_not_built
+    parts = [
+        f"summaries not built yet: {built:,}",
+        f"summaries behind their facts: {len(report.stale_summaries) - built:,}",
+        f"sagas behind: {len(report.saga_lag):,}",
+    ]
+    return "state (not defects): " + ", ".join(parts)
 
 
 def doctor(
@@ -66,7 +78,8 @@ def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead.")] = False,
     db: Db = DEFAULT_DB,
 ) -> None:
-    """Check a group for defects; exit 1 while any is left unrepaired."""
+    """Check a group for defects; exit 1 while any is left unrepaired. Summaries not
+    built yet or behind their facts, and sagas behind, are reported as a state: exit 0."""
     types = _relation_types(relation_type)
     with open_memory(db, relation_types=types) as memory:
         report = memory.reconcile(group, repair=repair)
@@ -75,14 +88,18 @@ def doctor(
         repair and not any(report.counts[k] for k in _REPORTED_ONLY) and repaired.erasure_complete is not False
     )
     if as_json:
-        typer.echo(json.dumps({**report.model_dump(mode="json"), "counts": report.counts}, indent=2))
+        typer.echo(json.dumps({
+            **report.model_dump(mode="json"), "ok": report.ok, "counts": report.counts, "defects": report.defects,
+            "summaries_not_built": report.summaries_not_built,
+        }, indent=2))
     else:
         out = console()
         for line in _lines(report):
             out.print(line, soft_wrap=True)
-        counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.counts.items())
+        counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.defects.items())
         mark = "[green]✓[/]" if report.ok else "[yellow]![/]"
         out.print(f"{mark} group {escape(group)}: {counts}", soft_wrap=True)
+        out.print(f"  {_state_line(report)}", soft_wrap=True)
         if repair:
             entities, summaries = len(repaired.deleted_entities), len(repaired.refreshed_summaries)
             out.print(

@@ -188,15 +188,17 @@ def episodes(
         return
     table = Table(header_style="bold")
     leased = any(ep.held_by for ep in found)
-    columns = ("id", "status", "reference time", "ingested", *(("held by",) if leased else ()), "error")
+    noted = any(ep.notes for ep in found)
+    columns = ("id", "status", "reference time", "ingested", *(("held by",) if leased else ()), "error",
+               *(("not understood",) if noted else ()))
     for column in columns:
-        table.add_column(column, no_wrap=column not in ("error", "held by"), overflow="fold",
+        table.add_column(column, no_wrap=column not in ("error", "held by", "not understood"), overflow="fold",
                          style="dim" if column == "id" else None)
     for ep in found:
         colour = {"complete": "green", "retryable": "yellow", "quarantined": "red"}.get(ep.status, "cyan")
         holder = (escape(_holder(ep)),) if leased else ()
         table.add_row(
             escape(short(ep.uuid)), f"[{colour}]{ep.status}[/]", when(ep.reference_time), when(ep.created_at),
-            *holder, escape(ep.error or ""),
+            *holder, escape(ep.error or ""), *((escape("\n".join(ep.notes)),) if noted else ()),
         )
     console().print(table)

@@ -48,6 +48,10 @@ def print_episode(out: Console, result: EpisodeResult) -> None:
                         ("[yellow]−[/] retired", result.retired), ("[cyan]~[/] moved", result.changed)):
         for fact in facts:
             out.print(f"  {mark} {escape(fact.triple)}  {interval(fact)}")
+    if result.understood_nothing:
+        out.print("  [yellow]nothing understood in this episode: nothing stored from it[/]")
+    for note in result.notes:
+        out.print(f"  [yellow]?[/] {escape(note)}", soft_wrap=True)
     out.print(f"  [dim]{_usage_line([result])}[/]")
 
 
@@ -65,6 +69,18 @@ def _episode_rows(rows: Sequence[tuple[str, str, str | None]], title: str) -> Ta
     return table
 
 
+def _not_understood(out: Console, results: Sequence[EpisodeResult]) -> None:
+    """Say how many episodes gave no fact at all: silence is not understanding."""
+    empty = sum(r.understood_nothing for r in results)
+    if empty:
+        groups = sorted({r.group_id for r in results if r.understood_nothing})
+        where = groups[0] if len(groups) == 1 else "GROUP"
+        out.print(
+            f"[yellow]{plural(len(results), 'episode')}: nothing understood in {empty:,}[/]; "
+            f"see `kronograph episodes {escape(where)}`", soft_wrap=True,
+        )
+
+
 def summary(out: Console, results: Sequence[EpisodeResult], heading: str) -> None:
     """Counts by outcome, facts written, model cost; then every episode that did not complete."""
     count = {s: sum(r.status == s and not r.duplicate for r in results) for s in EpisodeStatus}
@@ -79,12 +95,14 @@ def summary(out: Console, results: Sequence[EpisodeResult], heading: str) -> Non
         (sum(len(r.created) for r in results), "facts created"),
         (sum(len(r.merged) for r in results), "facts merged"),
         (sum(len(r.retired) for r in results), "facts retired"),
+        (sum(r.understood_nothing for r in results), "nothing understood"),
     ]
     for number, label in rows:
         table.add_row(f"{number:,}", label)
     out.print(f"[bold]{plural(len(results), 'episode')}[/] {escape(heading)}")
     out.print(table)
     out.print(_usage_line(results))
+    _not_understood(out, results)
     failed = _failed(results)
     if failed:
         out.print(_episode_rows([(r.episode_id, str(r.status), r.error) for r in failed], "did not complete"))

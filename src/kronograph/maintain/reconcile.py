@@ -5,7 +5,8 @@ Checks (each finding carries what is needed to act on it):
 * episodes without mentions: complete episodes with content, of a kind other
   than ``fact``, that mention no entity (extraction found nothing, or its
   output was lost). Reported only: re-extracting needs a model, and some
-  episodes really mention nothing.
+  episodes really mention nothing. One whose notes say what was not
+  understood is explained, not a defect, and is not listed.
 * facts citing missing episodes: ``fact_sources`` rows whose episode row is
   gone. Repaired: the missing episode's retraction is finished through the
   removal machinery (its sources dropped, facts left with no source deleted
@@ -26,11 +27,13 @@ Checks (each finding carries what is needed to act on it):
   removed since their summary was built (or that never had one built).
   Repaired: rebuilt extractively from current facts (no model call, so a
   repair stays free and safe; ``summarize_entities`` uses the model).
+  A state, not a defect: a memory just imported has no summary built yet.
 
 * saga lag: sagas with episodes not yet in their running summary (past its
   cursor), or whose summary is stale (an episode it included was removed).
   Reported only: bringing a saga up to date is ``summarize_saga``'s work
-  (by the model when one is configured), not a repair's.
+  (by the model when one is configured), not a repair's. A state, not a
+  defect, like stale summaries: ``ok`` does not count either.
 * pending erasure: a ``forget`` whose erasure from the store's files (SQLite's
   checkpoint, PostgreSQL's VACUUM) a reader of an older snapshot held back.
   Recorded per group (another group's is not reported). Repaired: the
@@ -70,6 +73,7 @@ __all__ = [
     "ReconcileReport",
     "Repairs",
     "SagaLag",
+    "STATES",
     "SlotOverlap",
     "StaleSummary",
     "UnmentionedEpisode",
@@ -167,6 +171,12 @@ class Repairs(_Model):
     erasure_complete: bool | None = None
 
 
+# Findings that are a state of a healthy memory, not a defect: summaries are
+# built later (by summarize_entities / summarize_saga, or a repair), so a memory
+# just imported has none yet. Reported, but they do not make ``ok`` false.
+STATES = ("stale_summaries", "saga_lag")
+
+
 class ReconcileReport(_Model):
     """Findings as they were before any repair, and what was repaired."""
 
@@ -197,9 +207,21 @@ class ReconcileReport(_Model):
         }
 
     @property
+    def defects(self) -> dict[str, int]:
+        """The counts of the checks that find something wrong (``STATES`` apart)."""
+        return {k: n for k, n in self.counts.items() if k not in STATES}
+
+    @property
+    def summaries_not_built(self) -> int:
+        """Entities with facts whose summary was never built (the rest of
+        ``stale_summaries`` are behind their facts)."""
+        return sum(s.built_at is None for s in self.stale_summaries)
+
+    @property
     def ok(self) -> bool:
-        """True when nothing was found."""
-        return not any(self.counts.values()) and not self.pending_erasure
+        """True when no defect was found: summaries not built yet or behind
+        their facts, and sagas behind, are states of a healthy memory."""
+        return not any(self.defects.values()) and not self.pending_erasure
 
 
 def _overlaps(facts: list[Fact], relation: RelationType) -> list[SlotOverlap]:

@@ -17,6 +17,7 @@ def health_scan(conn: sqlite3.Connection, group_id: str) -> HealthScan:
             "SELECT p.uuid, p.name, p.reference_time FROM episodes p WHERE p.group_id = ?"
             " AND p.status = 'complete' AND p.kind != 'fact' AND p.content IS NOT NULL AND p.content != ''"
             " AND NOT EXISTS (SELECT 1 FROM mentions m WHERE m.group_id = p.group_id AND m.episode_id = p.uuid)"
+            " AND COALESCE(json_array_length(p.result, '$.notes'), 0) = 0"  # its notes say why: not a defect
             " ORDER BY p.reference_time, p.uuid",
             (group_id,),
         )
