@@ -277,6 +277,7 @@ class EpisodeOut(_Out):
     truncated: bool = False
     held_by: str | None = None
     held_until: datetime | None = None
+    notes: list[str] = []  # what it said that gave no fact
 
     @classmethod
     def of(cls, episode: Episode, max_chars: int) -> EpisodeOut:
@@ -288,7 +289,7 @@ class EpisodeOut(_Out):
             source_description=episode.source_description, error=episode.error, actor=episode.actor,
             on_behalf_of=episode.on_behalf_of,
             content=content[:max_chars] if cut and content is not None else content, truncated=cut,
-            held_by=episode.held_by, held_until=episode.held_until,
+            held_by=episode.held_by, held_until=episode.held_until, notes=episode.notes,
         )
 
     def text(self) -> str:
@@ -296,7 +297,8 @@ class EpisodeOut(_Out):
         held = f", held by {self.held_by} until {_when(self.held_until)}" if self.held_by else ""
         head = f"- episode {self.episode_id} ({self.kind}, {_when(self.reference_time)}{saga}, {self.status}{held})"
         body = self.content if self.content is not None else "[text not kept]"
-        return f"{head}:\n  {body}{' …' if self.truncated else ''}"
+        notes = "".join(f"\n  ({note})" for note in self.notes)
+        return f"{head}:\n  {body}{' …' if self.truncated else ''}{notes}"
 
 
 class EpisodesOut(_Out):
@@ -325,6 +327,7 @@ class IngestOut(_Out):
     merged: list[FactOut]
     retired: list[FactOut]
     changed: list[FactOut]
+    notes: list[str] = []  # sentences that gave no fact
 
     @classmethod
     def of(cls, result: EpisodeResult) -> IngestOut:
@@ -333,6 +336,7 @@ class IngestOut(_Out):
             duplicate=result.duplicate, entities=[e.name for e in result.entities],
             created=[FactOut.of(f) for f in result.created], merged=[FactOut.of(f) for f in result.merged],
             retired=[FactOut.of(f) for f in result.retired], changed=[FactOut.of(f) for f in result.changed],
+            notes=result.notes,
         )
 
     def text(self) -> str:
@@ -346,6 +350,7 @@ class IngestOut(_Out):
                              ("retired by it", self.retired), ("interval moved", self.changed)):
             if facts:
                 parts.append(_facts_text(title, facts, ""))
+        parts += [f"  ({note})" for note in self.notes]
         return "\n".join(parts)
 
 
