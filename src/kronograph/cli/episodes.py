@@ -175,7 +175,8 @@ def episodes(
     db: Db = DEFAULT_DB,
 ) -> None:
     """List a group's episodes by reference time, with their status and error; an
-    unfinished one also with the worker holding it and until when (its lease)."""
+    unfinished one also with the worker holding it and until when (its lease); and
+    what each said that gave no fact (its notes)."""
     with open_memory(db) as memory:
         found = memory.episodes(group, status=status)
     if as_json:
