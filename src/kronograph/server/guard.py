@@ -15,11 +15,12 @@ request with no ``Origin`` (curl, an SDK, a same-origin GET) passes.
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .errors import error_response
 
 __all__ = ["LoopbackGuard", "is_loopback", "loopback_host"]
 
@@ -55,13 +56,6 @@ def _loopback_origin(value: str) -> bool:
     return parts.scheme in ("http", "https") and parts.hostname is not None and is_loopback(parts.hostname)
 
 
-async def _refuse(send: Send, status: int, code: str, message: str) -> None:
-    body = json.dumps({"error": {"code": code, "message": message, "field": None}}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
-
-
 class LoopbackGuard:
     """ASGI middleware: only loopback ``Host`` names, and no write from another origin."""
 
@@ -77,14 +71,15 @@ class LoopbackGuard:
             headers.setdefault(name.lower(), value)
         host = headers.get(b"host")
         if not loopback_host(host.decode("latin-1") if host is not None else None):
-            await _refuse(send, 421, "misdirected",
-                          "this service answers only requests addressed to a loopback host (localhost, 127.0.0.1, "
-                          "[::1]): the Host header names another")
+            refusal = error_response(421, "this service answers only requests addressed to a loopback host "
+                                     "(localhost, 127.0.0.1, [::1]): the Host header names another", code="misdirected")
+            await refusal(scope, receive, send)
             return
         origin = headers.get(b"origin")
         if (origin is not None and scope.get("method", "GET") not in _SAFE
                 and not _loopback_origin(origin.decode("latin-1"))):
-            await _refuse(send, 403, "forbidden", "a write from another origin is refused (the Origin header is not "
-                                                  "a loopback one)")
+            refusal = error_response(403, "a write from another origin is refused (the Origin header is not "
+                                          "a loopback one)", code="forbidden")
+            await refusal(scope, receive, send)
             return
         await self.app(scope, receive, send)

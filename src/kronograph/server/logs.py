@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import json
 import logging
 import logging.handlers
 import queue
@@ -33,6 +32,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..redact import redact_dsn, traceback_text
+from .errors import error_response
 
 __all__ = [
     "PathOnly", "UnexpectedErrors", "keep_queries_out_of_the_access_log", "log_in_background", "path_only",
@@ -115,12 +115,7 @@ class UnexpectedErrors:
                 _log.error("unexpected error on %s %s:\n%s", *where, traceback_text(exc))
             if started:
                 return
-            body = json.dumps({"error": {"code": "internal", "message": "internal error (logged by the server)",
-                                         "field": None}}).encode()
-            await send({"type": "http.response.start", "status": 500,
-                        "headers": [(b"content-type", b"application/json"),
-                                    (b"content-length", str(len(body)).encode())]})
-            await send({"type": "http.response.body", "body": body})
+            await error_response(500, "internal error (logged by the server)")(scope, receive, send)
 
 
 def _erasing(scope: Scope) -> bool:
