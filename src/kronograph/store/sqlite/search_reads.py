@@ -9,6 +9,7 @@ import json
 import math
 import re
 import sqlite3
+from collections import OrderedDict
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -47,6 +48,7 @@ _TOKENIZER = "porter unicode61 remove_diacritics 2"  # as the full-text tables (
 _K1, _B = 1.2, 0.75  # FTS5's bm25() constants
 _HELD_HITS = 256  # a term in this many of a group's rows keeps its hits with the group's rows ...
 _HELD_HITS_ALL = 1_000_000  # ... up to this many in all, per group and scope
+_HELD_GROUPS = 64  # the (scope, group) pairs whose rows are kept, least recently searched dropped first
 
 
 def _tokens(size: bytes) -> int:
@@ -110,7 +112,7 @@ class QueryWords:
 
     def __init__(self) -> None:
         self._ready: set[int] = set()
-        self._rows: dict[tuple[str, str], _Rows] = {}
+        self._rows: OrderedDict[tuple[str, str], _Rows] = OrderedDict()
 
     def _setup(self, conn: sqlite3.Connection) -> None:
         if id(conn) in self._ready:
@@ -145,6 +147,7 @@ class QueryWords:
         key = (int(row[0]), int(row[1])) if row is not None else None
         cached = self._rows.get((scope, group_id))
         if key is not None and cached is not None and cached.key == key:
+            self._rows.move_to_end((scope, group_id))
             return cached
         found = conn.execute(
             f"SELECT t.id, d.sz FROM {_TABLE[scope]} t JOIN {_FTS[scope]}_docsize d ON d.id = t.id"
@@ -158,6 +161,9 @@ class QueryWords:
         )
         if key is not None and not conn.in_transaction:
             self._rows[(scope, group_id)] = rows
+            self._rows.move_to_end((scope, group_id))
+            while len(self._rows) > _HELD_GROUPS:  # many groups: memory stays bounded (only speed is at stake)
+                self._rows.popitem(last=False)
         return rows
 
     def _hits(self, conn: sqlite3.Connection, scope: str, rows: _Rows, terms: list[str]) -> np.ndarray:
