@@ -16,7 +16,9 @@ __all__ = ["LoopPool"]
 
 class LoopPool:
     """The pool of the running event loop, opened on first use after
-    ``prepare`` (the schema, on one connection of its own) has run."""
+    ``prepare`` (the schema, on one connection of its own) has run. It is
+    handed to :meth:`ready`, not kept: kept, it would tie the store into a
+    cycle and put off its ``__del__`` to the cycle collector."""
 
     def __init__(
         self,
@@ -25,19 +27,17 @@ class LoopPool:
         *,
         timeout: float,
         prepare_statements: bool,
-        prepare: Callable[[Connection], Awaitable[None]],
     ) -> None:
         self._url = url
         self._sizes = sizes
         self._timeout = timeout
         self._prepare_statements = prepare_statements
-        self._prepare = prepare
         self.pool: Pool | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._opening: asyncio.Lock | None = None
         self.closed = False
 
-    async def ready(self) -> Pool:
+    async def ready(self, prepare: Callable[[Connection], Awaitable[None]]) -> Pool:
         """The pool of the running event loop (psycopg's pools belong to one
         loop; a store used from a new loop opens a new pool)."""
         if self.closed:
@@ -53,7 +53,7 @@ class LoopPool:
         async with self._opening:
             if self.pool is None:
                 async with connect(self._url) as conn:
-                    await self._prepare(conn)
+                    await prepare(conn)
                 pool = await Pool.open(
                     self._url, *self._sizes, timeout=self._timeout, prepare=self._prepare_statements
                 )

@@ -71,7 +71,7 @@ class PostgresStore(QueueCalls, SearchCalls):
             raise ValueError("the pool needs max_size >= 1 and 0 <= min_size <= max_size")
         self.url = url
         self._pools = LoopPool(
-            url, (min_size, max_size), timeout=timeout, prepare_statements=prepared_statements, prepare=self._prepare
+            url, (min_size, max_size), timeout=timeout, prepare_statements=prepared_statements
         )
         self._indexed: set[int] = set()  # vector dimensions with an HNSW index
         self._commits = 0  # transactions this store committed: see _committed
@@ -102,7 +102,7 @@ class PostgresStore(QueueCalls, SearchCalls):
         self._replica = await _in_recovery(conn)
 
     async def _ready_pool(self) -> Pool:
-        return await self._pools.ready()
+        return await self._pools.ready(self._prepare)
 
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[Connection]:
