@@ -11,8 +11,6 @@ plan prepared from reads another writer has since changed.
 
 from __future__ import annotations
 
-import asyncio
-import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -20,18 +18,20 @@ from contextvars import ContextVar
 from datetime import datetime
 from typing import Any, TypeVar
 
-import numpy as np
-
-from ...errors import ClosedError, ConcurrentWriteError, StoreError
+from ...errors import ConcurrentWriteError, StoreError
 from ...model import AuditEvent, Community, Entity, Episode, Fact, FactChange, FactSource
 from ...time import to_micros
 from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
 from ..text_scan import Erasure, TextHit
-from . import community_reads, health_reads, ingest_reads, purge, queue_rows, reads, saga_reads, search_reads
-from .connection import Connection, Pool, connect, lock_group, lock_schema, redact
-from .schema import GROUP_TABLES, VECTOR_TABLES, migrate, vector_index_statements
+from . import community_reads, health_reads, ingest_reads, purge, reads, saga_reads, upkeep
+from .connection import Connection, Pool, lock_group, redact
+from .lifecycle import LoopPool
+from .queue_calls import QueueCalls
+from .schema import migrate
+from .seam import is_database_error, store_error, translating
+from .search_calls import SearchCalls
 from .writes import write_plan
 
 __all__ = ["PostgresStore"]
@@ -43,7 +43,7 @@ _log = logging.getLogger("kronograph")
 _unit_of: ContextVar[tuple[PostgresStore, Connection, str] | None] = ContextVar("kronograph_pg_unit", default=None)
 
 
-class PostgresStore:
+class PostgresStore(QueueCalls, SearchCalls):
     """A memory in a PostgreSQL database with the pgvector extension.
 
     ``url`` is a libpq URL (``postgresql://user:password@host:5432/db``).
@@ -70,13 +70,9 @@ class PostgresStore:
         if min_size < 0 or max_size < max(1, min_size):
             raise ValueError("the pool needs max_size >= 1 and 0 <= min_size <= max_size")
         self.url = url
-        self._sizes = (min_size, max_size)
-        self._prepare = prepared_statements
-        self._timeout = timeout
-        self._pool: Pool | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._opening: asyncio.Lock | None = None
-        self._closed = False
+        self._pools = LoopPool(
+            url, (min_size, max_size), timeout=timeout, prepare_statements=prepared_statements
+        )
         self._indexed: set[int] = set()  # vector dimensions with an HNSW index
         self._commits = 0  # transactions this store committed: see _committed
         self._replica = False  # a hot standby: reads only
@@ -93,32 +89,20 @@ class PostgresStore:
         """Whether the server opened is a hot standby (reads only)."""
         return self._replica
 
+    @property
+    def _pool(self) -> Pool | None:
+        """The pool of the loop that used the store last, if open."""
+        return self._pools.pool
+
     # -- plumbing --------------------------------------------------------------
+    async def _prepare(self, conn: Connection) -> None:
+        """Before a pool opens: the schema, and what the server already has."""
+        await migrate(conn)
+        self._indexed = await upkeep.indexed_dimensions(conn)
+        self._replica = await _in_recovery(conn)
+
     async def _ready_pool(self) -> Pool:
-        """The pool of the running event loop (psycopg's pools belong to one
-        loop; a store used from a new loop opens a new pool)."""
-        if self._closed:
-            raise ClosedError("this store is closed")
-        loop = asyncio.get_running_loop()
-        if self._pool is not None and self._loop is loop:
-            return self._pool
-        if self._opening is None or self._loop is not loop:
-            old, self._pool = self._pool, None
-            self._opening, self._loop = asyncio.Lock(), loop
-            if old is not None:  # the last loop's pool: closed, not left with its connections open
-                await old.retire()
-        async with self._opening:
-            if self._pool is None:
-                async with connect(self.url) as conn:
-                    await migrate(conn)
-                    self._indexed = await _indexed_dimensions(conn)
-                    self._replica = await _in_recovery(conn)
-                pool = await Pool.open(self.url, *self._sizes, timeout=self._timeout, prepare=self._prepare)
-                if self._closed:  # closed while it opened
-                    await pool.close()
-                    raise ClosedError("this store is closed")
-                self._pool = pool
-            return self._pool
+        return await self._pools.ready(self._prepare)
 
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[Connection]:
@@ -137,13 +121,8 @@ class PostgresStore:
 
     @contextmanager
     def _translating(self) -> Iterator[None]:
-        """psycopg's and the pool's errors as StoreError, naming the server."""
-        try:
+        with translating(self.url):
             yield
-        except Exception as exc:
-            if _is_database_error(exc):
-                raise self._error(exc) from exc
-            raise
 
     @asynccontextmanager
     async def unit(self, group_id: str, *, after: Plan | None = None) -> AsyncIterator[PostgresStore]:
@@ -171,27 +150,22 @@ class PostgresStore:
         try:
             await self._ready_pool()
         except Exception as exc:
-            if _is_database_error(exc):
+            if is_database_error(exc):
                 raise StoreError(redact(f"cannot open PostgreSQL database {self.url}: {exc}")) from exc
             raise
 
     async def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            await pool.retire()
+        await self._pools.close()
 
     def __del__(self) -> None:
         # Dropped without close(): its idle connections go now, not at exit.
         # (The memory that owned it warns.)
-        pool = getattr(self, "_pool", None)
-        if pool is not None and not getattr(self, "_closed", True):
-            pool.release()
+        pools = getattr(self, "_pools", None)
+        if pools is not None:
+            pools.release()
 
     def _error(self, exc: Exception) -> StoreError:
-        return StoreError(redact(f"PostgreSQL error on {self.url}: {exc}"))
+        return store_error(self.url, exc)
 
     # -- reads -----------------------------------------------------------------
     async def groups(self) -> list[str]:
@@ -335,34 +309,10 @@ class PostgresStore:
             await self._committed()
         return found
 
-    async def queued_groups(self, limit: int = 100) -> list[str]:
-        return await self._run(queue_rows.queued_groups, limit)
-
     def _outside_unit(self) -> None:
         unit = _unit_of.get()
         if unit is not None and unit[0] is self:  # the group's lock would wait on the unit itself
             raise StoreError("an episode is claimed outside a unit of work")
-
-    async def claim_queued(
-        self, group_id: str, owner: str, until: datetime, now: datetime
-    ) -> EpisodeProgress | None:
-        self._outside_unit()
-        return await self._run(queue_rows.claim_queued, group_id, owner, until, now)
-
-    async def claim_episode(
-        self, group_id: str, episode_id: str, statuses: Collection[str], owner: str, until: datetime, now: datetime
-    ) -> EpisodeProgress | None:
-        self._outside_unit()
-        return await self._run(queue_rows.claim_episode, group_id, episode_id, statuses, owner, until, now)
-
-    async def extend_leases(self, group_id: str, episode_ids: Collection[str], owner: str, until: datetime) -> int:
-        return await self._run(queue_rows.extend_leases, group_id, episode_ids, owner, until)
-
-    async def held_episodes(self, now: datetime) -> list[Episode]:
-        return await self._run(queue_rows.held_episodes, now)
-
-    async def episode_counts(self) -> dict[str, int]:
-        return await self._run(queue_rows.episode_counts)
 
     async def unfinished_episodes(self, statuses: Collection[str]) -> list[tuple[str, str, str, datetime]]:
         return await self._run(ingest_reads.unfinished_episodes, statuses)
@@ -389,61 +339,6 @@ class PostgresStore:
 
     async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]:
         return await self._run(ingest_reads.fact_sources, group_id, fact_uuid)
-
-    # -- search ------------------------------------------------------------------
-    async def search_text(
-        self,
-        group_id: str,
-        scope: str,
-        query: str,
-        limit: int,
-        *,
-        episodes_before: datetime | None = None,
-        episodes_known_at: datetime | None = None,
-    ) -> list[tuple[str, float]]:
-        return await self._run(
-            search_reads.text_search, scope, group_id, query, limit, episodes_before, episodes_known_at
-        )
-
-    async def search_current_facts(
-        self, group_id: str, query: str, limit: int, at: datetime
-    ) -> tuple[list[tuple[str, float]], int, bool]:
-        return await self._run(search_reads.current_facts_search, group_id, query, limit, at)
-
-    async def search_vectors(
-        self, group_id: str, scope: str, vector: np.ndarray, limit: int
-    ) -> list[tuple[str, float]]:
-        return await self._run(search_reads.vector_search, scope, group_id, vector, limit)
-
-    async def item_vectors(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, np.ndarray]:
-        return await self._run(search_reads.item_vectors, scope, group_id, uuids)
-
-    async def neighbours(
-        self, group_id: str, entity_uuids: Collection[str], at: datetime | None = None
-    ) -> dict[str, set[str]]:
-        return await self._run(search_reads.neighbours, group_id, entity_uuids, at)
-
-    async def reachable(
-        self, group_id: str, seeds: Collection[str], depth: int, at: datetime | None = None
-    ) -> dict[str, int]:
-        return await self._run(search_reads.reachable, group_id, seeds, depth, at)
-
-    async def touching_facts(
-        self, group_id: str, entity_uuids: Collection[str], limit: int, at: datetime | None = None
-    ) -> list[tuple[str, str, str]]:
-        return await self._run(search_reads.touching_facts, group_id, entity_uuids, limit, at)
-
-    async def entities_known_by(self, group_id: str, uuids: Collection[str], at: datetime) -> set[str]:
-        return await self._run(search_reads.entities_known_by, group_id, uuids, at)
-
-    async def mention_counts(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, int]:
-        return await self._run(search_reads.mention_counts, scope, group_id, uuids)
-
-    async def episodes_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Episode]:
-        return await self._run(search_reads.episodes_by_uuid, group_id, uuids)
-
-    async def episode_neighbours(self, group_id: str, uuids: Collection[str]) -> dict[str, tuple[str, ...]]:
-        return await self._run(search_reads.episode_neighbours, group_id, uuids)
 
     # -- the group's reply cache, and store-wide settings -------------------------
     async def cached_reply(self, group_id: str, key: str) -> str | None:
@@ -480,7 +375,7 @@ class PostgresStore:
 
         kept = await self._run(claim)
         if key == "embedder":  # every vector stored has its dimension: index it now, before any write
-            dimension = _dimension(kept)
+            dimension = upkeep.dimension(kept)
             if dimension is not None and _unit_of.get() is None:
                 with self._translating():  # on a connection of its own: none from the pool is needed
                     await self._index_dimensions({dimension})
@@ -517,87 +412,28 @@ class PostgresStore:
         over whole tables: a lookup of 1 ms takes 40. Growth seen by one
         process is the trigger; autovacuum takes over from there."""
         self._commits += 1
-        if self._commits in _ANALYZE_AT:
+        if self._commits in upkeep.ANALYZE_AT:
             try:
-                await self._run(_analyze)
+                await self._run(upkeep.analyze)
             except StoreError as exc:  # the write is committed: it must not be reported as failed
                 _log.warning("kronograph: refreshing PostgreSQL's statistics failed (autovacuum will): %s", exc)
 
     async def _index_vectors(self, plan: Plan) -> None:
         """Give a new vector dimension its HNSW indexes before the first write
         of it (a memory does so when it claims its embedder, on opening)."""
-        dims = {
-            len(v) // 4
-            for vectors in (
-                plan.fact_embeddings, plan.entity_embeddings, plan.episode_embeddings, plan.community_embeddings
-            )
-            for v in vectors.values()
-        }
-        await self._index_dimensions(dims)
+        await self._index_dimensions(upkeep.plan_dimensions(plan))
 
     async def _index_dimensions(self, dims: set[int]) -> None:
-        """One short transaction per index, under the schema lock: building an
-        index locks its table against writers, and a transaction that locked
-        two tables could deadlock with a writer that wants them in the other
-        order. Never called inside a unit of work (it would wait on itself)."""
+        """Build what these dimensions lack (see upkeep.build_vector_indexes)."""
         dims = dims - self._indexed
-        if self._replica or not any(vector_index_statements(dim) for dim in dims):
+        if self._replica or not upkeep.needs_indexes(dims):
             self._indexed |= dims  # nothing to build (or none can be, on a replica)
             return
-        async with connect(self.url) as conn:
-            for dim in sorted(dims):
-                for statement in vector_index_statements(dim):
-                    async with conn.transaction():
-                        await lock_schema(conn)
-                        await conn.execute(statement)  # type: ignore[arg-type]
+        await upkeep.build_vector_indexes(self.url, dims)
         self._indexed |= dims
-
-
-# Commits after which a store refreshes the statistics (see _committed).
-_ANALYZE_AT = frozenset({100, 1_000, 10_000, 100_000})
-
-
-async def _analyze(conn: Connection) -> None:
-    # Not worth a wait: a table busy with a VACUUM, an index build or a LOCK is left to autovacuum.
-    async with conn.transaction():
-        await conn.execute("SET LOCAL lock_timeout = '1s'")
-        await conn.execute("ANALYZE " + ", ".join(GROUP_TABLES))  # type: ignore[arg-type]
 
 
 async def _in_recovery(conn: Connection) -> bool:
     cur = await conn.execute("SELECT pg_is_in_recovery()")
     row = await cur.fetchone()
     return bool(row and row[0])
-
-
-def _dimension(embedder: str) -> int | None:
-    """The dimension an embedder record names (JSON with a ``dimension``)."""
-    try:
-        value = json.loads(embedder).get("dimension")
-    except (ValueError, AttributeError):
-        return None
-    return value if isinstance(value, int) and value > 0 else None
-
-
-async def _indexed_dimensions(conn: Connection) -> set[int]:
-    """The dimensions every vector table has its HNSW index of: one a later
-    migration added a vector table to (communities) is indexed again, which
-    builds only the missing index (``IF NOT EXISTS``)."""
-    cur = await conn.execute(
-        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
-        " AND indexname ~ '^[a-z]+_embedding_[0-9]+$'"  # kronograph's names only, not a DBA's own index
-    )
-    tables: dict[int, set[str]] = {}
-    for (name,) in await cur.fetchall():
-        table, _, dim = name.rpartition("_embedding_")
-        tables.setdefault(int(dim), set()).add(table)
-    return {dim for dim, found in tables.items() if found >= set(VECTOR_TABLES)}
-
-
-def _is_database_error(exc: BaseException) -> bool:
-    import psycopg
-    import psycopg_pool
-
-    return isinstance(exc, psycopg.Error | psycopg_pool.PoolTimeout)
-
-

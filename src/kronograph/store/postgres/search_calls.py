@@ -1,0 +1,79 @@
+"""The search half of the PostgreSQL store's calls, apart from the rest:
+each hands one of search_reads' queries to the store's connection seam."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Collection
+from datetime import datetime
+from typing import Any, TypeVar
+
+import numpy as np
+
+from ...model import Episode
+from . import search_reads
+
+__all__ = ["SearchCalls"]
+
+T = TypeVar("T")
+
+
+class SearchCalls:
+    """Mixed into PostgresStore, whose ``_run`` (translated errors, the
+    unit of work's connection) every search goes through."""
+
+    async def _run(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        raise NotImplementedError
+
+    async def search_text(
+        self,
+        group_id: str,
+        scope: str,
+        query: str,
+        limit: int,
+        *,
+        episodes_before: datetime | None = None,
+        episodes_known_at: datetime | None = None,
+    ) -> list[tuple[str, float]]:
+        return await self._run(
+            search_reads.text_search, scope, group_id, query, limit, episodes_before, episodes_known_at
+        )
+
+    async def search_current_facts(
+        self, group_id: str, query: str, limit: int, at: datetime
+    ) -> tuple[list[tuple[str, float]], int, bool]:
+        return await self._run(search_reads.current_facts_search, group_id, query, limit, at)
+
+    async def search_vectors(
+        self, group_id: str, scope: str, vector: np.ndarray, limit: int
+    ) -> list[tuple[str, float]]:
+        return await self._run(search_reads.vector_search, scope, group_id, vector, limit)
+
+    async def item_vectors(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, np.ndarray]:
+        return await self._run(search_reads.item_vectors, scope, group_id, uuids)
+
+    async def neighbours(
+        self, group_id: str, entity_uuids: Collection[str], at: datetime | None = None
+    ) -> dict[str, set[str]]:
+        return await self._run(search_reads.neighbours, group_id, entity_uuids, at)
+
+    async def reachable(
+        self, group_id: str, seeds: Collection[str], depth: int, at: datetime | None = None
+    ) -> dict[str, int]:
+        return await self._run(search_reads.reachable, group_id, seeds, depth, at)
+
+    async def touching_facts(
+        self, group_id: str, entity_uuids: Collection[str], limit: int, at: datetime | None = None
+    ) -> list[tuple[str, str, str]]:
+        return await self._run(search_reads.touching_facts, group_id, entity_uuids, limit, at)
+
+    async def entities_known_by(self, group_id: str, uuids: Collection[str], at: datetime) -> set[str]:
+        return await self._run(search_reads.entities_known_by, group_id, uuids, at)
+
+    async def mention_counts(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, int]:
+        return await self._run(search_reads.mention_counts, scope, group_id, uuids)
+
+    async def episodes_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Episode]:
+        return await self._run(search_reads.episodes_by_uuid, group_id, uuids)
+
+    async def episode_neighbours(self, group_id: str, uuids: Collection[str]) -> dict[str, tuple[str, ...]]:
+        return await self._run(search_reads.episode_neighbours, group_id, uuids)
