@@ -1,39 +1,32 @@
-"""The public API's core: ``AsyncMemory``. Its maintenance and governance
-methods (summaries, sagas, communities, reconcile, audit, forget, export) are
-in its base class, :mod:`kronograph._maintenance`. ``Memory``, its blocking
+"""The public API's core: ``AsyncMemory``'s per-call reads and writes. Its
+maintenance and governance methods (summaries, sagas, communities, reconcile,
+audit, forget, export) are in its base class :mod:`kronograph._maintenance`,
+its construction, opening and closing in :mod:`kronograph._lifecycle`. ``Memory``, its blocking
 shell with the same methods and parameters, is in :mod:`kronograph.sync`; a
 test keeps them in step."""
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import time
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from . import checks
-from ._arguments import TimeLike, _id, _labels, _relation_types, _text, _time, search_arguments
+from ._arguments import TimeLike, _id, _labels, _text, _time, search_arguments
+from ._lifecycle import Lifecycle
+from ._lifecycle import ModelArg as ModelArg  # re-exported: its home before the lifecycle moved out
 from ._maintenance import Maintenance
-from .embed.protocol import Embedder
-from .errors import ClosedError, InvalidInputError, NotFoundError, SchemaError
-from .ingest.bulk import EpisodeItem, Ingestion
+from .errors import InvalidInputError, NotFoundError
+from .ingest.bulk import EpisodeItem
 from .ingest.direct import FactInput, Resolver
 from .ingest.direct import add_fact as _add_fact
 from .ingest.episode_input import actor_text
 from .ingest.json_map import JsonMapping
-from .ingest.judge import Judge, refuse_writes_from_a_judge
+from .ingest.judge import refuse_writes_from_a_judge
 from .ingest.ontology import TypesArg
-from .ingest.ownership import LEASE_SECONDS, Leases
 from .ingest.queue import QueueWorker
-from .llm.client import ModelClient
-from .llm.config import ModelSettings
-from .llm.protocol import Provider
 from .maintain.removal import remove_episode as _remove_episode
 from .maintain.removal import remove_fact as _remove_fact
 from .metrics import record_facts, record_search, span
@@ -48,26 +41,19 @@ from .model import (
     FactChange,
     FactSource,
     QueueStats,
-    RelationType,
     RemovalResult,
     fold_relation,
     normalise_name,
 )
-from .redact import traceback_text
 from .search.engine import SCOPES, SearchRequest, run_search
 from .search.recipes import Recipe
-from .search.types import CrossEncoder, SearchFilters, SearchResults
-from .store import FactQuery, Store, open_store
-from .time import Clock, as_utc, system_clock
+from .search.types import SearchFilters, SearchResults
+from .store import FactQuery
 
 __all__ = ["AsyncMemory"]
 
-_log = logging.getLogger("kronograph")
 
-ModelArg = Provider | ModelClient | ModelSettings | str | None
-
-
-class AsyncMemory(Maintenance):
+class AsyncMemory(Maintenance, Lifecycle):
     """A temporal knowledge-graph memory (async API).
 
     ``store`` is a file path, ``":memory:"``, a ``sqlite:///`` URL or a store
@@ -91,141 +77,6 @@ class AsyncMemory(Maintenance):
     take it over only once that long has passed without a renewal (see
     :mod:`kronograph.ingest.ownership`).
     """
-
-    def __init__(
-        self,
-        store: str | Path | Store = ":memory:",
-        *,
-        clock: Clock | None = None,
-        judge: Judge | None = None,
-        relation_types: Mapping[str, RelationType | Mapping[str, Any]] | None = None,
-        candidate_limit: int = 50,
-        model: ModelArg = "auto",
-        embedder: Embedder | None = None,
-        store_raw_content: bool = True,
-        context_episodes: int = 4,
-        max_concurrency: int = 4,
-        resume: bool = True,
-        cross_encoder: CrossEncoder | None = None,
-        lease_seconds: float = LEASE_SECONDS,
-    ) -> None:
-        self._relation_types = _relation_types(relation_types)
-        if cross_encoder is not None and not isinstance(cross_encoder, CrossEncoder):
-            raise InvalidInputError("cross_encoder", "must have a name and async score(query, passages)")
-        self._cross_encoder = cross_encoder
-        checks.count("candidate_limit", candidate_limit)
-        checks.flag("store_raw_content", store_raw_content)
-        checks.flag("resume", resume)
-        if judge is not None and not callable(judge):
-            raise InvalidInputError("judge", "must be callable: judge(new_fact, candidates) -> Verdict")
-        try:
-            self._store = store if isinstance(store, Store) else open_store(store, threaded=self._threaded)
-        except (ValueError, TypeError) as exc:
-            raise InvalidInputError("store", str(exc)) from None
-        self._clock = clock or system_clock
-        self._judge = judge
-        self._candidate_limit = candidate_limit
-        self._locks: dict[str, asyncio.Lock] = {}
-        self._saga_locks: dict[tuple[str, str], asyncio.Lock] = {}
-        self._opened = False
-        self._closed = False
-        checks.count("context_episodes", context_episodes, minimum=0)
-        checks.count("max_concurrency", max_concurrency)
-        self._leases = Leases(self._store, self._now, lease_seconds)
-        self._ingestion = Ingestion(
-            self._store,
-            clock=self._now,
-            model=model,
-            embedder=embedder,
-            judge=judge,
-            relation_types=self._relation_types,
-            candidate_limit=candidate_limit,
-            store_raw_content=store_raw_content,
-            context_episodes=context_episodes,
-            max_concurrency=max_concurrency,
-            lock=self._lock,
-            leases=self._leases,
-        )
-        self._resume_on_open = resume
-        self._workers: set[QueueWorker] = set()  # woken when an episode is queued
-        self._loop: asyncio.AbstractEventLoop | None = None  # the event loop of the last call (see _ready)
-        self._built = True  # a memory whose constructor refused its arguments holds nothing to close
-
-    _threaded = True  # the sync shell owns its loop and runs the store inline
-    _warns_unclosed = True  # the sync shell warns for its core
-
-    @property
-    def store(self) -> Store:
-        return self._store
-
-    def _now(self) -> datetime:
-        return as_utc(self._clock())
-
-    async def _ready(self) -> Store:
-        if self._closed:
-            raise ClosedError("this memory is closed")
-        self._enter_loop(asyncio.get_running_loop())
-        if not self._opened:
-            await self._store.open()
-            await self._ingestion.check_embedder()
-            self._opened = True
-            # A read replica cannot finish an episode: resuming there only fails its writes.
-            if self._resume_on_open and not getattr(self._store, "read_only", False):
-                try:
-                    await self._ingestion.resume(include_retryable=False)
-                except (ClosedError, SchemaError):
-                    raise
-                except Exception as exc:  # the call that opened the memory is about something else
-                    _log.error("kronograph: resuming unfinished episodes on opening failed:\n%s", traceback_text(exc))
-        return self._store
-
-    def _group(self, group_id: Any) -> str:
-        return _id("group_id", group_id)  # type: ignore[return-value]
-
-    def _lock(self, group_id: str) -> asyncio.Lock:
-        return self._locks.setdefault(group_id, asyncio.Lock())
-
-    def _enter_loop(self, loop: asyncio.AbstractEventLoop) -> None:
-        """A memory moves to a new event loop (another ``asyncio.run``): the
-        group locks of a loop that has stopped are dropped, since a task left
-        on it holding one could never release it and every later call on the
-        group would wait forever."""
-        if loop is self._loop:
-            return
-        old, self._loop = self._loop, loop
-        if old is not None and not old.is_running():
-            self._locks.clear()
-            self._saga_locks.clear()
-
-    async def aclose(self) -> None:
-        """Close the store (its thread, connection or pool) and the model
-        client this memory made itself (from ``"auto"`` or settings; one
-        passed in is left to its owner). A memory is closed once: ``async
-        with`` does it; dropped open, it warns (``ResourceWarning``)."""
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            await self._leases.close()
-            await self._ingestion.aclose()
-        finally:
-            await self._store.close()
-
-    def __del__(self) -> None:
-        # The store releases its own thread, file or pool when it is collected
-        # with the memory; this says that close() was forgotten.
-        if self.__dict__.get("_built") and not self._closed and self._warns_unclosed:
-            warnings.warn(
-                f"unclosed {type(self).__name__} on {self._store!r}: use 'async with' or await aclose()",
-                ResourceWarning, source=self, stacklevel=2,
-            )
-
-    async def __aenter__(self) -> AsyncMemory:
-        await self._ready()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
     # -- writing ---------------------------------------------------------------
     async def add_fact(
