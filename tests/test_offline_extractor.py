@@ -210,7 +210,7 @@ def test_speaker_hint() -> None:
 
 
 def triples_hint(content: str, speaker: str) -> set[tuple[str, str, str]]:
-    return {(f.subject, f.relation, f.object) for f in run(content, speaker_hint=speaker).facts}
+    return {(f.subject, f.relation, f.object) for f in run(content, speaker=speaker).facts}
 
 
 def test_first_person_without_speaker_says_nothing() -> None:
@@ -454,3 +454,9 @@ def test_last_week_and_months_ago_on_facts() -> None:
     assert one("Pia Lund: Oskar moved to Umea last week.").valid_at == "2024-05-08T00:00:00+00:00"
     assert one("Pia Lund: Oskar joined Kvist Media four months ago.").valid_at == "2024-01-15T00:00:00+00:00"
     assert one("Pia Lund: Oskar joined Kvist Media three weeks ago.").valid_at == "2024-04-24T00:00:00+00:00"
+
+
+def test_assistant_messages_give_no_facts() -> None:
+    result = run("You should move to Lisbon. Priya works at Acme.", speaker="Assistant", role="assistant")
+    assert result.facts == []
+    assert triples_hint("I live in Porto.", "Ann Lee") == {("Ann Lee", "LIVES_IN", "Porto")}

@@ -22,6 +22,7 @@ class Context:
     skipped: dict[str, int] = field(default_factory=dict)
     not_understood: int = 0
     unread: list[str] = field(default_factory=list)  # notes on the sentences that gave no fact
+    addressee: str | None = None  # whom "you" means: the assistant, in a user's message
 
     def mention(self, name: str, label: str | None) -> None:
         key = name.casefold()

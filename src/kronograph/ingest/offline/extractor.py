@@ -32,6 +32,9 @@ _STRONG_HEDGES = frozenset(
 )
 _QUESTION_START = frozenset("do does did is are was were will would can could should shall has have".split())
 _QUESTION_SUBJECTS = frozenset("i we you he she they it there".split())
+# An assistant's suggestions, questions and echoes of what the user said are
+# not new facts, nor is a system prompt's instruction.
+_NOT_REPORTING = frozenset({"assistant", "system"})
 _WEAK_HEDGE_PAIRS = frozenset({("not", "sure"), ("i", "think"), ("i", "believe"), ("no", "idea")})
 
 
@@ -45,20 +48,34 @@ class OfflineExtractor:
         self.notes: list[str] = []  # the last extraction's sentences that gave no fact
 
     def extract(
-        self, content: str, *, reference_time: datetime, kind: str = "message", speaker_hint: str | None = None
+        self,
+        content: str,
+        *,
+        reference_time: datetime,
+        kind: str = "message",
+        speaker: str | None = None,
+        role: str | None = None,
+        addressee: str | None = None,
     ) -> Extraction:
-        ctx = Context(speaker=speaker_hint, reference=_aware(reference_time))
+        """``speaker`` is whom "I", "me" and "my" mean (else a "Name:" prefix
+        names it); ``role`` the message's role ("user", "assistant", ...);
+        ``addressee`` whom "you" means (the assistant, in a user's message)."""
+        ctx = Context(speaker=speaker, reference=_aware(reference_time), addressee=addressee)
         if ctx.speaker:
             ctx.mention(ctx.speaker, "Person")
+        reporting = role is None or role.casefold() not in _NOT_REPORTING
         for line in content.splitlines() or [content]:
             body = line
             if kind == "message" and (m := _SPEAKER.match(line)) and m.group(1).lower() not in _NOT_SPEAKERS:
-                if speaker_hint is None or m.group(1).casefold() == speaker_hint.casefold():
+                if speaker is None or m.group(1).casefold() == speaker.casefold():
                     ctx.speaker = m.group(1).strip()
                     ctx.mention(ctx.speaker, "Person")
                 body = m.group(2)
             for sentence in _sentences(body):
-                self._sentence(sentence, reference_time, ctx)
+                if reporting:
+                    self._sentence(sentence, reference_time, ctx)
+                else:
+                    ctx.unread.append(sentence_note(sentence, f"said by the {role.casefold()}"))  # type: ignore[union-attr]
         self.notes = ctx.unread
         return Extraction(
             reasoning=_reasoning(ctx), entities=list(ctx.entities.values()), facts=list(ctx.facts.values())
