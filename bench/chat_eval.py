@@ -16,8 +16,9 @@ Matching, kept deliberately simple and written down here:
   starting with one of ``NOT_A_LINK`` (LEFT, QUIT, NO_LONGER, NOT_, PLANS_TO,
   PLANNED, WANTS_TO, CONSIDERING, FORMER, EX_) do not count.
 - Names match as in ``bench/offline_eval.py`` (case folded; titles, a leading
-  "the" and a trailing "project" dropped), and the user's first name matches
-  the conversation's ``user_name``.
+  "the" and a trailing "project" dropped; here also a leading "a", "an", "my"
+  or "our"), and the user's first name matches the conversation's
+  ``user_name``.
 - Linked recall is the share of ``linked`` pairs linked; wrong rate is the
   share of ``not_linked`` pairs linked.
 
@@ -47,6 +48,7 @@ DEV = Path(__file__).resolve().parent.parent / "tests" / "data" / "chat_conversa
 TARGETS = {"recall": 0.6, "wrong": 0.05}
 NOT_A_LINK = ("LEFT", "QUIT", "NO_LONGER", "NOT_", "PLANS_TO", "PLANNED", "WANTS_TO", "CONSIDERING", "FORMER", "EX_")
 ASSISTANT = "Assistant"
+_DETERMINER = re.compile(r"^(?:a|an|my|our)\s+")
 
 
 class FactLike(Protocol):
@@ -69,13 +71,17 @@ def counts_as_link(relation: str) -> bool:
 
 def same_entity(wanted: str, name: str, user_name: str | None) -> bool:
     """Whether a fact's entity ``name`` is the check's ``wanted`` entity."""
-    a, b = norm_name(wanted), norm_name(name)
+    a, b = _name(wanted), _name(name)
     if a == b:
         return True
     if user_name:
-        full = norm_name(user_name)
+        full = _name(user_name)
         return {a, b} == {full, full.split()[0]}
     return False
+
+
+def _name(name: str) -> str:
+    return norm_name(_DETERMINER.sub("", " ".join(name.casefold().split())))
 
 
 def touches(fact: FactLike, name: str, user_name: str | None) -> bool:

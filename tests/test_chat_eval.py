@@ -84,6 +84,12 @@ def test_only_the_users_first_name_is_widened() -> None:
     assert not ce.linking([fact("Carter", "LIVES_IN", "Leeds")], "Sam Carter", "Leeds", "Sam Carter")
 
 
+def test_titles_articles_and_a_leading_my_are_dropped() -> None:
+    assert ce.linking([fact("Margaret", "OWNS", "a caravan")], "Margaret Hale", "Caravan", "Margaret Hale")
+    assert ce.linking([fact("Marcus", "OWNS", "my Tesla")], "Marcus Oyelaran", "tesla", "Marcus Oyelaran")
+    assert not ce.linking([fact("Sam", "OWNS", "Anvil")], "Sam", "vil", "Sam Carter")
+
+
 def test_titles_and_a_leading_the_are_dropped() -> None:
     assert ce.linking([fact("Dr. Hughes", "MOVED_TO", "Spain")], "Hughes", "Spain", "Aisha Rahman")
     assert ce.linking([fact("Ben", "WORKS_AT", "the Guardian")], "Ben", "Guardian", "Hannah Kim")
