@@ -5,7 +5,9 @@ addressee a line passes to the extractor."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
+from datetime import date
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 
@@ -64,6 +66,8 @@ def test_directed_relations_stay_directed() -> None:
         ("ALLERGIC_TO", "HAS_ALLERGY"),
         ("IS_FROM", "GREW_UP_IN"),
         ("MARRIED_TO", "WIFE_OF"),
+        ("NO_LONGER_USES", "MIGRATED_FROM"),
+        ("NO_LONGER_LIVES_IN", "MOVED_FROM"),
     ],
 )
 def test_synonyms(gold_relation: str, got_relation: str) -> None:
@@ -78,3 +82,19 @@ def test_a_chat_line_passes_its_speaker_role_and_addressee() -> None:
     assert oe._speaking(reply) == {"speaker": "Assistant", "role": "assistant", "addressee": "Sam"}
     old = {"kind": "message", "content": "Sam Carter: I work at Google."}
     assert oe._speaking(old) == {} and oe._speaker(old) == "Sam Carter"
+
+
+def test_the_chat_line_set_is_well_formed() -> None:
+    path = Path(__file__).resolve().parent / "data" / "offline_chat_heldout.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) >= 60 and len({row["id"] for row in rows}) == len(rows)
+    for row in rows:
+        assert row["kind"] == "message" and row["role"] in {"user", "assistant"} and row["speaker"], row["id"]
+        assert ":" not in row["content"].split()[0], row["id"]
+        assert row["id"][:2] in {"cp", "cn"} and bool(row["facts"]) == row["id"].startswith("cp"), row["id"]
+        assert row["role"] == "user" or not row["facts"], row["id"]
+        for fact in row["facts"]:
+            assert {"subject", "relation", "object"} <= fact.keys(), row["id"]
+            for key in ("valid_at", "invalid_at"):
+                if key in fact:
+                    assert date.fromisoformat(fact[key]) <= date.fromisoformat(row["reference_time"][:10]), row["id"]
