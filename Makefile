@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench bench-ingest bench-search bench-offline bench-embed clean lock
+.PHONY: demo test bench bench-ingest bench-search bench-offline bench-chat bench-embed clean lock
 
 $(STAMP): pyproject.toml requirements.lock
 	rm -rf $(VENV)
@@ -33,6 +33,9 @@ bench-search: $(STAMP)
 
 bench-offline: $(STAMP)
 	$(BIN)/python bench/offline_eval.py
+
+bench-chat: $(STAMP)
+	$(BIN)/python bench/chat_eval.py
 
 bench-embed: $(STAMP)
 	$(BIN)/python bench/embed.py
