@@ -19,6 +19,7 @@ from .forget import forget
 from .keys import keys_app
 from .mcp import mcp
 from .migrate import migrate
+from .repair import merge, split
 from .sagas import saga, sagas
 from .search import conflicts, search
 from .serve import serve
@@ -30,6 +31,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
     "demo": demo, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas, "forget": forget,
+    "merge": merge, "split": split,
     "audit": audit, "communities": communities, "export": export, "mcp": mcp, "serve": serve,
 }
 
