@@ -31,8 +31,8 @@ from ..time import read_time
 __all__ = [
     "Accepted", "AuditEventList", "CommunityHit", "CommunityList", "ContradictionList", "EntityDetail",
     "EntityHit", "EntityList", "EpisodeHit", "EpisodeIn", "EpisodeList", "FactDetail", "FactHit", "FactIn",
-    "FactList", "ForgetIn", "GroupList", "Health", "MergeIn", "ReconcileIn", "SplitIn", "ReconcileReport", "SagaList", "SearchIn",
-    "SearchOut", "Count", "Identifier", "Label", "Time",
+    "FactList", "ForgetIn", "GroupList", "Health", "MergeIn", "ReconcileIn", "SplitIn", "ReconcileReport",
+    "SagaList", "SearchIn", "SearchOut", "Count", "Identifier", "Label", "Time",
 ]
 
 Name = Field(min_length=1, max_length=1000)
