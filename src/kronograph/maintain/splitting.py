@@ -92,6 +92,14 @@ def plan_split(
         records[uuid] = r.with_(source_uuid=source, subject=names.get(source, r.subject), target_uuid=target,
                                 object=names.get(target, r.object))
         targets.add(uuid)
+    for uuid in detail["moved"]:  # a link made since the merge that the guard no longer allows goes
+        r = records.get(uuid)
+        for n in sorted(edges.get(uuid, set())) if r is not None else ():
+            other = records.get(n)
+            if other is not None and not {r.source_uuid, r.target_uuid} & {other.source_uuid, other.target_uuid}:
+                unlink(edges, uuid, n)
+                plan.remove_conflicts.append((uuid, n))
+                targets |= {uuid, n}
     for uuid, stated in detail["self_loops"].items():
         if uuid in records:
             records[uuid] = records[uuid].with_(stated_invalid_at=None if stated is None else from_micros(stated))
