@@ -92,7 +92,9 @@ class Repair:
         attributes, summaries and mentions; the facts that moved get their
         ends back; facts the merge joined as duplicates come back and leave
         the fact they joined; the loops it closed reopen, the links it added
-        go; and every touched fact's timeline is recomputed from its links.
+        go, as do links made since between a fact that moves back and one it
+        no longer shares an entity with; and every touched fact's timeline is
+        recomputed from its links.
 
         What cannot be undone: facts learned since the merge that touch the
         kept entity stay with it (even if they were about the merged one);

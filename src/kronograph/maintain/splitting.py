@@ -5,7 +5,9 @@ attributes, summaries and mentions; the facts that moved get their ends
 back; the facts the merge deleted as restatements come back (with the
 sources they had, less those whose episode is gone since) and leave the
 fact they had joined; the stated ends the merge gave to loops are undone;
-the contradiction links it added go and those it dropped return; and the
+the contradiction links it added go and those it dropped return (and a link
+made since between a fact that moves back and one it no longer shares an
+entity with goes: the guard would not allow it); and the
 timeline of every fact touched is recomputed from its links, as ingestion
 would. What was learned since the merge stays: facts that touch the kept
 entity keep touching it, and what later episodes did to a moved fact's
