@@ -220,3 +220,41 @@ def test_a_merge_that_fails_midway_leaves_nothing_half_written(
     merge_id = memory.merge_entities(G, "Robert Smith", "Bob").merge_id  # and it goes through once mended
     memory.split_entity(G, merge_id)
     assert _state(memory) == before
+
+
+def test_several_entities_merge_at_once_and_split_back(memory_factory: Callable[..., Memory], clock: StepClock) -> None:
+    memory = memory_factory(model=None, relation_types=MANY_TO_ONE)
+    _graph(memory, clock)
+    memory.add_fact(G, "R. Smith", "LIVES_IN", "Madrid", valid_at="2024-06-01", subject_labels=["Person"])
+    memory.add_fact(G, "R. Smith", "LIKES", "Bob", valid_at="2023-01-01")  # between two merged entities
+    before = _state(memory)
+    clock.tick()
+    result = memory.merge_entities(G, "Robert Smith", ["Bob", "R. Smith"])
+    assert sorted(result.keep.aliases) == ["Bob", "R. Smith"] and "Person" in result.keep.labels
+    assert {e.name for e in memory.entities(G)} == {"Robert Smith", "Northwind", "Berlin", "Paris", "Rome", "Maya",
+                                                      "Madrid"}
+    # Three LIVES_IN on one subject now: each closes at the next one's start.
+    assert [f.object for f in memory.facts(G, subject="R. Smith", relation="LIVES_IN")] == ["Madrid"]
+    assert ("Robert Smith", "LIVES_IN", "Paris", "2024-06-01") in _triples(memory, include_retired=True)
+    likes = [f for f in memory.facts(G, include_retired=True) if f.relation == "LIKES"]
+    assert [(f.subject, f.object) for f in likes] == [("Robert Smith", "Robert Smith")]
+    assert likes[0].uuid in result.self_loops
+    clock.tick()
+    memory.split_entity(G, result.merge_id)
+    assert _state(memory) == before
+
+
+def test_a_declared_ending_links_across_the_merge_whichever_side_moved(
+    memory_factory: Callable[..., Memory], clock: StepClock
+) -> None:
+    types = {**MANY_TO_ONE, "LEFT": RelationType(ends=("WORKS_AT",))}
+    memory = memory_factory(model=None, relation_types=types)
+    memory.add_fact(G, "Robert Smith", "LEFT", "Initech", valid_at="2024-03-01")
+    memory.add_fact(G, "Bob", "WORKS_AT", "Initech", valid_at="2022-01-01")  # the merged side holds the state
+    before = _state(memory)
+    clock.tick()
+    merge_id = memory.merge_entities(G, "Robert Smith", "Bob").merge_id
+    assert ("Robert Smith", "WORKS_AT", "Initech", "2024-03-01") in _triples(memory, include_retired=True)
+    clock.tick()
+    memory.split_entity(G, merge_id)
+    assert _state(memory) == before

@@ -221,15 +221,18 @@ def plan_merge(
         if r is None or uuid in out.self_loops:
             continue
         declared = relation_type(r.relation_key)
-        if declared is None:
-            continue
-        for cand in screen(r, on_keep, declared).by_cardinality:
-            if cand.uuid in edges.get(uuid, set()):
+        found = [c.uuid for c in screen(r, on_keep, declared).by_cardinality] if declared is not None else []
+        for cand in on_keep:  # and the other way round, whichever came first (LEFT ends WORKS_AT)
+            theirs = relation_type(cand.relation_key)
+            if theirs is not None and cand.uuid != uuid and screen(cand, [r], theirs).by_cardinality:
+                found.append(cand.uuid)
+        for other in dict.fromkeys(found):
+            if other in edges.get(uuid, set()):
                 continue
-            link(edges, uuid, cand.uuid)
-            plan.add_conflicts.append((uuid, cand.uuid, None))
-            added_edges.append((uuid, cand.uuid))
-            targets |= {uuid, cand.uuid}
+            link(edges, uuid, other)
+            plan.add_conflicts.append((uuid, other, None))
+            added_edges.append((uuid, other))
+            targets |= {uuid, other}
 
     scratch = Plan(group_id=plan.group_id, now=plan.now, expected_revision=None)
     refresh(scratch, records, edges, {t for t in targets if t in records}, originals, None)
