@@ -4,7 +4,7 @@ backend, through the public API (the CLI and REST in their own tests below)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -100,6 +100,11 @@ def test_merge_moves_facts_mentions_and_names_and_reruns_the_rules(
     ]
     (event,) = [e for e in memory.audit_events(G) if e.kind == "entities_merged"]
     assert event.actor == "ops" and event.detail["merge_id"] == result.merge_id
+    # What was believed before the merge is still answered as it was believed.
+    then = memory.facts(G, subject="Bob", known_at=merged_at - timedelta(seconds=1), include_retired=True)
+    assert {(f.subject, f.object) for f in then} == {
+        ("Bob", "Berlin"), ("Bob", "Rome"), ("Bob", "Robert Smith"), ("Bob", "Northwind"),
+    }
     assert memory.history(G, loop.uuid)[-1].cause == "entity_merged"
 
 

@@ -237,10 +237,10 @@ def plan_merge(
     scratch = Plan(group_id=plan.group_id, now=plan.now, expected_revision=None)
     refresh(scratch, records, edges, {t for t in targets if t in records}, originals, None)
     plan.remove_conflicts.extend(removed_edges)
-    for uuid, record in sorted(deleted.items()):
+    for uuid in sorted(deleted):  # as a retraction deletes: its last state, then a marker under its old names
         plan.delete_facts.append(uuid)
         plan.history.append(HistoryEntry(originals[uuid], status_of(originals[uuid])))
-        plan.history.append(HistoryEntry(record.with_(recorded_at=plan.now, cause="entity_merged"), "deleted"))
+        plan.history.append(HistoryEntry(originals[uuid].with_(recorded_at=plan.now, cause="entity_merged"), "deleted"))
     out.changed = finish(plan, records, originals, "entity_merged")
 
     keep_key = normalise_name(keep.name)
