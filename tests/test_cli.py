@@ -181,7 +181,8 @@ def test_groups_are_separate(cli: Invoke) -> None:
     [("facts", "team-x"), ("timeline", "team-x", "Ann"), ("history", "team-x", "f1"), ("search", "team-x", "Ann"),
      ("search", "team-a", "Ann", "--also", "team-x"), ("conflicts", "team-x", "f1"), ("episodes", "team-x"),
      ("remove-episode", "team-x", "e1"), ("doctor", "team-x"), ("export", "team-x"), ("sagas", "team-x"),
-     ("audit", "team-x"), ("communities", "team-x"), ("forget", "team-x", "--entity", "Ann", "--yes")],
+     ("audit", "team-x"), ("communities", "team-x"), ("forget", "team-x", "--entity", "Ann", "--yes"),
+     ("merge", "team-x", "Ann", "Bob"), ("split", "team-x", "m1")],
 )
 def test_an_unknown_group_is_reported(cli: Invoke, args: tuple[str, ...]) -> None:
     """A typo in GROUP says so, instead of reading an empty group."""
@@ -319,7 +320,7 @@ def test_every_command_and_option_is_documented() -> None:
     assert set(commands) == {
         "add-fact", "facts", "timeline", "history", "remove-episode", "search", "conflicts", "add", "import", "resume",
         "episodes", "demo", "migrate", "doctor", "saga", "sagas", "forget", "audit", "communities", "export", "mcp",
-        "serve", "keys add", "keys list", "keys revoke", "groups",
+        "serve", "keys add", "keys list", "keys revoke", "groups", "merge", "split",
     }
     for name, options in commands.items():
         heading = re.search(rf"^## `kronograph {re.escape(name)}[ `]", docs, re.M)

@@ -19,6 +19,7 @@ from .errors import (
 from .ingest.bulk import EpisodeItem
 from .ingest.json_map import JsonMapping
 from .llm import ModelClient, ModelSettings
+from .maintain.repair import MergeResult, SplitResult
 from .memory import AsyncMemory
 from .model import (
     AddFactResult,
@@ -79,6 +80,7 @@ __all__ = [
     "JudgeError",
     "KronographError",
     "Memory",
+    "MergeResult",
     "ModelClient",
     "ModelError",
     "ModelOutputError",
@@ -94,6 +96,7 @@ __all__ = [
     "SagaInfo",
     "SagaSummary",
     "SchemaError",
+    "SplitResult",
     "StoreError",
     "TransientModelError",
     "Verdict",

@@ -18,6 +18,7 @@ from ._arguments import TimeLike, _id, _labels, _text, _time, search_arguments
 from ._lifecycle import Lifecycle
 from ._lifecycle import ModelArg as ModelArg  # re-exported: its home before the lifecycle moved out
 from ._maintenance import Maintenance
+from ._repair import Repair
 from .errors import InvalidInputError, NotFoundError
 from .ingest.bulk import EpisodeItem
 from .ingest.direct import FactInput, Resolver
@@ -53,7 +54,7 @@ from .store import FactQuery
 __all__ = ["AsyncMemory"]
 
 
-class AsyncMemory(Maintenance, Lifecycle):
+class AsyncMemory(Repair, Maintenance, Lifecycle):
     """A temporal knowledge-graph memory (async API).
 
     ``store`` is a file path, ``":memory:"``, a ``sqlite:///`` URL or a store

@@ -24,6 +24,7 @@ from .ingest.ownership import LEASE_SECONDS
 from .maintain.communities import BATCH as _COMMUNITY_BATCH
 from .maintain.communities import MAX_MODEL_CALLS as _COMMUNITY_CALLS
 from .maintain.reconcile import ReconcileReport
+from .maintain.repair import MergeResult, SplitResult
 from .maintain.sagas import MAX_CALLS
 from .memory import AsyncMemory, ModelArg
 from .model import (
@@ -259,6 +260,23 @@ class Memory:
 
     def groups(self) -> list[str]:
         return self._call(self._core.groups())
+
+    def merge_entities(
+        self, group_id: str, keep: str, merge: str | Iterable[str], *, actor: str | None = None,
+        on_behalf_of: str | None = None,
+    ) -> MergeResult:
+        """Merge one or more entities into ``keep`` in one transaction: see
+        :meth:`AsyncMemory.merge_entities <kronograph.AsyncMemory.merge_entities>`."""
+        refuse_writes_from_a_judge()
+        return self._call(self._core.merge_entities(group_id, keep, merge, actor=actor, on_behalf_of=on_behalf_of))
+
+    def split_entity(
+        self, group_id: str, merge_id: str, *, actor: str | None = None, on_behalf_of: str | None = None
+    ) -> SplitResult:
+        """Undo a merge by its ``merge_id``, in one transaction: see
+        :meth:`AsyncMemory.split_entity <kronograph.AsyncMemory.split_entity>` (and what it cannot undo)."""
+        refuse_writes_from_a_judge()
+        return self._call(self._core.split_entity(group_id, merge_id, actor=actor, on_behalf_of=on_behalf_of))
 
     def forget(
         self, group_id: str, *, entity: str | None = None, episode_id: str | None = None, dry_run: bool = False,

@@ -20,6 +20,7 @@ from .groups import groups
 from .keys import keys_app
 from .mcp import mcp
 from .migrate import migrate
+from .repair import merge, split
 from .sagas import saga, sagas
 from .search import conflicts, search
 from .serve import serve
@@ -31,7 +32,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
     "demo": demo, "groups": groups, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas,
-    "forget": forget,
+    "forget": forget, "merge": merge, "split": split,
     "audit": audit, "communities": communities, "export": export, "mcp": mcp, "serve": serve,
 }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from typing import Annotated
 
 import typer
@@ -19,7 +20,14 @@ __all__ = ["doctor"]
 _REPORTED_ONLY = ("unmentioned_episodes", "overlaps", "fragments")
 
 
-def _lines(report: ReconcileReport) -> list[str]:
+def _merge_command(group: str, db: str, keep: str, merge: str) -> str:
+    """The ``kronograph merge`` line for a fragment, ready to paste (a database
+    URL is left out: it may carry a password; ``KRONOGRAPH_DB`` covers it)."""
+    where = f" --db {shlex.quote(db)}" if db != DEFAULT_DB and "://" not in db else ""
+    return f"kronograph merge {shlex.quote(group)} {keep} {merge}{where}"
+
+
+def _lines(report: ReconcileReport, group: str, db: str = DEFAULT_DB) -> list[str]:
     out: list[str] = []
     for e in report.unmentioned_episodes:
         out.append(f"episode without mentions: {escape(e.episode_id)} ({escape(e.name)}, {when(e.reference_time)})")
@@ -39,6 +47,8 @@ def _lines(report: ReconcileReport) -> list[str]:
             f"maybe one entity ({f.source}{score}): {escape(f.a_name)} / {escape(f.b_name)}"
             f" [dim]({f.a_uuid}, {f.b_uuid})[/]"
         )
+        keep, merge = f.merge_arguments()
+        out.append(f"  to merge: [bold]{escape(_merge_command(group, db, keep, merge))}[/]")
     for e in report.orphan_entities:
         out.append(f"orphan entity: {escape(e.name)} [dim]({e.uuid})[/]")
     for s in report.stale_summaries:
@@ -94,7 +104,7 @@ def doctor(
         }, indent=2))
     else:
         out = console()
-        for line in _lines(report):
+        for line in _lines(report, group, db):
             out.print(line, soft_wrap=True)
         counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.defects.items())
         mark = "[green]✓[/]" if report.ok else "[yellow]![/]"

@@ -110,6 +110,8 @@ def resolve_entity(name: str, labels: tuple[str, ...], known: Sequence[Entity], 
     """Pick the entity a name refers to, or plan a new one; labels accumulate."""
     key = normalise_name(name)
     same_name = [e for e in known if normalise_name(e.name) == key]
+    if not same_name:  # as ingestion does: a name no entity bears finds the entity it is an alias of
+        same_name = [e for e in known if key in {normalise_name(a) for a in e.aliases}]
     chosen = choose_entity(labels, same_name)
     if chosen is None:
         entity = trusted(
@@ -295,7 +297,12 @@ async def _resolve_and_apply(
         valid_at = episode.reference_time if episode is not None else now
     _check_interval(valid_at, data.invalid_at)
 
-    known = await store.entities_named(g, {normalise_name(data.subject), normalise_name(data.object)})
+    keys = {normalise_name(data.subject), normalise_name(data.object)}
+    known = await store.entities_named(g, keys)
+    unnamed = keys - {normalise_name(e.name) for e in known}
+    if unnamed:  # a name no entity bears may be another's alias (a merged entity's name, say)
+        found = await store.entity_matches(g, unnamed, limit=1)
+        known += [m.entity for matches in found.values() for m in matches if m.how == "alias"]
     subject = resolve_entity(data.subject, clean_labels(data.subject_labels), known, plan)
     target = resolve_entity(
         data.object, clean_labels(data.object_labels), [*known, *plan.new_entities], plan

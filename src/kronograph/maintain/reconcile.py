@@ -19,8 +19,10 @@ Checks (each finding carries what is needed to act on it):
   either changes what the memory answers.
 * entity fragment candidates: pairs ingestion recorded as maybe one entity,
   and entities whose names differ only in case, spaces or punctuation.
-  Reported only: a merge rewrites every fact of both and cannot be undone
-  cleanly, and two real things may share a name.
+  Reported only, with the merge that would join them
+  (:meth:`FragmentCandidate.merge_arguments`; ``kronograph merge``): two
+  real things may share a name, so a person decides (``split_entity``
+  undoes a merge).
 * orphan entities: no fact (expired ones included) touches them and no
   episode mentions them. Repaired: deleted.
 * stale summaries: entities a fact of which was created, retired, changed or
@@ -131,6 +133,13 @@ class FragmentCandidate(_Model):
     source: str
     score: float | None = None
     episode_id: str | None = None
+
+    def merge_arguments(self) -> tuple[str, str]:
+        """(keep, merge) uuids for ``merge_entities``: the fuller (longer)
+        name is kept, else the older entity (uuids sort by creation)."""
+        a, b = (self.a_uuid, self.a_name), (self.b_uuid, self.b_name)
+        keep, other = sorted((a, b), key=lambda e: (-len(e[1]), e[0]))
+        return keep[0], other[0]
 
 
 class OrphanEntity(_Model):

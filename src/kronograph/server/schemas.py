@@ -31,8 +31,8 @@ from ..time import read_time
 __all__ = [
     "Accepted", "AuditEventList", "CommunityHit", "CommunityList", "ContradictionList", "EntityDetail",
     "EntityHit", "EntityList", "EpisodeHit", "EpisodeIn", "EpisodeList", "FactDetail", "FactHit", "FactIn",
-    "FactList", "ForgetIn", "GroupList", "Health", "ReconcileIn", "ReconcileReport", "SagaList", "SearchIn",
-    "SearchOut", "Count", "Identifier", "Label", "Time",
+    "FactList", "ForgetIn", "GroupList", "Health", "MergeIn", "ReconcileIn", "SplitIn", "ReconcileReport",
+    "SagaList", "SearchIn", "SearchOut", "Count", "Identifier", "Label", "Time",
 ]
 
 Name = Field(min_length=1, max_length=1000)
@@ -175,6 +175,21 @@ class ForgetIn(_In):
     entity: str | None = Field(default=None, min_length=1, max_length=1000)
     episode_id: Identifier | None = Field(default=None, min_length=1, max_length=200)
     dry_run: bool = False
+    actor: Identifier | None = Field(default=None, max_length=200, description=_ON_BEHALF)
+
+
+class MergeIn(_In):
+    """``merge_entities``' fields: entities by uuid, or by a name only one entity of the group bears."""
+
+    keep: str = Name
+    merge: list[Annotated[str, Name]] = Field(min_length=1, max_length=100)
+    actor: Identifier | None = Field(default=None, max_length=200, description=_ON_BEHALF)
+
+
+class SplitIn(_In):
+    """``split_entity``'s fields: the ``merge_id`` a merge answered."""
+
+    merge_id: Identifier = Field(min_length=1, max_length=200)
     actor: Identifier | None = Field(default=None, max_length=200, description=_ON_BEHALF)
 
 

@@ -13,8 +13,8 @@ from typing import Any, ClassVar, Literal
 from ..model import AuditEvent, Entity, Episode
 from .records import FactRecord, SagaState, Source
 
-__all__ = ["BuiltSummary", "CommunityState", "EpisodeState", "HistoryEntry", "Plan", "Purge", "SagaWrite",
-           "stale_summaries"]
+__all__ = ["BuiltSummary", "CommunityState", "EntityRecord", "EpisodeState", "HistoryEntry", "Plan", "Purge",
+           "SagaWrite", "stale_summaries"]
 
 _KEEP: Any = object()
 
@@ -104,6 +104,17 @@ class Purge:
 
 
 @dataclass(frozen=True, slots=True)
+class EntityRecord:
+    """An entity's labels, aliases and attributes, replaced as a whole (an
+    entity merge or its undoing): its alias index follows ``aliases``."""
+
+    uuid: str
+    labels: tuple[str, ...]
+    aliases: tuple[str, ...]
+    attributes: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class CommunityState:
     """A community's row (kronograph.maintain.communities): a new one with
     its ``members`` (entity uuids, most central first), or the new name,
@@ -140,6 +151,8 @@ class Plan:
     # every fact it creates, changes or deletes (see stale_summaries).
     stale_entities: set[str] = field(default_factory=set)
     entity_aliases: list[tuple[str, str]] = field(default_factory=list)  # (entity_uuid, alias)
+    # Entities whose labels, aliases and attributes are replaced (before entity_aliases joins its own).
+    entity_records: list[EntityRecord] = field(default_factory=list)
     # Communities: a rebuild deletes every community of the group first
     # (replace_communities) and writes the new ones, all in this transaction.
     replace_communities: bool = False
@@ -157,6 +170,7 @@ class Plan:
     fact_embeddings: dict[str, bytes] = field(default_factory=dict)
     episode_embeddings: dict[str, bytes] = field(default_factory=dict)
     mentions: list[tuple[str, str]] = field(default_factory=list)  # (episode_id, entity_uuid)
+    removed_mentions: list[tuple[str, str]] = field(default_factory=list)  # (episode_id, entity_uuid)
     new_facts: list[FactRecord] = field(default_factory=list)
     # Full new state (a new version) of existing facts: times, expiry,
     # invalidated_by, and the version's recorded_at and cause.
@@ -166,6 +180,9 @@ class Plan:
     remove_sources: list[tuple[str, str]] = field(default_factory=list)  # (fact_uuid, episode_id)
     delete_facts: list[str] = field(default_factory=list)
     add_conflicts: list[tuple[str, str, str | None]] = field(default_factory=list)  # (a, b, episode)
+    remove_conflicts: list[tuple[str, str]] = field(default_factory=list)  # (a, b): before add_conflicts
+    # New ends of existing facts (an entity merge or its undoing): uuid -> (source, target).
+    fact_ends: dict[str, tuple[str, str]] = field(default_factory=dict)
     # Superseded versions and deletion markers. A fact's current version lives
     # in the fact itself, so creating a fact writes no history.
     history: list[HistoryEntry] = field(default_factory=list)

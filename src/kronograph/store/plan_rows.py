@@ -44,6 +44,8 @@ CHANGES = (
     "saga_summaries",  # (group, saga, summary, version, cursor_at, cursor_uuid, covered_from, covered_to, episodes,
     #                    without_text, method, state, built_at, stale): replaces; the backend first checks the
     #                    stored version is the plan's expected one (SagaWrite)
+    "entity_records",  # (labels, aliases, attributes, uuid, group): replaced as a whole
+    "cleared_aliases",  # (group, uuid): the entity's alias index emptied (entity_aliases refills it)
     "entity_alias_lists",  # (alias, uuid, group): the alias joins the entity's list (a set, in byte order)
     "entity_aliases",  # (group, alias_key, uuid)
     "entity_fragments",  # (a, b, group, score, episode_id, created_at)
@@ -55,6 +57,7 @@ CHANGES = (
     "community_vectors",  # (vector, group, uuid)
     "deleted_communities",  # (group, uuid): with its members
     "mentions",  # (group, episode_id, entity_uuid)
+    "removed_mentions",  # (group, episode_id, entity_uuid)
     "facts",  # (uuid, group, source, target, relation, relation_key, fact, valid_at, invalid_at,
     #           stated_invalid_at, created_at, expired_at, invalidated_by, attributes, recorded_at, cause,
     #           cause_episode, vector)
@@ -62,6 +65,8 @@ CHANGES = (
     "removed_sources",  # (group, fact_uuid, episode_id)
     "fact_versions",  # (valid_at, invalid_at, stated_invalid_at, expired_at, invalidated_by, recorded_at, cause,
     #                   cause_episode, uuid, group)
+    "fact_ends",  # (source, target, uuid, group)
+    "removed_conflicts",  # (a, b, group)
     "fact_conflicts",  # (a, b, group, episode_id, created_at)
     "fact_history",  # (group, fact_uuid, recorded_at, cause, episode_id, status, source, target, subject, object,
     #                  subject_key, object_key, relation, relation_key, fact, valid_at, invalid_at,
@@ -163,8 +168,13 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "entity_summaries", [(summary, uuid, g) for uuid, summary in plan.entity_summaries.items()]
     yield "built_summaries", [(b.summary, now, b.entity_uuid, g, b.stale) for b in plan.built_summaries]
     yield "saga_summaries", _saga_rows(plan, enc)
+    yield "entity_records", [
+        (json(list(r.labels)), json(sorted(set(r.aliases))), json(r.attributes), r.uuid, g) for r in plan.entity_records
+    ]
+    yield "cleared_aliases", [(g, r.uuid) for r in plan.entity_records]
     yield "entity_alias_lists", [(alias, uuid, g) for uuid, alias in plan.entity_aliases]
-    yield "entity_aliases", [(g, normalise_name(alias), uuid) for uuid, alias in plan.entity_aliases]
+    aliases = plan.entity_aliases + [(r.uuid, alias) for r in plan.entity_records for alias in r.aliases]
+    yield "entity_aliases", [(g, normalise_name(alias), uuid) for uuid, alias in aliases]
     yield "entity_fragments", [
         (min(a, b), max(a, b), g, score, episode_id, now) for a, b, score, episode_id in plan.fragments
     ]
@@ -181,6 +191,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "community_vectors", [(vector(v), g, uuid) for uuid, v in plan.community_embeddings.items()]
     yield "deleted_communities", [(g, uuid) for uuid in plan.delete_communities]
     yield "mentions", [(g, episode_id, entity_uuid) for episode_id, entity_uuid in plan.mentions]
+    yield "removed_mentions", [(g, episode_id, entity_uuid) for episode_id, entity_uuid in plan.removed_mentions]
     yield "facts", [
         (f.uuid, g, f.source_uuid, f.target_uuid, f.relation, f.relation_key, f.fact, to_micros(f.valid_at),
          _t(f.invalid_at), _t(f.stated_invalid_at), to_micros(f.created_at), _t(f.expired_at), f.invalidated_by,
@@ -200,6 +211,8 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
          to_micros(f.version_at), f.cause, f.cause_episode, f.uuid, g)
         for f in plan.updated_facts
     ]
+    yield "fact_ends", [(source, target, uuid, g) for uuid, (source, target) in plan.fact_ends.items()]
+    yield "removed_conflicts", [(min(a, b), max(a, b), g) for a, b in plan.remove_conflicts]
     yield "fact_conflicts", [(min(a, b), max(a, b), g, episode_id, now) for a, b, episode_id in plan.add_conflicts]
     yield "fact_history", [_history(g, h.record, h.status, enc) for h in plan.history]
     yield "retracted_facts", [

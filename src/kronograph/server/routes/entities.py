@@ -1,4 +1,4 @@
-"""Entities: list, read one with every interval of its facts, forget one."""
+"""Entities: list, read one with every interval of its facts, forget one, merge and split."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from ...maintain.repair import MergeResult, SplitResult
 from ...model import ForgetReport
 from ..auth import GroupPath, Who
 from ..errors import ErrorBody
 from ..limits import ID_MAX, NAME_MAX
-from ..schemas import EntityDetail, EntityList
+from ..schemas import EntityDetail, EntityList, MergeIn, SplitIn
 from . import ERRORS, Mem
 
 router = APIRouter(tags=["entities"], responses={k: {**v, "model": ErrorBody} for k, v in ERRORS.items()})
@@ -42,3 +43,16 @@ async def forget_entity(group: GroupPath, entity_uuid: str, memory: Mem, who: Wh
     """Erase an entity for good (``forget``), and say whether any trace is left."""
     await memory.entity(group, entity_uuid)  # 404 for an unknown uuid, rather than an empty purge
     return await memory.forget(group, entity=entity_uuid, **who.attribution())
+
+
+@router.post("/v1/groups/{group}/entities/merge", response_model=MergeResult)
+async def merge_entities(group: GroupPath, body: MergeIn, memory: Mem, who: Who) -> MergeResult:
+    """Merge entities found to be one into ``keep`` in one transaction (see
+    ``merge_entities``); the answer's ``merge_id`` undoes it."""
+    return await memory.merge_entities(group, body.keep, body.merge, **who.attribution(body.actor))
+
+
+@router.post("/v1/groups/{group}/entities/split", response_model=SplitResult)
+async def split_entity(group: GroupPath, body: SplitIn, memory: Mem, who: Who) -> SplitResult:
+    """Undo a merge by its ``merge_id`` in one transaction (see ``split_entity``)."""
+    return await memory.split_entity(group, body.merge_id, **who.attribution(body.actor))

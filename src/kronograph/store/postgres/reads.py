@@ -49,7 +49,13 @@ __all__ = [
 
 Params = dict[str, Any]
 
-_BY_NAME = "(SELECT uuid FROM entities WHERE group_id = %(g)s AND name_key = %({0})s)"
+# The entities of a name: those so named, or, when none is, those it is an
+# alias of (a merged entity's name finds the entity it was merged into).
+_BY_NAME = (
+    "(SELECT uuid FROM entities WHERE group_id = %(g)s AND name_key = %({0})s"
+    " UNION SELECT entity_uuid FROM entity_aliases WHERE group_id = %(g)s AND alias_key = %({0})s"
+    " AND NOT EXISTS (SELECT 1 FROM entities WHERE group_id = %(g)s AND name_key = %({0})s))"
+)
 # Facts touching an entity of that name at either end: a union of two index
 # lookups the facts are then joined to, so the group's other facts are never walked.
 _FROM_TOUCHING = (
@@ -91,7 +97,7 @@ async def entities(
 ) -> list[Entity]:
     sql = f"SELECT {ENTITY_COLUMNS} FROM entities e WHERE e.group_id = %(g)s"
     if name_key is not None:
-        sql += " AND e.name_key = %(name)s"
+        sql += " AND e.uuid IN " + _BY_NAME.format("name")
     if label is not None:
         sql += (
             " AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(e.labels) l(v)"

@@ -54,6 +54,9 @@ SQL = {
     " cursor_uuid = excluded.cursor_uuid, covered_from = excluded.covered_from, covered_to = excluded.covered_to,"
     " episodes = excluded.episodes, without_text = excluded.without_text, method = excluded.method,"
     " state = excluded.state, built_at = excluded.built_at, stale = excluded.stale",
+    "entity_records": "UPDATE entities SET labels = %s, aliases = %s, attributes = %s WHERE uuid = %s"
+    " AND group_id = %s",
+    "cleared_aliases": "DELETE FROM entity_aliases WHERE group_id = %s AND entity_uuid = %s",
     "entity_alias_lists": "UPDATE entities SET aliases = (SELECT jsonb_agg(v ORDER BY v COLLATE \"C\") FROM"
     " (SELECT jsonb_array_elements_text(aliases) UNION SELECT %s::text) x(v)) WHERE uuid = %s AND group_id = %s",
     "entity_aliases": "INSERT INTO entity_aliases(group_id, alias_key, entity_uuid) VALUES (%s,%s,%s)"
@@ -71,6 +74,7 @@ SQL = {
     "deleted_communities": "DELETE FROM communities WHERE group_id = %s AND uuid = %s",
     "community_vectors": "UPDATE communities SET embedding = %s WHERE group_id = %s AND uuid = %s",
     "mentions": "INSERT INTO mentions(group_id, episode_id, entity_uuid) VALUES (%s,%s,%s) ON CONFLICT DO NOTHING",
+    "removed_mentions": "DELETE FROM mentions WHERE group_id = %s AND episode_id = %s AND entity_uuid = %s",
     "facts": "INSERT INTO facts(uuid, group_id, source_uuid, target_uuid, relation, relation_key, fact,"
     " valid_at, invalid_at, stated_invalid_at, created_at, expired_at, invalidated_by, attributes,"
     " recorded_at, cause, cause_episode, embedding)"
@@ -82,6 +86,8 @@ SQL = {
     "removed_sources": "DELETE FROM fact_sources WHERE group_id = %s AND fact_uuid = %s AND episode_id = %s",
     "fact_versions": "UPDATE facts SET valid_at = %s, invalid_at = %s, stated_invalid_at = %s, expired_at = %s,"
     " invalidated_by = %s, recorded_at = %s, cause = %s, cause_episode = %s WHERE uuid = %s AND group_id = %s",
+    "fact_ends": "UPDATE facts SET source_uuid = %s, target_uuid = %s WHERE uuid = %s AND group_id = %s",
+    "removed_conflicts": "DELETE FROM fact_conflicts WHERE a = %s AND b = %s AND group_id = %s",
     "fact_conflicts": "INSERT INTO fact_conflicts(a, b, group_id, episode_id, created_at) VALUES (%s,%s,%s,%s,%s)"
     " ON CONFLICT DO NOTHING",
     "fact_history": "INSERT INTO fact_history(group_id, fact_uuid, recorded_at, cause, episode_id, status,"

@@ -53,6 +53,11 @@ class EntityCache:
             slot = (g, normalise_name(entity.name))
             if slot in self._by_name:
                 self._by_name[slot] = (*self._by_name[slot], entity)
+        if plan.entity_records:  # replaced as a whole (a merge, or its undoing): read again when next asked
+            changed = {r.uuid for r in plan.entity_records}
+            for slot, entities in list(self._by_name.items()):
+                if slot[0] == g and any(e.uuid in changed for e in entities):
+                    del self._by_name[slot]
         if plan.entity_labels or plan.delete_entities:
             gone = set(plan.delete_entities)
             for slot, entities in list(self._by_name.items()):

@@ -34,7 +34,13 @@ __all__ = [
 _FROM_FACTS = (
     " FROM facts f JOIN entities s ON s.uuid = f.source_uuid JOIN entities o ON o.uuid = f.target_uuid"
 )
-_BY_NAME = "(SELECT uuid FROM entities WHERE group_id = :g AND name_key = :{0})"
+# The entities of a name: those so named, or, when none is, those it is an
+# alias of (a merged entity's name finds the entity it was merged into).
+_BY_NAME = (
+    "(SELECT uuid FROM entities WHERE group_id = :g AND name_key = :{0}"
+    " UNION SELECT entity_uuid FROM entity_aliases WHERE group_id = :g AND alias_key = :{0}"
+    " AND NOT EXISTS (SELECT 1 FROM entities WHERE group_id = :g AND name_key = :{0}))"
+)
 # Facts touching an entity of that name at either end: a union of two index
 # lookups, joined first (CROSS JOIN fixes the order) so that SQLite starts from
 # those few facts instead of scanning the group.
@@ -79,7 +85,7 @@ def entities(
 ) -> list[Entity]:
     sql = f"SELECT {rows.ENTITY_COLUMNS} FROM entities e WHERE e.group_id = :g"
     if name_key is not None:
-        sql += " AND e.name_key = :name"
+        sql += " AND e.uuid IN " + _BY_NAME.format("name")
     if label is not None:
         sql += " AND EXISTS (SELECT 1 FROM json_each(e.labels) WHERE lower(value) = lower(:label))"
     sql += " ORDER BY e.created_at, e.uuid"

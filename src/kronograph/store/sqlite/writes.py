@@ -57,6 +57,8 @@ SQL = {
     " covered_from = excluded.covered_from, covered_to = excluded.covered_to, episodes = excluded.episodes,"
     " without_text = excluded.without_text, method = excluded.method, state = excluded.state,"
     " built_at = excluded.built_at, stale = excluded.stale",
+    "entity_records": "UPDATE entities SET labels = ?, aliases = ?, attributes = ? WHERE uuid = ? AND group_id = ?",
+    "cleared_aliases": "DELETE FROM entity_aliases WHERE group_id = ? AND entity_uuid = ?",
     "entity_alias_lists": "UPDATE entities SET aliases = (SELECT json_group_array(value) FROM"
     " (SELECT value FROM json_each(entities.aliases) UNION SELECT ?)) WHERE uuid = ? AND group_id = ?",
     "entity_aliases": "INSERT OR IGNORE INTO entity_aliases(group_id, alias_key, entity_uuid) VALUES (?,?,?)",
@@ -72,6 +74,7 @@ SQL = {
     "deleted_communities": "DELETE FROM communities WHERE group_id = ? AND uuid = ?",
     "community_vectors": "UPDATE communities SET embedding = ? WHERE group_id = ? AND uuid = ?",
     "mentions": "INSERT OR IGNORE INTO mentions(group_id, episode_id, entity_uuid) VALUES (?,?,?)",
+    "removed_mentions": "DELETE FROM mentions WHERE group_id = ? AND episode_id = ? AND entity_uuid = ?",
     "facts": "INSERT INTO facts(uuid, group_id, source_uuid, target_uuid, relation, relation_key, fact,"
     " valid_at, invalid_at, stated_invalid_at, created_at, expired_at, invalidated_by, attributes,"
     " recorded_at, cause, cause_episode, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -80,6 +83,8 @@ SQL = {
     "removed_sources": "DELETE FROM fact_sources WHERE group_id = ? AND fact_uuid = ? AND episode_id = ?",
     "fact_versions": "UPDATE facts SET valid_at = ?, invalid_at = ?, stated_invalid_at = ?, expired_at = ?,"
     " invalidated_by = ?, recorded_at = ?, cause = ?, cause_episode = ? WHERE uuid = ? AND group_id = ?",
+    "fact_ends": "UPDATE facts SET source_uuid = ?, target_uuid = ? WHERE uuid = ? AND group_id = ?",
+    "removed_conflicts": "DELETE FROM fact_conflicts WHERE a = ? AND b = ? AND group_id = ?",
     "fact_conflicts": "INSERT OR IGNORE INTO fact_conflicts(a, b, group_id, episode_id, created_at)"
     " VALUES (?,?,?,?,?)",
     "fact_history": "INSERT INTO fact_history(group_id, fact_uuid, recorded_at, cause, episode_id, status,"
