@@ -127,6 +127,9 @@ def search(
     include_retired: Annotated[
         bool, typer.Option("--include-retired", help="Closed intervals too; not with --as-of.")
     ] = False,
+    include_events: Annotated[
+        bool, typer.Option("--include-events", help="Events too (LEFT, MET...: moments, not standing facts).")
+    ] = False,
     center: Annotated[
         list[str], option("NAME", "Centre entity for graph search and node distance; repeatable.")
     ] = [],  # noqa: B006
@@ -152,7 +155,8 @@ def search(
     with open_memory(db) as memory:
         results = memory.search(
             groups, query, scopes=scopes, recipe=recipe, limit=limit, as_of=as_of, known_at=known_at,
-            include_retired=include_retired, center_entity=center or None, filters=filters,
+            include_retired=include_retired, include_events=include_events, center_entity=center or None,
+            filters=filters,
         )
     if as_json:
         typer.echo(_as_json(results, scopes))
