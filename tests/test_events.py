@@ -192,3 +192,11 @@ def test_a_leaving_a_model_extracts_is_an_event_too(memory_factory: MakeMemory) 
     result = memory.add_episode("g", "Ann left Acme.", reference_time="2024-05-01")
     assert result.ok and _said(result.created) == [("Ann LEFT Acme", "2024-05-01", True)]
     assert memory.facts("g") == [] and len(memory.events("g")) == 1
+
+
+def test_forgetting_erases_events_and_proves_it(memory_factory: MakeMemory) -> None:
+    memory = memory_factory(model=None)
+    _chat(memory)
+    report = memory.forget("g", entity="Northwind")
+    assert report.verified and report.leftovers == []
+    assert {f.triple for f in memory.events("g")} == {"Sam MET Maya"}
