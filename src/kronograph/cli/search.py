@@ -168,7 +168,8 @@ def search(
     if results.left_out:
         out.print(
             f"[yellow]{plural(results.left_out, 'matching fact')} left out by the temporal mode[/] "
-            "(use --include-retired for closed intervals, or --as-of / --known-at for another time)"
+            "(use --include-retired for closed intervals, --include-events for events, or --as-of / --known-at"
+            " for another time)"
         )
 
 

@@ -192,7 +192,8 @@ class FactsOut(_Out):
     def text(self) -> str:
         body = _facts_text(f"{len(self.facts)} fact(s) in group {self.group_id!r}", self.facts, "none found")
         if self.left_out:
-            body += f"\n({self.left_out} more matched but are retired or not valid then: include_retired shows them)"
+            body += (f"\n({self.left_out} more matched but are retired, not valid then or events:"
+                     " include_retired, include_events show them)")
         return body
 
 
