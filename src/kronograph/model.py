@@ -121,13 +121,8 @@ class Cardinality(StrEnum):
 class RelationType(_Model):
     """A declared relation. A cardinality other than many-to-many makes
     contradiction detection deterministic for that relation: no judge needed.
-
-    ``event=True`` declares it a moment, not a standing fact (``LEFT``,
-    ``MET``): a fact of it happened at its ``valid_at`` and is left out of
-    what is true now; it still ends what its ``ends`` names, but no rule of
-    cardinality ever closes it, nor does another event. ``False`` declares a
-    state; ``None`` (the default) keeps the built-in default, which makes the
-    extractor's moment relations events (see :mod:`kronograph.event_relations`)."""
+    ``event=True``: its facts are moments (``LEFT``), not standing facts;
+    ``False``: states; ``None``: as :mod:`kronograph.event_relations` says."""
 
     cardinality: Cardinality = Cardinality.MANY_TO_MANY
     description: str | None = None
@@ -296,10 +291,8 @@ class Fact(_Model):
 
     ``valid_at``/``invalid_at``: when it held in the world (business time).
     ``created_at``/``expired_at``: when this record was believed (transaction time).
-    ``event``: it is a moment (``Sam LEFT Northwind`` on its ``valid_at``), not
-    a standing fact: reads of what is true leave it out unless asked for
-    (``include_events``), timelines show it as a point. Decided when it was
-    written, from its relation's type (:class:`RelationType`).
+    ``event``: a moment (``Sam LEFT Northwind`` on ``valid_at``), not a standing
+    fact, left out of what is true unless asked for (see :class:`RelationType`).
     """
 
     uuid: str

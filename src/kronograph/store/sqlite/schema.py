@@ -7,6 +7,7 @@ refuses a database written by a newer kronograph.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 
@@ -508,35 +509,21 @@ def _leases(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+# Events (kronograph.event_relations): a moment, not a standing fact; kept with each version. Facts of a
+# built-in event relation that ingestion extracted (not add_fact) become events; declared types are not stored.
 _V15 = """
--- Events (kronograph.event_relations): a fact that is a moment (Sam LEFT
--- Northwind on its valid_at), not a standing one; reads of what is true now
--- leave it out unless asked for. Decided when a fact is written; the history
--- keeps it with each version, so that known_at reads tell too.
 ALTER TABLE facts ADD COLUMN event INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE fact_history ADD COLUMN event INTEGER NOT NULL DEFAULT 0;
-"""
-
-# Existing facts of a built-in event relation that ingestion extracted (a
-# source not added with add_fact, which applies no built-in defaults) become
-# events, their history with them; relation types a memory declared are not
-# stored, so a declared event stays a state until it is restated.
-_V15_BACKFILL = """
-UPDATE facts SET event = 1 WHERE relation_key IN (SELECT value FROM json_each(?))
-AND EXISTS (SELECT 1 FROM fact_sources fs WHERE fs.fact_uuid = facts.uuid
-            AND coalesce(json_extract(fs.provenance, '$.extractor'), '') <> 'direct')
+UPDATE facts SET event = 1 WHERE relation_key IN (SELECT value FROM json_each(:events)) AND EXISTS (SELECT 1
+FROM fact_sources fs WHERE fs.fact_uuid = facts.uuid AND json_extract(fs.provenance, '$.extractor') IS NOT 'direct');
+UPDATE fact_history SET event = 1 WHERE fact_uuid IN (SELECT uuid FROM facts WHERE event = 1);
 """
 
 
 def _events(conn: sqlite3.Connection) -> None:
-    import json
-
-    from ...event_relations import BUILT_IN_EVENTS
-
+    from ...event_relations import BUILT_IN_EVENTS  # the list as this version knows it
     for statement in _statements(_V15):
-        conn.execute(statement)
-    conn.execute(_V15_BACKFILL, (json.dumps(sorted(BUILT_IN_EVENTS)),))
-    conn.execute("UPDATE fact_history SET event = 1 WHERE fact_uuid IN (SELECT uuid FROM facts WHERE event = 1)")
+        conn.execute(statement, {"events": json.dumps(sorted(BUILT_IN_EVENTS))})
 
 
 def _statements(script: str) -> list[str]:
