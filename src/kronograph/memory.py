@@ -60,7 +60,8 @@ class AsyncMemory(Maintenance, Lifecycle):
     ``store`` is a file path, ``":memory:"``, a ``sqlite:///`` URL or a store
     object. ``clock`` returns the current time (tests and replays pass their
     own); ``judge`` decides contradictions a declared cardinality does not;
-    ``relation_types`` declares cardinalities by relation name.
+    ``relation_types`` declares cardinalities, endings and events by relation
+    name (:class:`~kronograph.model.RelationType`).
     ``candidate_limit`` caps, per endpoint and per side of the new fact's
     valid time, how many same-relation facts are considered (the nearest in
     time), which bounds the work and what a judge is shown on busy entities.
