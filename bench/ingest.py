@@ -140,11 +140,12 @@ class Driver:
         }
 
     def contents(self) -> tuple[list[Fact], int]:
-        """Every fact (retired and expired too) and the number of entities."""
+        """Every fact (retired, expired and events too) and the number of entities."""
         if self.sync is not None:
-            facts = self.sync.facts(GROUP, include_retired=True, include_expired=True)
+            facts = self.sync.facts(GROUP, include_retired=True, include_expired=True, include_events=True)
             return facts, len(self.sync.entities(GROUP))
-        facts = self.loop.run_until_complete(self.core.facts(GROUP, include_retired=True, include_expired=True))
+        every = self.core.facts(GROUP, include_retired=True, include_expired=True, include_events=True)
+        facts = self.loop.run_until_complete(every)
         return facts, len(self.loop.run_until_complete(self.core.entities(GROUP)))
 
     def close(self) -> None:

@@ -276,6 +276,12 @@ def test_demo_reads_the_chat_offline_and_answers_about_the_past(cli: Invoke) -> 
     assert f"{moved[1]} → now        │ Priya LIVES_IN Paris" in timeline  # "last week", seen from 2024-03-02
     assert "2024-01-08 → 2024-06-09 │ Priya WORKS_AT Acme" in timeline and "closed" in timeline
     assert "2024-07-01 → now        │ Priya WORKS_AT Umbrella" in timeline
+    # leaving is an event: a point in the timeline, said as what happened, never a current fact
+    assert re.search(r"on 2024-06-09 +│ Priya LEFT Acme +│ event", timeline), timeline
+    assert "Priya left Acme on 2024-06-09" in out
+    current = out[out.index("current facts") : out.index("timeline of Priya")]
+    assert "Priya   │ WORKS_AT │ Umbrella" in current and "LEFT" not in current.split("events")[0]
+    assert not re.search(r"→ now +│ Priya LEFT", out)
 
     def answer(question: str) -> str:
         return out[out.index(question) :].splitlines()[0].rstrip()

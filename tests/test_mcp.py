@@ -34,7 +34,7 @@ from kronograph.server.mcp_tools import Access
 KRONOGRAPH = str(Path(sys.executable).with_name("kronograph"))
 TOOLS = {
     "add_memory", "search_facts", "search_entities", "get_episodes", "timeline", "conflicts", "get_fact",
-    "delete_episode", "delete_fact", "summarize_saga", "list_groups",
+    "delete_episode", "delete_fact", "summarize_saga", "list_groups", "get_events",
 }
 
 
@@ -120,6 +120,10 @@ async def _every_tool_over_stdio(db: Path) -> None:
         assert [f["object"] for f in timeline["facts"]] == ["Acme", "Initech"]
         for fact in timeline["facts"]:
             _interval_and_sources(fact)
+
+        happened = await _call(session, "get_events", entity="Alice")  # leaving is an event, not a current fact
+        assert [(f["relation"], f["event"]) for f in happened["facts"]] == [("LEFT", True)]
+        assert "LEFT" not in {f["relation"] for f in now["facts"]}
 
         slot = await _call(session, "conflicts", fact_uuid=acme["uuid"])
         assert acme["uuid"] in {f["uuid"] for f in slot["slot"]} and len(slot["slot"]) >= 2

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from kronograph.ingest.entities import choose_entity, compatible
 from kronograph.ingest.resolution import decide, plan_fact, screen
 from kronograph.ingest.timeline import merge_sources, recompute
-from kronograph.model import Entity, RelationType, Verdict
+from kronograph.model import Entity, RelationType, Verdict, fold_relation
 from kronograph.store.plan import Plan
 from kronograph.store.records import FactRecord, Neighbourhood, Source
 
@@ -204,3 +204,37 @@ def test_only_a_fact_of_the_same_pair_can_be_a_duplicate() -> None:
     employed = rec("f4", "acme", "employs", "alice", 9, created=9)
     decision = decide(screen(employed, [works], None), Verdict(duplicate_of="f3"))
     assert decision.duplicate_of is works and decision.refused == []
+
+
+class TestEvents:
+    """The event rules, as pure decisions: no database."""
+
+    def event(self, uuid: str, s: str, rel: str, o: str, start: int, **kw: object) -> FactRecord:
+        return self.state(uuid, s, rel, o, start, **kw).with_(event=True)
+
+    def state(self, uuid: str, s: str, rel: str, o: str, start: int, **kw: object) -> FactRecord:
+        return rec(uuid, s, rel, o, start, **kw).with_(relation_key=fold_relation(rel))  # type: ignore[arg-type]
+
+    def test_the_same_event_is_one_only_on_the_same_day(self) -> None:
+        met = self.event("f1", "sam", "MET", "maya", 3)
+        assert screen(self.event("n", "sam", "MET", "maya", 3), [met], None).restatement is met
+        other_day = screen(self.event("n", "sam", "MET", "maya", 9), [met], None)
+        assert other_day.restatement is None and not other_day.by_cardinality and not other_day.for_judge
+
+    def test_no_cardinality_ever_retires_an_event_nor_is_applied_by_one(self) -> None:
+        moves = RelationType(cardinality="many_to_one", event=True)
+        berlin = self.event("f1", "sam", "MOVED_TO", "berlin", 1)
+        found = screen(self.event("n", "sam", "MOVED_TO", "paris", 5), [berlin], moves)
+        assert found.by_cardinality == [] and found.for_judge == []
+        state = self.state("f2", "sam", "MOVED_TO", "rome", 1)  # written before the relation was declared
+        assert screen(self.event("n", "sam", "MOVED_TO", "paris", 5), [state], moves).by_cardinality == []
+
+    def test_an_event_ends_what_its_relation_ends_but_nothing_ends_an_event(self) -> None:
+        left = RelationType(ends=("WORKS_AT", "JOINED"), event=True)
+        job = self.state("f1", "sam", "WORKS_AT", "acme", 1)
+        joined = self.event("f2", "sam", "JOINED", "acme", 1)
+        found = screen(self.event("n", "sam", "LEFT", "acme", 5), [job, joined], left)
+        assert found.by_cardinality == [job]  # the state it ends, not the moment of joining
+        later = self.state("f3", "sam", "WORKS_AT", "acme", 9)
+        assert recompute(joined, [later], day(10)).invalid_at is None  # linked (a judge), still not closed
+        assert recompute(job, [self.event("n", "sam", "LEFT", "acme", 5)], day(10)).invalid_at == day(5)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
 
 from kronograph.errors import ConcurrentWriteError, StoreError
+from kronograph.ingest.timeline import supersede
 from kronograph.model import Entity, Episode
 from kronograph.store import FactQuery, Store
 from kronograph.store.plan import Plan
@@ -146,5 +148,41 @@ def test_reads_are_scoped_by_group(backend: Callable[..., Store]) -> None:
         assert await store.fact_candidates("h", "a", "b", "knows", around=NOW) == []
         assert await store.entities_named("h", ["a"]) == []
         assert await store.timeline("h", "a", None) == []
+
+    on_store(backend, check)
+
+
+def test_the_event_flag_is_written_and_read_and_filters_facts(backend: Callable[..., Store]) -> None:
+    """A fact's ``event`` flag goes in with it and its history, comes back on
+    every read, and a query keeps events only, states only, or both; and
+    ``since``/``until`` bound its valid_at."""
+    later = datetime(2025, 3, 1, tzinfo=UTC)
+
+    async def check(store: Store) -> None:
+        plan = first_plan(await store.revision("g"))
+        plan.new_entities.append(entity("c", "C"))
+        plan.new_facts.append(replace(record("f2", "a", "c"), relation="MET", relation_key="met", event=True))
+        await store.apply(plan)
+        met = (await store.facts("g", FactQuery(as_of=NOW, uuids=("f2",))))[0]
+        assert met.event and not (await store.facts("g", FactQuery(as_of=NOW, uuids=("f1",))))[0].event
+        assert [f.uuid for f in await store.facts("g", FactQuery(as_of=NOW, event=True))] == ["f2"]
+        assert [f.uuid for f in await store.facts("g", FactQuery(as_of=NOW, event=False))] == ["f1"]
+        assert {f.uuid for f in await store.facts("g", FactQuery(as_of=NOW))} == {"f1", "f2"}
+        assert (await store.conflict_neighbourhood("g", ["f2"], 1)).records["f2"].event
+        assert [f.event for f in await store.timeline("g", "c", None)] == [True]
+        # a new version keeps the flag, and the superseded one in history has it too (known_at reads it)
+        stored = (await store.conflict_neighbourhood("g", ["f2"], 1)).records["f2"]
+        update = Plan(group_id="g", now=later, expected_revision=await store.revision("g"))
+        supersede(update, stored, stored.with_(expired_at=later), "expired", None)
+        await store.apply(update)
+        believed = FactQuery(as_of=NOW, known_at=NOW, include_retired=True, event=True)
+        assert [(f.uuid, f.event) for f in await store.facts("g", believed)] == [("f2", True)]
+        assert await store.facts("g", replace(believed, event=False, entity_key="c")) == []
+        window = FactQuery(as_of=later, include_retired=True, include_expired=True, since=NOW, until=later)
+        assert {f.uuid for f in await store.facts("g", window)} == {"f1", "f2"}
+        assert await store.facts("g", replace(window, since=later, until=None)) == []
+        assert await store.facts("g", replace(window, since=None, until=NOW)) == []
+        (found,) = await store.facts("g", replace(window, event=True))
+        assert found.event and found.expired_at == later
 
     on_store(backend, check)

@@ -79,13 +79,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     from kronograph.server.keys import KeyRing
 
     memory = AsyncMemory(tmp_path_factory.mktemp("web") / "m.db", model=None,
-                         relation_types={"LIVES_IN": {"cardinality": "many_to_one"}})
+                         relation_types={"LIVES_IN": {"cardinality": "many_to_one"}, "MET": {"event": True}})
 
     async def seed() -> None:
         await memory.add_fact("team", "Alice Moreno", "LIVES_IN", "Paris", valid_at="2019-01-01")
         await memory.add_fact("team", "Alice Moreno", "LIVES_IN", "Berlin", valid_at="2022-06-01")
         await memory.add_fact("team", "Alice Moreno", "WORKS_AT", "Acme Robotics", valid_at="2020-03-01")
         await memory.add_fact("team", "Alice Moreno", "KNOWS", "Bob Stone", valid_at="2021-01-01")
+        await memory.add_fact("team", "Alice Moreno", "MET", "Carol Diaz", valid_at="2021-05-01")  # an event
         await memory.add_fact("other", "Zed", "KNOWS", "Yan")
 
     yield from _serve(memory, KeyRing(), local=True, seed=seed)
@@ -140,13 +141,18 @@ def test_search_open_an_entity_and_move_through_time(site: str, page: Page) -> N
     page.click("#entity-hits a >> text=Alice Moreno")
     page.wait_for_selector("#timeline .fact")
 
-    # Now: Berlin, Acme, Bob; Paris is a closed (retired) bar.
+    # Now: Berlin, Acme, Bob; Paris is a closed (retired) bar; meeting Carol
+    # is an event: a diamond on the timeline, not a neighbour that holds now.
     assert page.inner_text("#entity-name") == "Alice Moreno"
     assert sorted(_texts(page, "#graph .neighbour text")) == ["Acme Robotics", "Berlin", "Bob Stone"]
-    assert page.locator("#timeline .fact").count() == 4
+    assert page.locator("#timeline .fact").count() == 5
     retired = page.locator("#timeline .fact.retired")
     assert retired.count() == 1 and "Paris" in retired.text_content()
     assert page.locator("#timeline .fact.retired .cap").count() == 1  # visibly closed
+    event = page.locator("#timeline .fact.event")
+    assert event.count() == 1 and "Carol Diaz" in event.text_content()
+    assert event.locator("path").count() == 1 and event.locator("rect").count() == 0  # a point, not a bar
+    assert "on 2021-05-01" in event.locator("title").text_content()
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "web-now.png"), full_page=True)
 

@@ -122,7 +122,8 @@ class Maintenance:
 
         for query in [*report.needles, *probes]:
             for recipe in ("bm25", "cosine", "hybrid"):
-                found = await self.search(group_id, query, recipe=recipe, limit=50, include_retired=True)
+                found = await self.search(group_id, query, recipe=recipe, limit=50, include_retired=True,
+                                          include_events=True)
                 for scope in SCOPES:
                     for hit in getattr(found, scope):
                         check(f"search {scope} {recipe}", hit.item.uuid, hit.item.model_dump_json())

@@ -21,6 +21,7 @@ from rich.table import Table
 
 from .cli.output import progress_bar, short, timeline_table, when
 from .demo_conversation import CONVERSATION
+from .maintain.summaries import said
 from .model import EpisodeResult, Fact, Verdict
 from .sync import Memory
 
@@ -188,6 +189,11 @@ def _graph(console: Console, memory: Memory) -> None:
             escape(", ".join(fact.episodes)),
         )
     console.print(table)
+    happened = memory.events(GROUP)
+    if happened:
+        console.print("[bold]events[/] [dim](moments, not standing facts: left out of what is true now)[/]")
+        for event in happened:
+            console.print(f"  {escape(said(event))}  [dim]{escape(', '.join(event.episodes))}[/]")
 
 
 def _timeline(console: Console, memory: Memory) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -60,7 +61,8 @@ class AsyncMemory(Repair, Maintenance, Lifecycle):
     ``store`` is a file path, ``":memory:"``, a ``sqlite:///`` URL or a store
     object. ``clock`` returns the current time (tests and replays pass their
     own); ``judge`` decides contradictions a declared cardinality does not;
-    ``relation_types`` declares cardinalities by relation name.
+    ``relation_types`` declares cardinalities, endings and events by relation
+    name (:class:`~kronograph.model.RelationType`).
     ``candidate_limit`` caps, per endpoint and per side of the new fact's
     valid time, how many same-relation facts are considered (the nearest in
     time), which bounds the work and what a judge is shown on busy entities.
@@ -356,12 +358,57 @@ class AsyncMemory(Repair, Maintenance, Lifecycle):
         known_at: TimeLike | None = None,
         include_retired: bool = False,
         include_expired: bool = False,
+        include_events: bool = False,
         limit: int | None = None,
     ) -> list[Fact]:
         """Facts valid now (default), valid at ``as_of``, as believed at
         ``known_at`` (valid at ``as_of``, which defaults to ``known_at``), or every
         interval (``include_retired``). Names match case-insensitively, relations
-        by folded key; ``entity`` matches either end."""
+        by folded key; ``entity`` matches either end. Events (``Fact.event``:
+        moments such as ``Sam LEFT Northwind``) are not standing facts: left
+        out unless ``include_events`` (then those that had happened by then);
+        :meth:`events` reads them by time."""
+        checks.flag("include_events", include_events)
+        g, query = self._fact_query(
+            group_id, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
+            known_at=known_at, include_retired=include_retired, include_expired=include_expired, limit=limit,
+        )
+        query = replace(query, event=None if include_events else False)
+        return await (await self._ready()).facts(g, query)
+
+    async def events(
+        self,
+        group_id: str,
+        *,
+        subject: str | None = None,
+        relation: str | None = None,
+        object: str | None = None,
+        entity: str | None = None,
+        since: TimeLike | None = None,
+        until: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        include_expired: bool = False,
+        limit: int | None = None,
+    ) -> list[Fact]:
+        """The group's events (``Fact.event``: moments such as ``Sam LEFT
+        Northwind``, ``Sam MET Maya``), by when they happened: those at or
+        after ``since`` and before ``until``, as believed now or at
+        ``known_at``. Names and relations match as in :meth:`facts`."""
+        start, end = _time("since", since), _time("until", until)
+        if start is not None and end is not None and end <= start:
+            raise InvalidInputError("until", f"{end.isoformat()} is not after since {start.isoformat()}")
+        g, query = self._fact_query(
+            group_id, subject=subject, relation=relation, object=object, entity=entity, as_of=None,
+            known_at=known_at, include_retired=True, include_expired=include_expired, limit=limit,
+        )
+        return await (await self._ready()).facts(g, replace(query, event=True, since=start, until=end))
+
+    def _fact_query(
+        self, group_id: str, *, subject: str | None, relation: str | None, object: str | None,
+        entity: str | None, as_of: TimeLike | None, known_at: TimeLike | None, include_retired: bool,
+        include_expired: bool, limit: int | None,
+    ) -> tuple[str, FactQuery]:
+        """The group and the query of :meth:`facts` and :meth:`events`, checked."""
         g = self._group(group_id)
         when = _time("as_of", as_of)
         believed = _time("known_at", known_at)
@@ -370,7 +417,7 @@ class AsyncMemory(Repair, Maintenance, Lifecycle):
         if include_retired and when is not None:
             raise InvalidInputError("as_of", "cannot be combined with include_retired (which returns every interval)")
         checks.count("limit", limit, optional=True)
-        query = FactQuery(
+        return g, FactQuery(
             as_of=when or believed or self._now(),
             subject_key=self._name_key("subject", subject),
             object_key=self._name_key("object", object),
@@ -381,7 +428,6 @@ class AsyncMemory(Repair, Maintenance, Lifecycle):
             include_expired=include_expired,
             limit=limit,
         )
-        return await (await self._ready()).facts(g, query)
 
     @staticmethod
     def _name_key(field: str, value: str | None) -> str | None:
@@ -406,18 +452,21 @@ class AsyncMemory(Repair, Maintenance, Lifecycle):
         as_of: TimeLike | None = None,
         known_at: TimeLike | None = None,
         include_retired: bool = False,
+        include_events: bool = False,
         center_entity: str | Iterable[str] | None = None,
         filters: SearchFilters | None = None,
         query_vector: Sequence[float] | None = None,
     ) -> SearchResults:
         """Ranked facts, entities, episodes and communities for ``query``, with
         no model in the way: current facts by default; ``as_of``, ``known_at``
-        and ``include_retired`` as in :meth:`facts` (episodes under ``as_of``
+        and ``include_retired`` as in :meth:`facts`, and events only with
+        ``include_events`` (episodes under ``as_of``
         are those referenced by then; communities, which describe the graph
         of their last build, only without ``as_of`` and ``known_at``). ``recipe`` names the methods and the
         reranker (see ``docs/search.md``); ``center_entity`` (names or uuids)
         feeds graph search and the node-distance reranker. ``query_vector``
         skips embedding the query. Never returns anything of a group not asked for."""
+        checks.flag("include_events", include_events)
         args = search_arguments(
             group_ids, query, scopes=scopes, recipe=recipe, limit=limit, as_of=as_of, known_at=known_at,
             include_retired=include_retired, center_entity=center_entity, filters=filters,
@@ -442,6 +491,7 @@ class AsyncMemory(Repair, Maintenance, Lifecycle):
         request = SearchRequest(
             group_ids=args.groups, query=text, vector=vector, scopes=args.scopes, recipe=chosen, limit=args.limit,
             now=self._now(), as_of=args.as_of, known_at=args.known_at, include_retired=include_retired,
+            include_events=include_events,
             centers=args.centers, filters=args.filters, cross_encoder=self._cross_encoder,
             cosine_weight=float(getattr(self._ingestion.embedder, "fusion_weight", 0.3)),
         )

@@ -120,10 +120,13 @@ class Cardinality(StrEnum):
 
 class RelationType(_Model):
     """A declared relation. A cardinality other than many-to-many makes
-    contradiction detection deterministic for that relation: no judge needed."""
+    contradiction detection deterministic for that relation: no judge needed.
+    ``event=True``: its facts are moments (``LEFT``), not standing facts;
+    ``False``: states; ``None``: as :mod:`kronograph.event_relations` says."""
 
     cardinality: Cardinality = Cardinality.MANY_TO_MANY
     description: str | None = None
+    event: bool | None = Field(default=None, strict=True)
     # Relations a fact of this one ends between the same two entities
     # (``LEFT`` ends ``WORKS_AT``): deterministic too, no judge needed.
     ends: tuple[str, ...] = ()
@@ -288,6 +291,8 @@ class Fact(_Model):
 
     ``valid_at``/``invalid_at``: when it held in the world (business time).
     ``created_at``/``expired_at``: when this record was believed (transaction time).
+    ``event``: a moment (``Sam LEFT Northwind`` on ``valid_at``), not a standing
+    fact, left out of what is true unless asked for (see :class:`RelationType`).
     """
 
     uuid: str
@@ -305,13 +310,15 @@ class Fact(_Model):
     invalidated_by: str | None = None
     episodes: tuple[str, ...] = ()
     attributes: dict[str, Any] = Field(default_factory=dict)
+    event: bool = False
 
     @property
     def triple(self) -> str:
         return f"{self.subject} {self.relation} {self.object}"
 
     def is_valid_at(self, moment: datetime) -> bool:
-        """True when the fact held in the world at ``moment``."""
+        """True when the fact held in the world at ``moment`` (an event: when
+        it had happened by then, and its stated end, if any, had not passed)."""
         moment = _utc(moment)
         return self.valid_at <= moment and (self.invalid_at is None or moment < self.invalid_at)
 

@@ -298,12 +298,35 @@ class Memory:
         known_at: TimeLike | None = None,
         include_retired: bool = False,
         include_expired: bool = False,
+        include_events: bool = False,
         limit: int | None = None,
     ) -> list[Fact]:
         return self._call(
             self._core.facts(
                 group_id, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
-                known_at=known_at, include_retired=include_retired, include_expired=include_expired, limit=limit,
+                known_at=known_at, include_retired=include_retired, include_expired=include_expired,
+                include_events=include_events, limit=limit,
+            )
+        )
+
+    def events(
+        self,
+        group_id: str,
+        *,
+        subject: str | None = None,
+        relation: str | None = None,
+        object: str | None = None,
+        entity: str | None = None,
+        since: TimeLike | None = None,
+        until: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        include_expired: bool = False,
+        limit: int | None = None,
+    ) -> list[Fact]:
+        return self._call(
+            self._core.events(
+                group_id, subject=subject, relation=relation, object=object, entity=entity, since=since, until=until,
+                known_at=known_at, include_expired=include_expired, limit=limit,
             )
         )
 
@@ -321,6 +344,7 @@ class Memory:
         as_of: TimeLike | None = None,
         known_at: TimeLike | None = None,
         include_retired: bool = False,
+        include_events: bool = False,
         center_entity: str | Iterable[str] | None = None,
         filters: SearchFilters | None = None,
         query_vector: Sequence[float] | None = None,
@@ -328,8 +352,8 @@ class Memory:
         return self._call(
             self._core.search(
                 group_ids, query, scopes=scopes, recipe=recipe, limit=limit, as_of=as_of, known_at=known_at,
-                include_retired=include_retired, center_entity=center_entity, filters=filters,
-                query_vector=query_vector,
+                include_retired=include_retired, include_events=include_events, center_entity=center_entity,
+                filters=filters, query_vector=query_vector,
             )
         )
 

@@ -77,6 +77,9 @@ def facts(
     include_expired: Annotated[
         bool, typer.Option("--include-expired", help="Records replaced by a correction too.")
     ] = False,
+    include_events: Annotated[
+        bool, typer.Option("--include-events", help="Events too (LEFT, MET...: moments, not standing facts).")
+    ] = False,
     limit: Annotated[int | None, option("N", "At most N facts.", min=1)] = None,
     as_json: AsJson = False,
     db: Db = DEFAULT_DB,
@@ -85,7 +88,8 @@ def facts(
     with open_memory(db, group=group) as memory:
         found = memory.facts(
             group, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
-            known_at=known_at, include_retired=include_retired, include_expired=include_expired, limit=limit,
+            known_at=known_at, include_retired=include_retired, include_expired=include_expired,
+            include_events=include_events, limit=limit,
         )
     if as_json:
         print_json(found)

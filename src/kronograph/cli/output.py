@@ -32,7 +32,10 @@ def when(moment: datetime | None, open_end: str = "now") -> str:
 
 
 def interval(fact: Fact) -> str:
-    """``2024-01-15 → 2024-03-03``, or ``2024-03-03 → now`` while the fact holds."""
+    """``2024-01-15 → 2024-03-03``, or ``2024-03-03 → now`` while the fact
+    holds; an event is a point, ``on 2024-03-01`` (or its stated span)."""
+    if fact.event and fact.invalid_at is None:
+        return f"on {when(fact.valid_at)}"
     return f"{when(fact.valid_at)} → {when(fact.invalid_at)}"
 
 
@@ -57,20 +60,25 @@ def fact_table(facts: Sequence[Fact], title: str | None = None) -> Table:
     for fact in facts:
         table.add_row(
             short(fact.uuid), escape(fact.subject), escape(fact.relation), escape(fact.object), when(fact.valid_at),
-            when(fact.invalid_at, "[dim]open[/]"), escape(", ".join(map(short, fact.episodes))),
+            when(fact.invalid_at, "[dim]event[/]" if fact.event else "[dim]open[/]"),
+            escape(", ".join(map(short, fact.episodes))),
         )
     return table
 
 
 def timeline_table(facts: Sequence[Fact], title: str | None = None) -> Table:
-    """Intervals in valid-time order: closed ones visibly closed, and when each was learned."""
+    """Intervals in valid-time order: closed ones visibly closed, events as
+    the points they are, and when each was learned."""
     table = Table(title=title, title_justify="left", header_style="bold")
     table.add_column("valid", no_wrap=True)
     table.add_column("fact")
     table.add_column("status", no_wrap=True)
     table.add_column("recorded", style="dim", no_wrap=True)
     for fact in facts:
-        status = "[green]current[/]" if fact.invalid_at is None else "[yellow]closed[/]"
+        if fact.event:
+            status = "[cyan]event[/]"
+        else:
+            status = "[green]current[/]" if fact.invalid_at is None else "[yellow]closed[/]"
         table.add_row(interval(fact), escape(fact.triple), status, when(fact.created_at))
     return table
 

@@ -128,6 +128,9 @@ def search(
     include_retired: Annotated[
         bool, typer.Option("--include-retired", help="Closed intervals too; not with --as-of.")
     ] = False,
+    include_events: Annotated[
+        bool, typer.Option("--include-events", help="Events too (LEFT, MET...: moments, not standing facts).")
+    ] = False,
     center: Annotated[
         list[str], option("NAME", "Centre entity for graph search and node distance; repeatable.")
     ] = [],  # noqa: B006
@@ -153,7 +156,8 @@ def search(
     with open_memory(db, group=groups) as memory:
         results = memory.search(
             groups, query, scopes=scopes, recipe=recipe, limit=limit, as_of=as_of, known_at=known_at,
-            include_retired=include_retired, center_entity=center or None, filters=filters,
+            include_retired=include_retired, include_events=include_events, center_entity=center or None,
+            filters=filters,
         )
     if as_json:
         typer.echo(_as_json(results, scopes))
@@ -165,7 +169,8 @@ def search(
     if results.left_out:
         out.print(
             f"[yellow]{plural(results.left_out, 'matching fact')} left out by the temporal mode[/] "
-            "(use --include-retired for closed intervals, or --as-of / --known-at for another time)"
+            "(use --include-retired for closed intervals, --include-events for events, or --as-of / --known-at"
+            " for another time)"
         )
 
 

@@ -17,6 +17,7 @@ from datetime import datetime
 
 from .._retry import retry_on_conflict
 from ..errors import ConcurrentWriteError, InvalidInputError
+from ..event_relations import event_default
 from ..ids import new_id
 from ..metrics import record_candidates
 from ..model import (
@@ -324,6 +325,9 @@ async def _resolve_and_apply(
         episode_id=episode_id,
         now=now,
         provenance={"extractor": "direct"},
+        # a fact added directly is an event only where its type says so: the
+        # built-in defaults are for what ingestion extracts
+        event=event_default(relation_type, data.relation, built_in=False),
     )
 
     async def verdict(screening: Screening) -> Verdict:

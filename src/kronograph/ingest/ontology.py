@@ -32,11 +32,14 @@ class TypeSpec:
     description: str
     fields: dict[str, str]
     cardinality: Cardinality | None = None
+    event: bool | None = None  # a fact type's ``event: ClassVar[bool]`` (see RelationType.event)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "description": self.description, "fields": self.fields}
         if self.cardinality is not None:
             out["cardinality"] = self.cardinality.value
+        if self.event is not None:
+            out["event"] = self.event
         return out
 
 
@@ -68,10 +71,17 @@ def _spec(name: str, cls: type[BaseModel], what: str) -> TypeSpec:
         except ValueError:
             allowed = [c.value for c in Cardinality]
             raise InvalidInputError(what, f"{name}.cardinality must be one of {allowed}") from None
+    event = getattr(cls, "event", None)
+    if isinstance(event, property):
+        event = None
+    if event is not None and not isinstance(event, bool):
+        raise InvalidInputError(what, f"{name}.event must be True or False, not {event!r}")
     doc = (cls.__doc__ or "").strip()
     if doc.startswith(f"{cls.__name__}(") or "BaseModel" in doc[:40]:
         doc = ""  # pydantic's generated docstring says nothing useful
-    return TypeSpec(name=name, description=" ".join(doc.split()), fields=fields, cardinality=cardinality)
+    return TypeSpec(
+        name=name, description=" ".join(doc.split()), fields=fields, cardinality=cardinality, event=event
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +136,7 @@ class Ontology:
                     description=r.get("description", ""),
                     fields=dict(r.get("fields", {})),
                     cardinality=Cardinality(r["cardinality"]) if r.get("cardinality") else None,
+                    event=r.get("event"),
                 )
                 for r in rows
             }
@@ -145,11 +156,14 @@ class Ontology:
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     def relation_types(self) -> dict[str, RelationType]:
-        """Cardinalities the fact types declare, by folded relation key."""
+        """Cardinalities and events the fact types declare, by folded relation key."""
         return {
-            fold_relation(name): RelationType(cardinality=spec.cardinality, description=spec.description or None)
+            fold_relation(name): RelationType(
+                cardinality=spec.cardinality or Cardinality.MANY_TO_MANY, description=spec.description or None,
+                event=spec.event,
+            )
             for name, spec in self.fact_types.items()
-            if spec.cardinality is not None
+            if spec.cardinality is not None or spec.event is not None
         }
 
     def is_excluded(self, labels: Iterable[str]) -> bool:

@@ -30,6 +30,7 @@ import numpy as np
 from ..embed.cache import embedding_for
 from ..embed.protocol import Embedder
 from ..errors import EmbeddingError
+from ..event_relations import event_default
 from ..ids import new_id
 from ..llm.client import ModelClient
 from ..llm.protocol import Usage
@@ -67,7 +68,9 @@ T = TypeVar("T")
 # With neither a model nor a judge, these relations (the ones the offline
 # extractor emits) decide contradictions by structure: a person works at one
 # place and lives in one place at a time, and leaving a place ends working
-# there. Declared relation types and custom fact types override them.
+# there. Declared relation types and custom fact types override them. Which
+# relations are events (LEFT is one) is decided with a model too: see
+# kronograph.event_relations.
 OFFLINE_RELATION_TYPES: dict[str, RelationType] = {
     fold_relation("WORKS_AT"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
     fold_relation("LIVES_IN"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
@@ -172,6 +175,14 @@ class Pipeline(EpisodeStatuses):
         if self.settings.model is None and self.settings.judge is None:
             return OFFLINE_RELATION_TYPES.get(key)
         return None
+
+    def _event(self, inp: EpisodeInput, relation: str) -> bool:
+        """Whether an extracted fact of ``relation`` is an event: as declared
+        (a custom fact type, then the memory's relation types), else as the
+        built-in defaults say, with a model or without."""
+        key = fold_relation(relation)
+        declared = inp.ontology.relation_types().get(key) or self.settings.relation_types.get(key)
+        return event_default(declared, relation, built_in=True)
 
     def _authority(self, inp: EpisodeInput, relation_key: str) -> float:
         declared = inp.ontology.relation_types().get(relation_key) or self.settings.relation_types.get(relation_key)
@@ -298,6 +309,7 @@ class Pipeline(EpisodeStatuses):
             now=now or self._now(),
             provenance=draft.provenance,
             attributes=draft.attributes,
+            event=self._event(inp, draft.relation),
         )
 
     async def commit_stage(

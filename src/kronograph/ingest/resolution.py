@@ -44,6 +44,16 @@ def _overlaps(a: FactRecord, b: FactRecord) -> bool:
     return (a_end is None or b.valid_at <= a_end) and (b_end is None or a.valid_at <= b_end)
 
 
+def _restates(cand: FactRecord, new: FactRecord) -> bool:
+    """Whether ``new`` states ``cand`` again (same pair, relation and
+    direction). An event happened on a day: told again of the same UTC day it
+    is the same event, of another day it is another one (met twice: two
+    events). A state is restated by an interval it overlaps or touches."""
+    if cand.event or new.event:
+        return cand.valid_at.date() == new.valid_at.date()
+    return _overlaps(cand, new)
+
+
 @dataclass(slots=True)
 class Screening:
     """The candidates of one new fact, sorted by what may happen to them."""
@@ -78,12 +88,15 @@ def screen(
             result.same_pair.add(cand.uuid)
         same_direction = cand.source_uuid == new.source_uuid and cand.target_uuid == new.target_uuid
         if same_pair and same_relation and same_direction:
-            if result.restatement is None and not expired and _overlaps(cand, new):
+            if result.restatement is None and not expired and _restates(cand, new):
                 result.restatement = cand
             continue  # the same statement at another time never contradicts itself
         if same_pair and relation_type is not None and cand.relation_key in relation_type.ends_keys:
-            result.by_cardinality.append(cand)  # declared: this relation ends that one
+            if not cand.event:  # an event is a moment: nothing ends it
+                result.by_cardinality.append(cand)  # declared: this relation ends that one
             continue
+        if same_relation and (new.event or cand.event):
+            continue  # two events of one relation never retire each other (met twice: two events)
         if same_relation and declared:
             assert relation_type is not None
             if relation_type.one_object_per_subject and cand.source_uuid == new.source_uuid:
@@ -215,8 +228,8 @@ def flag_contradictions(
     one's between the same two entities under another relation. A merge (a
     restatement), or a fact closed before the other begins, flags nothing."""
     new = outcome.target
-    if outcome.merged or new.expired_at is not None:
-        return []
+    if outcome.merged or new.expired_at is not None or new.event:
+        return []  # an event stands for nothing now: it disagrees with no standing fact
     from .similarity import string_similarity  # imports numpy; only needed here
 
     gone = {c.uuid for c in decision.contradicts} | {r.uuid for r in outcome.retired}
@@ -228,6 +241,8 @@ def flag_contradictions(
     out: list[tuple[FactRecord, str, float]] = []
     for cand in candidates:
         if cand.uuid == new.uuid or cand.uuid in gone or cand.expired_at is not None or cand.invalid_at is not None:
+            continue
+        if cand.event:
             continue
         if not _overlaps(cand, new):
             continue

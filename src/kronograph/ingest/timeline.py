@@ -6,7 +6,9 @@ A fact's interval follows from its own statement and its linked facts:
 * it ends at the start of the earliest linked fact that starts after it, unless
   its own text closed it earlier (a stated end always wins a tie);
 * a linked fact with the *same* start that was recorded later is a correction:
-  the older record is expired (transaction time), not given an empty interval.
+  the older record is expired (transaction time), not given an empty interval;
+* an event (a moment: ``Sam LEFT Northwind``) is never closed by what follows
+  it: it ends only where its own text says (corrections still expire it).
 
 Because the rule only looks at what is linked now, adding or removing a fact
 and recomputing its neighbours gives the same answer whatever the order of
@@ -41,6 +43,8 @@ def recompute(record: FactRecord, neighbours: Iterable[FactRecord], now: datetim
         if other.uuid == record.uuid:
             continue
         if other.valid_at > record.valid_at:
+            if record.event:
+                continue  # what came after a moment does not end it
             if closer is None or (other.valid_at, arrival_order(other)) < (
                 closer.valid_at,
                 arrival_order(closer),

@@ -51,7 +51,7 @@ from ..store.plan import CommunityState, Plan
 from ..store.protocol import FactQuery, Store
 from ..time import Clock
 from .clusters import Graph, attach, community_name, community_uuid, louvain, networkx, rank_members
-from .summaries import extractive_summary, fact_sentence, rank_facts
+from .summaries import extractive_summary, ordered_facts, said
 
 __all__ = ["ATTEMPTS", "BATCH", "MAX_MODEL_CALLS", "SEED", "build", "expected_calls", "refresh", "update"]
 
@@ -127,7 +127,7 @@ async def _read_facts(store: Store, group_id: str, clusters: Sequence[_Cluster],
 def _prompt(batch: Sequence[_Cluster]) -> str:
     lines = []
     for n, c in enumerate(batch, 1):
-        facts = [fact_sentence(f) for f in rank_facts(c.facts)[:FACTS_SHOWN]]
+        facts = [said(f) for f in ordered_facts(c.facts)[:FACTS_SHOWN]]
         row = {"id": f"C{n}", "members": c.names[:MEMBERS_SHOWN], "size": len(c.members), "facts": facts}
         lines.append(json.dumps(row, ensure_ascii=False))
     return "<communities>\n" + "\n".join(lines) + "\n</communities>"

@@ -306,7 +306,9 @@ async def _findings(
     for key, relation in sorted(relation_types.items()):
         if relation.cardinality == Cardinality.MANY_TO_MANY:
             continue
-        facts = await store.facts(group_id, FactQuery(as_of=now, relation_key=key, include_retired=True))
+        # events are moments, never closed by a cardinality: no overlap to find
+        query = FactQuery(as_of=now, relation_key=key, include_retired=True, event=False)
+        facts = await store.facts(group_id, query)
         overlaps += _overlaps(facts, relation)
     record_interval_violations(len(overlaps))
     fragments = [

@@ -1,7 +1,9 @@
 """Entity summaries: a sentence or two about an entity, from its current facts.
 
 A summary is built from the facts touching the entity that are valid now and
-unexpired, never from retired or expired ones. With no model it is
+unexpired, never from retired or expired ones, and from its events (moments
+such as ``Sam LEFT Northwind``), told in the past tense with their date after
+what holds now. With no model it is
 extractive: the most informative current facts (one per relation first, the
 best-attested and most recent of each), as sentences, up to
 ``SUMMARY_CHARS``. With a model it is written by the model, ``BATCH``
@@ -31,7 +33,10 @@ from ..store.plan import BuiltSummary, Plan
 from ..store.protocol import FactQuery, Store
 from ..time import Clock
 
-__all__ = ["BATCH", "SUMMARY_CHARS", "extractive_summary", "fact_sentence", "rank_facts", "summarize"]
+__all__ = [
+    "BATCH", "SUMMARY_CHARS", "event_sentence", "extractive_summary", "fact_sentence", "ordered_facts", "rank_facts",
+    "said", "summarize",
+]
 
 _log = logging.getLogger("kronograph")
 
@@ -45,7 +50,9 @@ PAGE = 200  # entities read, built and written per round
 _SYSTEM = """\
 You write short summaries of entities in a knowledge graph.
 For each entity, write one or two plain sentences about it as it is now, using only its listed facts.
-Lead with what matters most; no speculation, no facts not listed. Answer for every id given."""
+A fact that ends with its date is an event: it happened then, so tell it in the past tense with its date,
+never as something that holds now. Lead with what matters most; no speculation, no facts not listed.
+Answer for every id given."""
 
 
 @dataclass(slots=True)
@@ -84,6 +91,27 @@ def fact_sentence(fact: Fact) -> str:
     return text if text[-1] in ".!?" else text + "."
 
 
+def event_sentence(fact: Fact) -> str:
+    """An event as what happened, with its date: ``Sam left Northwind on
+    2024-03-01.`` (the date is not repeated where the text gives its year)."""
+    text = fact_sentence(fact).rstrip(".!?")
+    if str(fact.valid_at.year) not in text:
+        text += f" on {fact.valid_at.date().isoformat()}"
+    return text + "."
+
+
+def said(fact: Fact) -> str:
+    """A fact as a sentence: an event as what happened then, a state as what holds."""
+    return event_sentence(fact) if fact.event else fact_sentence(fact)
+
+
+def ordered_facts(facts: Sequence[Fact]) -> list[Fact]:
+    """What holds first, most informative first (:func:`rank_facts`); then
+    the events, the latest first."""
+    events = sorted((f for f in facts if f.event), key=lambda f: (-f.valid_at.timestamp(), f.uuid))
+    return rank_facts([f for f in facts if not f.event]) + events
+
+
 def _cut(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
@@ -92,12 +120,13 @@ def _cut(text: str, limit: int) -> str:
 
 
 def extractive_summary(facts: Sequence[Fact], limit: int = SUMMARY_CHARS) -> str | None:
-    """The most informative facts as sentences, as many as fit in ``limit``
-    characters (the first cut to fit); None with no fact."""
+    """The most informative facts as sentences, then the latest events with
+    their dates, as many as fit in ``limit`` characters (the first cut to
+    fit); None with no fact."""
     sentences: list[str] = []
     length = 0
-    for fact in rank_facts(facts):
-        sentence = fact_sentence(fact)
+    for fact in ordered_facts(facts):
+        sentence = said(fact)
         if sentence in sentences:
             continue
         extra = len(sentence) + (1 if sentences else 0)
@@ -111,7 +140,8 @@ def extractive_summary(facts: Sequence[Fact], limit: int = SUMMARY_CHARS) -> str
 
 
 async def _current_facts(store: Store, group_id: str, subjects: list[_Subject], clock: Clock) -> None:
-    """Fill each subject's facts: those touching it, valid now and unexpired."""
+    """Fill each subject's facts: those touching it, valid now and unexpired
+    (its events that had happened by now among them)."""
     now = clock()
     wanted: dict[str, list[str]] = {}
     for s in subjects:
@@ -128,7 +158,7 @@ async def _current_facts(store: Store, group_id: str, subjects: list[_Subject], 
 def _prompt(batch: Sequence[_Subject]) -> str:
     lines = []
     for n, s in enumerate(batch, 1):
-        facts = [fact_sentence(f) for f in rank_facts(s.facts)[:FACTS_SHOWN]]
+        facts = [said(f) for f in ordered_facts(s.facts)[:FACTS_SHOWN]]
         row = {"id": f"S{n}", "name": s.entity.name, "labels": list(s.entity.labels), "facts": facts}
         lines.append(json.dumps(row, ensure_ascii=False))
     return "<entities>\n" + "\n".join(lines) + "\n</entities>"

@@ -93,6 +93,11 @@ def _text(value: Any) -> Any:
     return value if value is None or isinstance(value, str) else str(value)
 
 
+def _flag(value: Any) -> bool | None:
+    """SQLite keeps a flag (a fact's ``event``) as 0 or 1; PostgreSQL's is a boolean."""
+    return None if value is None else bool(value)
+
+
 def _vector(blob: bytes | None) -> np.ndarray | None:
     return None if blob is None else np.frombuffer(blob, dtype=np.float32)
 
@@ -126,7 +131,7 @@ async def plan_tables(conn: AsyncConnection, source: SqliteSource) -> list[Table
             if column not in have:
                 raise MigrationError(f"the source's table {table} has no column {column}: schemas differ")
             read.append(column)
-            convert.append(_vector if udt == "vector" else _text if udt == "text" else _same)
+            convert.append({"vector": _vector, "text": _text, "bool": _flag}.get(udt, _same))
             if is_identity == "YES":
                 identity.append(column)
         extra = [c for c in have if c not in target and (table, c) not in SQLITE_ONLY_COLUMNS]

@@ -37,6 +37,7 @@ class SearchRequest:
     as_of: datetime | None = None
     known_at: datetime | None = None
     include_retired: bool = False
+    include_events: bool = False  # events (moments) are not standing facts: only when asked for
     centers: tuple[str, ...] = ()  # entity names or uuids
     filters: SearchFilters | None = None
     cross_encoder: CrossEncoder | None = None
@@ -118,7 +119,9 @@ async def _candidates(
         started = time.perf_counter()
         moment = _moment(request)
         if scope == "facts" and moment is not None:
-            text, found.hidden, found.more = await store.search_current_facts(group_id, request.query, n, moment)
+            text, found.hidden, found.more = await store.search_current_facts(
+                group_id, request.query, n, moment, include_events=request.include_events
+            )
         else:
             text = await store.search_text(
                 group_id, scope, request.query, n, episodes_before=request.as_of, episodes_known_at=request.known_at
@@ -278,6 +281,7 @@ async def _items(
             known_at=request.known_at,
             include_retired=request.include_retired,
             uuids=tuple(uuids),
+            event=None if request.include_events else False,
         )
         facts = {f.uuid: f for f in await store.facts(group_id, query)}
         kept = await _facts_filtered(store, group_id, list(facts.values()), filters)

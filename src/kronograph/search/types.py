@@ -40,7 +40,8 @@ class Hit(Generic[T]):
 @dataclass(frozen=True, slots=True)
 class SearchResults:
     """Ranked hits per scope. ``left_out`` counts the facts that matched the
-    query but not the temporal mode (retired, expired, or not valid then)."""
+    query but not the temporal mode (retired, expired, not valid then, or
+    events not asked for)."""
 
     facts: list[Hit[Any]] = field(default_factory=list)
     entities: list[Hit[Any]] = field(default_factory=list)

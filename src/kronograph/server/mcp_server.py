@@ -70,10 +70,12 @@ ACCESS_SCOPE_KEY = "kronograph.access"  # where the HTTP layer leaves the caller
 INSTRUCTIONS = """\
 kronograph is a temporal memory: a knowledge graph of facts (subject, relation, object) that each carry \
 when they held in the world (valid_at → invalid_at) and the episodes they came from. Old facts are \
-retired, not lost: history stays queryable. Write with add_memory; read current facts with search_facts \
-(as_of for the past, known_at for what was believed then, include_retired for every interval); use \
-timeline for how one entity changed, conflicts for facts that disagree, get_fact for one fact's sources \
-and history, get_episodes for the original words. Times are ISO 8601; without an offset they are UTC."""
+retired, not lost: history stays queryable. Events (event: true, e.g. LEFT, MET) are moments, not \
+standing facts: current reads leave them out. Write with add_memory; read current facts with \
+search_facts (as_of for the past, known_at for what was believed then, include_retired for every \
+interval); use get_events for what happened when, timeline for how one entity changed, conflicts for \
+facts that disagree, get_fact for one fact's sources and history, get_episodes for the original words. \
+Times are ISO 8601; without an offset they are UTC."""
 
 _O = TypeVar("_O")
 
@@ -220,10 +222,12 @@ def build_mcp_server(
         include_retired: IncludeRetired = False, limit: Limit = 10,
         center_entity: Annotated[str | None, Field(
             max_length=NAME_MAX, description="Rank facts near this entity (a name or uuid) first.")] = None,
+        include_events: Annotated[bool, Field(strict=True, description=(
+            "Also return events (moments such as LEFT or MET, which are not standing facts)."))] = False,
     ) -> Annotated[CallToolResult, FactsOut]:
         return await call(ctx, lambda a: tools.search_facts(
             a, group_id, query, as_of=as_of, known_at=known_at, include_retired=include_retired, limit=limit,
-            center_entity=center_entity))
+            center_entity=center_entity, include_events=include_events))
 
     @server.tool(annotations=_READ, description=(
         "Find entities (people, organisations, places, things) by name or description, with their labels, "
@@ -265,6 +269,23 @@ def build_mcp_server(
         limit: Limit = 50,
     ) -> Annotated[CallToolResult, FactsOut]:
         return await call(ctx, lambda a: tools.timeline(a, group_id, entity, relation=relation, limit=limit))
+
+    @server.tool(annotations=_READ, description=(
+        "What happened, and when: events (moments such as LEFT, MET, VISITED, GOT_ENGAGED_TO), which are "
+        "not standing facts and which search_facts leaves out, by when they happened, oldest first; of one "
+        "entity (by exact name), one relation, and a time window (since, until) if given."))
+    async def get_events(
+        ctx: Context, group_id: GroupId = None,
+        entity: Annotated[str | None, Field(min_length=1, max_length=NAME_MAX,
+                                            description="Only events of this entity (its name).")] = None,
+        relation: Annotated[str | None, Field(max_length=NAME_MAX,
+                                              description="Only this relation, e.g. LEFT.")] = None,
+        since: Annotated[str | None, Field(description="ISO 8601 time: events at or after it.")] = None,
+        until: Annotated[str | None, Field(description="ISO 8601 time: events before it.")] = None,
+        limit: Limit = 50,
+    ) -> Annotated[CallToolResult, FactsOut]:
+        return await call(ctx, lambda a: tools.events(
+            a, group_id, entity=entity, relation=relation, since=since, until=until, limit=limit))
 
     @server.tool(annotations=_READ, description=(
         "Facts that disagree. With fact_uuid: that fact's whole slot, every fact that replaced it or that it "

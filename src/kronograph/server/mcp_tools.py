@@ -9,7 +9,8 @@ read the same over every one.
 
 Every fact a tool returns carries its validity interval (``valid_at``,
 ``invalid_at``), whether it is ``retired`` (its interval is closed, or its
-record was superseded: ``expired_at``) and its sources: the episode ids, and,
+record was superseded: ``expired_at``), whether it is an ``event`` (a moment
+such as LEFT, not a standing fact) and its sources: the episode ids, and,
 where a tool says so, each episode's own statement (the times it gave, the raw
 time expression, what extracted it).
 """
@@ -146,6 +147,7 @@ class FactOut(_Out):
     invalid_at: datetime | None = None
     expired_at: datetime | None = None
     retired: bool
+    event: bool = False  # a moment (LEFT, MET) on valid_at, not a standing fact
     invalidated_by: str | None = None
     episodes: list[str]
     sources: list[SourceOut] | None = None
@@ -158,15 +160,17 @@ class FactOut(_Out):
             valid_at=fact.valid_at, invalid_at=fact.invalid_at, expired_at=fact.expired_at,
             retired=fact.invalid_at is not None or fact.expired_at is not None, invalidated_by=fact.invalidated_by,
             episodes=list(fact.episodes), sources=None if sources is None else [SourceOut.of(s) for s in sources],
-            score=score,
+            score=score, event=fact.event,
         )
 
     def text(self) -> str:
-        state = "retired" if self.retired else "current"
+        state = "event: happened then, not a standing fact" if self.event else "retired" if self.retired else "current"
         if self.expired_at is not None:
             state += f", record superseded {_when(self.expired_at)}"
-        line = (f"- {self.fact} [{self.subject} {self.relation} {self.object}] valid {_when(self.valid_at)} → "
-                f"{_when(self.invalid_at)} ({state}); fact {self.uuid}; from episodes {', '.join(self.episodes)}")
+        when = f"on {_when(self.valid_at)}" if self.event and self.invalid_at is None else (
+            f"valid {_when(self.valid_at)} → {_when(self.invalid_at)}")
+        line = (f"- {self.fact} [{self.subject} {self.relation} {self.object}] {when}"
+                f" ({state}); fact {self.uuid}; from episodes {', '.join(self.episodes)}")
         for source in self.sources or ():
             line += f"\n    {source.text()}"
         return line
@@ -188,7 +192,8 @@ class FactsOut(_Out):
     def text(self) -> str:
         body = _facts_text(f"{len(self.facts)} fact(s) in group {self.group_id!r}", self.facts, "none found")
         if self.left_out:
-            body += f"\n({self.left_out} more matched but are retired or not valid then: include_retired shows them)"
+            body += (f"\n({self.left_out} more matched but are retired, not valid then or events:"
+                     " include_retired, include_events show them)")
         return body
 
 
@@ -487,12 +492,12 @@ class MemoryTools:
     async def search_facts(
         self, access: Access, group_id: str | None, query: str, *, as_of: str | None = None,
         known_at: str | None = None, include_retired: bool = False, limit: int = 10,
-        center_entity: str | None = None,
+        center_entity: str | None = None, include_events: bool = False,
     ) -> FactsOut:
         g = access.group(group_id)
         found = await self.memory.search(
             g, query, scopes=["facts"], limit=limit, as_of=as_of, known_at=known_at, include_retired=include_retired,
-            center_entity=center_entity,
+            center_entity=center_entity, include_events=include_events,
         )
         facts = await self._with_sources(g, [h.item for h in found.facts], [h.score for h in found.facts])
         return FactsOut(group_id=g, facts=facts, left_out=found.left_out)
@@ -540,6 +545,13 @@ class MemoryTools:
         g = access.group(group_id)
         facts = (await self.memory.timeline(g, entity, relation))[-limit:]
         return FactsOut(group_id=g, facts=await self._with_sources(g, facts))
+
+    async def events(self, access: Access, group_id: str | None, *, entity: str | None = None,
+                     relation: str | None = None, since: str | None = None, until: str | None = None,
+                     limit: int = 50) -> FactsOut:
+        g = access.group(group_id)
+        found = (await self.memory.events(g, entity=entity, relation=relation, since=since, until=until))[-limit:]
+        return FactsOut(group_id=g, facts=await self._with_sources(g, found))
 
     async def conflicts(self, access: Access, group_id: str | None, *, fact_uuid: str | None = None,
                         limit: int = 20) -> ConflictsOut:

@@ -166,6 +166,7 @@ class SearchIn(_In):
     as_of: Time | None = None
     known_at: Time | None = None
     include_retired: bool = False
+    include_events: bool = False
     center_entity: str | list[str] | None = None
 
 

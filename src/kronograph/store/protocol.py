@@ -43,6 +43,9 @@ class FactQuery:
     include_expired: bool = False
     limit: int | None = None
     uuids: tuple[str, ...] | None = None  # only these facts (search narrows its candidates so)
+    event: bool | None = None
+    since: datetime | None = None
+    until: datetime | None = None
 
 
 @runtime_checkable
@@ -261,11 +264,12 @@ class Store(Protocol):
         """(uuid, source, target) of unexpired facts (valid at ``at``) touching these entities."""
 
     async def search_current_facts(
-        self, group_id: str, query: str, limit: int, at: datetime
+        self, group_id: str, query: str, limit: int, at: datetime, *, include_events: bool = False
     ) -> tuple[list[tuple[str, float]], int, bool]:
         """Facts valid and unexpired at ``at`` among the ``4 * limit`` best
         full-text matches (at most ``limit``, best first), how many of those
-        matches the moment hides, and whether more matches may exist."""
+        matches the moment hides (events too, unless ``include_events``), and
+        whether more matches may exist."""
 
     async def entities_known_by(self, group_id: str, uuids: Collection[str], at: datetime) -> set[str]:
         """Those entities a fact valid by ``at`` touches or an episode referenced by ``at`` mentions."""

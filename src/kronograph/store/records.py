@@ -53,6 +53,8 @@ class FactRecord:
     recorded_at: datetime | None = None  # None: since created_at
     cause: str = "created"
     cause_episode: str | None = None
+    # A moment, not a standing fact (see ``Fact.event``): fixed when written.
+    event: bool = False
 
     @classmethod
     def stated(
@@ -71,6 +73,7 @@ class FactRecord:
         now: datetime,
         provenance: dict[str, Any] | None = None,
         attributes: dict[str, Any] | None = None,
+        event: bool = False,
     ) -> FactRecord:
         """A new fact as one episode states it: its first version, open until
         resolution links it to others."""
@@ -79,7 +82,7 @@ class FactRecord:
             object=names[1], relation=relation, relation_key=relation_key, fact=fact, valid_at=valid_at,
             invalid_at=None, stated_invalid_at=stated_invalid_at, created_at=now, expired_at=None,
             invalidated_by=None, sources=(Source(episode_id, valid_at, stated_invalid_at, now, provenance),),
-            attributes=attributes or {}, recorded_at=now, cause="created", cause_episode=episode_id,
+            attributes=attributes or {}, recorded_at=now, cause="created", cause_episode=episode_id, event=event,
         )
 
     @property
@@ -115,6 +118,7 @@ class FactRecord:
             invalidated_by=self.invalidated_by,
             episodes=self.episodes,
             attributes=dict(self.attributes),
+            event=self.event,
         )
 
 

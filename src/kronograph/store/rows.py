@@ -47,6 +47,7 @@ def fact(row: tuple) -> Fact:  # type: ignore[type-arg]
         invalidated_by=row[12],
         attributes=_json(row[13], {}),
         episodes=tuple(_json(row[14], ())),
+        event=bool(row[15]),
     )
 
 
@@ -75,6 +76,7 @@ def fact_record(row: tuple, sources: Iterable[Source]) -> FactRecord:  # type: i
         recorded_at=from_micros(row[16]),
         cause=row[17],
         cause_episode=row[18],
+        event=bool(row[19]),
     )
 
 

@@ -29,10 +29,11 @@ async def list_entities(
 
 @router.get("/v1/groups/{group}/entities/{entity_uuid}", response_model=EntityDetail)
 async def get_entity(group: GroupPath, entity_uuid: str, memory: Mem) -> EntityDetail:
-    """An entity and every interval of every fact touching it, by ``valid_at``
-    (what a graph, a timeline and an as-of view are drawn from)."""
+    """An entity and every interval of every fact touching it, events
+    included, by ``valid_at`` (what a graph, a timeline and an as-of view are
+    drawn from)."""
     entity = await memory.entity(group, entity_uuid)
-    touching = await memory.facts(group, entity=entity.name, include_retired=True)
+    touching = await memory.facts(group, entity=entity.name, include_retired=True, include_events=True)
     mine = [f for f in touching if entity.uuid in (f.subject_uuid, f.object_uuid)]
     mine.sort(key=lambda f: (f.valid_at, f.created_at, f.uuid))
     return EntityDetail(entity=entity, facts=mine)

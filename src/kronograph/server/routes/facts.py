@@ -1,5 +1,5 @@
-"""Facts: add, query (now, as of, as known at, every interval), read one with
-its sources and history, its conflict slot, retract."""
+"""Facts: add, query (now, as of, as known at, every interval), events by
+time, read one with its sources and history, its conflict slot, retract."""
 
 from __future__ import annotations
 
@@ -35,13 +35,29 @@ async def list_facts(
     group: GroupPath, memory: Mem,
     subject: Opt = None, relation: Opt = None, object: Opt = None, entity: Opt = None,
     as_of: Time | None = None, known_at: Time | None = None,
-    include_retired: bool = False, include_expired: bool = False,
+    include_retired: bool = False, include_expired: bool = False, include_events: bool = False,
     limit: Annotated[Count | None, Query(ge=1, le=10_000)] = None,
 ) -> FactList:
-    """Facts valid now (default), at ``as_of``, as believed at ``known_at``, or every interval."""
+    """Facts valid now (default), at ``as_of``, as believed at ``known_at``, or every interval;
+    events (``event: true``: moments such as LEFT, not standing facts) only with ``include_events``."""
     return FactList(facts=await memory.facts(
         group, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of, known_at=known_at,
-        include_retired=include_retired, include_expired=include_expired, limit=limit,
+        include_retired=include_retired, include_expired=include_expired, include_events=include_events, limit=limit,
+    ))
+
+
+@router.get("/v1/groups/{group}/events", response_model=FactList)
+async def list_events(
+    group: GroupPath, memory: Mem,
+    subject: Opt = None, relation: Opt = None, object: Opt = None, entity: Opt = None,
+    since: Time | None = None, until: Time | None = None, known_at: Time | None = None,
+    include_expired: bool = False,
+    limit: Annotated[Count | None, Query(ge=1, le=10_000)] = None,
+) -> FactList:
+    """Events (moments such as LEFT or MET) by when they happened: at or after ``since``, before ``until``."""
+    return FactList(facts=await memory.events(
+        group, subject=subject, relation=relation, object=object, entity=entity, since=since, until=until,
+        known_at=known_at, include_expired=include_expired, limit=limit,
     ))
 
 

@@ -19,10 +19,12 @@ def _hits(hits: list) -> list[dict]:  # type: ignore[type-arg]
 
 @router.post("/v1/groups/{group}/search", response_model=SearchOut)
 async def search(group: GroupPath, body: SearchIn, memory: Mem) -> SearchOut:
-    """Current facts by default; ``as_of``, ``known_at``, ``include_retired`` for history."""
+    """Current facts by default; ``as_of``, ``known_at``, ``include_retired`` for history;
+    events (moments, not standing facts) with ``include_events``."""
     found = await memory.search(
         group, body.query, scopes=body.scopes or SCOPES, recipe=body.recipe, limit=body.limit, as_of=body.as_of,
-        known_at=body.known_at, include_retired=body.include_retired, center_entity=body.center_entity,
+        known_at=body.known_at, include_retired=body.include_retired, include_events=body.include_events,
+        center_entity=body.center_entity,
     )
     return SearchOut.model_validate({
         "facts": _hits(found.facts), "entities": _hits(found.entities), "episodes": _hits(found.episodes),

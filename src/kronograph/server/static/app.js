@@ -109,7 +109,7 @@ function showResults(found) {
   for (const hit of found.facts) {
     const f = hit.item;
     facts.append(el("li", {}, entityLink(f.subject, f.subject_uuid), ` ${f.relation} `, entityLink(f.object, f.object_uuid),
-      el("span", { class: "dim" }, `  ${day(f.valid_at)} → ${f.invalid_at ? day(f.invalid_at) : "now"}`)));
+      el("span", { class: "dim" }, `  ${span(f)}`)));
   }
   const episodes = el("ul", { class: "hits", id: "episode-hits" });
   for (const hit of found.episodes) {
@@ -144,7 +144,19 @@ async function openEntity(uuid) {
   }
 }
 
+// An event (LEFT, MET...) is a moment, not a standing fact: a point on the
+// timeline, never part of what holds at a time.
+function isPoint(fact) {
+  return Boolean(fact.event) && !fact.invalid_at;
+}
+
+function span(fact) {
+  if (isPoint(fact)) return `on ${day(fact.valid_at)}`;
+  return `${day(fact.valid_at)} → ${fact.invalid_at ? day(fact.invalid_at) : "now"}`;
+}
+
 function validAt(fact, t) {
+  if (fact.event) return false;
   return Date.parse(fact.valid_at) <= t && (!fact.invalid_at || t < Date.parse(fact.invalid_at));
 }
 
@@ -204,6 +216,10 @@ function drawTimeline() {
   timeline.append(svg("text", { x: width - right, y: 14, class: "axis", "text-anchor": "end" }, day(new Date(end).toISOString())));
   facts.forEach((f, i) => {
     const y = top + i * row;
+    if (isPoint(f)) {
+      timeline.append(eventMark(f, y, row, left, x));
+      return;
+    }
     const retired = Boolean(f.invalid_at);
     const live = validAt(f, state.asOf);
     const bar = svg("g", { class: `fact${retired ? " retired" : " open"}${live ? " live" : ""}`, "data-fact": f.uuid });
@@ -219,6 +235,18 @@ function drawTimeline() {
   });
   const nowX = x(state.asOf);
   timeline.append(svg("line", { x1: nowX, y1: 18, x2: nowX, y2: top + row * facts.length, class: "asof-line" }));
+}
+
+// An event's row: a diamond at the moment it happened, "happened" once the
+// as-of time has passed it.
+function eventMark(f, y, row, left, x) {
+  const happened = Date.parse(f.valid_at) <= state.asOf;
+  const mark = svg("g", { class: `fact event${happened ? " happened" : ""}`, "data-fact": f.uuid });
+  mark.append(svg("text", { x: left - 8, y: y + 13, "text-anchor": "end" }, triple(f)));
+  const cx = x(Date.parse(f.valid_at)), cy = y + row / 2 - 1, r = 6;
+  mark.append(svg("path", { d: `M${cx},${cy - r} L${cx + r},${cy} L${cx},${cy + r} L${cx - r},${cy} Z` }));
+  mark.append(svg("title", {}, `${f.fact}\non ${day(f.valid_at)} (an event: it happened then)`));
+  return mark;
 }
 
 // -- wiring ----------------------------------------------------------------------------

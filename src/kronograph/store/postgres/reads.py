@@ -257,6 +257,7 @@ async def facts(conn: AsyncConnection, group_id: str, q: FactQuery) -> list[Fact
         where.append("f.expired_at IS NULL")
     if not q.include_retired:
         where.append("f.valid_at <= %(t)s AND (f.invalid_at IS NULL OR f.invalid_at > %(t)s)")
+    where += _kind_and_span(q, params, "f")
     sql = f"SELECT {FACT_COLUMNS}{source} WHERE {' AND '.join(where)} ORDER BY {FACT_ORDER}"
     if q.limit is not None:
         sql += f" LIMIT {int(q.limit)}"
@@ -265,6 +266,21 @@ async def facts(conn: AsyncConnection, group_id: str, q: FactQuery) -> list[Fact
 
 
 _NAME_KEY = {"subject": "s.name_key", "object": "o.name_key"}
+
+
+def _kind_and_span(q: FactQuery, params: Params, table: str) -> list[str]:
+    """The conditions of ``q.event``, ``q.since`` and ``q.until`` on ``table``
+    (``f``: facts, ``h``: history), their values put in ``params``."""
+    out = []
+    if q.event is not None:
+        out.append(f"{table}.event IS {'TRUE' if q.event else 'FALSE'}")
+    if q.since is not None:
+        params["since"] = to_micros(q.since)
+        out.append(f"{table}.valid_at >= %(since)s")
+    if q.until is not None:
+        params["until"] = to_micros(q.until)
+        out.append(f"{table}.valid_at < %(until)s")
+    return out
 
 
 async def _believed_facts(conn: AsyncConnection, group_id: str, q: FactQuery) -> list[Fact]:
@@ -307,6 +323,8 @@ async def _believed_facts(conn: AsyncConnection, group_id: str, q: FactQuery) ->
     if not q.include_retired:
         current.append("f.valid_at <= %(t)s AND (f.invalid_at IS NULL OR f.invalid_at > %(t)s)")
         past.append("h.valid_at <= %(t)s AND (h.invalid_at IS NULL OR h.invalid_at > %(t)s)")
+    current += _kind_and_span(q, params, "f")
+    past += _kind_and_span(q, params, "h")
     # A union orders by output columns only: the wrapper adds the byte order of uuids.
     sql = (
         f"WITH wanted(uuid) AS ({_believed_candidates(q)})"

@@ -15,9 +15,12 @@ database written by a newer kronograph.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from psycopg import AsyncConnection
 
 from ...errors import SchemaError
+from ...event_relations import BUILT_IN_EVENTS
 
 __all__ = [
     "GROUP_TABLES", "HNSW_MAX_DIMENSIONS", "LOCK_SPACE", "MIGRATIONS", "VECTOR_TABLES", "migrate",
@@ -388,6 +391,29 @@ ALTER TABLE episodes ADD COLUMN lease_until BIGINT;
 CREATE INDEX episodes_leased ON episodes(lease_owner, group_id) WHERE lease_owner IS NOT NULL;
 """
 
+
+def _quoted(values: Iterable[str]) -> str:
+    return ", ".join("'" + v.replace("'", "''") + "'" for v in sorted(values))
+
+
+# Events (kronograph.event_relations): a fact that is a moment (Sam LEFT
+# Northwind on its valid_at), not a standing one; reads of what is true now
+# leave it out unless asked for. Decided when a fact is written; the history
+# keeps it with each version, so that known_at reads tell too. Existing facts
+# of a built-in event relation that ingestion extracted (a source not added
+# with add_fact, which applies no built-in defaults) become events, their
+# history with them; relation types a memory declared are not stored, so a
+# declared event stays a state until it is restated.
+_V12 = f"""
+ALTER TABLE facts ADD COLUMN event BOOLEAN NOT NULL DEFAULT FALSE;
+ALTER TABLE fact_history ADD COLUMN event BOOLEAN NOT NULL DEFAULT FALSE;
+UPDATE facts f SET event = TRUE WHERE f.relation_key IN ({_quoted(BUILT_IN_EVENTS)})
+AND EXISTS (SELECT 1 FROM fact_sources fs WHERE fs.group_id = f.group_id AND fs.fact_uuid = f.uuid
+            AND coalesce(fs.provenance->>'extractor', '') <> 'direct');
+UPDATE fact_history h SET event = TRUE FROM facts f
+WHERE f.group_id = h.group_id AND f.uuid = h.fact_uuid AND f.event;
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial", _V1),
     (2, "actor", _V2),
@@ -399,6 +425,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (8, "group_replies", _V8),
     (9, "on_behalf_of", _V9),
     (10, "leases", _V10),
+    (12, "events", _V12),
 ]
 
 # Every table of group data (each keyed by group_id), parents first.

@@ -39,9 +39,9 @@ class SearchCalls:
         )
 
     async def search_current_facts(
-        self, group_id: str, query: str, limit: int, at: datetime
+        self, group_id: str, query: str, limit: int, at: datetime, *, include_events: bool = False
     ) -> tuple[list[tuple[str, float]], int, bool]:
-        return await self._run(search_reads.current_facts_search, group_id, query, limit, at)
+        return await self._run(search_reads.current_facts_search, group_id, query, limit, at, include_events)
 
     async def search_vectors(
         self, group_id: str, scope: str, vector: np.ndarray, limit: int

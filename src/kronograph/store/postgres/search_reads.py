@@ -149,19 +149,20 @@ async def text_search(
 
 
 async def current_facts_search(
-    conn: AsyncConnection, group_id: str, query: str, limit: int, at: datetime
+    conn: AsyncConnection, group_id: str, query: str, limit: int, at: datetime, include_events: bool = False
 ) -> tuple[list[tuple[str, float]], int, bool]:
     """The facts valid (and not expired) at ``at`` among the ``4 * limit``
     best full-text matches, best first (at most ``limit``); how many of those
-    matches the moment hides; and whether there may be more matches."""
+    matches the moment hides (events too, unless ``include_events``); and
+    whether there may be more matches."""
     found = _match("facts", group_id, query)
     if found is None or limit < 1:
         return [], 0, False
     match, params = found
-    params |= {"g": group_id, "n": 4 * limit, "t": to_micros(at)}
+    params |= {"g": group_id, "n": 4 * limit, "t": to_micros(at), "events": include_events}
     cur = await conn.execute(
         f"{match} SELECT f.uuid, {_rank('facts')} AS rank, (f.expired_at IS NULL AND f.valid_at <= %(t)s"
-        " AND (f.invalid_at IS NULL OR f.invalid_at > %(t)s)) FROM facts f, match"
+        " AND (f.invalid_at IS NULL OR f.invalid_at > %(t)s) AND (%(events)s OR NOT f.event)) FROM facts f, match"
         f" WHERE f.group_id = %(g)s AND f.fts @@ match.q ORDER BY rank DESC, {_TIES['facts']} LIMIT %(n)s",
         params,
     )

@@ -77,8 +77,8 @@ SQL = {
     "removed_mentions": "DELETE FROM mentions WHERE group_id = %s AND episode_id = %s AND entity_uuid = %s",
     "facts": "INSERT INTO facts(uuid, group_id, source_uuid, target_uuid, relation, relation_key, fact,"
     " valid_at, invalid_at, stated_invalid_at, created_at, expired_at, invalidated_by, attributes,"
-    " recorded_at, cause, cause_episode, embedding)"
-    " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+    " recorded_at, cause, cause_episode, embedding, event)"
+    " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
     "fact_sources": "INSERT INTO fact_sources(fact_uuid, group_id, episode_id, valid_at, stated_invalid_at,"
     " added_at, provenance) VALUES (%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (group_id, fact_uuid, episode_id) DO UPDATE"
     " SET valid_at = excluded.valid_at, stated_invalid_at = excluded.stated_invalid_at,"
@@ -92,8 +92,8 @@ SQL = {
     " ON CONFLICT DO NOTHING",
     "fact_history": "INSERT INTO fact_history(group_id, fact_uuid, recorded_at, cause, episode_id, status,"
     " source_uuid, target_uuid, subject, object, subject_key, object_key, relation, relation_key,"
-    " fact, valid_at, invalid_at, invalidated_by, created_at, expired_at, episodes)"
-    " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+    " fact, valid_at, invalid_at, invalidated_by, created_at, expired_at, episodes, event)"
+    " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
     "retracted_facts": "INSERT INTO retracted_facts(fact_uuid, group_id, subject_key, object_key, retracted_at)"
     " VALUES (%s,%s,%s,%s,%s) ON CONFLICT (group_id, fact_uuid) DO UPDATE SET subject_key = excluded.subject_key,"
     " object_key = excluded.object_key, retracted_at = excluded.retracted_at",

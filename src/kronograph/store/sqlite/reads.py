@@ -267,6 +267,7 @@ def facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> list[Fact]:
         where.append("f.expired_at IS NULL")
     if not q.include_retired:
         where.append("f.valid_at <= :t AND (f.invalid_at IS NULL OR f.invalid_at > :t)")
+    where += _kind_and_span(q, params, "f")
     sql = f"SELECT {rows.FACT_COLUMNS}{source} WHERE {' AND '.join(where)} ORDER BY f.valid_at, f.created_at, f.uuid"
     if q.limit is not None:
         sql += f" LIMIT {int(q.limit)}"
@@ -312,6 +313,8 @@ def _believed_facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> li
     if not q.include_retired:
         current.append("f.valid_at <= :t AND (f.invalid_at IS NULL OR f.invalid_at > :t)")
         past.append("h.valid_at <= :t AND (h.invalid_at IS NULL OR h.invalid_at > :t)")
+    current += _kind_and_span(q, params, "f")
+    past += _kind_and_span(q, params, "h")
     sql = (
         f"WITH wanted(uuid) AS ({_believed_candidates(q)})"
         f" SELECT {rows.FACT_COLUMNS} FROM wanted w CROSS JOIN facts f ON f.uuid = w.uuid"
@@ -327,6 +330,21 @@ def _believed_facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> li
 
 
 _NAME_KEY = {"subject": "s.name_key", "object": "o.name_key"}
+
+
+def _kind_and_span(q: FactQuery, params: dict[str, object], table: str) -> list[str]:
+    """The conditions of ``q.event``, ``q.since`` and ``q.until`` on ``table``
+    (``f``: facts, ``h``: history), their values put in ``params``."""
+    out = []
+    if q.event is not None:
+        out.append(f"{table}.event = {int(q.event)}")
+    if q.since is not None:
+        params["since"] = to_micros(q.since)
+        out.append(f"{table}.valid_at >= :since")
+    if q.until is not None:
+        params["until"] = to_micros(q.until)
+        out.append(f"{table}.valid_at < :until")
+    return out
 
 
 def _believed_candidates(q: FactQuery) -> str:

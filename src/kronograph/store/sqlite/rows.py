@@ -35,17 +35,17 @@ FACT_COLUMNS = (
     "f.uuid, f.group_id, s.name, f.source_uuid, f.relation, o.name, f.target_uuid, f.fact,"
     " f.valid_at, f.invalid_at, f.created_at, f.expired_at, f.invalidated_by, f.attributes,"
     " (SELECT json_group_array(episode_id) FROM (SELECT episode_id FROM fact_sources fs"
-    "  WHERE fs.fact_uuid = f.uuid ORDER BY fs.added_at, fs.episode_id))"
+    "  WHERE fs.fact_uuid = f.uuid ORDER BY fs.added_at, fs.episode_id)), f.event"
 )
 
 # The same shape, read from a history snapshot.
 HISTORY_FACT_COLUMNS = (
     "h.fact_uuid, h.group_id, h.subject, h.source_uuid, h.relation, h.object, h.target_uuid, h.fact,"
-    " h.valid_at, h.invalid_at, h.created_at, h.expired_at, h.invalidated_by, '{}', h.episodes"
+    " h.valid_at, h.invalid_at, h.created_at, h.expired_at, h.invalidated_by, '{}', h.episodes, h.event"
 )
 
 RECORD_COLUMNS = (
     "f.uuid, f.group_id, f.source_uuid, f.target_uuid, s.name, o.name, f.relation, f.relation_key,"
     " f.fact, f.valid_at, f.invalid_at, f.stated_invalid_at, f.created_at, f.expired_at,"
-    " f.invalidated_by, f.attributes, f.recorded_at, f.cause, f.cause_episode"
+    " f.invalidated_by, f.attributes, f.recorded_at, f.cause, f.cause_episode, f.event"
 )

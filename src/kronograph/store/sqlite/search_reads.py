@@ -299,11 +299,13 @@ def _uuids(
 
 
 def current_facts_search(
-    conn: sqlite3.Connection, group_id: str, query: str, limit: int, at: datetime, words: QueryWords | None = None
+    conn: sqlite3.Connection, group_id: str, query: str, limit: int, at: datetime, words: QueryWords | None = None,
+    include_events: bool = False,
 ) -> tuple[list[tuple[str, float]], int, bool]:
     """The facts valid (and not expired) at ``at`` among the ``4 * limit``
     best full-text matches, best first (at most ``limit``); how many of those
-    matches the moment hides; and whether there may be more matches."""
+    matches the moment hides (events too, unless ``include_events``); and
+    whether there may be more matches."""
     docs, scores = (words or QueryWords()).rank(conn, "facts", group_id, query)
     ranked = list(zip(docs[: 4 * limit].tolist(), scores[: 4 * limit].tolist()))
     if not ranked:
@@ -311,9 +313,9 @@ def current_facts_search(
     t = to_micros(at)
     ids = json.dumps([doc for doc, _ in ranked])
     cur = conn.execute(
-        "SELECT id, uuid, (expired_at IS NULL AND valid_at <= ? AND (invalid_at IS NULL OR invalid_at > ?))"
-        " FROM facts WHERE id IN (SELECT value FROM json_each(?))",
-        (t, t, ids),
+        "SELECT id, uuid, (expired_at IS NULL AND valid_at <= ? AND (invalid_at IS NULL OR invalid_at > ?)"
+        " AND (? OR event = 0)) FROM facts WHERE id IN (SELECT value FROM json_each(?))",
+        (t, t, int(include_events), ids),
     )
     found = {int(i): (uuid, bool(ok)) for i, uuid, ok in cur}
     rows = [(found[doc][0], score, found[doc][1]) for doc, score in ranked if doc in found]

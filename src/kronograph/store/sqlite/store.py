@@ -319,9 +319,11 @@ class SQLiteStore(UnitOfWork):
         return await self._run(search_reads.touching_facts, group_id, entity_uuids, limit, at)
 
     async def search_current_facts(
-        self, group_id: str, query: str, limit: int, at: datetime
+        self, group_id: str, query: str, limit: int, at: datetime, *, include_events: bool = False
     ) -> tuple[list[tuple[str, float]], int, bool]:
-        return await self._run(search_reads.current_facts_search, group_id, query, limit, at, self._query_words)
+        return await self._run(
+            search_reads.current_facts_search, group_id, query, limit, at, self._query_words, include_events
+        )
 
     async def entities_known_by(self, group_id: str, uuids: Collection[str], at: datetime) -> set[str]:
         return await self._run(search_reads.entities_known_by, group_id, uuids, at)

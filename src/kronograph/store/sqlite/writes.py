@@ -77,7 +77,7 @@ SQL = {
     "removed_mentions": "DELETE FROM mentions WHERE group_id = ? AND episode_id = ? AND entity_uuid = ?",
     "facts": "INSERT INTO facts(uuid, group_id, source_uuid, target_uuid, relation, relation_key, fact,"
     " valid_at, invalid_at, stated_invalid_at, created_at, expired_at, invalidated_by, attributes,"
-    " recorded_at, cause, cause_episode, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    " recorded_at, cause, cause_episode, embedding, event) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "fact_sources": "INSERT OR REPLACE INTO fact_sources(fact_uuid, group_id, episode_id, valid_at,"
     " stated_invalid_at, added_at, provenance) VALUES (?,?,?,?,?,?,?)",
     "removed_sources": "DELETE FROM fact_sources WHERE group_id = ? AND fact_uuid = ? AND episode_id = ?",
@@ -89,8 +89,8 @@ SQL = {
     " VALUES (?,?,?,?,?)",
     "fact_history": "INSERT INTO fact_history(group_id, fact_uuid, recorded_at, cause, episode_id, status,"
     " source_uuid, target_uuid, subject, object, subject_key, object_key, relation, relation_key,"
-    " fact, valid_at, invalid_at, invalidated_by, created_at, expired_at, episodes)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    " fact, valid_at, invalid_at, invalidated_by, created_at, expired_at, episodes, event)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "retracted_facts": "INSERT OR REPLACE INTO retracted_facts(fact_uuid, group_id, subject_key, object_key,"
     " retracted_at) VALUES (?,?,?,?,?)",
     "deleted_facts": "DELETE FROM facts WHERE uuid = ? AND group_id = ?",
