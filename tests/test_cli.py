@@ -182,7 +182,7 @@ def test_groups_are_separate(cli: Invoke) -> None:
      ("search", "team-a", "Ann", "--also", "team-x"), ("conflicts", "team-x", "f1"), ("episodes", "team-x"),
      ("remove-episode", "team-x", "e1"), ("doctor", "team-x"), ("export", "team-x"), ("sagas", "team-x"),
      ("audit", "team-x"), ("communities", "team-x"), ("forget", "team-x", "--entity", "Ann", "--yes"),
-     ("merge", "team-x", "Ann", "Bob"), ("split", "team-x", "m1")],
+     ("merge", "team-x", "Ann", "Bob"), ("split", "team-x", "m1"), ("events", "team-x")],
 )
 def test_an_unknown_group_is_reported(cli: Invoke, args: tuple[str, ...]) -> None:
     """A typo in GROUP says so, instead of reading an empty group."""
@@ -326,7 +326,7 @@ def test_every_command_and_option_is_documented() -> None:
     assert set(commands) == {
         "add-fact", "facts", "timeline", "history", "remove-episode", "search", "conflicts", "add", "import", "resume",
         "episodes", "demo", "migrate", "doctor", "saga", "sagas", "forget", "audit", "communities", "export", "mcp",
-        "serve", "keys add", "keys list", "keys revoke", "groups", "merge", "split",
+        "serve", "keys add", "keys list", "keys revoke", "groups", "merge", "split", "events",
     }
     for name, options in commands.items():
         heading = re.search(rf"^## `kronograph {re.escape(name)}[ `]", docs, re.M)
@@ -818,3 +818,15 @@ def test_export_writes_every_record_of_a_group_as_json_lines(cli: Invoke, tmp_pa
     assert "wrote 3 episodes, 4 entities, 3 facts" in result.stderr
     assert [json.loads(line)["type"] for line in out.read_text().splitlines()][1:] == kinds
     assert "cannot write" in cli("export", "team", "--out", str(tmp_path / "no" / "x.jsonl"), expect=2).stderr
+
+
+def test_events_lists_moments_that_facts_leaves_out(cli: Invoke) -> None:
+    cli("add", "g", "Ann Lee: I joined Acme in 2020. I left Acme on March 1, 2024.", "--time", "2024-03-05",
+        "--offline")
+    assert _triples(cli("facts", "g", "--json").stdout) == []  # left: no longer works there, and LEFT is no state
+    left = json.loads(cli("events", "g", "--json").stdout)
+    assert [(f["subject"], f["relation"], f["object"], f["event"]) for f in left] == [("Ann Lee", "LEFT", "Acme", True)]
+    assert "event" in cli("events", "g", "--entity", "Acme").stdout
+    assert json.loads(cli("events", "g", "--since", "2024-03-02", "--json").stdout) == []
+    assert "no events match" in cli("events", "g", "--until", "2024-01-01").stdout
+    assert "--until" in cli("events", "g", "--since", "2024-03-02", "--until", "2024-03-01", expect=2).stderr

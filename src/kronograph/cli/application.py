@@ -14,7 +14,7 @@ from .demo import demo
 from .doctor import doctor
 from .episodes import add, episodes, import_, resume
 from .export import export
-from .facts import add_fact, facts, history, remove_episode, timeline
+from .facts import add_fact, events, facts, history, remove_episode, timeline
 from .forget import forget
 from .groups import groups
 from .keys import keys_app
@@ -28,7 +28,7 @@ from .serve import serve
 __all__ = ["COMMANDS", "GROUPS", "build_app"]
 
 COMMANDS: dict[str, Callable[..., None]] = {
-    "add-fact": add_fact, "facts": facts, "timeline": timeline, "history": history,
+    "add-fact": add_fact, "facts": facts, "events": events, "timeline": timeline, "history": history,
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
     "demo": demo, "groups": groups, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas,

@@ -97,6 +97,31 @@ def facts(
     console().print(fact_table(found) if found else "[dim]no facts match[/]")
 
 
+def events(
+    group: Group,
+    subject: Annotated[str | None, option("NAME", "Only events with this subject.")] = None,
+    relation: Annotated[str | None, option("RELATION", "Only this relation (LEFT ≡ left).")] = None,
+    object: Annotated[str | None, option("NAME", "Only events with this object.", "--object")] = None,
+    entity: Annotated[str | None, option("NAME", "Only events touching this entity, either end.")] = None,
+    since: Annotated[str | None, option("TIME", "Only events at or after this time.")] = None,
+    until: Annotated[str | None, option("TIME", "Only events before this time.")] = None,
+    known_at: Annotated[str | None, option("TIME", "As the memory believed at this time.")] = None,
+    limit: Annotated[int | None, option("N", "At most N events.", min=1)] = None,
+    as_json: AsJson = False,
+    db: Db = DEFAULT_DB,
+) -> None:
+    """List events (moments such as LEFT or MET, which `facts` leaves out), by when they happened."""
+    with open_memory(db, group=group) as memory:
+        found = memory.events(
+            group, subject=subject, relation=relation, object=object, entity=entity, since=since, until=until,
+            known_at=known_at, limit=limit,
+        )
+    if as_json:
+        print_json(found)
+        return
+    console().print(timeline_table(found, f"events in {escape(group)}") if found else "[dim]no events match[/]")
+
+
 def timeline(
     group: Group,
     entity: Annotated[str, typer.Argument(metavar="ENTITY", help="Entity name.")],
