@@ -20,6 +20,7 @@ from .ingest.bulk import EpisodeItem
 from .ingest.json_map import JsonMapping
 from .llm import ModelClient, ModelSettings
 from .memory import AsyncMemory
+from .message import Message
 from .model import (
     AddFactResult,
     AuditEvent,
@@ -38,6 +39,7 @@ from .model import (
     FactSource,
     ForgetReport,
     GroupExport,
+    GroupSettings,
     ModelUsage,
     PossibleContradiction,
     QueueStats,
@@ -79,6 +81,7 @@ __all__ = [
     "JudgeError",
     "KronographError",
     "Memory",
+    "Message",
     "ModelClient",
     "ModelError",
     "ModelOutputError",
@@ -90,6 +93,7 @@ __all__ = [
     "RelationType",
     "ForgetReport",
     "GroupExport",
+    "GroupSettings",
     "RemovalResult",
     "SagaInfo",
     "SagaSummary",

@@ -207,6 +207,10 @@ class Episode(_Model):
     # when: nobody else takes it over before then; None once it is done.
     held_by: str | None = None
     held_until: UtcDatetime | None = None
+    # Who said it (a message's speaker: "I" and "my" are them) and in what
+    # role ("user", "assistant", "system", "tool"...); None when not given.
+    speaker: str | None = None
+    role: str | None = None
     # What it said that gave no fact, once complete: "nothing understood in: ..."
     # or "no fact in (question): ..." (quoted only when its content is kept).
     notes: list[str] = Field(default_factory=list)
@@ -269,6 +273,16 @@ class SagaSummary(_Model):
     stale: bool = False  # it drew on an episode since removed: the next run rebuilds it
     complete: bool = True
     error: str | None = None
+
+
+class GroupSettings(_Model):
+    """A group's settings, kept in its store: ``user_name`` names the person
+    behind role ``user`` (the group's user entity); ``values`` holds every
+    setting by name, those of later features included."""
+
+    group_id: str
+    user_name: str | None = None
+    values: dict[str, Any] = Field(default_factory=dict)
 
 
 class SagaInfo(_Model):

@@ -140,6 +140,10 @@ class Plan:
     # every fact it creates, changes or deletes (see stale_summaries).
     stale_entities: set[str] = field(default_factory=set)
     entity_aliases: list[tuple[str, str]] = field(default_factory=list)  # (entity_uuid, alias)
+    # New names of existing entities (the old one is kept as an alias through entity_aliases).
+    entity_names: dict[str, str] = field(default_factory=dict)  # entity_uuid -> name
+    # The group's settings to write (name -> JSON value); None erases one.
+    settings: dict[str, Any] = field(default_factory=dict)
     # Communities: a rebuild deletes every community of the group first
     # (replace_communities) and writes the new ones, all in this transaction.
     replace_communities: bool = False

@@ -508,6 +508,27 @@ def _leases(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+_V14 = """
+-- Who said an episode (whom "I" means) and in what role (user, assistant...).
+ALTER TABLE episodes ADD COLUMN speaker TEXT;
+ALTER TABLE episodes ADD COLUMN role TEXT;
+-- Each group's settings (its user's name, and what later features keep per
+-- group), one row a setting, the value as JSON.
+CREATE TABLE group_settings (
+    group_id   TEXT NOT NULL REFERENCES groups(group_id),
+    name       TEXT NOT NULL,
+    value      TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (group_id, name)
+) WITHOUT ROWID;
+"""
+
+
+def _speakers(conn: sqlite3.Connection) -> None:
+    for statement in _statements(_V14):
+        conn.execute(statement)
+
+
 def _statements(script: str) -> list[str]:
     """Split a script into statements (triggers contain semicolons)."""
     out: list[str] = []
@@ -538,6 +559,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (11, "on_behalf_of", _on_behalf_of),
     (12, "leases", _leases),
     (13, "group_revisions", _group_revisions),
+    (14, "speakers", _speakers),
 ]
 
 
