@@ -235,3 +235,81 @@ def test_the_sync_and_async_apis_agree_on_the_new_methods() -> None:
         assert inspect.signature(getattr(Memory, name)) == inspect.signature(getattr(AsyncMemory, name)), name
         assert getattr(AsyncMemory, name).__doc__ and getattr(Memory, name).__doc__ or name in (
             "add_episode", "enqueue_episode"), name
+
+
+def test_an_interrupted_message_resumes_with_its_speaker_and_role(memory: Memory) -> None:
+    store = memory.store  # type: ignore[attr-defined]
+    original = store.unit
+
+    def broken(group_id: str, **_: Any) -> Any:  # the commit never happens: as if the process died there
+        raise KeyboardInterrupt
+
+    store.unit = broken
+    with pytest.raises(KeyboardInterrupt):
+        memory.add_messages(G, [
+            {"role": "user", "content": "I live in Oslo.", "id": "m1"},
+            {"role": "assistant", "content": "I live in Rome. You work at Acme.", "id": "m2"},
+        ], user_name="Ann Lee")
+    store.unit = original
+    assert {e.status for e in memory.episodes(G)} != {"complete"}
+    memory.resume()
+    done = {e.uuid: e for e in memory.episodes(G)}
+    assert {(u, e.status, e.speaker, e.role) for u, e in done.items()} == {
+        ("m1", "complete", "Ann Lee", "user"), ("m2", "complete", "Assistant", "assistant"),
+    }
+    assert _facts(memory) == {("Ann Lee", "LIVES_IN", "Oslo")}
+
+
+# -- an older database ---------------------------------------------------------------------------------------
+
+
+def _downgrade_sqlite(path: Any) -> None:
+    """The file as kronograph wrote it before schema version 14."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        "ALTER TABLE episodes DROP COLUMN speaker; ALTER TABLE episodes DROP COLUMN role;"
+        " DROP TABLE group_settings; DELETE FROM schema_migrations WHERE version = 14;"
+    )
+    conn.close()
+
+
+def _downgrade_postgres(url: str) -> None:
+    """The database as kronograph wrote it before schema version 11."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "ALTER TABLE episodes DROP COLUMN speaker; ALTER TABLE episodes DROP COLUMN role;"
+            " DROP TABLE group_settings; DELETE FROM schema_migrations WHERE version = 11;"
+        )
+
+
+@pytest.mark.parametrize("backend_name", ["sqlite", "postgres"])
+def test_an_older_database_is_migrated_and_keeps_its_episodes(tmp_path: Any, backend_name: str) -> None:
+    if backend_name == "sqlite":
+        from kronograph.store.sqlite.schema import MIGRATIONS
+
+        where: Any = tmp_path / "old.db"
+        downgrade: Callable[[Any], None] = _downgrade_sqlite
+        latest = 14
+    else:
+        from kronograph.store.postgres.schema import MIGRATIONS  # type: ignore[assignment]
+
+        from . import pg_server
+
+        where = pg_server.databases().fresh()
+        downgrade = _downgrade_postgres
+        latest = 11
+    assert MIGRATIONS[-1][0] == latest
+    with Memory(where, model=None) as memory:
+        memory.add_episode(G, "Ann: I work at Acme.", reference_time="2024-01-01", episode_id="old")
+    downgrade(where)
+    with Memory(where, model=None) as memory:
+        old = memory.episode(G, "old")
+        assert (old.status, old.speaker, old.role) == ("complete", None, None)
+        assert memory.settings(G).user_name is None
+        memory.add_messages(G, [{"role": "user", "content": "I live in Oslo.", "id": "new"}], user_name="Ann")
+        assert (memory.episode(G, "new").speaker, memory.settings(G).user_name) == ("Ann", "Ann")
+        assert _facts(memory) == {("Ann", "WORKS_AT", "Acme"), ("Ann", "LIVES_IN", "Oslo")}
