@@ -220,8 +220,12 @@ def test_settings_and_the_user_belong_to_their_group(memory: Memory) -> None:
 def test_forget_erases_the_user_name_from_the_settings(memory: Memory) -> None:
     memory.add_messages(G, [{"role": "user", "content": "I live in Lisbon."}], user_name="Zorblax Quentin")
     memory.configure("other", user_name="Zorblax Quentin")
+    exported = memory.export(G)
+    assert exported.settings is not None and exported.settings.user_name == "Zorblax Quentin"
+    assert ("settings", exported.settings) in exported.records()
     report = memory.forget(G, entity="Zorblax Quentin")
     assert report.verified, report.leftovers
+    assert memory.export(G).settings is None
     assert memory.settings(G).user_name is None and memory.user(G) is None
     assert memory.settings("other").user_name == "Zorblax Quentin"  # another group's settings are its own
 

@@ -439,7 +439,8 @@ class CommunityBuild(_Model):
 class GroupExport(_Model):
     """Everything a group holds, as the reads return it: episodes (with
     their text, where kept), entities (with summaries), every fact interval
-    and expired record, communities, saga summaries and the audit log. A
+    and expired record, communities, saga summaries, the audit log and the
+    group's settings (None when it has none). A
     subject access request, an inspection, a backup of what was derived;
     to move a memory elsewhere, ``kronograph migrate`` or the file itself."""
 
@@ -451,13 +452,15 @@ class GroupExport(_Model):
     communities: list[Community] = Field(default_factory=list)
     sagas: list[SagaSummary] = Field(default_factory=list)
     audit_events: list[AuditEvent] = Field(default_factory=list)
+    settings: GroupSettings | None = None
 
     def records(self) -> list[tuple[str, _Model]]:
         """Every item with its kind (``episode``, ``entity``, ``fact``,
-        ``community``, ``saga``, ``audit_event``), in that order."""
-        kinds = (
+        ``community``, ``saga``, ``audit_event``, ``settings``), in that order."""
+        kinds: tuple[tuple[str, list[Any]], ...] = (
             ("episode", self.episodes), ("entity", self.entities), ("fact", self.facts),
             ("community", self.communities), ("saga", self.sagas), ("audit_event", self.audit_events),
+            ("settings", [self.settings] if self.settings is not None else []),
         )
         return [(kind, item) for kind, items in kinds for item in items]
 
