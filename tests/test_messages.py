@@ -92,7 +92,8 @@ def test_a_bad_message_is_named_by_position_and_field_and_nothing_is_written(
 
 
 @pytest.mark.parametrize(("messages", "field"), [
-    ("hello", "messages"), ({"role": "user"}, "messages"), ([], "messages"),
+    ("hello", "messages"), ({"role": "user"}, "messages"), (Message(role="user", content="hi"), "messages"),
+    (42, "messages"),
 ])
 def test_messages_must_be_a_list(memory: Memory, messages: Any, field: str) -> None:
     with pytest.raises(InvalidInputError) as caught:
@@ -100,9 +101,14 @@ def test_messages_must_be_a_list(memory: Memory, messages: Any, field: str) -> N
     assert caught.value.field == field
 
 
+def test_no_messages_is_no_episode(memory: Memory) -> None:
+    assert memory.add_messages(G, [], user_name="Ann") == []
+    assert memory.episodes(G) == [] and memory.settings(G).user_name == "Ann"
+
+
 def test_bad_call_arguments_are_refused(memory: Memory) -> None:
     for kwargs, field in (({"user_name": ""}, "user_name"), ({"assistant_name": "a\tb"}, "assistant_name"),
-                          ({"thread": " t"}, "messages[0].saga"), ({"actor": ""}, "actor")):
+                          ({"thread": " t"}, "thread"), ({"actor": ""}, "actor")):
         with pytest.raises(InvalidInputError) as caught:
             memory.add_messages(G, [{"role": "user", "content": "hi"}], **kwargs)
         assert caught.value.field == field
@@ -192,6 +198,13 @@ def test_nicknames_resolve_to_the_user_but_other_full_names_stay_apart(memory: M
     assert _facts(memory) == {("Robert Carter", "WORKS_AT", "Initech"), ("Robert Lee", "WORKS_AT", "Acme")}
     user = memory.user(G)
     assert user is not None and user.name == "Robert Carter" and "Bob" in user.aliases
+
+
+def test_a_short_user_name_joins_no_two_full_names(memory: Memory) -> None:
+    memory.add_messages(G, [{"role": "user", "content": "I live in Oslo. Sam Carter works at Acme."},
+                            {"role": "user", "content": "Sam Lee works at Initech."}], user_name="Sam")
+    assert _facts(memory) == {("Sam", "LIVES_IN", "Oslo"), ("Sam Carter", "WORKS_AT", "Acme"),
+                              ("Sam Lee", "WORKS_AT", "Initech")}
 
 
 def test_a_new_user_name_renames_the_user_and_keeps_the_old_as_an_alias(memory: Memory) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kronograph.ingest.people import NICKNAMES, anchor_for, same_person
+from kronograph.ingest.people import NICKNAMES, anchor_for, anchors_of, same_person
 
 
 @pytest.mark.parametrize(("name", "anchor"), [
@@ -37,3 +37,30 @@ def test_an_anchor_is_chosen_only_when_it_is_the_only_one() -> None:
     assert anchor_for("Sam", (), ["Sam Carter", "Sam Lee"]) is None  # which Sam: nobody guesses
     assert anchor_for("Sam", ("Organization",), ["Sam Carter"]) is None  # not a person
     assert anchor_for("Sam Carter", ("Person",), ["Sam Carter"]) is None  # already the anchor
+
+
+def test_a_longer_name_never_folds_into_a_shorter_anchor() -> None:
+    assert anchor_for("Sam Carter", ("Person",), ["Sam"]) is None  # "Sam Carter" and "Sam Lee" must stay two
+
+
+def test_an_assistant_speaker_is_no_anchor() -> None:
+    assert anchors_of("Alex", "assistant", "Sam") == ["Sam"]
+    assert anchors_of("Alex", "user", "Sam") == ["Alex", "Sam"]
+    assert anchors_of("Sam", None, "sam") == ["Sam"]
+
+
+def test_a_full_name_is_not_a_person_known_by_another_or_a_shorter_anchor() -> None:
+    from datetime import UTC, datetime
+
+    from kronograph.ingest.people import distinct_people
+    from kronograph.model import Entity
+
+    def person(name: str, *aliases: str, labels: tuple[str, ...] = ("Person",)) -> Entity:
+        return Entity(uuid=name, group_id="g", name=name, aliases=aliases, labels=labels,
+                      created_at=datetime(2024, 1, 1, tzinfo=UTC))
+
+    assert distinct_people("Sam Lee", ("Person",), person("Sam", "Sam Carter"), [])
+    assert distinct_people("Sam Lee", (), person("Sam"), ["Sam"])
+    assert not distinct_people("Sam Lee", (), person("Sam"), [])  # no anchor: the usual fuzzy rules decide
+    assert not distinct_people("Samuel Carter", ("Person",), person("Sam", "Sam Carter"), [])
+    assert not distinct_people("Acme Corp", (), person("Acme", "Acme Robotics", labels=("Organization",)), [])

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from . import checks
 from ._retry import retry_on_conflict
 from .errors import InvalidInputError
 from .ingest.bulk import EpisodeItem, Ingestion
@@ -63,12 +64,13 @@ class Conversations:
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         read = read_messages(messages)
+        saga = checks.identifier("thread", thread, optional=True)
         who = speaker_text("user_name", user_name)
         bot = speaker_text("assistant_name", assistant_name)
         by = actor_text("actor", actor)
         store = await self._ready()
         known = who or group_settings(g, await store.group_settings(g)).user_name
-        items = [self._item(m, thread, known, bot, by) for m in read]
+        items = [self._item(m, saga, known, bot, by) for m in read]
         self._ingestion.check(g, items, user_name=known, label="messages")  # stores nothing
         for i, m in enumerate(read):  # an id used before for other content is refused before anything is stored
             if m.id is not None:
@@ -77,6 +79,8 @@ class Conversations:
                     raise InvalidInputError(f"messages[{i}].id", f"{m.id!r} was already used for other content")
         if who is not None:
             await self._save_user_name(g, who)
+        if not items:
+            return []
         return await self._ingestion.add_episodes(g, items, user_name=known, label="messages")
 
     @staticmethod

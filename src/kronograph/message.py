@@ -123,6 +123,4 @@ def read_messages(messages: Any, *, label: str = "messages") -> list[Message]:
         except ValidationError as exc:
             where, message = _problem(exc)
             raise InvalidInputError(f"{label}[{i}].{where}", message) from None
-    if not out:
-        raise InvalidInputError(label, "must hold at least one message")
     return out

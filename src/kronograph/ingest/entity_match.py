@@ -27,7 +27,7 @@ from ..store.plan import Plan
 from ..store.protocol import Store
 from .entities import choose_entity, compatible, label_family
 from .extract import EntityDraft
-from .people import person_like, same_person
+from .people import distinct_people, person_like, short_form
 from .prompts import dedupe_prompt
 from .schema import DedupeAnswer
 from .similarity import decide_merge, score_candidates
@@ -76,7 +76,9 @@ async def choose_entities(
             draft.name, draft.labels, vectors.get(draft.key), [(m.entity, m.vector) for m in found if m.how != "name"]
         )
         decision = decide_merge(scored)
-        if decision.outcome == "merge" and decision.entity is not None:
+        if decision.entity is not None and distinct_people(draft.name, draft.labels, decision.entity, anchors):
+            choices[draft.key] = {"uuid": None, "how": "new", "alias": False, "fragments": []}  # see .people
+        elif decision.outcome == "merge" and decision.entity is not None:
             choices[draft.key] = {"uuid": decision.entity.uuid, "how": "fuzzy", "alias": True, "fragments": []}
         elif decision.outcome == "ambiguous":
             ambiguous.append((draft, list(decision.candidates)))
@@ -100,7 +102,7 @@ def _short_form(draft: EntityDraft, candidates: Sequence[Entity], anchors: Seque
         return None
     found = {
         e.uuid: e for e in candidates
-        if person_like(e.labels) and compatible(draft.labels, e.labels) and same_person(e.name, draft.name)
+        if person_like(e.labels) and compatible(draft.labels, e.labels) and short_form(e.name, draft.name)
     }
     return next(iter(found.values())) if len(found) == 1 else None
 

@@ -155,7 +155,7 @@ def clean(extraction: Extraction, inp: EpisodeInput, provenance: dict[str, Any])
         if draft is not None:
             facts.append(draft)
     if provenance.get("extractor") != "json":
-        facts = _fold_people(entities, facts, anchors_of(inp.speaker, inp.user_name))
+        facts = _fold_people(entities, facts, anchors_of(inp.speaker, inp.role, inp.user_name))
     return Drafts(entities=list(entities.values()), facts=facts, provenance=provenance)
 
 

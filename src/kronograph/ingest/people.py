@@ -12,10 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from ..model import normalise_name
-from .entities import compatible
+from ..model import Entity, normalise_name
+from .entities import compatible, label_family
 
-__all__ = ["NICKNAMES", "anchor_for", "anchors_of", "person_like", "same_person"]
+__all__ = [
+    "NICKNAMES", "a_person", "anchor_for", "anchors_of", "distinct_people", "person_like", "same_person", "short_form",
+]
 
 # Common English given names and their usual short forms (both directions).
 NICKNAMES: dict[str, tuple[str, ...]] = {
@@ -91,8 +93,15 @@ def person_like(labels: Iterable[str]) -> bool:
     return compatible(tuple(labels), ("Person",))
 
 
-def anchors_of(*names: str | None) -> list[str]:
-    """The distinct anchor names of an episode (speaker, user), in order."""
+# Roles whose speaker is no person a mention could be: an assistant named
+# "Alex" is no anchor for a user's friend "Alex Kim" it mentions.
+_NOT_PEOPLE = frozenset({"assistant", "system", "tool"})
+
+
+def anchors_of(speaker: str | None, role: str | None, user_name: str | None) -> list[str]:
+    """The distinct anchor names of an episode, in order: its speaker (unless
+    an assistant, system or tool speaks) and the group's user."""
+    names = (speaker if not role or role.casefold() not in _NOT_PEOPLE else None, user_name)
     seen: dict[str, str] = {}
     for name in names:
         if name and normalise_name(name) not in seen:
@@ -100,11 +109,39 @@ def anchors_of(*names: str | None) -> list[str]:
     return list(seen.values())
 
 
+def short_form(name: str, anchor: str) -> bool:
+    """``name`` is ``anchor`` said shorter (or as long): never a longer name
+    folded into a shorter one, which could join "Sam Carter" and "Sam Lee"
+    through a user called "Sam"."""
+    return normalise_name(name) != normalise_name(anchor) and len(_words(name)) <= len(_words(anchor)) and (
+        same_person(name, anchor)
+    )
+
+
 def anchor_for(name: str, labels: Sequence[str], anchors: Sequence[str]) -> str | None:
     """The one anchor a person-like mention is a short form of, or None
     (none, or more than one: "Sam" when both Sam Carter and Sam Lee speak)."""
     if not person_like(labels):
         return None
-    key = normalise_name(name)
-    found = [a for a in anchors if normalise_name(a) != key and same_person(name, a)]
+    found = [a for a in anchors if short_form(name, a)]
     return found[0] if len(found) == 1 else None
+
+
+def a_person(labels: Iterable[str]) -> bool:
+    """Labelled a person (not merely unlabelled)."""
+    return any(label_family(label) == "person" for label in labels)
+
+
+def distinct_people(name: str, labels: Sequence[str], entity: Entity, anchors: Sequence[str]) -> bool:
+    """Whether a full name cannot be this person entity, however alike the
+    names look: the entity is known by another full name ("Sam Lee" is not
+    the "Sam" known as "Sam Carter"), or it is an anchor known only by a
+    shorter name (the user "Sam" does not absorb every "Sam Lee")."""
+    words = _words(name)
+    if len(words) < 2 or not person_like(labels) or not a_person(entity.labels):
+        return False
+    known = (entity.name, *entity.aliases)
+    if any(len(_words(other)) >= 2 and not same_person(name, other) for other in known):
+        return True
+    keys = {normalise_name(a) for a in anchors}
+    return normalise_name(entity.name) in keys and len(_words(entity.name)) < len(words)

@@ -242,7 +242,7 @@ class Pipeline(EpisodeStatuses):
             choices = await choose_entities(
                 self.store, inp.group_id, drafts.entities, vectors,
                 model=model, context=inp.content[:400], usage=usage,
-                anchors=anchors_of(inp.speaker, inp.user_name),
+                anchors=anchors_of(inp.speaker, inp.role, inp.user_name),
             )
         records = [self._record(inp, f, drafts, choices, None, provisional=True) for f in drafts.facts]
         verdicts = await gather_verdicts(
