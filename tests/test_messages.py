@@ -126,7 +126,8 @@ def test_first_person_is_the_user_and_the_assistant_states_no_fact(memory: Memor
     ], user_name="Sam")
     assert _facts(memory) == {("Sam", "WORKS_AT", "Northwind"), ("Sam", "LIVES_IN", "Lisbon")}
     user = memory.user(G)
-    assert user is not None and user.name == "Sam"
+    assert user is not None and user.name == "Sam" and not user.summary_stale
+    assert user.summary is not None and "Northwind" in user.summary and "Lisbon" in user.summary
 
 
 def test_the_user_name_is_remembered_across_calls(memory: Memory) -> None:

@@ -22,7 +22,7 @@ from .ingest.group_user import find_user, group_settings, save_user_name
 from .ingest.judge import refuse_writes_from_a_judge
 from .ingest.speakers import speaker_text, speakers
 from .message import Message, read_messages
-from .model import Entity, EpisodeResult, GroupSettings
+from .model import Entity, EntitySummary, EpisodeResult, GroupSettings
 
 if TYPE_CHECKING:
     from .store import Store
@@ -40,6 +40,8 @@ class Conversations:
         def _group(self, group_id: Any) -> str: ...
         def _lock(self, group_id: str) -> asyncio.Lock: ...
         def _now(self) -> datetime: ...
+        async def summarize_entities(self, group_id: str, names_or_uuids: Any = None, *,
+                                     refresh_stale_only: bool = True) -> list[EntitySummary]: ...
 
     async def add_messages(
         self,
@@ -120,8 +122,15 @@ class Conversations:
 
     async def user(self, group_id: str) -> Entity | None:
         """The group's user entity (named by its ``user_name`` setting), with
-        its summary; None when no user name is set or nothing was said yet."""
+        its summary, rebuilt first if its facts changed since (as
+        :meth:`summarize_entities` does; not on a read replica); None when no
+        user name is set or nothing was said about them yet."""
         g = self._group(group_id)
         store = await self._ready()
         name = group_settings(g, await store.group_settings(g)).user_name
-        return None if name is None else await find_user(store, g, name)
+        found = None if name is None else await find_user(store, g, name)
+        if found is None or not found.summary_stale or getattr(store, "read_only", False):
+            return found
+        await self.summarize_entities(g, [found.uuid])
+        again = await store.entities_by_uuid(g, [found.uuid])
+        return again[0] if again else None
