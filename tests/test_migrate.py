@@ -202,6 +202,16 @@ def test_vectors_and_json_arrive_unchanged(source: Path, target: str) -> None:
     assert {r[0] for r in rows} == {"later", "bad"}
 
 
+def test_speakers_roles_and_group_settings_arrive(source: Path, target: str) -> None:
+    assert migrate_memory_sync(source, target, sample=0).ok
+    with Memory(source, model=None, resume=False) as before, Memory(target, model=None, resume=False) as after:
+        for memory in (before, after):
+            said = [(e.speaker, e.role, e.saga) for e in memory.episodes("names") if e.role is not None]
+            assert said == [("Ann Lee", "user", "intro")]
+            assert memory.settings("names").user_name == "Ann Lee"
+            assert memory.settings("chat").user_name is None
+
+
 def test_answers_match_and_the_copy_is_a_working_memory(source: Path, target: str) -> None:
     report = migrate_memory_sync(f"sqlite:///{source}", target, sample=10, now=NOW)
     assert report.ok, report.verification.mismatches[:5]
