@@ -207,10 +207,8 @@ class Episode(_Model):
     # when: nobody else takes it over before then; None once it is done.
     held_by: str | None = None
     held_until: UtcDatetime | None = None
-    # Who said it (a message's speaker: "I" and "my" are them) and in what
-    # role ("user", "assistant", "system", "tool"...); None when not given.
-    speaker: str | None = None
-    role: str | None = None
+    speaker: str | None = None  # who said it: whom "I" and "my" mean
+    role: str | None = None  # a message's role: "user", "assistant", "system", "tool"...
     # What it said that gave no fact, once complete: "nothing understood in: ..."
     # or "no fact in (question): ..." (quoted only when its content is kept).
     notes: list[str] = Field(default_factory=list)
@@ -276,9 +274,7 @@ class SagaSummary(_Model):
 
 
 class GroupSettings(_Model):
-    """A group's settings, kept in its store: ``user_name`` names the person
-    behind role ``user`` (the group's user entity); ``values`` holds every
-    setting by name, those of later features included."""
+    """A group's settings in its store: ``user_name`` (of role ``user``), and ``values`` by name."""
 
     group_id: str
     user_name: str | None = None
@@ -439,8 +435,7 @@ class CommunityBuild(_Model):
 class GroupExport(_Model):
     """Everything a group holds, as the reads return it: episodes (with
     their text, where kept), entities (with summaries), every fact interval
-    and expired record, communities, saga summaries, the audit log and the
-    group's settings (None when it has none). A
+    and expired record, communities, saga summaries, audit log, settings. A
     subject access request, an inspection, a backup of what was derived;
     to move a memory elsewhere, ``kronograph migrate`` or the file itself."""
 
