@@ -218,6 +218,17 @@ def test_a_new_user_name_renames_the_user_and_keeps_the_old_as_an_alias(memory: 
     assert after is not None and (after.uuid, after.name, after.aliases) == (before.uuid, "Sam Carter", ("Sam",))
     memory.add_messages(G, [{"role": "user", "content": "I work at Northwind."}])
     assert _facts(memory) == {("Sam Carter", "LIVES_IN", "Lisbon"), ("Sam Carter", "WORKS_AT", "Northwind")}
+    found = memory.search(G, "Sam Carter", scopes=["entities"], recipe="cosine").entities
+    assert found and found[0].item.uuid == before.uuid
+    import asyncio
+
+    import numpy as np
+
+    from kronograph import HashingEmbedder
+
+    stored = memory._call(memory.store.item_vectors(G, "entities", [before.uuid]))  # type: ignore[attr-defined]
+    expected = asyncio.run(HashingEmbedder().embed(["Sam Carter"]))[0]
+    assert np.allclose(stored[before.uuid], expected)  # its name's vector is the new name's
     assert [e.kind for e in memory.audit_events(G)].count("settings_changed") == 2
 
 

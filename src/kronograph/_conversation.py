@@ -100,8 +100,13 @@ class Conversations:
 
     async def _save_user_name(self, group_id: str, user_name: str) -> GroupSettings:
         store = await self._ready()
+        if (await self.settings(group_id)).user_name in (None, user_name):
+            vector = None  # no user entity is renamed: nothing to embed
+        else:  # the new name's vector, before the group is held: an embedder may wait on a network
+            vector = await self._ingestion.embed_one(user_name, (group_id,))
         return await retry_on_conflict(
-            lambda: save_user_name(store, group_id, user_name, self._now()), kind="settings", hold=self._lock(group_id)
+            lambda: save_user_name(store, group_id, user_name, self._now(), vector),
+            kind="settings", hold=self._lock(group_id),
         )
 
     async def settings(self, group_id: str) -> GroupSettings:

@@ -38,10 +38,13 @@ async def find_user(store: Store, group_id: str, user_name: str) -> Entity | Non
     return choose_entity(("Person",), [m.entity for m in matches if m.how == "alias" and person_like(m.entity.labels)])
 
 
-async def save_user_name(store: Store, group_id: str, user_name: str, now: datetime) -> GroupSettings:
+async def save_user_name(
+    store: Store, group_id: str, user_name: str, now: datetime, vector: bytes | None = None
+) -> GroupSettings:
     """Record ``user_name`` as the group's user; the user entity of the name
-    it replaces is renamed, the old name kept as an alias (one transaction;
-    the caller holds the group's lock and retries a concurrent write)."""
+    it replaces is renamed (with ``vector``, its new name's, when given), the
+    old name kept as an alias (one transaction; the caller holds the group's
+    lock and retries a concurrent write)."""
     values = await store.group_settings(group_id)
     old = values.get(USER_NAME)
     if old == user_name:
@@ -54,6 +57,8 @@ async def save_user_name(store: Store, group_id: str, user_name: str, now: datet
         taken = await store.entities_named(group_id, [normalise_name(user_name)])
         if user is not None and not taken:
             plan.entity_names[user.uuid] = user_name
+            if vector is not None:
+                plan.renamed_embeddings[user.uuid] = vector
             plan.entity_aliases.append((user.uuid, user.name))
             plan.stale_entities.add(user.uuid)
             detail["renamed"] = user.uuid

@@ -42,6 +42,7 @@ CHANGES = (
     #              acronym, vector)
     "entity_labels",  # (labels, uuid, group)
     "entity_names",  # (name, name_key, acronym, uuid, group)
+    "entity_vectors",  # (vector, group, uuid): an existing entity's new name vector
     "entity_summaries",  # (summary, uuid, group): only where the entity has none
     "built_summaries",  # (summary, built_at, uuid, group, stale): only while its stale count is still that
     "saga_summaries",  # (group, saga, summary, version, cursor_at, cursor_uuid, covered_from, covered_to, episodes,
@@ -168,6 +169,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "entity_names", [
         (name, normalise_name(name), acronym(name), uuid, g) for uuid, name in plan.entity_names.items()
     ]
+    yield "entity_vectors", [(vector(v), g, uuid) for uuid, v in plan.renamed_embeddings.items()]
     yield "entity_summaries", [(summary, uuid, g) for uuid, summary in plan.entity_summaries.items()]
     yield "built_summaries", [(b.summary, now, b.entity_uuid, g, b.stale) for b in plan.built_summaries]
     yield "saga_summaries", _saga_rows(plan, enc)

@@ -45,6 +45,7 @@ SQL = {
     " created_at, provenance, acronym, embedding) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
     "entity_labels": "UPDATE entities SET labels = %s WHERE uuid = %s AND group_id = %s",
     "entity_names": "UPDATE entities SET name = %s, name_key = %s, acronym = %s WHERE uuid = %s AND group_id = %s",
+    "entity_vectors": "UPDATE entities SET embedding = %s WHERE group_id = %s AND uuid = %s",
     "entity_summaries": "UPDATE entities SET summary = %s WHERE uuid = %s AND group_id = %s AND summary IS NULL",
     # SQLite's union: the distinct aliases, in byte order (what its UNION gives).
     "built_summaries": "UPDATE entities SET summary = %s, summary_built_at = %s, summary_stale = 0"

@@ -48,6 +48,7 @@ SQL = {
     " created_at, provenance, acronym, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
     "entity_labels": "UPDATE entities SET labels = ? WHERE uuid = ? AND group_id = ?",
     "entity_names": "UPDATE entities SET name = ?, name_key = ?, acronym = ? WHERE uuid = ? AND group_id = ?",
+    "entity_vectors": "UPDATE entities SET embedding = ? WHERE group_id = ? AND uuid = ?",
     "entity_summaries": "UPDATE entities SET summary = ? WHERE uuid = ? AND group_id = ? AND summary IS NULL",
     "built_summaries": "UPDATE entities SET summary = ?, summary_built_at = ?, summary_stale = 0"
     " WHERE uuid = ? AND group_id = ? AND summary_stale = ?",
