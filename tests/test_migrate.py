@@ -83,6 +83,9 @@ def _names(memory: Memory, clock: StepClock) -> None:
     memory.add_episode("names", "Cy Diaz: I work at Acme.", reference_time="2024-03-01")
     memory.add_episode("names", {"name": "SR-2023-053", "owner": {"name": "Bo Chen"}}, kind="json",
                        reference_time="2024-04-01")
+    clock.tick(hours=1)  # a message with its speaker and role, and the group's settings (its user)
+    memory.add_messages("names", [{"role": "user", "content": "I live in Oslo.", "created_at": "2024-05-01"}],
+                        user_name="Ann Lee", thread="intro")
     clock.tick(hours=1)
     memory.summarize_saga("names", "hires")  # a saga summary row
 
@@ -197,6 +200,16 @@ def test_vectors_and_json_arrive_unchanged(source: Path, target: str) -> None:
 
     assert [(u, *(json.loads(v) if v else None for v in rest)) for u, *rest in progress] == [tuple(r) for r in rows]
     assert {r[0] for r in rows} == {"later", "bad"}
+
+
+def test_speakers_roles_and_group_settings_arrive(source: Path, target: str) -> None:
+    assert migrate_memory_sync(source, target, sample=0).ok
+    with Memory(source, model=None, resume=False) as before, Memory(target, model=None, resume=False) as after:
+        for memory in (before, after):
+            said = [(e.speaker, e.role, e.saga) for e in memory.episodes("names") if e.role is not None]
+            assert said == [("Ann Lee", "user", "intro")]
+            assert memory.settings("names").user_name == "Ann Lee"
+            assert memory.settings("chat").user_name is None
 
 
 def test_answers_match_and_the_copy_is_a_working_memory(source: Path, target: str) -> None:

@@ -21,6 +21,7 @@ from .ingest.json_map import JsonMapping
 from .llm import ModelClient, ModelSettings
 from .maintain.repair import MergeResult, SplitResult
 from .memory import AsyncMemory
+from .message import Message
 from .model import (
     AddFactResult,
     AuditEvent,
@@ -39,6 +40,7 @@ from .model import (
     FactSource,
     ForgetReport,
     GroupExport,
+    GroupSettings,
     ModelUsage,
     PossibleContradiction,
     QueueStats,
@@ -81,6 +83,7 @@ __all__ = [
     "KronographError",
     "Memory",
     "MergeResult",
+    "Message",
     "ModelClient",
     "ModelError",
     "ModelOutputError",
@@ -92,6 +95,7 @@ __all__ = [
     "RelationType",
     "ForgetReport",
     "GroupExport",
+    "GroupSettings",
     "RemovalResult",
     "SagaInfo",
     "SagaSummary",

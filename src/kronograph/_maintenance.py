@@ -21,6 +21,7 @@ from ._retry import retry_on_conflict
 from .errors import InvalidInputError, NotFoundError
 from .ingest.bulk import Ingestion
 from .ingest.episode_input import actor_text
+from .ingest.group_user import group_settings
 from .ingest.judge import refuse_writes_from_a_judge
 from .maintain import communities as _communities
 from .maintain.conflicts import sweep_conflicts
@@ -266,6 +267,7 @@ class Maintenance:
             entities=await store.entities(g),
             facts=await store.facts(g, FactQuery(as_of=exported_at, include_retired=True, include_expired=True)),
             communities=await store.communities(g), sagas=sagas, audit_events=await store.audit_events(g),
+            settings=group_settings(g, values) if (values := await store.group_settings(g)) else None,
         )
 
     async def audit(self, group_id: str, mode: str = "conflicts") -> list[PossibleContradiction]:

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import checks
 from ._arguments import TimeLike, _id, _labels, _text, _time, search_arguments
+from ._conversation import Conversations
 from ._lifecycle import Lifecycle
 from ._lifecycle import ModelArg as ModelArg  # re-exported: its home before the lifecycle moved out
 from ._maintenance import Maintenance
@@ -25,6 +26,7 @@ from .ingest.bulk import EpisodeItem
 from .ingest.direct import FactInput, Resolver
 from .ingest.direct import add_fact as _add_fact
 from .ingest.episode_input import actor_text
+from .ingest.group_user import group_settings
 from .ingest.json_map import JsonMapping
 from .ingest.judge import refuse_writes_from_a_judge
 from .ingest.ontology import TypesArg
@@ -55,7 +57,7 @@ from .store import FactQuery
 __all__ = ["AsyncMemory"]
 
 
-class AsyncMemory(Repair, Maintenance, Lifecycle):
+class AsyncMemory(Conversations, Repair, Maintenance, Lifecycle):
     """A temporal knowledge-graph memory (async API).
 
     ``store`` is a file path, ``":memory:"``, a ``sqlite:///`` URL or a store
@@ -162,12 +164,17 @@ class AsyncMemory(Repair, Maintenance, Lifecycle):
         json_mapping: JsonMapping | Mapping[str, Any] | None = None,
         actor: str | None = None,
         on_behalf_of: str | None = None,
+        speaker: str | None = None,
+        role: str | None = None,
     ) -> EpisodeResult:
         """Ingest one episode (``kind`` ``"message"``, ``"text"`` or ``"json"``):
         extract, resolve and commit it in one transaction. Idempotent by
         ``episode_id``. Bad arguments raise InvalidInputError; a model or store
         failure ends the episode ``retryable`` or ``quarantined`` (see the
-        result's ``status`` and ``raise_for_status()``), with nothing of it written."""
+        result's ``status`` and ``raise_for_status()``), with nothing of it written.
+        ``speaker`` is who said it ("I" and "my" mean them) and ``role`` its
+        role as in :meth:`add_messages` (role ``user`` with no speaker: the
+        group's user)."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         item = EpisodeItem(
@@ -175,10 +182,15 @@ class AsyncMemory(Repair, Maintenance, Lifecycle):
             source_description=source_description, episode_id=episode_id, saga=saga,
             previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
             excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
-            actor=actor, on_behalf_of=on_behalf_of,
+            actor=actor, on_behalf_of=on_behalf_of, speaker=speaker, role=role,
         )
-        await self._ready()
-        return await self._ingestion.add_episode(g, item)
+        user_name = await self._user_name(g, speaker is not None or role is not None)
+        return await self._ingestion.add_episode(g, item, user_name=user_name)
+
+    async def _user_name(self, group_id: str, wanted: bool = True) -> str | None:
+        """The group's user name (opening the store), when an episode has a speaker or a role."""
+        store = await self._ready()
+        return group_settings(group_id, await store.group_settings(group_id)).user_name if wanted else None
 
     async def enqueue_episode(
         self,
@@ -199,6 +211,8 @@ class AsyncMemory(Repair, Maintenance, Lifecycle):
         json_mapping: JsonMapping | Mapping[str, Any] | None = None,
         actor: str | None = None,
         on_behalf_of: str | None = None,
+        speaker: str | None = None,
+        role: str | None = None,
     ) -> Episode:
         """Accept an episode for later ingestion: validated as ``add_episode``
         validates, and recorded ``queued`` in one transaction, so it survives
@@ -213,10 +227,10 @@ class AsyncMemory(Repair, Maintenance, Lifecycle):
             source_description=source_description, episode_id=episode_id, saga=saga,
             previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
             excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
-            actor=actor, on_behalf_of=on_behalf_of,
+            actor=actor, on_behalf_of=on_behalf_of, speaker=speaker, role=role,
         )
-        await self._ready()
-        episode = await self._ingestion.enqueue(g, item)
+        user_name = await self._user_name(g, speaker is not None or role is not None)
+        episode = await self._ingestion.enqueue(g, item, user_name=user_name)
         for worker in self._workers:
             worker.wake()
         return episode
@@ -289,12 +303,11 @@ class AsyncMemory(Repair, Maintenance, Lifecycle):
         committed one by one in the order given, so the graph is the one
         ``add_episode`` builds from the same list one at a time. Each item is a dict (or an
         :class:`EpisodeItem`) with ``add_episode``'s keyword fields and
-        ``content``; all are validated before anything is stored. Results come
-        back in the order given."""
+        ``content`` (``speaker`` and ``role`` included); all are validated
+        before anything is stored. Results come back in the order given."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
-        await self._ready()
-        return await self._ingestion.add_episodes(g, episodes)
+        return await self._ingestion.add_episodes(g, episodes, user_name=await self._user_name(g))
 
     async def check_episodes(self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]) -> None:
         """Validate episodes as ``add_episodes`` would, storing nothing: raises

@@ -15,38 +15,11 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 __all__ = [
-    "AddFactResult",
-    "acronym",
-    "AuditEvent",
-    "Cardinality",
-    "Community",
-    "CommunityAttachment",
-    "CommunityBuild",
-    "CommunityUpdate",
-    "Entity",
-    "EntitySummary",
-    "Episode",
-    "EpisodeKind",
-    "EpisodeResult",
-    "EpisodeStatus",
-    "Fact",
-    "FactChange",
-    "FactSource",
-    "ForgetReport",
-    "GroupExport",
-    "Mention",
-    "ModelUsage",
-    "PossibleContradiction",
-    "QueueStats",
-    "RelationType",
-    "RemovalResult",
-    "SagaInfo",
-    "SagaSummary",
-    "UtcDatetime",
-    "Verdict",
-    "fold_relation",
-    "normalise_name",
-    "trusted",
+    "AddFactResult", "AuditEvent", "Cardinality", "Community", "CommunityAttachment", "CommunityBuild",
+    "CommunityUpdate", "Entity", "EntitySummary", "Episode", "EpisodeKind", "EpisodeResult", "EpisodeStatus", "Fact",
+    "FactChange", "FactSource", "ForgetReport", "GroupExport", "GroupSettings", "Mention", "ModelUsage",
+    "PossibleContradiction", "QueueStats", "RelationType", "RemovalResult", "SagaInfo", "SagaSummary", "UtcDatetime",
+    "Verdict", "acronym", "fold_relation", "normalise_name", "trusted",
 ]
 
 _SPACE = re.compile(r"\s+")
@@ -210,6 +183,8 @@ class Episode(_Model):
     # when: nobody else takes it over before then; None once it is done.
     held_by: str | None = None
     held_until: UtcDatetime | None = None
+    speaker: str | None = None  # who said it: whom "I" and "my" mean
+    role: str | None = None  # a message's role: "user", "assistant", "system", "tool"...
     # What it said that gave no fact, once complete: "nothing understood in: ..."
     # or "no fact in (question): ..." (quoted only when its content is kept).
     notes: list[str] = Field(default_factory=list)
@@ -272,6 +247,14 @@ class SagaSummary(_Model):
     stale: bool = False  # it drew on an episode since removed: the next run rebuilds it
     complete: bool = True
     error: str | None = None
+
+
+class GroupSettings(_Model):
+    """A group's settings in its store: ``user_name`` (of role ``user``), and ``values`` by name."""
+
+    group_id: str
+    user_name: str | None = None
+    values: dict[str, Any] = Field(default_factory=dict)
 
 
 class SagaInfo(_Model):
@@ -432,7 +415,7 @@ class CommunityBuild(_Model):
 class GroupExport(_Model):
     """Everything a group holds, as the reads return it: episodes (with
     their text, where kept), entities (with summaries), every fact interval
-    and expired record, communities, saga summaries and the audit log. A
+    and expired record, communities, saga summaries, audit log, settings. A
     subject access request, an inspection, a backup of what was derived;
     to move a memory elsewhere, ``kronograph migrate`` or the file itself."""
 
@@ -444,13 +427,15 @@ class GroupExport(_Model):
     communities: list[Community] = Field(default_factory=list)
     sagas: list[SagaSummary] = Field(default_factory=list)
     audit_events: list[AuditEvent] = Field(default_factory=list)
+    settings: GroupSettings | None = None
 
     def records(self) -> list[tuple[str, _Model]]:
         """Every item with its kind (``episode``, ``entity``, ``fact``,
-        ``community``, ``saga``, ``audit_event``), in that order."""
-        kinds = (
+        ``community``, ``saga``, ``audit_event``, ``settings``), in that order."""
+        kinds: tuple[tuple[str, list[Any]], ...] = (
             ("episode", self.episodes), ("entity", self.entities), ("fact", self.facts),
             ("community", self.communities), ("saga", self.sagas), ("audit_event", self.audit_events),
+            ("settings", [self.settings] if self.settings is not None else []),
         )
         return [(kind, item) for kind, items in kinds for item in items]
 

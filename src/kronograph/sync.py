@@ -17,6 +17,7 @@ from ._portal import Portal
 from .embed.protocol import Embedder
 from .errors import ClosedError
 from .ingest.bulk import EpisodeItem
+from .ingest.episode_input import DEFAULT_ASSISTANT
 from .ingest.json_map import JsonMapping
 from .ingest.judge import Judge, refuse_writes_from_a_judge
 from .ingest.ontology import TypesArg
@@ -27,6 +28,7 @@ from .maintain.reconcile import ReconcileReport
 from .maintain.repair import MergeResult, SplitResult
 from .maintain.sagas import MAX_CALLS
 from .memory import AsyncMemory, ModelArg
+from .message import Message
 from .model import (
     AddFactResult,
     AuditEvent,
@@ -42,6 +44,7 @@ from .model import (
     FactSource,
     ForgetReport,
     GroupExport,
+    GroupSettings,
     PossibleContradiction,
     QueueStats,
     RelationType,
@@ -173,6 +176,8 @@ class Memory:
         json_mapping: JsonMapping | Mapping[str, Any] | None = None,
         actor: str | None = None,
         on_behalf_of: str | None = None,
+        speaker: str | None = None,
+        role: str | None = None,
     ) -> EpisodeResult:
         refuse_writes_from_a_judge()
         return self._call(
@@ -181,7 +186,7 @@ class Memory:
                 source_description=source_description, episode_id=episode_id, saga=saga,
                 previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
                 excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
-                actor=actor, on_behalf_of=on_behalf_of,
+                actor=actor, on_behalf_of=on_behalf_of, speaker=speaker, role=role,
             )
         )
 
@@ -204,6 +209,8 @@ class Memory:
         json_mapping: JsonMapping | Mapping[str, Any] | None = None,
         actor: str | None = None,
         on_behalf_of: str | None = None,
+        speaker: str | None = None,
+        role: str | None = None,
     ) -> Episode:
         refuse_writes_from_a_judge()
         return self._call(self._core.enqueue_episode(
@@ -211,7 +218,7 @@ class Memory:
             source_description=source_description, episode_id=episode_id, saga=saga,
             previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
             excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping, actor=actor,
-            on_behalf_of=on_behalf_of,
+            on_behalf_of=on_behalf_of, speaker=speaker, role=role,
         ))
 
     def process_queue(self, *, concurrency: int = 4, wait: bool = False, poll: float = 0.5) -> int:
@@ -238,6 +245,36 @@ class Memory:
     ) -> list[EpisodeResult]:
         refuse_writes_from_a_judge()
         return self._call(self._core.add_episodes(group_id, episodes))
+
+    def add_messages(
+        self,
+        group_id: str,
+        messages: Iterable[Message | Mapping[str, Any]],
+        *,
+        thread: str | None = None,
+        user_name: str | None = None,
+        assistant_name: str = DEFAULT_ASSISTANT,
+        actor: str | None = None,
+    ) -> list[EpisodeResult]:
+        """Ingest a conversation, one episode a message, in order: see
+        :meth:`AsyncMemory.add_messages <kronograph.AsyncMemory.add_messages>`."""
+        refuse_writes_from_a_judge()
+        return self._call(self._core.add_messages(
+            group_id, messages, thread=thread, user_name=user_name, assistant_name=assistant_name, actor=actor,
+        ))
+
+    def settings(self, group_id: str) -> GroupSettings:
+        """The group's settings (its user's name, ...), as kept in the store."""
+        return self._call(self._core.settings(group_id))
+
+    def configure(self, group_id: str, *, user_name: str | None = None) -> GroupSettings:
+        """Change the group's settings: see :meth:`AsyncMemory.configure <kronograph.AsyncMemory.configure>`."""
+        refuse_writes_from_a_judge()
+        return self._call(self._core.configure(group_id, user_name=user_name))
+
+    def user(self, group_id: str) -> Entity | None:
+        """The group's user entity, with its summary; None when there is none yet."""
+        return self._call(self._core.user(group_id))
 
     def check_episodes(self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]) -> None:
         return self._call(self._core.check_episodes(group_id, episodes))

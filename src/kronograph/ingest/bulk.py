@@ -79,6 +79,9 @@ class EpisodeItem:
     json_mapping: Any = None
     actor: str | None = None
     on_behalf_of: str | None = None
+    speaker: str | None = None  # whom "I" and "my" mean (default: from role and the group's user name)
+    role: str | None = None  # "user", "assistant", "system", "tool" or another word
+    addressee: str | None = None  # whom "you" means (default: from role)
 
     @classmethod
     def of(cls, value: Any, where: str) -> EpisodeItem:
@@ -226,7 +229,7 @@ class Ingestion:
             raise EmbeddingError(f"{self._settings.embedder.name} returned vectors of shape {matrix.shape}")
         return [np.asarray(row, dtype=np.float32).tobytes() for row in matrix]
 
-    def _input(self, group_id: str, item: EpisodeItem, where: str) -> EpisodeInput:
+    def _input(self, group_id: str, item: EpisodeItem, where: str, user_name: str | None = None) -> EpisodeInput:
         try:
             return episode_input(
                 group_id, item.content, kind=item.kind, reference_time=item.reference_time, name=item.name,
@@ -234,7 +237,8 @@ class Ingestion:
                 previous_episode_ids=item.previous_episode_ids, entity_types=item.entity_types,
                 fact_types=item.fact_types, excluded_entity_types=item.excluded_entity_types,
                 metadata=item.metadata, json_mapping=item.json_mapping, now=self._clock(),
-                actor=item.actor, on_behalf_of=item.on_behalf_of,
+                actor=item.actor, on_behalf_of=item.on_behalf_of, speaker=item.speaker, role=item.role,
+                addressee=item.addressee, user_name=user_name,
             )
         except InvalidInputError as exc:
             if not where:
@@ -242,8 +246,8 @@ class Ingestion:
             raise InvalidInputError(f"{where}.{exc.field}", str(exc).split(": ", 1)[-1]) from None
 
     # -- one -------------------------------------------------------------------------
-    async def add_episode(self, group_id: str, item: EpisodeItem) -> EpisodeResult:
-        inp = self._input(group_id, item, "")
+    async def add_episode(self, group_id: str, item: EpisodeItem, *, user_name: str | None = None) -> EpisodeResult:
+        inp = self._input(group_id, item, "", user_name)
         async with self._turns.take(group_id) as turn:
             pipeline = await self._pipeline()
             key = (group_id, inp.episode_id)
@@ -281,22 +285,27 @@ class Ingestion:
         return result
 
     # -- many ------------------------------------------------------------------------
-    def check(self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]) -> list[EpisodeInput]:
-        """Every item validated, or InvalidInputError naming the first bad one."""
+    def check(
+        self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem], *,
+        user_name: str | None = None, label: str = "episodes",
+    ) -> list[EpisodeInput]:
+        """Every item validated, or InvalidInputError naming the first bad one
+        (``label[i].field``)."""
         if isinstance(episodes, Mapping | str | bytes):
-            raise InvalidInputError("episodes", "expected a list of episodes")
-        items = [EpisodeItem.of(e, f"episodes[{i}]") for i, e in enumerate(episodes)]
-        inputs = [self._input(group_id, item, f"episodes[{i}]") for i, item in enumerate(items)]
+            raise InvalidInputError(label, f"expected a list of {label}")
+        items = [EpisodeItem.of(e, f"{label}[{i}]") for i, e in enumerate(episodes)]
+        inputs = [self._input(group_id, item, f"{label}[{i}]", user_name) for i, item in enumerate(items)]
         seen: dict[str, str] = {}
         for i, inp in enumerate(inputs):
             if seen.setdefault(inp.episode_id, inp.content_hash) != inp.content_hash:
-                raise InvalidInputError(f"episodes[{i}].episode_id", "repeats an id with other content")
+                raise InvalidInputError(f"{label}[{i}].{_id_field(label)}", "repeats an id with other content")
         return inputs
 
     async def add_episodes(
-        self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem]
+        self, group_id: str, episodes: Iterable[Mapping[str, Any] | EpisodeItem], *,
+        user_name: str | None = None, label: str = "episodes",
     ) -> list[EpisodeResult]:
-        inputs = self.check(group_id, episodes)
+        inputs = self.check(group_id, episodes, user_name=user_name, label=label)
         results: list[EpisodeResult | None] = [None] * len(inputs)
         async with self._turns.take(group_id) as turn:
             pipeline = await self._pipeline()
@@ -305,7 +314,7 @@ class Ingestion:
                 stored = await self.store.episode(group_id, inp.episode_id)
                 if stored is not None and (stored.kind == "fact" or stored.content_hash != inp.content_hash):
                     raise InvalidInputError(
-                        f"episodes[{i}].episode_id",
+                        f"{label}[{i}].{_id_field(label)}",
                         f"{inp.episode_id!r} was already used for an episode with other content",
                     )
             checkpoints: dict[int, dict[str, Any]] = {}
@@ -362,11 +371,11 @@ class Ingestion:
                 results[i] = await self._run(pipeline, inp, checkpoints[i], usages[i])
 
     # -- the queue (see queue.py) ---------------------------------------------------------
-    async def enqueue(self, group_id: str, item: EpisodeItem) -> Episode:
+    async def enqueue(self, group_id: str, item: EpisodeItem, *, user_name: str | None = None) -> Episode:
         """Record an episode as ``queued``, with what ingesting it needs, in one
         transaction; the same id and content again is the stored episode as it
         now stands (idempotent), another content under the id is refused."""
-        inp = self._input(group_id, item, "")
+        inp = self._input(group_id, item, "", user_name)
         await self._pipeline()  # the model is chosen now: a bad configuration fails the request, not the worker
         now = self._clock()
         raw = self.settings_store_raw
@@ -446,6 +455,11 @@ class Ingestion:
         return results
 
 
+def _id_field(label: str) -> str:
+    """The name of an item's id: a message's ``id``, an episode's ``episode_id``."""
+    return "id" if label == "messages" else "episode_id"
+
+
 def _stub(episode: Any) -> EpisodeInput:
     """Just enough of an input to record why an episode cannot be resumed."""
     from .ontology import Ontology
@@ -455,5 +469,5 @@ def _stub(episode: Any) -> EpisodeInput:
         reference_time=episode.reference_time, time_zone="UTC", utc_offset=0, name=episode.name,
         source_description=None, saga=None, previous_episode_ids=None, ontology=Ontology(),
         metadata={}, json_mapping=None, content_hash=episode.content_hash or "",
-        actor=episode.actor, on_behalf_of=episode.on_behalf_of,
+        actor=episode.actor, on_behalf_of=episode.on_behalf_of, speaker=episode.speaker, role=episode.role,
     )

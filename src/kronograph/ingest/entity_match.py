@@ -27,6 +27,7 @@ from ..store.plan import Plan
 from ..store.protocol import Store
 from .entities import choose_entity, compatible, label_family
 from .extract import EntityDraft
+from .people import distinct_people, person_like, short_form
 from .prompts import dedupe_prompt
 from .schema import DedupeAnswer
 from .similarity import decide_merge, score_candidates
@@ -46,8 +47,12 @@ async def choose_entities(
     context: str,
     usage: Usage,
     candidate_limit: int = 10,
+    anchors: Sequence[str] = (),
 ) -> dict[str, Choice]:
-    """Which existing entity each draft is (by draft key), or none."""
+    """Which existing entity each draft is (by draft key), or none. A draft
+    that is an ``anchor`` (the speaker, the group's user) and has no entity
+    of its name is the one person-like entity known by a short form of it
+    ("Sam" becomes "Sam Carter"; see :mod:`.people`)."""
     if not drafts:
         return {}
     matches = await store.entity_matches(group_id, [d.name for d in drafts], candidate_limit)
@@ -63,11 +68,17 @@ async def choose_entities(
         if aliased is not None:
             choices[draft.key] = {"uuid": aliased.uuid, "how": "alias", "alias": False, "fragments": []}
             continue
+        person = _short_form(draft, [m.entity for m in found if m.how != "name"], anchors)
+        if person is not None:
+            choices[draft.key] = {"uuid": person.uuid, "how": "person", "alias": True, "fragments": []}
+            continue
         scored = score_candidates(
             draft.name, draft.labels, vectors.get(draft.key), [(m.entity, m.vector) for m in found if m.how != "name"]
         )
         decision = decide_merge(scored)
-        if decision.outcome == "merge" and decision.entity is not None:
+        if decision.entity is not None and distinct_people(draft.name, draft.labels, decision.entity, anchors):
+            choices[draft.key] = {"uuid": None, "how": "new", "alias": False, "fragments": []}  # see .people
+        elif decision.outcome == "merge" and decision.entity is not None:
             choices[draft.key] = {"uuid": decision.entity.uuid, "how": "fuzzy", "alias": True, "fragments": []}
         elif decision.outcome == "ambiguous":
             ambiguous.append((draft, list(decision.candidates)))
@@ -82,6 +93,18 @@ async def choose_entities(
     if ambiguous and model is not None:
         await _ask_model(model, group_id, ambiguous, choices, context, usage)
     return choices
+
+
+def _short_form(draft: EntityDraft, candidates: Sequence[Entity], anchors: Sequence[str]) -> Entity | None:
+    """The one person-like entity named by a short form of ``draft``, when
+    the draft is an anchor; None when there is none or more than one."""
+    if not person_like(draft.labels) or all(normalise_name(a) != draft.key for a in anchors):
+        return None
+    found = {
+        e.uuid: e for e in candidates
+        if person_like(e.labels) and compatible(draft.labels, e.labels) and short_form(e.name, draft.name)
+    }
+    return next(iter(found.values())) if len(found) == 1 else None
 
 
 async def _ask_model(
@@ -180,6 +203,9 @@ async def place_entities(
                 plan.entity_aliases.append((entity.uuid, draft.name))
             if draft.summary and not entity.summary:
                 plan.entity_summaries[entity.uuid] = draft.summary
+        for other in draft.aliases:  # short names folded into the draft (extract._fold_people)
+            if normalise_name(other) != _key(entity) and other not in entity.aliases:
+                plan.entity_aliases.append((entity.uuid, other))
         placed[draft.key] = entity
         plan.mentions.append((episode_id, entity.uuid))
     return placed

@@ -19,8 +19,11 @@ from ..model import Episode, EpisodeKind, EpisodeStatus, trusted
 from ..time import as_utc, read_time
 from .json_map import JsonMapping, map_json
 from .ontology import Ontology, TypesArg
+from .speakers import role_text, speaker_text, speakers
 
-__all__ = ["ACTOR_MAX", "EpisodeInput", "actor_text", "episode_input"]
+__all__ = ["ACTOR_MAX", "DEFAULT_ASSISTANT", "EpisodeInput", "actor_text", "episode_input"]
+
+DEFAULT_ASSISTANT = "Assistant"  # whom "you" means in a user's message, unless named
 
 _KINDS = {"message": EpisodeKind.MESSAGE, "text": EpisodeKind.TEXT, "json": EpisodeKind.JSON}
 
@@ -44,6 +47,10 @@ class EpisodeInput:
     content_hash: str
     actor: str | None = None  # who filed it: a user, an agent, an API key id
     on_behalf_of: str | None = None  # whom the actor filed it for, as it said
+    speaker: str | None = None  # who said it: whom "I" and "my" mean
+    role: str | None = None  # the message's role: "user", "assistant", "system", "tool"...
+    addressee: str | None = None  # whom "you" means
+    user_name: str | None = None  # the group's user (the person behind role "user"), when known
 
     @property
     def local_reference_time(self) -> datetime:
@@ -59,6 +66,7 @@ class EpisodeInput:
             source_description=self.source_description, reference_time=self.reference_time,
             created_at=received_at, saga=self.saga, status=EpisodeStatus.RECEIVED.value,
             metadata=self.metadata, error=None, actor=self.actor, on_behalf_of=self.on_behalf_of,
+            speaker=self.speaker, role=self.role,
         )
 
     def pending(self, *, store_raw_content: bool) -> dict[str, Any]:
@@ -71,6 +79,10 @@ class EpisodeInput:
             "ontology": self.ontology.as_dict(),
             "json_mapping": self.json_mapping.model_dump(mode="json") if self.json_mapping is not None else None,
         }
+        if self.addressee is not None:
+            out["addressee"] = self.addressee
+        if self.user_name is not None:
+            out["user_name"] = self.user_name
         if not store_raw_content:
             out["content"] = self.content
         return out
@@ -101,6 +113,10 @@ class EpisodeInput:
             content_hash=episode.content_hash or content_hash(content),
             actor=episode.actor,
             on_behalf_of=episode.on_behalf_of,
+            speaker=episode.speaker,
+            role=episode.role,
+            addressee=pending.get("addressee"),
+            user_name=pending.get("user_name"),
         )
 
 
@@ -216,8 +232,14 @@ def episode_input(
     now: datetime,
     actor: str | None = None,
     on_behalf_of: str | None = None,
+    speaker: str | None = None,
+    role: str | None = None,
+    addressee: str | None = None,
+    user_name: str | None = None,
+    assistant_name: str | None = DEFAULT_ASSISTANT,
 ) -> EpisodeInput:
-    """Validate one episode's arguments; raises InvalidInputError naming the field."""
+    """Validate one episode's arguments; raises InvalidInputError naming the field.
+    ``speaker`` and ``addressee`` default from ``role`` (see :func:`.speakers.speakers`)."""
     if not isinstance(kind, str) or kind not in _KINDS:
         raise InvalidInputError("kind", f"must be one of {sorted(_KINDS)}, not {kind!r}")
     episode_kind = _KINDS[kind]
@@ -237,6 +259,10 @@ def episode_input(
     else:
         previous = None
     meta = _metadata(metadata)
+    said_as = role_text("role", role)
+    said_by, said_to = speakers(
+        said_as, speaker_text("speaker", speaker), user_name=user_name, assistant_name=assistant_name
+    )
     return EpisodeInput(
         group_id=group_id,
         episode_id=eid,
@@ -255,4 +281,8 @@ def episode_input(
         content_hash=content_hash(text),
         actor=actor_text("actor", actor),
         on_behalf_of=actor_text("on_behalf_of", on_behalf_of),
+        speaker=said_by,
+        role=said_as,
+        addressee=speaker_text("addressee", addressee) or said_to,
+        user_name=user_name,
     )

@@ -21,6 +21,7 @@ from .entities import clean_labels
 from .episode_input import EpisodeInput
 from .json_map import map_json
 from .offline.dates import resolve_time
+from .people import anchor_for, anchors_of
 from .prompts import PROMPT_VERSION, ContextEpisode, extraction_prompt
 from .schema import ExtractedFact, Extraction
 
@@ -34,6 +35,7 @@ class EntityDraft:
     labels: tuple[str, ...]
     attributes: dict[str, Any] = field(default_factory=dict)
     summary: str | None = None
+    aliases: list[str] = field(default_factory=list)  # short names folded into it (see _fold_people)
 
 
 @dataclass(slots=True)
@@ -71,15 +73,22 @@ async def extract(
         from .offline import OfflineExtractor  # the rules load once, on first use
 
         reader = OfflineExtractor()
-        extraction = reader.extract(inp.content, reference_time=inp.local_reference_time, kind=inp.kind.value)
+        extraction = reader.extract(
+            inp.content, reference_time=inp.local_reference_time, kind=inp.kind.value,
+            speaker=inp.speaker, role=inp.role, addressee=inp.addressee,
+        )
         return extraction, {"extractor": "offline", "ontology_version": ontology_version}, reader.notes
     prompt = extraction_prompt(
         content=inp.content,
         kind=inp.kind.value,
         reference_time=inp.local_reference_time,
         source_description=inp.source_description,
-        previous=[ContextEpisode(e.reference_time, e.content or "") for e in context],
+        previous=[ContextEpisode(e.reference_time, e.content or "", e.speaker, e.role) for e in context],
         ontology=inp.ontology,
+        speaker=inp.speaker,
+        role=inp.role,
+        addressee=inp.addressee,
+        user_name=inp.user_name,
     )
     extraction = await model.structured(
         "extract", system=prompt.system, user=prompt.user, schema=Extraction, usage=usage,
@@ -145,7 +154,40 @@ def clean(extraction: Extraction, inp: EpisodeInput, provenance: dict[str, Any])
         draft = _fact(stated, inp, provenance, entities, dropped)
         if draft is not None:
             facts.append(draft)
+    if provenance.get("extractor") != "json":
+        facts = _fold_people(entities, facts, anchors_of(inp.speaker, inp.role, inp.user_name))
     return Drafts(entities=list(entities.values()), facts=facts, provenance=provenance)
+
+
+def _fold_people(entities: dict[str, EntityDraft], facts: list[FactDraft], anchors: list[str]) -> list[FactDraft]:
+    """A person named by a short form of the speaker's or the user's name
+    ("Sam" for Sam Carter, "S. Carter", "Bob" for Robert) is them: the
+    mention becomes the anchor's entity, its name kept as an alias."""
+    if not anchors:
+        return facts
+    moved: dict[str, str] = {}
+    for key, draft in list(entities.items()):
+        anchor = anchor_for(draft.name, draft.labels, anchors)
+        if anchor is None:
+            continue
+        target_key = normalise_name(anchor)
+        target = entities.get(target_key)
+        if target is None:
+            target = entities[target_key] = EntityDraft(anchor, target_key, draft.labels or ("Person",))
+        target.labels = clean_labels((*target.labels, *draft.labels))
+        target.attributes = {**draft.attributes, **target.attributes}
+        target.summary = target.summary or draft.summary
+        target.aliases.extend(a for a in (draft.name, *draft.aliases) if a not in target.aliases)
+        moved[key] = target_key
+        del entities[key]
+    if not moved:
+        return facts
+    out = []
+    for f in facts:
+        f.subject, f.object = moved.get(f.subject, f.subject), moved.get(f.object, f.object)
+        if f.subject != f.object:
+            out.append(f)
+    return out
 
 
 def _fact(

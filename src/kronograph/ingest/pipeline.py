@@ -57,6 +57,7 @@ from .extract import Drafts, FactDraft, clean, extract
 from .judge import Judge
 from .notes import episode_notes, stored_notes
 from .ownership import Leases
+from .people import anchors_of
 from .replies import collecting, replies
 from .resolution import Screening, refusal_event
 from .schema import Extraction
@@ -252,6 +253,7 @@ class Pipeline(EpisodeStatuses):
             choices = await choose_entities(
                 self.store, inp.group_id, drafts.entities, vectors,
                 model=model, context=inp.content[:400], usage=usage,
+                anchors=anchors_of(inp.speaker, inp.role, inp.user_name),
             )
         records = [self._record(inp, f, drafts, choices, None, provisional=True) for f in drafts.facts]
         verdicts = await gather_verdicts(

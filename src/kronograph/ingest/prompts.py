@@ -28,7 +28,7 @@ __all__ = [
     "judge_prompt",
 ]
 
-PROMPT_VERSION = "2026-11.1"
+PROMPT_VERSION = "2026-12.1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +45,8 @@ class Prompt:
 class ContextEpisode:
     reference_time: datetime
     content: str
+    speaker: str | None = None
+    role: str | None = None
 
 
 _EXTRACT = """\
@@ -57,6 +59,11 @@ List the entities the CURRENT episode mentions and the facts it states between t
   reference time into ISO 8601 (valid_at: when it became true; invalid_at: when it ended) and
   copy the words into time_expression. No time in the text: leave them null.
 - Previous episodes are context only (who "he" or "the project" is); do not extract from them."""
+
+_SPEAKERS = """The current episode is a message with a speaker (see its attributes):
+- First person (I, me, my, we) means the speaker; "you" means the addressee. Use their names.
+- Facts come from what the speaker asserts about themselves or the world. An assistant's
+  suggestions, questions, advice and echoes of what the user said are not new facts."""
 
 
 def _types_section(ontology: Ontology) -> str:
@@ -76,6 +83,16 @@ def _types_section(ontology: Ontology) -> str:
     return "\n".join(lines)
 
 
+def _attribute(name: str, value: str | None) -> str:
+    """An attribute of a tag, quoted as JSON (a name may hold a quote)."""
+    return f" {name}={json.dumps(value, ensure_ascii=False)}" if value else ""
+
+
+def _said(p: ContextEpisode) -> str:
+    who = p.speaker or p.role
+    return f"[{p.reference_time.isoformat()}]" + (f" {who}:" if who else "") + f" {p.content}"
+
+
 def extraction_prompt(
     *,
     content: str,
@@ -84,18 +101,31 @@ def extraction_prompt(
     source_description: str | None,
     previous: Sequence[ContextEpisode],
     ontology: Ontology,
+    speaker: str | None = None,
+    role: str | None = None,
+    addressee: str | None = None,
+    user_name: str | None = None,
 ) -> Prompt:
+    """The extraction prompt; a message's ``speaker``, ``role``, ``addressee``
+    and the group's ``user_name`` go on the current episode's tag, with the
+    rules for reading first and second person."""
     system = _EXTRACT
+    if speaker or role or addressee:
+        system = f"{system}\n\n{_SPEAKERS}"
     types = _types_section(ontology)
     if types:
         system = f"{system}\n\n{types}"
     parts: list[str] = []
     if previous:
         parts.append("<previous_episodes>")
-        parts.extend(f"[{p.reference_time.isoformat()}] {p.content}" for p in previous)
+        parts.extend(_said(p) for p in previous)
         parts.append("</previous_episodes>")
     source = f' source="{source_description}"' if source_description else ""
-    parts.append(f'<current_episode kind="{kind}" reference_time="{reference_time.isoformat()}"{source}>')
+    people = "".join(
+        _attribute(k, v) for k, v in (("speaker", speaker), ("role", role), ("addressee", addressee),
+                                       ("user", user_name))
+    )
+    parts.append(f'<current_episode kind="{kind}" reference_time="{reference_time.isoformat()}"{source}{people}>')
     parts.append(content)
     parts.append("</current_episode>")
     return Prompt(system=system, user="\n".join(parts))

@@ -296,6 +296,8 @@ def new_episode_for_fact(
         error=None,
         actor=actor,
         on_behalf_of=on_behalf_of,
+        speaker=None,
+        role=None,
     )
 
 

@@ -50,6 +50,7 @@ TABLES: tuple[tuple[str, str], ...] = (
     ("communities", "id"),
     ("community_members", "community_uuid, entity_uuid"),
     ("model_replies", "group_id, key"),
+    ("group_settings", "group_id, name"),
     ("store_settings", "key"),
 )
 # PostgreSQL columns SQLite has no counterpart of, and what they start at (none

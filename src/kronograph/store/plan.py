@@ -153,6 +153,11 @@ class Plan:
     entity_aliases: list[tuple[str, str]] = field(default_factory=list)  # (entity_uuid, alias)
     # Entities whose labels, aliases and attributes are replaced (before entity_aliases joins its own).
     entity_records: list[EntityRecord] = field(default_factory=list)
+    # New names of existing entities (the old one is kept as an alias through entity_aliases).
+    entity_names: dict[str, str] = field(default_factory=dict)  # entity_uuid -> name
+    renamed_embeddings: dict[str, bytes] = field(default_factory=dict)  # their new names' vectors
+    # The group's settings to write (name -> JSON value); None erases one.
+    settings: dict[str, Any] = field(default_factory=dict)
     # Communities: a rebuild deletes every community of the group first
     # (replace_communities) and writes the new ones, all in this transaction.
     replace_communities: bool = False

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from json import dumps
 from typing import Any
 
 from ..model import acronym, normalise_name
@@ -32,13 +33,16 @@ _NO_PURGE = Purge()
 # for a change takes the parameters plan_rows gives it, in that order.
 CHANGES = (
     "episodes",  # (group, uuid, name, kind, content, hash, source, reference_time, created_at, saga, status, metadata,
-    #              actor, on_behalf_of): an episode of a saga is stamped past the saga's latest created_at (see below)
+    #              actor, on_behalf_of, speaker, role): an episode of a saga is stamped past the saga's latest
+    #              created_at (see below)
     "episode_states",  # (columns, values, group, uuid, owner): built by episode_state, one statement each,
     #                    fenced by the episode's lease when an owner writes it (see .fence)
     "episode_vectors",  # (vector, group, uuid)
     "entities",  # (uuid, group, name, name_key, labels, aliases, summary, attributes, created_at, provenance,
     #              acronym, vector)
     "entity_labels",  # (labels, uuid, group)
+    "entity_names",  # (name, name_key, acronym, uuid, group)
+    "entity_vectors",  # (vector, group, uuid): an existing entity's new name vector
     "entity_summaries",  # (summary, uuid, group): only where the entity has none
     "built_summaries",  # (summary, built_at, uuid, group, stale): only while its stale count is still that
     "saga_summaries",  # (group, saga, summary, version, cursor_at, cursor_uuid, covered_from, covered_to, episodes,
@@ -89,6 +93,8 @@ CHANGES = (
     "cleared_sagas",  # (group, saga): summary and state cleared, version and stale count up by one
     "dropped_sagas",  # (group, saga): the summary row deleted
     "cleared_communities",  # (group, uuid): name emptied, summary and vector cleared
+    "group_settings",  # (group, name, value, updated_at): replaces
+    "dropped_settings",  # (group, name)
     "audit_events",  # (group, kind, recorded_at, episode_id, detail, actor, on_behalf_of)
 )
 
@@ -153,7 +159,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "episodes", [
         (g, e.uuid, e.name, str(e.kind), e.content, e.content_hash, e.source_description,
          to_micros(e.reference_time), to_micros(e.created_at), e.saga, e.status, json(e.metadata), e.actor,
-         e.on_behalf_of)
+         e.on_behalf_of, e.speaker, e.role)
         for e in plan.new_episodes
     ]
     yield "episode_states", [(*episode_state(s, enc), g, s.uuid, s.owner) for s in plan.episode_states]
@@ -165,6 +171,10 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
         for e in plan.new_entities
     ]
     yield "entity_labels", [(json(list(labels)), uuid, g) for uuid, labels in plan.entity_labels.items()]
+    yield "entity_names", [
+        (name, normalise_name(name), acronym(name), uuid, g) for uuid, name in plan.entity_names.items()
+    ]
+    yield "entity_vectors", [(vector(v), g, uuid) for uuid, v in plan.renamed_embeddings.items()]
     yield "entity_summaries", [(summary, uuid, g) for uuid, summary in plan.entity_summaries.items()]
     yield "built_summaries", [(b.summary, now, b.entity_uuid, g, b.stale) for b in plan.built_summaries]
     yield "saga_summaries", _saga_rows(plan, enc)
@@ -237,6 +247,10 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "cleared_sagas", [(g, saga) for saga in purge.sagas]
     yield "dropped_sagas", [(g, saga) for saga in purge.dropped_sagas]
     yield "cleared_communities", [(g, uuid) for uuid in purge.communities]
+    yield "group_settings", [  # JSON text (a falsy value too), cast by the backend
+        (g, name, dumps(value, ensure_ascii=False), now) for name, value in plan.settings.items() if value is not None
+    ]
+    yield "dropped_settings", [(g, name) for name, value in plan.settings.items() if value is None]
     yield "audit_events", [
         (g, a.kind, to_micros(a.recorded_at), a.episode_id, json(a.detail), a.actor, a.on_behalf_of)
         for a in plan.audit

@@ -12,7 +12,7 @@ from collections.abc import Collection
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -292,6 +292,9 @@ class Store(Protocol):
     async def cache_reply(self, group_id: str, key: str, model: str, reply: str, at: datetime) -> None: ...
 
     # -- store-wide: settings ------------------------------------------------------
+
+    async def group_settings(self, group_id: str) -> dict[str, Any]:
+        """The group's settings by name (JSON values); written by plans (``Plan.settings``)."""
 
     async def setting(self, key: str) -> str | None: ...
 

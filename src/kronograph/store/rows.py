@@ -126,6 +126,8 @@ def episode(row: tuple) -> Episode:  # type: ignore[type-arg]
         held_by=row[15],
         held_until=opt_time(row[16]),
         notes=list(_json(row[17], {}).get("notes") or ()),
+        speaker=row[18],
+        role=row[19],
     )
 
 

@@ -256,3 +256,10 @@ async def setting(conn: AsyncConnection, key: str) -> str | None:
     cur = await conn.execute("SELECT value FROM store_settings WHERE key = %s", (key,))
     row = await cur.fetchone()
     return None if row is None else str(row[0])
+
+
+async def group_settings(conn: AsyncConnection, group_id: str) -> dict[str, Any]:
+    cur = await conn.execute(
+        'SELECT name, value FROM group_settings WHERE group_id = %s ORDER BY name COLLATE "C"', (group_id,)
+    )
+    return {str(name): value for name, value in await cur.fetchall()}

@@ -391,6 +391,21 @@ ALTER TABLE episodes ADD COLUMN lease_until BIGINT;
 CREATE INDEX episodes_leased ON episodes(lease_owner, group_id) WHERE lease_owner IS NOT NULL;
 """
 
+_V11 = """
+-- Who said an episode (whom "I" means) and in what role (user, assistant...).
+ALTER TABLE episodes ADD COLUMN speaker TEXT;
+ALTER TABLE episodes ADD COLUMN role TEXT;
+-- Each group's settings (its user's name, and what later features keep per
+-- group), one row a setting, the value as JSON.
+CREATE TABLE group_settings (
+    group_id   TEXT NOT NULL REFERENCES groups(group_id),
+    name       TEXT NOT NULL,
+    value      JSONB NOT NULL,
+    updated_at BIGINT NOT NULL,
+    PRIMARY KEY (group_id, name)
+);
+"""
+
 
 def _quoted(values: Iterable[str]) -> str:
     return ", ".join("'" + v.replace("'", "''") + "'" for v in sorted(values))
@@ -425,6 +440,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (8, "group_replies", _V8),
     (9, "on_behalf_of", _V9),
     (10, "leases", _V10),
+    (11, "speakers", _V11),
     (12, "events", _V12),
 ]
 
@@ -432,7 +448,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
 GROUP_TABLES = (
     "groups", "episodes", "entities", "entity_aliases", "entity_fragments", "facts", "fact_sources",
     "fact_conflicts", "fact_history", "retracted_facts", "mentions", "audit_events", "saga_summaries",
-    "communities", "community_members", "model_replies",
+    "communities", "community_members", "model_replies", "group_settings",
 )
 
 # Tables with vectors, and the rows of each that search reads.

@@ -358,6 +358,9 @@ class PostgresStore(QueueCalls, SearchCalls):
 
         await self._run(put)
 
+    async def group_settings(self, group_id: str) -> dict[str, Any]:
+        return await self._run(ingest_reads.group_settings, group_id)
+
     async def setting(self, key: str) -> str | None:
         return await self._run(ingest_reads.setting, key)
 

@@ -33,16 +33,19 @@ def _vector(blob: bytes | None) -> np.ndarray | None:
 SQL = {
     # An episode of a saga is stamped past the saga's latest created_at (see ..plan_rows).
     "episodes": "INSERT INTO episodes(group_id, uuid, name, kind, content, content_hash, source_description,"
-    " reference_time, created_at, saga, status, metadata, actor, on_behalf_of)"
+    " reference_time, created_at, saga, status, metadata, actor, on_behalf_of, speaker, role)"
     " SELECT v.g, v.u, v.n, v.k, v.c, v.h, v.s, v.r,"
     " GREATEST(v.t, COALESCE((SELECT MAX(e.created_at) + 1 FROM episodes e WHERE e.group_id = v.g"
-    " AND e.saga = v.sg), v.t)), v.sg, v.st, v.m, v.a, v.b FROM (VALUES (%s::text, %s::text, %s::text, %s::text,"
-    " %s::text, %s::text, %s::text, %s::bigint, %s::bigint, %s::text, %s::text, %s::jsonb, %s::text, %s::text))"
-    " AS v(g, u, n, k, c, h, s, r, t, sg, st, m, a, b) ON CONFLICT (group_id, uuid) DO NOTHING",
+    " AND e.saga = v.sg), v.t)), v.sg, v.st, v.m, v.a, v.b, v.sp, v.ro FROM (VALUES (%s::text, %s::text, %s::text,"
+    " %s::text, %s::text, %s::text, %s::text, %s::bigint, %s::bigint, %s::text, %s::text, %s::jsonb, %s::text,"
+    " %s::text, %s::text, %s::text))"
+    " AS v(g, u, n, k, c, h, s, r, t, sg, st, m, a, b, sp, ro) ON CONFLICT (group_id, uuid) DO NOTHING",
     "episode_vectors": "UPDATE episodes SET embedding = %s WHERE group_id = %s AND uuid = %s",
     "entities": "INSERT INTO entities(uuid, group_id, name, name_key, labels, aliases, summary, attributes,"
     " created_at, provenance, acronym, embedding) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
     "entity_labels": "UPDATE entities SET labels = %s WHERE uuid = %s AND group_id = %s",
+    "entity_names": "UPDATE entities SET name = %s, name_key = %s, acronym = %s WHERE uuid = %s AND group_id = %s",
+    "entity_vectors": "UPDATE entities SET embedding = %s WHERE group_id = %s AND uuid = %s",
     "entity_summaries": "UPDATE entities SET summary = %s WHERE uuid = %s AND group_id = %s AND summary IS NULL",
     # SQLite's union: the distinct aliases, in byte order (what its UNION gives).
     "built_summaries": "UPDATE entities SET summary = %s, summary_built_at = %s, summary_stale = 0"
@@ -122,6 +125,9 @@ SQL = {
     "cleared_sagas": "UPDATE saga_summaries SET summary = NULL, state = NULL, version = version + 1,"
     " stale = stale + 1 WHERE group_id = %s AND saga = %s",
     "dropped_sagas": "DELETE FROM saga_summaries WHERE group_id = %s AND saga = %s",
+    "group_settings": "INSERT INTO group_settings(group_id, name, value, updated_at) VALUES (%s,%s,%s::jsonb,%s)"
+    " ON CONFLICT (group_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+    "dropped_settings": "DELETE FROM group_settings WHERE group_id = %s AND name = %s",
     "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail, actor,"
     " on_behalf_of) VALUES (%s,%s,%s,%s,%s,%s,%s)",
 }

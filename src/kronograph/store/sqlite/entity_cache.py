@@ -49,6 +49,9 @@ class EntityCache:
     def applied(self, plan: Plan) -> None:
         """Follow a plan this connection has just committed."""
         g = plan.group_id
+        if plan.entity_names:  # a renamed entity moves between names: the group's names start over
+            for slot in [slot for slot in self._by_name if slot[0] == g]:
+                del self._by_name[slot]
         for entity in plan.new_entities:
             slot = (g, normalise_name(entity.name))
             if slot in self._by_name:

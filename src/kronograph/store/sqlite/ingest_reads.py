@@ -9,6 +9,7 @@ import re
 import sqlite3
 from collections.abc import Collection
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 
@@ -197,3 +198,8 @@ def cached_reply_keys(conn: sqlite3.Connection, group_id: str) -> set[str]:
 def setting(conn: sqlite3.Connection, key: str) -> str | None:
     row = conn.execute("SELECT value FROM store_settings WHERE key = ?", (key,)).fetchone()
     return None if row is None else str(row[0])
+
+
+def group_settings(conn: sqlite3.Connection, group_id: str) -> dict[str, Any]:
+    rows = conn.execute("SELECT name, value FROM group_settings WHERE group_id = ? ORDER BY name", (group_id,))
+    return {str(name): json.loads(value) for name, value in rows}

@@ -27,7 +27,7 @@ ENTITY_COLUMNS = (
 EPISODE_COLUMNS = (
     "p.uuid, p.group_id, p.name, p.kind, p.content, p.content_hash, p.source_description,"
     " p.reference_time, p.created_at, p.saga, p.status, p.metadata, p.error, p.actor, p.on_behalf_of,"
-    " p.lease_owner, p.lease_until, p.result"
+    " p.lease_owner, p.lease_until, p.result, p.speaker, p.role"
 )
 
 # Public facts: the stored columns, the endpoint names and the sources in order.

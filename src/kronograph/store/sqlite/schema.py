@@ -7,11 +7,13 @@ refuses a database written by a newer kronograph.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable
 
 from ...errors import SchemaError
+from .schema_recent import events as _events
+from .schema_recent import speakers as _speakers
+from .schema_recent import statements as _statements
 
 __all__ = ["MIGRATIONS", "migrate", "schema_version"]
 
@@ -509,39 +511,6 @@ def _leases(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-# Events (kronograph.event_relations): a moment, not a standing fact; kept with each version. Facts of a
-# built-in event relation that ingestion extracted (not add_fact) become events; declared types are not stored.
-_V15 = """
-ALTER TABLE facts ADD COLUMN event INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE fact_history ADD COLUMN event INTEGER NOT NULL DEFAULT 0;
-UPDATE facts SET event = 1 WHERE relation_key IN (SELECT value FROM json_each(:events)) AND EXISTS (SELECT 1
-FROM fact_sources fs WHERE fs.fact_uuid = facts.uuid AND json_extract(fs.provenance, '$.extractor') IS NOT 'direct');
-UPDATE fact_history SET event = 1 WHERE fact_uuid IN (SELECT uuid FROM facts WHERE event = 1);
-"""
-
-
-def _events(conn: sqlite3.Connection) -> None:
-    from ...event_relations import BUILT_IN_EVENTS  # the list as this version knows it
-    for statement in _statements(_V15):
-        conn.execute(statement, {"events": json.dumps(sorted(BUILT_IN_EVENTS))})
-
-
-def _statements(script: str) -> list[str]:
-    """Split a script into statements (triggers contain semicolons)."""
-    out: list[str] = []
-    buffer = ""
-    for line in script.splitlines(keepends=True):
-        if line.lstrip().startswith("--") and not buffer:
-            continue
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            out.append(buffer.strip())
-            buffer = ""
-    if buffer.strip():
-        out.append(buffer.strip())
-    return out
-
-
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "initial", _initial),
     (2, "ingestion", _ingestion),
@@ -556,6 +525,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (11, "on_behalf_of", _on_behalf_of),
     (12, "leases", _leases),
     (13, "group_revisions", _group_revisions),
+    (14, "speakers", _speakers),
     (15, "events", _events),
 ]
 

@@ -100,6 +100,8 @@ class VectorIndex:
                 del self._tables[(scope, g)]
             elif vectors:
                 table.pending.extend(vectors.items())
+        if plan.renamed_embeddings:  # an entity's vector rewritten in place: read again when next searched
+            self._tables.pop(("entities", g), None)
         # Communities are replaced or rewritten in place: read again when next searched.
         cleared = plan.purge is not None and plan.purge.communities
         if (plan.replace_communities or plan.new_communities or plan.updated_communities or plan.community_embeddings

@@ -40,13 +40,15 @@ def apply_plan(conn: sqlite3.Connection, plan: Plan, revision: Callable[[sqlite3
 SQL = {
     # An episode of a saga is stamped past the saga's latest created_at (see ..plan_rows).
     "episodes": "INSERT OR IGNORE INTO episodes(group_id, uuid, name, kind, content, content_hash,"
-    " source_description, reference_time, created_at, saga, status, metadata, actor, on_behalf_of)"
+    " source_description, reference_time, created_at, saga, status, metadata, actor, on_behalf_of, speaker, role)"
     " VALUES (?1,?2,?3,?4,?5,?6,?7,?8, MAX(?9, COALESCE((SELECT MAX(e.created_at) + 1 FROM episodes e"
-    " WHERE e.group_id = ?1 AND e.saga = ?10), ?9)), ?10,?11,?12,?13,?14)",
+    " WHERE e.group_id = ?1 AND e.saga = ?10), ?9)), ?10,?11,?12,?13,?14,?15,?16)",
     "episode_vectors": "UPDATE episodes SET embedding = ? WHERE group_id = ? AND uuid = ?",
     "entities": "INSERT INTO entities(uuid, group_id, name, name_key, labels, aliases, summary, attributes,"
     " created_at, provenance, acronym, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
     "entity_labels": "UPDATE entities SET labels = ? WHERE uuid = ? AND group_id = ?",
+    "entity_names": "UPDATE entities SET name = ?, name_key = ?, acronym = ? WHERE uuid = ? AND group_id = ?",
+    "entity_vectors": "UPDATE entities SET embedding = ? WHERE group_id = ? AND uuid = ?",
     "entity_summaries": "UPDATE entities SET summary = ? WHERE uuid = ? AND group_id = ? AND summary IS NULL",
     "built_summaries": "UPDATE entities SET summary = ?, summary_built_at = ?, summary_stale = 0"
     " WHERE uuid = ? AND group_id = ? AND summary_stale = ?",
@@ -117,6 +119,9 @@ SQL = {
     "cleared_sagas": "UPDATE saga_summaries SET summary = NULL, state = NULL, version = version + 1,"
     " stale = stale + 1 WHERE group_id = ? AND saga = ?",
     "dropped_sagas": "DELETE FROM saga_summaries WHERE group_id = ? AND saga = ?",
+    "group_settings": "INSERT INTO group_settings(group_id, name, value, updated_at) VALUES (?,?,?,?)"
+    " ON CONFLICT (group_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+    "dropped_settings": "DELETE FROM group_settings WHERE group_id = ? AND name = ?",
     "audit_events": "INSERT INTO audit_events(group_id, kind, recorded_at, episode_id, detail, actor,"
     " on_behalf_of) VALUES (?,?,?,?,?,?,?)",
 }

@@ -1,0 +1,66 @@
+"""The SQLite migrations since v14, and the statement splitter every migration uses.
+
+Kept apart from schema.py (the base schema, v1 to v13, and the runner) only
+to keep each module short.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+__all__ = ["events", "speakers", "statements"]
+
+
+_V14 = """
+-- Who said an episode (whom "I" means) and in what role (user, assistant...).
+ALTER TABLE episodes ADD COLUMN speaker TEXT;
+ALTER TABLE episodes ADD COLUMN role TEXT;
+-- Each group's settings (its user's name, and what later features keep per
+-- group), one row a setting, the value as JSON.
+CREATE TABLE group_settings (
+    group_id   TEXT NOT NULL REFERENCES groups(group_id),
+    name       TEXT NOT NULL,
+    value      TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (group_id, name)
+) WITHOUT ROWID;
+"""
+
+
+def speakers(conn: sqlite3.Connection) -> None:
+    for statement in statements(_V14):
+        conn.execute(statement)
+
+
+# Events (kronograph.event_relations): a moment, not a standing fact; kept with each version. Facts of a
+# built-in event relation that ingestion extracted (not add_fact) become events; declared types are not stored.
+_V15 = """
+ALTER TABLE facts ADD COLUMN event INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE fact_history ADD COLUMN event INTEGER NOT NULL DEFAULT 0;
+UPDATE facts SET event = 1 WHERE relation_key IN (SELECT value FROM json_each(:events)) AND EXISTS (SELECT 1
+FROM fact_sources fs WHERE fs.fact_uuid = facts.uuid AND json_extract(fs.provenance, '$.extractor') IS NOT 'direct');
+UPDATE fact_history SET event = 1 WHERE fact_uuid IN (SELECT uuid FROM facts WHERE event = 1);
+"""
+
+
+def events(conn: sqlite3.Connection) -> None:
+    from ...event_relations import BUILT_IN_EVENTS  # the list as this version knows it
+    for statement in statements(_V15):
+        conn.execute(statement, {"events": json.dumps(sorted(BUILT_IN_EVENTS))})
+
+
+def statements(script: str) -> list[str]:
+    """Split a script into statements (triggers contain semicolons)."""
+    out: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        if line.lstrip().startswith("--") and not buffer:
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            out.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        out.append(buffer.strip())
+    return out
