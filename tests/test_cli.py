@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import subprocess
@@ -55,9 +56,9 @@ def cli(db: Path) -> Invoke:
 
 
 def _ceo_change(cli: Invoke) -> None:
-    cli("add-fact", "Sarah", "CEO_OF", "Acme", "--valid-at", "2024-01-15", "--episode", "e1")
+    cli("add-fact", "default", "Sarah", "CEO_OF", "Acme", "--valid-at", "2024-01-15", "--episode", "e1")
     cli(
-        "add-fact", "Mike", "CEO_OF", "Acme", "--valid-at", "2024-03-03", "--episode", "e2",
+        "add-fact", "default", "Mike", "CEO_OF", "Acme", "--valid-at", "2024-03-03", "--episode", "e2",
         "--relation-type", "CEO_OF=one_to_many",
     )
 
@@ -67,40 +68,41 @@ def _triples(output: str) -> list[str]:
 
 
 def test_add_fact_reports_the_fact_and_what_it_retired(cli: Invoke) -> None:
-    first = cli("add-fact", "Sarah", "CEO_OF", "Acme", "--valid-at", "2024-01-15", "--episode", "e1")
+    first = cli("add-fact", "default", "Sarah", "CEO_OF", "Acme", "--valid-at", "2024-01-15", "--episode", "e1")
     assert "wrote fact Sarah CEO_OF Acme" in first.stdout
     assert "2024-01-15 → now" in first.stdout
     assert "episode e1" in first.stdout
     second = cli(
-        "add-fact", "Mike", "CEO_OF", "Acme", "--valid-at", "2024-03-03", "--relation-type", "CEO_OF=one_to_many"
+        "add-fact", "default", "Mike", "CEO_OF", "Acme", "--valid-at", "2024-03-03", "--relation-type",
+        "CEO_OF=one_to_many",
     )
     assert "wrote fact Mike CEO_OF Acme" in second.stdout
     assert "retired" in second.stdout
     assert "Sarah CEO_OF Acme" in second.stdout and "2024-01-15 → 2024-03-03" in second.stdout
-    again = cli("add-fact", "Mike", "CEO_OF", "Acme", "--valid-at", "2024-03-03", "--episode", "e3")
+    again = cli("add-fact", "default", "Mike", "CEO_OF", "Acme", "--valid-at", "2024-03-03", "--episode", "e3")
     assert "merged into existing fact Mike CEO_OF Acme" in again.stdout
 
 
 def test_without_a_declared_cardinality_nothing_is_retired(cli: Invoke) -> None:
-    cli("add-fact", "Sarah", "CEO_OF", "Acme", "--valid-at", "2024-01-15")
-    result = cli("add-fact", "Mike", "CEO_OF", "Acme", "--valid-at", "2024-03-03")
+    cli("add-fact", "default", "Sarah", "CEO_OF", "Acme", "--valid-at", "2024-01-15")
+    result = cli("add-fact", "default", "Mike", "CEO_OF", "Acme", "--valid-at", "2024-03-03")
     assert "retired" not in result.stdout
-    assert sorted(_triples(cli("facts", "--json").stdout)) == ["Mike CEO_OF Acme", "Sarah CEO_OF Acme"]
+    assert sorted(_triples(cli("facts", "default", "--json").stdout)) == ["Mike CEO_OF Acme", "Sarah CEO_OF Acme"]
 
 
 def test_facts_table_shows_current_facts_only_by_default(cli: Invoke) -> None:
     _ceo_change(cli)
-    out = cli("facts").stdout
+    out = cli("facts", "default").stdout
     assert "Mike" in out and "Sarah" not in out
     assert "2024-03-03" in out and "e2" in out
     assert "open" in out  # Mike's interval has no end
-    every = cli("facts", "--include-retired").stdout
+    every = cli("facts", "default", "--include-retired").stdout
     assert "Sarah" in every and "2024-01-15" in every and "Mike" in every
 
 
 def test_facts_json_parses_and_carries_every_field(cli: Invoke) -> None:
     _ceo_change(cli)
-    facts = json.loads(cli("facts", "--include-retired", "--json").stdout)
+    facts = json.loads(cli("facts", "default", "--include-retired", "--json").stdout)
     by_subject = {f["subject"]: f for f in facts}
     assert set(by_subject) == {"Sarah", "Mike"}
     assert by_subject["Sarah"]["valid_at"] == "2024-01-15T00:00:00Z"
@@ -112,111 +114,148 @@ def test_facts_json_parses_and_carries_every_field(cli: Invoke) -> None:
 
 def test_filters_select_by_subject_relation_object_and_entity(cli: Invoke) -> None:
     _ceo_change(cli)
-    cli("add-fact", "Mike", "LIVES_IN", "Paris", "--valid-at", "2020-01-01")
-    assert _triples(cli("facts", "--subject", "mike", "--relation", "lives-in", "--json").stdout) == [
+    cli("add-fact", "default", "Mike", "LIVES_IN", "Paris", "--valid-at", "2020-01-01")
+    assert _triples(cli("facts", "default", "--subject", "mike", "--relation", "lives-in", "--json").stdout) == [
         "Mike LIVES_IN Paris"
     ]
-    assert _triples(cli("facts", "--object", "Acme", "--json").stdout) == ["Mike CEO_OF Acme"]
-    assert sorted(_triples(cli("facts", "--entity", "Mike", "--json").stdout)) == [
+    assert _triples(cli("facts", "default", "--object", "Acme", "--json").stdout) == ["Mike CEO_OF Acme"]
+    assert sorted(_triples(cli("facts", "default", "--entity", "Mike", "--json").stdout)) == [
         "Mike CEO_OF Acme", "Mike LIVES_IN Paris"
     ]
-    assert "no facts match" in cli("facts", "--subject", "Nobody").stdout
+    assert "no facts match" in cli("facts", "default", "--subject", "Nobody").stdout
 
 
 def test_as_of_answers_about_the_past(cli: Invoke) -> None:
     _ceo_change(cli)
-    assert _triples(cli("facts", "--as-of", "2024-02-01", "--json").stdout) == ["Sarah CEO_OF Acme"]
-    assert _triples(cli("facts", "--as-of", "2024-04-01T12:00:00+02:00", "--json").stdout) == ["Mike CEO_OF Acme"]
-    assert json.loads(cli("facts", "--as-of", "2023-12-31", "--json").stdout) == []
+    assert _triples(cli("facts", "default", "--as-of", "2024-02-01", "--json").stdout) == ["Sarah CEO_OF Acme"]
+    later = cli("facts", "default", "--as-of", "2024-04-01T12:00:00+02:00", "--json").stdout
+    assert _triples(later) == ["Mike CEO_OF Acme"]
+    assert json.loads(cli("facts", "default", "--as-of", "2023-12-31", "--json").stdout) == []
 
 
 def test_known_at_replays_what_was_believed(cli: Invoke) -> None:
-    cli("add-fact", "Sarah", "CEO_OF", "Acme", "--valid-at", "2024-01-15")
-    learned = json.loads(cli("facts", "--json").stdout)[0]["created_at"]
-    cli("add-fact", "Mike", "CEO_OF", "Acme", "--valid-at", "2024-03-03", "--relation-type", "CEO_OF=one_to_many")
-    before = cli("facts", "--as-of", "2024-04-01", "--known-at", learned, "--json").stdout
+    cli("add-fact", "default", "Sarah", "CEO_OF", "Acme", "--valid-at", "2024-01-15")
+    learned = json.loads(cli("facts", "default", "--json").stdout)[0]["created_at"]
+    cli("add-fact", "default", "Mike", "CEO_OF", "Acme", "--valid-at", "2024-03-03",
+        "--relation-type", "CEO_OF=one_to_many")
+    before = cli("facts", "default", "--as-of", "2024-04-01", "--known-at", learned, "--json").stdout
     assert _triples(before) == ["Sarah CEO_OF Acme"]
-    assert _triples(cli("facts", "--as-of", "2024-04-01", "--json").stdout) == ["Mike CEO_OF Acme"]
-    assert json.loads(cli("facts", "--known-at", "2000-01-01", "--json").stdout) == []
+    assert _triples(cli("facts", "default", "--as-of", "2024-04-01", "--json").stdout) == ["Mike CEO_OF Acme"]
+    assert json.loads(cli("facts", "default", "--known-at", "2000-01-01", "--json").stdout) == []
 
 
 def test_timeline_orders_intervals_and_closes_retired_ones(cli: Invoke) -> None:
     _ceo_change(cli)
-    cli("add-fact", "Acme", "BASED_IN", "Berlin", "--valid-at", "2010-05-01")
-    out = cli("timeline", "Acme").stdout
+    cli("add-fact", "default", "Acme", "BASED_IN", "Berlin", "--valid-at", "2010-05-01")
+    out = cli("timeline", "default", "Acme").stdout
     closed, current, berlin = (out.index(s) for s in ("2024-01-15 → 2024-03-03", "2024-03-03 → now", "Berlin"))
     assert berlin < closed < current
     assert out.index("Sarah CEO_OF Acme") < out.index("Mike CEO_OF Acme")
     assert "closed" in out and "current" in out
-    only_ceo = _triples(cli("timeline", "acme", "--relation", "CEO_OF", "--json").stdout)
+    only_ceo = _triples(cli("timeline", "default", "acme", "--relation", "CEO_OF", "--json").stdout)
     assert only_ceo == ["Sarah CEO_OF Acme", "Mike CEO_OF Acme"]
-    assert "no facts about Nobody" in cli("timeline", "Nobody").stdout
+    assert "no facts about Nobody" in cli("timeline", "default", "Nobody").stdout
 
 
 def test_remove_episode_restores_what_it_retired(cli: Invoke) -> None:
     _ceo_change(cli)
-    out = cli("remove-episode", "e2").stdout
+    out = cli("remove-episode", "default", "e2").stdout
     assert "removed episode e2" in out and "deleted 1 fact(s)" in out
     assert "2024-01-15 → now" in out  # Sarah's interval is open again
-    assert _triples(cli("facts", "--json").stdout) == ["Sarah CEO_OF Acme"]
-    missing = cli("remove-episode", "e2", expect=2)
+    assert _triples(cli("facts", "default", "--json").stdout) == ["Sarah CEO_OF Acme"]
+    missing = cli("remove-episode", "default", "e2", expect=2)
     assert "error:" in missing.stderr and "e2" in missing.stderr
 
 
 def test_groups_are_separate(cli: Invoke) -> None:
-    cli("add-fact", "Ann", "KNOWS", "Bob", "-g", "team-a")
-    assert json.loads(cli("facts", "--json", "--group", "team-b").stdout) == []
-    assert _triples(cli("facts", "--json", "-g", "team-a").stdout) == ["Ann KNOWS Bob"]
-    assert json.loads(cli("facts", "--json").stdout) == []
+    cli("add-fact", "team-a", "Ann", "KNOWS", "Bob")
+    cli("add-fact", "team-b", "Cy", "KNOWS", "Di")
+    assert _triples(cli("facts", "team-b", "--json").stdout) == ["Cy KNOWS Di"]
+    assert _triples(cli("facts", "team-a", "--json").stdout) == ["Ann KNOWS Bob"]
+    assert json.loads(cli("groups", "--json").stdout) == ["team-a", "team-b"]
+    assert cli("groups").stdout.split() == ["team-a", "team-b"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("facts", "team-x"), ("timeline", "team-x", "Ann"), ("history", "team-x", "f1"), ("search", "team-x", "Ann"),
+     ("search", "team-a", "Ann", "--also", "team-x"), ("conflicts", "team-x", "f1"), ("episodes", "team-x"),
+     ("remove-episode", "team-x", "e1"), ("doctor", "team-x"), ("export", "team-x"), ("sagas", "team-x"),
+     ("audit", "team-x"), ("communities", "team-x"), ("forget", "team-x", "--entity", "Ann", "--yes")],
+)
+def test_an_unknown_group_is_reported(cli: Invoke, args: tuple[str, ...]) -> None:
+    """A typo in GROUP says so, instead of reading an empty group."""
+    cli("add-fact", "team-a", "Ann", "KNOWS", "Bob")
+    err = cli(*args, expect=2).stderr
+    assert "unknown group 'team-x'" in err and "'team-a'" in err and "kronograph groups" in err
+
+
+def test_every_group_command_takes_the_group_first() -> None:
+    """One way to name the group: the first argument, never an option."""
+    from kronograph.cli.application import COMMANDS
+
+    for name, command in COMMANDS.items():
+        params = list(inspect.signature(command).parameters)
+        if "group" in params and name not in ("mcp",):
+            assert params[0] == "group", name
+
+
+def test_groups_on_an_empty_memory(cli: Invoke, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.db"
+    empty.touch()  # a database with no group yet
+    out = cli("groups", "--db", str(empty), with_db=False).stdout
+    assert "no groups yet" in out
 
 
 def test_db_defaults_to_the_environment_variable(cli: Invoke, tmp_path: Path) -> None:
     elsewhere = tmp_path / "from-env.db"
-    cli("add-fact", "Ann", "KNOWS", "Bob", env={"KRONOGRAPH_DB": str(elsewhere)}, with_db=False)
+    cli("add-fact", "default", "Ann", "KNOWS", "Bob", env={"KRONOGRAPH_DB": str(elsewhere)}, with_db=False)
     assert elsewhere.exists()
-    out = cli("facts", "--json", env={"KRONOGRAPH_DB": str(elsewhere)}, with_db=False).stdout
+    out = cli("facts", "default", "--json", env={"KRONOGRAPH_DB": str(elsewhere)}, with_db=False).stdout
     assert _triples(out) == ["Ann KNOWS Bob"]
 
 
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (("facts", "--as-of", "yesterday"), ["--as-of", "yesterday"]),
-        (("facts", "--known-at", "2024-13-45"), ["--known-at", "2024-13-45"]),
-        (("add-fact", "A", "R", "B", "--valid-at", "soon"), ["--valid-at", "soon"]),
-        (("add-fact", "A", "R", "B", "--valid-at", "2024-02-01", "--invalid-at", "2024-01-01"), ["--invalid-at"]),
-        (("add-fact", "A", "R", "B", "--relation-type", "R"), ["--relation-type", "NAME=CARDINALITY"]),
-        (("add-fact", "A", "R", "B", "--relation-type", "R=sometimes"), ["--relation-type", "many_to_one"]),
-        (("add-fact", " ", "R", "B"), ["subject", "empty"]),
+        (("facts", "default", "--as-of", "yesterday"), ["--as-of", "yesterday"]),
+        (("facts", "default", "--known-at", "2024-13-45"), ["--known-at", "2024-13-45"]),
+        (("add-fact", "default", "A", "R", "B", "--valid-at", "soon"), ["--valid-at", "soon"]),
+        (("add-fact", "default", "A", "R", "B", "--valid-at", "2024-02-01", "--invalid-at", "2024-01-01"),
+         ["--invalid-at"]),
+        (("add-fact", "default", "A", "R", "B", "--relation-type", "R"), ["--relation-type", "NAME=CARDINALITY"]),
+        (("add-fact", "default", "A", "R", "B", "--relation-type", "R=sometimes"), ["--relation-type", "many_to_one"]),
+        (("add-fact", "default", " ", "R", "B"), ["subject", "empty"]),
     ],
 )
 def test_bad_input_is_one_clear_line_and_exit_code_2(cli: Invoke, args: tuple[str, ...], words: list[str]) -> None:
-    cli("add-fact", "Seed", "KNOWS", "Fact")  # the database exists, so only the input is wrong
+    cli("add-fact", "default", "Seed", "KNOWS", "Fact")  # the database exists, so only the input is wrong
     result = cli(*args, expect=2)
     assert result.stderr.startswith("error: ")
     assert len(result.stderr.strip().splitlines()) == 1
     for word in words:
         assert word in result.stderr
     assert result.stdout == ""
-    assert _triples(cli("facts", "--json").stdout) == ["Seed KNOWS Fact"]  # nothing was written
+    assert _triples(cli("facts", "default", "--json").stdout) == ["Seed KNOWS Fact"]  # nothing was written
 
 
 def test_a_bad_time_writes_no_database(cli: Invoke, db: Path) -> None:
-    cli("add-fact", "A", "R", "B", "--valid-at", "not-a-time", expect=2)
+    cli("add-fact", "default", "A", "R", "B", "--valid-at", "not-a-time", expect=2)
     assert not db.exists()
 
 
 def test_reading_a_missing_database_is_an_error_not_a_new_file(cli: Invoke, db: Path) -> None:
-    for args in (("facts",), ("timeline", "Acme"), ("remove-episode", "e1"), ("search", "Acme"), ("conflicts", "x")):
+    for args in (("facts", "default"), ("timeline", "default", "Acme"), ("remove-episode", "default", "e1"),
+                 ("search", "default", "Acme"), ("conflicts", "default", "x")):
         result = cli(*args, expect=2)
         assert "no database at" in result.stderr
     assert not db.exists()
 
 
 def test_user_text_is_printed_literally_not_as_markup(cli: Invoke) -> None:
-    out = cli("add-fact", "Bob [the builder]", "USES", "[red]hammer[/]").stdout
+    out = cli("add-fact", "default", "Bob [the builder]", "USES", "[red]hammer[/]").stdout
     assert "Bob [the builder] USES [red]hammer[/]" in out
-    assert "[red]hammer[/]" in cli("facts").stdout
+    assert "[red]hammer[/]" in cli("facts", "default").stdout
 
 
 def test_demo_reads_the_chat_offline_and_answers_about_the_past(cli: Invoke) -> None:
@@ -251,7 +290,7 @@ def test_demo_db_is_kept_and_readable_by_the_other_commands(cli: Invoke, tmp_pat
     kept = tmp_path / "demo.db"
     cli("demo", "--db", str(kept), with_db=False)
     assert kept.exists()
-    out = cli("facts", "-g", "demo", "--subject", "Priya", "--relation", "LIVES_IN", "--as-of", "2025-01-01",
+    out = cli("facts", "demo", "--subject", "Priya", "--relation", "LIVES_IN", "--as-of", "2025-01-01",
               "--json", "--db", str(kept), with_db=False)
     assert _triples(out.stdout) == ["Priya LIVES_IN Paris"]
     episodes = json.loads(cli("episodes", "demo", "--json", "--db", str(kept), with_db=False).stdout)
@@ -280,7 +319,7 @@ def test_every_command_and_option_is_documented() -> None:
     assert set(commands) == {
         "add-fact", "facts", "timeline", "history", "remove-episode", "search", "conflicts", "add", "import", "resume",
         "episodes", "demo", "migrate", "doctor", "saga", "sagas", "forget", "audit", "communities", "export", "mcp",
-        "serve", "keys add", "keys list", "keys revoke",
+        "serve", "keys add", "keys list", "keys revoke", "groups",
     }
     for name, options in commands.items():
         heading = re.search(rf"^## `kronograph {re.escape(name)}[ `]", docs, re.M)
@@ -329,24 +368,25 @@ def test_without_the_cli_extra_main_explains_how_to_install_it() -> None:
 
 def test_history_shows_every_change_with_its_cause(cli: Invoke) -> None:
     _ceo_change(cli)
-    (sarah,) = [f for f in json.loads(cli("facts", "--json", "--include-retired").stdout) if f["subject"] == "Sarah"]
-    out = cli("history", sarah["uuid"]).stdout
+    every = json.loads(cli("facts", "default", "--json", "--include-retired").stdout)
+    (sarah,) = [f for f in every if f["subject"] == "Sarah"]
+    out = cli("history", "default", sarah["uuid"]).stdout
     assert "created" in out and "retired" in out and "2024-01-15 → 2024-03-03" in out
-    changes = json.loads(cli("history", sarah["uuid"], "--json").stdout)
+    changes = json.loads(cli("history", "default", sarah["uuid"], "--json").stdout)
     assert [c["cause"] for c in changes] == ["created", "retired"]
     assert [c["episode_id"] for c in changes] == ["e1", "e2"]
-    assert "no fact" in cli("history", "nope", expect=2).stderr
+    assert "no fact" in cli("history", "default", "nope", expect=2).stderr
 
 
 def test_limit_and_include_expired(cli: Invoke) -> None:
     types = ("--relation-type", "LIVES_IN=many_to_one")
-    cli("add-fact", "Eve", "LIVES_IN", "Oslo", "--valid-at", "2024-01-01", *types)
-    cli("add-fact", "Eve", "LIVES_IN", "Bergen", "--valid-at", "2024-01-01", *types)  # a correction
-    assert _triples(cli("facts", "--json", "--include-retired").stdout) == ["Eve LIVES_IN Bergen"]
-    both = _triples(cli("facts", "--json", "--include-retired", "--include-expired").stdout)
+    cli("add-fact", "default", "Eve", "LIVES_IN", "Oslo", "--valid-at", "2024-01-01", *types)
+    cli("add-fact", "default", "Eve", "LIVES_IN", "Bergen", "--valid-at", "2024-01-01", *types)  # a correction
+    assert _triples(cli("facts", "default", "--json", "--include-retired").stdout) == ["Eve LIVES_IN Bergen"]
+    both = _triples(cli("facts", "default", "--json", "--include-retired", "--include-expired").stdout)
     assert sorted(both) == ["Eve LIVES_IN Bergen", "Eve LIVES_IN Oslo"]
-    assert len(json.loads(cli("facts", "--json", "--include-expired", "--limit", "1").stdout)) == 1
-    cli("facts", "--limit", "0", expect=2)
+    assert len(json.loads(cli("facts", "default", "--json", "--include-expired", "--limit", "1").stdout)) == 1
+    cli("facts", "default", "--limit", "0", expect=2)
 
 
 # -- ingestion ---------------------------------------------------------------------
@@ -387,7 +427,7 @@ def test_add_ingests_an_episode_and_reports_what_changed(cli: Invoke) -> None:
                  "--saga", "general", input="Tom: Big news: I joined Initech on February 12.\n").stdout
     assert "+ Tom WORKS_AT Initech  2024-02-12 → now" in second
     assert "− retired Tom WORKS_AT Globex  2024-01-08 → 2024-02-12" in second
-    assert sorted(_triples(cli("facts", "--json", "-g", "chat").stdout)) == [
+    assert sorted(_triples(cli("facts", "chat", "--json").stdout)) == [
         "Tom LIVES_IN Berlin", "Tom WORKS_AT Initech"
     ]
     again = cli("add", "chat", "Tom: I work at Globex and I live in Berlin.", "--time", "2024-01-08",
@@ -413,7 +453,7 @@ def test_add_file_ingests_each_line_with_a_progress_bar(cli: Invoke, tmp_path: P
     assert "ingesting into chat" in result.stderr and "2/2" in result.stderr
     assert "2 episodes into group chat" in result.stdout
     assert "2  complete" in result.stdout and "2  facts created" in result.stdout
-    assert sorted(_triples(cli("facts", "--json", "-g", "chat").stdout)) == [
+    assert sorted(_triples(cli("facts", "chat", "--json").stdout)) == [
         "Priya LIVES_IN Paris", "Priya WORKS_AT Acme"
     ]
     assert "not both" in cli("add", "chat", "text", "--file", str(lines), expect=2).stderr
@@ -440,7 +480,7 @@ def test_resume_retries_what_failed_for_a_passing_reason(cli: Invoke, monkeypatc
     out = cli("resume").stdout
     assert "✓ g / e1: complete, 1 fact created" in out
     assert "1 episode resumed" in out and "1  complete" in out
-    assert _triples(cli("facts", "--json", "-g", "g").stdout) == ["Ann WORKS_AT Acme"]
+    assert _triples(cli("facts", "g", "--json").stdout) == ["Ann WORKS_AT Acme"]
     assert "nothing to resume" in cli("resume", "--offline").stdout
 
 
@@ -473,7 +513,7 @@ def test_import_ingests_in_batches_and_summarises(cli: Invoke, tmp_path: Path) -
     for line in ("3  complete", "0  duplicate", "0  retryable", "0  quarantined", "4  facts created",
                  "1  facts retired", "model: no calls (extractor: offline)"):
         assert line in out, line
-    assert sorted(_triples(cli("facts", "--json", "-g", "chat").stdout)) == [
+    assert sorted(_triples(cli("facts", "chat", "--json").stdout)) == [
         "Lena LIVES_IN Lisbon", "Lena WORKS_AT Globex", "Tom WORKS_AT Initech"
     ]
     again = cli("import", "chat", str(file), "--offline").stdout
@@ -494,7 +534,7 @@ def test_import_reports_model_cost_and_lists_failures(cli: Invoke, tmp_path: Pat
     usage = next(line for line in out.splitlines() if line.startswith("model:"))
     assert "calls" in usage and "prompt chars" in usage and "per episode" in usage
     assert "did not complete" in out and "ModelOutputError" in out
-    assert _triples(cli("facts", "--json", "-g", "g").stdout) == ["Ann WORKS_AT Acme"]
+    assert _triples(cli("facts", "g", "--json").stdout) == ["Ann WORKS_AT Acme"]
 
 
 @pytest.mark.parametrize(
@@ -545,13 +585,14 @@ def test_episodes_lists_and_filters(cli: Invoke) -> None:
     assert "e1" in table and "complete" in table and "2024-01-02 10:00Z" in table
     assert _episodes(cli, "g", "--status", "complete")[0]["uuid"] == "e1"
     assert "no episodes in group g with status retryable" in cli("episodes", "g", "--status", "retryable").stdout
-    assert "no episodes in group other" in cli("episodes", "other").stdout
+    cli("add-fact", "other", "Zed", "KNOWS", "Yan")
+    assert " e1 " not in cli("episodes", "other").stdout  # groups are separate
     bad = cli("episodes", "g", "--status", "done", expect=2)
     assert bad.stderr.startswith("error: --status") and "quarantined" in bad.stderr
 
 
 def _search(cli: Invoke, *args: str) -> dict[str, list[dict[str, object]]]:
-    return json.loads(cli("search", *args, "--json").stdout)
+    return json.loads(cli("search", "default", *args, "--json").stdout)
 
 
 def _hit_triples(hits: list[dict[str, object]]) -> list[str]:
@@ -562,12 +603,12 @@ def test_search_prints_a_table_per_scope_and_what_the_temporal_mode_left_out(cli
     _ceo_change(cli)
     cli("add", "chat", "Tom: I work at Globex and I live in Berlin.", "--time", "2024-01-08", "--offline",
         "--episode", "c1")
-    out = cli("search", "CEO of Acme").stdout
+    out = cli("search", "default", "CEO of Acme").stdout
     assert re.search(r"│ …\w{8} +│ Mike +│ CEO_OF +│ Acme +│ 2024-03-03 → now +│ +[\d.]+ +│ bm25, cosine", out), out
     assert "Sarah" not in out  # retired: not current
     assert "│ Acme " in out[out.index("entities") :]
     assert "1 matching fact left out by the temporal mode (use --include-retired" in out
-    episodes = cli("search", "Globex Berlin", "-g", "chat", "--scope", "episodes").stdout
+    episodes = cli("search", "chat", "Globex Berlin", "--scope", "episodes").stdout
     assert "│ c1 │ 2024-01-08     │ Tom: I work at Globex and I live in Berlin." in episodes
     assert "facts" not in episodes and "left out" not in episodes
 
@@ -577,7 +618,7 @@ def test_search_as_of_hides_a_later_fact_and_include_retired_shows_both(cli: Inv
     past = _search(cli, "CEO Acme", "--as-of", "2024-02-01", "--scope", "facts")
     assert _hit_triples(past["facts"]) == ["Sarah CEO_OF Acme"]
     assert past["left_out"] == 1  # Mike's fact, valid only from March
-    text = cli("search", "CEO Acme", "--as-of", "2024-02-01", "--scope", "facts").stdout
+    text = cli("search", "default", "CEO Acme", "--as-of", "2024-02-01", "--scope", "facts").stdout
     assert "Sarah" in text and "Mike" not in text
     believed = _search(cli, "CEO Acme", "--known-at", "2000-01-01", "--scope", "facts")
     assert believed["facts"] == [] and believed["left_out"] == 2  # nothing was known then
@@ -599,19 +640,19 @@ def test_search_json_has_every_scope_asked_for_with_item_score_and_methods(cli: 
 
 def test_search_filters_groups_and_centre(cli: Invoke) -> None:
     _ceo_change(cli)
-    cli("add-fact", "Mike", "LIVES_IN", "Acme Town", "--valid-at", "2024-01-01", "--object-label", "City")
+    cli("add-fact", "default", "Mike", "LIVES_IN", "Acme Town", "--valid-at", "2024-01-01", "--object-label", "City")
     assert _hit_triples(_search(cli, "Acme", "--relation", "lives-in", "--scope", "facts")["facts"]) == [
         "Mike LIVES_IN Acme Town"
     ]
     assert _hit_triples(_search(cli, "Acme", "--label", "city", "--scope", "facts")["facts"]) == [
         "Mike LIVES_IN Acme Town"
     ]
-    cli("add-fact", "Acme", "BASED_IN", "Oslo", "-g", "other")
+    cli("add-fact", "other", "Acme", "BASED_IN", "Oslo")
     mine = _search(cli, "Acme", "--scope", "facts")
     assert {h["item"]["group_id"] for h in mine["facts"]} == {"default"}  # type: ignore[index]
-    both = _search(cli, "Acme", "-g", "default", "-g", "other", "--scope", "facts")
+    both = _search(cli, "Acme", "--also", "other", "--scope", "facts")
     assert {h["item"]["group_id"] for h in both["facts"]} == {"default", "other"}  # type: ignore[index]
-    assert "│ other " in cli("search", "Acme", "-g", "default", "-g", "other").stdout  # a group column
+    assert "│ other " in cli("search", "default", "Acme", "--also", "other").stdout  # a group column
     near = _search(cli, "Oslo", "--center", "Mike", "--recipe", "bfs", "--scope", "entities")
     hops = {h["item"]["name"]: h["score"] for h in near["entities"]}  # type: ignore[index]
     # 1 / (1 + shortest-path hops) through current facts: Sarah's CEO_OF Acme is retired, so she is not reached
@@ -622,18 +663,19 @@ def test_search_filters_groups_and_centre(cli: Invoke) -> None:
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (("search", "Acme", "--recipe", "nope"), ["--recipe", "'nope'", "hybrid"]),
-        (("search", "Acme", "--scope", "communitiez"), ["--scope", "facts, entities, episodes"]),
-        (("search", "Acme", "--as-of", "2024-01-01", "--include-retired"), ["--as-of", "--include-retired"]),
-        (("search", "Acme", "--as-of", "whenever"), ["--as-of", "whenever"]),
-        (("search", " "), ["QUERY"]),
-        (("conflicts", "01a2290d-0000-7000-8000-000000000000"), ["no fact", "01a2290d-0000-7000-8000-000000000000"]),
+        (("search", "default", "Acme", "--recipe", "nope"), ["--recipe", "'nope'", "hybrid"]),
+        (("search", "default", "Acme", "--scope", "communitiez"), ["--scope", "facts, entities, episodes"]),
+        (("search", "default", "Acme", "--as-of", "2024-01-01", "--include-retired"), ["--as-of", "--include-retired"]),
+        (("search", "default", "Acme", "--as-of", "whenever"), ["--as-of", "whenever"]),
+        (("search", "default", " "), ["QUERY"]),
+        (("conflicts", "default", "01a2290d-0000-7000-8000-000000000000"),
+         ["no fact", "01a2290d-0000-7000-8000-000000000000"]),
     ],
 )
 def test_search_and_conflicts_errors_are_one_line_and_exit_2(
     cli: Invoke, args: tuple[str, ...], words: list[str]
 ) -> None:
-    cli("add-fact", "Seed", "KNOWS", "Acme")
+    cli("add-fact", "default", "Seed", "KNOWS", "Acme")
     result = cli(*args, expect=2)
     assert result.stderr.startswith("error: ") and len(result.stderr.strip().splitlines()) == 1
     for word in words:
@@ -643,21 +685,22 @@ def test_search_and_conflicts_errors_are_one_line_and_exit_2(
 
 def test_conflicts_shows_the_whole_slot(cli: Invoke) -> None:
     _ceo_change(cli)
-    every = json.loads(cli("facts", "--include-retired", "--json").stdout)
+    every = json.loads(cli("facts", "default", "--include-retired", "--json").stdout)
     sarah = next(f["uuid"] for f in every if f["subject"] == "Sarah")
-    out = cli("conflicts", sarah).stdout
+    out = cli("conflicts", "default", sarah).stdout
     assert re.search(r"Sarah CEO_OF Acme +│ 2024-01-15 → 2024-03-03 +│ closed +│ e1", out), out
     assert re.search(r"Mike CEO_OF Acme +│ 2024-03-03 → now +│ current +│ e2", out), out
     assert out.index("Sarah") < out.index("Mike") and "2 facts in the slot" in out
-    assert _triples(cli("conflicts", sarah, "--json").stdout) == ["Sarah CEO_OF Acme", "Mike CEO_OF Acme"]
-    assert "no fact" in cli("conflicts", sarah, "-g", "other", expect=2).stderr  # groups are separate
+    assert _triples(cli("conflicts", "default", sarah, "--json").stdout) == ["Sarah CEO_OF Acme", "Mike CEO_OF Acme"]
+    cli("add-fact", "other", "Zed", "KNOWS", "Yan")
+    assert "no fact" in cli("conflicts", "other", sarah, expect=2).stderr  # groups are separate
 
 
 def test_doctor_reports_defects_and_repairs_the_safe_ones(cli: Invoke, db: Path) -> None:
     import sqlite3
 
-    cli("add-fact", "Sarah", "CEO_OF", "Acme", "--valid-at", "2024-01-15", "-g", "team")
-    cli("add-fact", "Mike", "CEO_OF", "Acme", "--valid-at", "2024-03-03", "-g", "team")  # undeclared: both stay
+    cli("add-fact", "team", "Sarah", "CEO_OF", "Acme", "--valid-at", "2024-01-15")
+    cli("add-fact", "team", "Mike", "CEO_OF", "Acme", "--valid-at", "2024-03-03")  # undeclared: both stay
     with sqlite3.connect(db) as conn:  # an entity nothing refers to
         conn.execute(
             "INSERT INTO entities(uuid, group_id, name, name_key, created_at) VALUES ('e-zed', 'team', 'Zed', 'zed', 0)"
@@ -675,16 +718,16 @@ def test_doctor_reports_defects_and_repairs_the_safe_ones(cli: Invoke, db: Path)
 
 
 def test_forget_asks_then_erases_and_says_it_checked(cli: Invoke) -> None:
-    cli("add-fact", "Zorblax Quentin", "WORKS_AT", "Acme", "--valid-at", "2024-01-15", "-g", "team")
-    cli("add-fact", "Carol", "WORKS_AT", "Acme", "--valid-at", "2024-01-15", "-g", "team")
+    cli("add-fact", "team", "Zorblax Quentin", "WORKS_AT", "Acme", "--valid-at", "2024-01-15")
+    cli("add-fact", "team", "Carol", "WORKS_AT", "Acme", "--valid-at", "2024-01-15")
     out = cli("forget", "team", "--entity", "Zorblax Quentin", "--dry-run").stdout
     assert "would erase: 0 episodes, 1 fact, 1 entity;" in out
     out = cli("forget", "team", "--entity", "Zorblax Quentin", input="n\n", expect=1).stdout
     assert "This cannot be undone" in out
-    assert "Zorblax" in cli("facts", "-g", "team").stdout
+    assert "Zorblax" in cli("facts", "team").stdout
     out = cli("forget", "team", "--entity", "Zorblax Quentin", input="y\n").stdout
     assert "erased: 0 episodes, 1 fact, 1 entity;" in out and "✓ checked" in out
-    assert "Zorblax" not in cli("facts", "-g", "team").stdout
+    assert "Zorblax" not in cli("facts", "team").stdout
     report = json.loads(cli("forget", "team", "--entity", "Carol", "--json").stdout)
     assert report["verified"] is True and len(report["facts"]) == 1
     assert "exactly one of" in cli("forget", "team", expect=2).stderr
@@ -692,8 +735,8 @@ def test_forget_asks_then_erases_and_says_it_checked(cli: Invoke) -> None:
 
 
 def test_actor_is_kept_and_audit_sweeps_and_reads_the_log(cli: Invoke, tmp_path: Path) -> None:
-    cli("add-fact", "Sarah", "LIVES_IN", "Rome", "--valid-at", "2024-01-15", "-g", "team", "--actor", "agent:planner")
-    cli("add-fact", "Sarah", "LIVES_IN", "Paris", "--valid-at", "2024-03-03", "-g", "team", "--actor", "user:ann")
+    cli("add-fact", "team", "Sarah", "LIVES_IN", "Rome", "--valid-at", "2024-01-15", "--actor", "agent:planner")
+    cli("add-fact", "team", "Sarah", "LIVES_IN", "Paris", "--valid-at", "2024-03-03", "--actor", "user:ann")
     cli("add", "team", "Carol works at Initech.", "--offline", env={"KRONOGRAPH_ACTOR": "key:42"})
     lines = tmp_path / "eps.jsonl"
     lines.write_text(json.dumps({"content": "Mike lives in Oslo."}) + "\n"
@@ -728,32 +771,33 @@ def test_saga_brings_a_summary_up_to_date_and_sagas_lists_the_lag(cli: Invoke) -
     assert stored["version"] == 1 and stored["episodes"] == 2 and stored["added"] == 0
     assert json.loads(cli("sagas", "chat", "--json").stdout)[0]["lag"] == 0
     assert "no saga 'nope'" in cli("saga", "chat", "nope", "--offline", expect=2).stderr
+    cli("add-fact", "other", "Zed", "KNOWS", "Yan")
     assert "no sagas in group other" in cli("sagas", "other").stdout
 
 
 def test_communities_build_update_list_and_search(cli: Invoke) -> None:
     for a, b in (("Ann", "Ben"), ("Ben", "Cat"), ("Ann", "Cat")):
-        cli("add-fact", a, "KNOWS", b, "--fact", f"{a} grows tomatoes with {b}")
+        cli("add-fact", "default", a, "KNOWS", b, "--fact", f"{a} grows tomatoes with {b}")
     assert "no communities" in cli("communities", "default").stdout
     built = cli("communities", "default", "--build").stdout
     assert "built 1 community (0 model calls)" in built and "Ann, Ben and Cat" in built
-    cli("add-fact", "Dov", "KNOWS", "Ann")
+    cli("add-fact", "default", "Dov", "KNOWS", "Ann")
     updated = cli("communities", "default", "--update").stdout
     assert "attached Dov to Ann, Ben and 2 more" in updated and "4 (+1)" in updated
     (community,) = json.loads(cli("communities", "default", "--json").stdout)
     assert community["size"] == 4 and community["members"][-1] == "Dov"
-    found = json.loads(cli("search", "tomatoes", "--scope", "communities", "--json").stdout)
+    found = json.loads(cli("search", "default", "tomatoes", "--scope", "communities", "--json").stdout)
     assert [h["item"]["uuid"] for h in found["communities"]] == [community["uuid"]]
-    assert "communities" in cli("search", "tomatoes").stdout
+    assert "communities" in cli("search", "default", "tomatoes").stdout
     cli("communities", "default", "--build", "--update", expect=2)
 
 
 def test_export_writes_every_record_of_a_group_as_json_lines(cli: Invoke, tmp_path: Path) -> None:
     cli("add", "team", "Carol works at Initech.", "--offline", "--saga", "general")
-    cli("add-fact", "Carol", "LIVES_IN", "Rome", "--valid-at", "2020-01-01", "-g", "team")
-    cli("add-fact", "Carol", "LIVES_IN", "Oslo", "--valid-at", "2023-01-01", "-g", "team",
+    cli("add-fact", "team", "Carol", "LIVES_IN", "Rome", "--valid-at", "2020-01-01")
+    cli("add-fact", "team", "Carol", "LIVES_IN", "Oslo", "--valid-at", "2023-01-01",
         "--relation-type", "LIVES_IN=many_to_one")
-    cli("add-fact", "Zed", "KNOWS", "Yan", "-g", "elsewhere")
+    cli("add-fact", "elsewhere", "Zed", "KNOWS", "Yan")
     lines = [json.loads(line) for line in cli("export", "team").stdout.splitlines()]
     assert lines[0]["type"] == "export" and lines[0]["group_id"] == "team"
     kinds = [line["type"] for line in lines[1:]]

@@ -69,7 +69,7 @@ def run_demo(console: Console, db_path: Path | None = None) -> None:
     if db_path is not None:
         _tour(console, db_path)
         console.print(f"\nThe demo's memory is kept in [bold]{escape(str(db_path))}[/]. Explore it:")
-        console.print(f"  kronograph timeline {PERSON} --db {escape(str(db_path))} -g {GROUP}")
+        console.print(f"  kronograph timeline {GROUP} {PERSON} --db {escape(str(db_path))}")
         console.print(f"  kronograph episodes {GROUP} --db {escape(str(db_path))}")
         return
     with tempfile.TemporaryDirectory(prefix="kronograph-demo-") as tmp:

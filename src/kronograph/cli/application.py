@@ -16,6 +16,7 @@ from .episodes import add, episodes, import_, resume
 from .export import export
 from .facts import add_fact, facts, history, remove_episode, timeline
 from .forget import forget
+from .groups import groups
 from .keys import keys_app
 from .mcp import mcp
 from .migrate import migrate
@@ -29,7 +30,8 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "add-fact": add_fact, "facts": facts, "timeline": timeline, "history": history,
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
-    "demo": demo, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas, "forget": forget,
+    "demo": demo, "groups": groups, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas,
+    "forget": forget,
     "audit": audit, "communities": communities, "export": export, "mcp": mcp, "serve": serve,
 }
 

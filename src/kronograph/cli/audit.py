@@ -55,7 +55,7 @@ def audit(
     they were flagged when admitted); with --log, print its audit events. Reads only."""
     if kind is not None and not log:
         raise typer.BadParameter("--kind filters the audit log: use it with --log")
-    with open_memory(db, relation_types=_relation_types(relation_type)) as memory:
+    with open_memory(db, group=group, relation_types=_relation_types(relation_type)) as memory:
         if log:
             events = [e for e in memory.audit_events(group) if kind is None or e.kind == kind]
             if as_json:

@@ -53,7 +53,7 @@ def communities(
     if model and not build:
         fail("--model goes with --build (an update never calls a model)")
     out = console()
-    with open_memory(db, model="auto" if model else None) as memory:
+    with open_memory(db, group=group, model="auto" if model else None) as memory:
         if build:
             report = memory.build_communities(group, resolution=resolution)
             if not as_json:

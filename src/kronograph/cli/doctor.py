@@ -81,7 +81,7 @@ def doctor(
     """Check a group for defects; exit 1 while any is left unrepaired. Summaries not
     built yet or behind their facts, and sagas behind, are reported as a state: exit 0."""
     types = _relation_types(relation_type)
-    with open_memory(db, relation_types=types) as memory:
+    with open_memory(db, group=group, relation_types=types) as memory:
         report = memory.reconcile(group, repair=repair)
     repaired = report.repaired
     clean = report.ok or (

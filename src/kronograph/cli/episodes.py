@@ -177,7 +177,7 @@ def episodes(
     """List a group's episodes by reference time, with their status and error; an
     unfinished one also with the worker holding it and until when (its lease); and
     what each said that gave no fact (its notes)."""
-    with open_memory(db) as memory:
+    with open_memory(db, group=group) as memory:
         found = memory.episodes(group, status=status)
     if as_json:
         # warnings=False: the store hands ``kind`` back as a plain string, which serialises the same

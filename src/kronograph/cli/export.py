@@ -33,7 +33,7 @@ def export(
     """Write every episode, entity, fact interval (expired records too), community,
     saga summary and audit event of a group as JSON Lines, one object a line with
     its "type". Reads only."""
-    with open_memory(db) as memory:
+    with open_memory(db, group=group) as memory:
         snapshot = memory.export(group)
     header = {"type": "export", "group_id": snapshot.group_id, "exported_at": snapshot.exported_at.isoformat()}
     lines = [json.dumps(header)]

@@ -30,6 +30,7 @@ def _relation_types(specs: Sequence[str]) -> dict[str, dict[str, str]]:
 
 
 def add_fact(
+    group: Group,
     subject: Annotated[str, typer.Argument(metavar="SUBJECT", help="Subject entity name.")],
     relation: Annotated[str, typer.Argument(metavar="RELATION", help="Relation, e.g. LIVES_IN.")],
     object: Annotated[str, typer.Argument(metavar="OBJECT", help="Object entity name.")],
@@ -44,7 +45,6 @@ def add_fact(
     ] = [],  # noqa: B006
     actor: Actor = None,
     db: Db = DEFAULT_DB,
-    group: Group = "default",
 ) -> None:
     """Add one fact; print it and the facts it retired or moved."""
     types = _relation_types(relation_type)
@@ -66,6 +66,7 @@ def add_fact(
 
 
 def facts(
+    group: Group,
     subject: Annotated[str | None, option("NAME", "Only facts with this subject.")] = None,
     relation: Annotated[str | None, option("RELATION", "Only this relation (LIVES_IN ≡ lives-in).")] = None,
     object: Annotated[str | None, option("NAME", "Only facts with this object.", "--object")] = None,
@@ -79,10 +80,9 @@ def facts(
     limit: Annotated[int | None, option("N", "At most N facts.", min=1)] = None,
     as_json: AsJson = False,
     db: Db = DEFAULT_DB,
-    group: Group = "default",
 ) -> None:
     """List facts: current ones by default, or as of / as known at a time."""
-    with open_memory(db) as memory:
+    with open_memory(db, group=group) as memory:
         found = memory.facts(
             group, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
             known_at=known_at, include_retired=include_retired, include_expired=include_expired, limit=limit,
@@ -94,14 +94,14 @@ def facts(
 
 
 def timeline(
+    group: Group,
     entity: Annotated[str, typer.Argument(metavar="ENTITY", help="Entity name.")],
     relation: Annotated[str | None, option("RELATION", "Only this relation.")] = None,
     as_json: AsJson = False,
     db: Db = DEFAULT_DB,
-    group: Group = "default",
 ) -> None:
     """Show how an entity's facts evolved, ordered by valid time."""
-    with open_memory(db) as memory:
+    with open_memory(db, group=group) as memory:
         found = memory.timeline(group, entity, relation)
     if as_json:
         print_json(found)
@@ -111,13 +111,13 @@ def timeline(
 
 
 def history(
+    group: Group,
     fact_uuid: Annotated[str, typer.Argument(metavar="FACT_UUID", help="The fact's full uuid.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the changes as a JSON array instead.")] = False,
     db: Db = DEFAULT_DB,
-    group: Group = "default",
 ) -> None:
     """Show every recorded state of one fact, oldest first, and why it changed."""
-    with open_memory(db) as memory:
+    with open_memory(db, group=group) as memory:
         changes = memory.history(group, fact_uuid)
     if as_json:
         typer.echo(json.dumps([c.model_dump(mode="json") for c in changes], indent=2))
@@ -134,12 +134,12 @@ def history(
 
 
 def remove_episode(
+    group: Group,
     episode_id: Annotated[str, typer.Argument(metavar="EPISODE_ID", help="The episode to retract.")],
     db: Db = DEFAULT_DB,
-    group: Group = "default",
 ) -> None:
     """Retract an episode: facts it alone supports go, intervals it moved come back."""
-    with open_memory(db) as memory:
+    with open_memory(db, group=group) as memory:
         result = memory.remove_episode(group, episode_id)
     out = console()
     out.print(f"[green]✓[/] removed episode [bold]{escape(result.episode_id)}[/]")

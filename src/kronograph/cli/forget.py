@@ -31,7 +31,7 @@ def forget(
     search still returns it. Exit 1 if anything was found left."""
     if (entity is None) == (episode is None):
         raise typer.BadParameter("give exactly one of --entity and --episode")
-    with open_memory(db) as memory:
+    with open_memory(db, group=group) as memory:
         if not (dry_run or yes or as_json):
             preview = memory.forget(group, entity=entity, episode_id=episode, dry_run=True)
             typer.confirm(

@@ -24,7 +24,9 @@ Actor = Annotated[
     option("WHO", "Who files this (a user, an agent, an API key id): kept on the episode and its audit events.",
            "--actor", envvar="KRONOGRAPH_ACTOR"),
 ]
-Group = Annotated[str, option("GROUP", "Group (tenant) to read or write.", "--group", "-g")]
+# Every command that works in one group takes it as its first argument (and
+# says unknown when a read names a group the memory does not have).
+Group = Annotated[str, typer.Argument(metavar="GROUP", help="Group (tenant) to read or write.", show_default=False)]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the facts as a JSON array instead.")]
 Offline = Annotated[
     bool,

@@ -54,7 +54,7 @@ def saga(
 ) -> None:
     """Bring a saga's running summary up to date and print it."""
     model = None if offline or stored else "auto"
-    with open_memory(db, model=model) as memory:
+    with open_memory(db, group=group, model=model) as memory:
         found = memory.saga_summary(group, name) if stored else memory.summarize_saga(group, name, max_calls=max_calls)
     if as_json:
         typer.echo(json.dumps(found.model_dump(mode="json"), indent=2))
@@ -70,7 +70,7 @@ def sagas(
     db: Db = DEFAULT_DB,
 ) -> None:
     """List a group's sagas with their lag (episodes not yet summarised)."""
-    with open_memory(db) as memory:
+    with open_memory(db, group=group) as memory:
         found = memory.sagas(group)
     if as_json:
         typer.echo(json.dumps([s.model_dump(mode="json") for s in found], indent=2))

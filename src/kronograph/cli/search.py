@@ -113,9 +113,10 @@ def _as_json(results: SearchResults, scopes: Sequence[str]) -> str:
 
 
 def search(
+    group: Annotated[str, typer.Argument(metavar="GROUP", help="Group (tenant) to search.", show_default=False)],
     query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for, in words.")],
-    group: Annotated[
-        list[str], option("GROUP", "Group (tenant) to search; repeatable (default: default).", "--group", "-g")
+    also: Annotated[
+        list[str], option("GROUP", "Search this group too, ranked together with GROUP; repeatable.", "--also")
     ] = [],  # noqa: B006
     scope: Annotated[
         list[str], option("SCOPE", f"Only this scope: {', '.join(SCOPES)}; repeatable (default: all).")
@@ -148,8 +149,8 @@ def search(
     if include_retired and as_of is not None:
         fail("--as-of cannot be combined with --include-retired (which returns every interval)")
     filters = SearchFilters(labels=tuple(label), relations=tuple(relation)) if label or relation else None
-    groups = list(dict.fromkeys(group)) or ["default"]
-    with open_memory(db) as memory:
+    groups = list(dict.fromkeys([group, *also]))
+    with open_memory(db, group=groups) as memory:
         results = memory.search(
             groups, query, scopes=scopes, recipe=recipe, limit=limit, as_of=as_of, known_at=known_at,
             include_retired=include_retired, center_entity=center or None, filters=filters,
@@ -175,13 +176,13 @@ def _status(fact: Fact) -> str:
 
 
 def conflicts(
+    group: Group,
     fact_uuid: Annotated[str, typer.Argument(metavar="FACT_UUID", help="The fact's full uuid.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the facts as a JSON array instead.")] = False,
     db: Db = DEFAULT_DB,
-    group: Group = "default",
 ) -> None:
     """Show a fact's slot: it and every fact competing with it, by valid time, with their sources."""
-    with open_memory(db) as memory:
+    with open_memory(db, group=group) as memory:
         found = memory.conflicts(group, fact_uuid)
     if as_json:
         print_json(found)
