@@ -21,9 +21,10 @@ from .ingest.group_user import find_user, group_settings, save_user_name
 from .ingest.judge import refuse_writes_from_a_judge
 from .ingest.speakers import speaker_text, speakers
 from .message import Message, read_messages
-from .model import Entity, EpisodeResult, GroupSettings
+from .model import Entity, Episode, EpisodeResult, GroupSettings
 
 if TYPE_CHECKING:
+    from .ingest.queue import QueueWorker
     from .store import Store
 
 __all__ = ["Conversations"]
@@ -39,6 +40,7 @@ class Conversations:
         def _group(self, group_id: Any) -> str: ...
         def _lock(self, group_id: str) -> asyncio.Lock: ...
         def _now(self) -> datetime: ...
+        _workers: set[QueueWorker]
 
     async def add_messages(
         self,
@@ -60,6 +62,37 @@ class Conversations:
         ``assistant``; "I" and "my" are the speaker, "you" the other one of
         the two. Every message is checked first: a bad one raises
         InvalidInputError naming it (``messages[3].role``) and nothing is stored."""
+        g, items, known = await self._conversation(group_id, messages, thread, user_name, assistant_name, actor)
+        return await self._ingestion.add_episodes(g, items, user_name=known, label="messages")
+
+    async def enqueue_messages(
+        self,
+        group_id: str,
+        messages: Iterable[Message | Mapping[str, Any]],
+        *,
+        thread: str | None = None,
+        user_name: str | None = None,
+        assistant_name: str = DEFAULT_ASSISTANT,
+        actor: str | None = None,
+    ) -> list[Episode]:
+        """Accept a conversation for later ingestion, as :meth:`add_messages`
+        would ingest it: every message checked first (nothing is stored if one
+        is bad), then each recorded ``queued`` in order, so the queue's worker
+        ingests them in that order (see :meth:`enqueue_episode`). Returns the
+        episodes as recorded; adding the same ids again is idempotent."""
+        g, items, known = await self._conversation(group_id, messages, thread, user_name, assistant_name, actor)
+        episodes = [await self._ingestion.enqueue(g, item, user_name=known) for item in items]
+        for worker in self._workers:
+            worker.wake()
+        return episodes
+
+    async def _conversation(
+        self, group_id: str, messages: Iterable[Message | Mapping[str, Any]], thread: str | None,
+        user_name: str | None, assistant_name: str, actor: str | None,
+    ) -> tuple[str, list[EpisodeItem], str | None]:
+        """The group, the messages as episodes and the user's name: every
+        message checked (its id against the store too) before a new user name
+        is saved, so a bad call stores nothing."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         read = read_messages(messages)
@@ -77,7 +110,7 @@ class Conversations:
                     raise InvalidInputError(f"messages[{i}].id", f"{m.id!r} was already used for other content")
         if who is not None:
             await self._save_user_name(g, who)
-        return await self._ingestion.add_episodes(g, items, user_name=known, label="messages")
+        return g, items, known
 
     @staticmethod
     def _item(
