@@ -153,4 +153,9 @@ class Conversations:
         g = self._group(group_id)
         store = await self._ready()
         name = group_settings(g, await store.group_settings(g)).user_name
-        return None if name is None else await find_user(store, g, name)
+        found = None if name is None else await find_user(store, g, name)
+        if found is None:
+            return None
+        # As stored now: a name lookup may answer from the resolver's cache, whose summary can be older.
+        fresh = await store.entities_by_uuid(g, [found.uuid])
+        return fresh[0] if fresh else None

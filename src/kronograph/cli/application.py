@@ -23,6 +23,7 @@ from .migrate import migrate
 from .sagas import saga, sagas
 from .search import conflicts, search
 from .serve import serve
+from .user import settings, user
 
 __all__ = ["COMMANDS", "GROUPS", "build_app"]
 
@@ -31,7 +32,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
     "demo": demo, "groups": groups, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas,
-    "forget": forget,
+    "forget": forget, "user": user, "settings": settings,
     "audit": audit, "communities": communities, "export": export, "mcp": mcp, "serve": serve,
 }
 

@@ -13,9 +13,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..ingest.episode_input import DEFAULT_ASSISTANT
 from ..model import Episode, EpisodeStatus
 from .batches import BATCH_SIZE, ingest
-from .jsonl import read_episodes
+from .conversation import read_conversation
+from .jsonl import read_episodes, read_text
 from .options import DEFAULT_DB, Actor, Db, Offline, option
 from .output import console, fail, plural, short, when
 from .results import exit_for, print_episode, summary
@@ -75,18 +77,39 @@ def add(
     episode: Annotated[
         str | None, option("ID", "Episode id; re-adding an id is a no-op (default: new).", "--episode", "--episode-id")
     ] = None,
-    saga: Annotated[str | None, option("SAGA", "The thread or conversation it belongs to.")] = None,
+    saga: Annotated[
+        str | None, option("SAGA", "The thread or conversation it belongs to.", "--saga", "--thread")
+    ] = None,
     file: Annotated[
         Path | None, option("FILE", "Ingest each non-blank line of FILE as an episode, with a progress bar.")
+    ] = None,
+    role: Annotated[
+        str | None, option("ROLE", "Add TEXT as one message said in this role: user, assistant, system, tool...")
+    ] = None,
+    speaker: Annotated[str | None, option("NAME", "Who said it: \"I\" and \"my\" in it are them.")] = None,
+    user_name: Annotated[
+        str | None, option("NAME", "With --role: the person behind role user (kept for the group).")
+    ] = None,
+    assistant_name: Annotated[
+        str | None, option("NAME", f"With --role: who speaks for role assistant (default {DEFAULT_ASSISTANT}).")
     ] = None,
     actor: Actor = None,
     offline: Offline = False,
     db: Db = DEFAULT_DB,
 ) -> None:
-    """Ingest an episode (or each line of --file): extract entities and facts, resolve, commit."""
+    """Ingest an episode (or each line of --file): extract entities and facts, resolve, commit.
+    With --role, TEXT is one message of a conversation (as `import` reads them)."""
+    if role is not None:
+        _add_message(group, text, role, speaker, time_, episode, saga, user_name, assistant_name, actor,
+                     refused=[o for o, v in (("--name", name), ("--source", source), ("--file", file)) if v is not None]
+                     + (["--kind"] if kind != "message" else []), model=_model(offline), db=db)
+        return
+    for flag, value in (("--user-name", user_name), ("--assistant-name", assistant_name)):
+        if value is not None:
+            fail(f"{flag} goes with --role (a message)")
     fields: dict[str, Any] = {
         "kind": kind, "reference_time": time_, "name": name, "source_description": source, "saga": saga,
-        "actor": actor,
+        "actor": actor, "speaker": speaker,
     }
     if file is not None:
         _add_lines(group, file, text, episode, fields, _model(offline), db)
@@ -98,22 +121,63 @@ def add(
     exit_for([result])
 
 
+def _add_message(
+    group: str, text: str | None, role: str, speaker: str | None, time_: str | None, episode: str | None,
+    thread: str | None, user_name: str | None, assistant_name: str | None, actor: str | None, *,
+    refused: list[str], model: Any, db: Path,
+) -> None:
+    """``add --role``: TEXT as one message, through ``add_messages``."""
+    if refused:
+        fail(f"{refused[0]} cannot be used with --role (a message has a role, a speaker, a time and an id)")
+    message = {"role": role, "content": _text_input(text), "name": speaker, "created_at": time_, "id": episode}
+    with open_memory(db, create=True, model=model) as memory:
+        [result] = memory.add_messages(group, [message], thread=thread, user_name=user_name,
+                                       assistant_name=assistant_name or DEFAULT_ASSISTANT, actor=actor)
+    print_episode(console(), result)
+    exit_for([result])
+
+
 def import_(
     group: Annotated[str, typer.Argument(metavar="GROUP", help="Group (tenant) to write to.")],
-    file: Annotated[Path, typer.Argument(metavar="FILE", help="JSON Lines: one episode object a line; '-': stdin.")],
+    file: Annotated[Path, typer.Argument(
+        metavar="FILE", help="JSON Lines: one episode (or one message) a line; a .json conversation; '-': stdin.")],
     batch_size: Annotated[int, option("N", "Episodes per add_episodes call.", min=1)] = BATCH_SIZE,
+    thread: Annotated[str | None, option("THREAD", "A conversation's thread (its saga).")] = None,
+    user_name: Annotated[
+        str | None, option("NAME", "A conversation's user: the person behind role user (kept for the group).")
+    ] = None,
+    assistant_name: Annotated[
+        str | None, option("NAME", f"Who speaks for role assistant (default {DEFAULT_ASSISTANT}).")
+    ] = None,
     actor: Actor = None,
     offline: Offline = False,
     db: Db = DEFAULT_DB,
 ) -> None:
     """Bulk-ingest a JSON Lines file; every line is checked before anything is written.
-    --actor applies to the lines that name none."""
-    items = read_episodes(file, group)
-    if actor is not None:
-        items = [item if item.get("actor") is not None else {**item, "actor": actor} for item in items]
+    --actor applies to the lines that name none. A file of messages (lines with role and
+    content, or a .json list of them) is a conversation, ingested in file order through
+    add_messages, with --thread, --user-name and --assistant-name (or the file's own)."""
+    text = read_text(file)
+    conversation = read_conversation(text, file)
+    if conversation is None:
+        for flag, value in (("--thread", thread), ("--user-name", user_name), ("--assistant-name", assistant_name)):
+            if value is not None:
+                fail(f"{flag} is for a conversation (lines with role and content); {file} holds episodes")
+        items = read_episodes(file, group, text)
+        if actor is not None:
+            items = [item if item.get("actor") is not None else {**item, "actor": actor} for item in items]
+        with open_memory(db, create=True, model=_model(offline)) as memory:
+            results = ingest(memory, group, items, batch_size)
+        summary(console(), results, f"from {file} into group {group}")
+        exit_for(results)
+        return
+    said = conversation.options
+    saga, user = thread or said.get("thread"), user_name or said.get("user_name")
+    bot = assistant_name or said.get("assistant_name") or DEFAULT_ASSISTANT
     with open_memory(db, create=True, model=_model(offline)) as memory:
-        results = ingest(memory, group, items, batch_size)
-    summary(console(), results, f"from {file} into group {group}")
+        results = ingest(memory, group, conversation.messages, batch_size, add=lambda batch: memory.add_messages(
+            group, batch, thread=saga, user_name=user, assistant_name=bot, actor=actor))
+    summary(console(), results, f"(messages) from {file} into group {group}")
     exit_for(results)
 
 

@@ -21,6 +21,8 @@ _OPTION_NAMES = {
     "source_description": "--source", "kind": "--kind", "name": "--name", "saga": "--saga", "content": "TEXT",
     "status": "--status", "limit": "--limit", "recipe": "--recipe", "scopes": "--scope", "group_ids": "GROUP",
     "center_entity": "--center", "query": "QUERY", "fact_uuid": "FACT_UUID", "max_calls": "--max-calls",
+    "user_name": "--user-name", "assistant_name": "--assistant-name", "speaker": "--speaker", "role": "--role",
+    "actor": "--actor",
 }
 
 
