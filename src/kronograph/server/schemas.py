@@ -33,7 +33,8 @@ from .limits import MESSAGES_MAX
 __all__ = [
     "Accepted", "AuditEventList", "CommunityHit", "CommunityList", "ContradictionList", "EntityDetail",
     "EntityHit", "EntityList", "EpisodeHit", "EpisodeIn", "EpisodeList", "FactDetail", "FactHit", "FactIn",
-    "FactList", "ForgetIn", "GroupList", "Health", "MessagesAccepted", "MessagesDone", "MessagesIn", "SettingsIn", "ReconcileIn", "ReconcileReport", "SagaList", "SearchIn",
+    "FactList", "ForgetIn", "GroupList", "Health", "MessagesAccepted", "MessagesDone", "MessagesIn", "SettingsIn",
+    "ReconcileIn", "ReconcileReport", "SagaList", "SearchIn",
     "SearchOut", "Count", "Identifier", "Label", "Time",
 ]
 
