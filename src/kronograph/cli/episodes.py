@@ -13,7 +13,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..errors import InvalidInputError
 from ..ingest.episode_input import DEFAULT_ASSISTANT
+from ..message import read_messages
 from ..model import Episode, EpisodeStatus
 from .batches import BATCH_SIZE, ingest
 from .conversation import read_conversation
@@ -121,6 +123,10 @@ def add(
     exit_for([result])
 
 
+# A message's fields, as ``add --role`` takes them.
+_MESSAGE_OPTIONS = {"role": "--role", "content": "TEXT", "name": "--speaker", "created_at": "--time", "id": "--episode"}
+
+
 def _add_message(
     group: str, text: str | None, role: str, speaker: str | None, time_: str | None, episode: str | None,
     thread: str | None, user_name: str | None, assistant_name: str | None, actor: str | None, *,
@@ -130,6 +136,11 @@ def _add_message(
     if refused:
         fail(f"{refused[0]} cannot be used with --role (a message has a role, a speaker, a time and an id)")
     message = {"role": role, "content": _text_input(text), "name": speaker, "created_at": time_, "id": episode}
+    try:
+        read_messages([message])
+    except InvalidInputError as exc:  # named by the option that gave the field
+        field = exc.field.removeprefix("messages[0].")
+        fail(_MESSAGE_OPTIONS.get(field, field) + str(exc)[len(exc.field) :])
     with open_memory(db, create=True, model=model) as memory:
         [result] = memory.add_messages(group, [message], thread=thread, user_name=user_name,
                                        assistant_name=assistant_name or DEFAULT_ASSISTANT, actor=actor)

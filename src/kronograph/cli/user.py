@@ -25,7 +25,7 @@ def user(
     db: Db = DEFAULT_DB,
 ) -> None:
     """Show the group's user: their entity, its summary and the facts true of them now.
-    Exits 1 when the group has no user yet."""
+    Exits 2 when the group has no user yet."""
     with open_memory(db, group=group) as memory:
         found = memory.user(group)
         if found is None:
