@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from .test_cli import Invoke, cli, db  # noqa: F401  (fixtures)
+from . import test_cli
+from .test_cli import Invoke
+
+cli, db = test_cli.cli, test_cli.db  # the command line's fixtures, shared
 
 CHAT = [
     {"role": "user", "content": "Hi, I'm Sam. I work at Northwind.", "created_at": "2024-01-05T10:00:00Z"},
@@ -78,7 +81,7 @@ def test_a_json_conversation_file_names_its_user(cli: Invoke, tmp_path: Path) ->
     ([1, 2], "line 3: expected a JSON object"),
 ])
 def test_a_bad_line_is_named_by_its_number_and_nothing_is_written(
-    cli: Invoke, tmp_path: Path, db: Path, line: object, words: str,  # noqa: F811
+    cli: Invoke, tmp_path: Path, db: Path, line: object, words: str,
 ) -> None:
     chat = tmp_path / "bad.jsonl"
     text = json.dumps({"role": "user", "content": "I work at Acme.", "id": "m1"}) + "\n\n"
