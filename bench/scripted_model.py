@@ -50,7 +50,11 @@ MONTHS = {
     )
 }
 
-_EPISODE = re.compile(r'<current_episode kind="([^"]*)" reference_time="([^"]*)"[^>]*>\n(.*)\n</current_episode>', re.S)
+_EPISODE = re.compile(r'<current_episode kind="([^"]*)" reference_time="([^"]*)"([^>]*)>\n(.*)\n</current_episode>', re.S)
+# A message's people, on its tag as JSON strings: speaker="Sam" role="user" addressee="Assistant" user="Sam"
+_ATTRIBUTE = re.compile(r'\b(speaker|role|addressee|user)=("(?:[^"\\]|\\.)*")')
+_YOU = re.compile(r"\b(?:[Yy]ou|[Yy]our)\b")
+NOT_ASSERTING = frozenset({"assistant", "system", "tool"})  # what they say is no fact about the world
 _SPEAKER = re.compile(r"^([A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,4}):\s+(.*)$", re.S)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _RUN = re.compile(r"[A-Z][\w'&-]*(?: [A-Z][\w'&-]*)*")
@@ -226,26 +230,35 @@ def _date(sentence: str, reference: datetime) -> tuple[str, str] | None:
     return None
 
 
-def _parse_episode(user: str) -> tuple[str, datetime, str]:
+def _parse_episode(user: str) -> tuple[str, datetime, str, dict[str, str]]:
     m = _EPISODE.search(user)
     if m is None:
         raise ModelError("scripted model: no <current_episode> block in the extraction prompt")
-    kind, ref, content = m.groups()
+    kind, ref, attributes, content = m.groups()
     reference = datetime.fromisoformat(ref.replace("Z", "+00:00"))
     if reference.tzinfo is None:
         reference = reference.replace(tzinfo=UTC)
-    return kind, reference, content
+    people = {name: json.loads(value) for name, value in _ATTRIBUTE.findall(attributes)}
+    return kind, reference, content, people
 
 
 def extract(user: str) -> dict[str, Any]:
-    """The Extraction a plain model gives for the episode in an extraction prompt."""
-    kind, reference, content = _parse_episode(user)
-    speaker: str | None = None
+    """The Extraction a plain model gives for the episode in an extraction prompt.
+    A message's tag may name its speaker, role, addressee and the group's user:
+    "I" is the speaker, "you" the addressee, and an assistant's (or system's,
+    or tool's) words state no fact, as the prompt asks."""
+    kind, reference, content, people = _parse_episode(user)
+    speaker: str | None = people.get("speaker")
+    addressee = people.get("addressee")
     text = content
     if kind == "message":
         m = _SPEAKER.match(content.strip())
-        if m:
+        if m and (speaker is None or m.group(1).casefold() == speaker.casefold()):
             speaker, text = m.group(1), m.group(2)
+    if people.get("role", "").casefold() in NOT_ASSERTING:
+        names = [n for n in (speaker, addressee) if n]
+        return {"reasoning": f"Said by the {people['role']}: suggestions and echoes, no new fact.",
+                "entities": [{"name": n, "labels": ["Person"]} for n in names], "facts": []}
     labels: dict[str, list[str]] = {}
     order: list[str] = []
 
@@ -268,8 +281,11 @@ def extract(user: str) -> dict[str, Any]:
         if not mentions or sentence.rstrip().endswith("?"):
             continue
         pronoun = _PRONOUN.search(sentence)
+        you = _YOU.search(sentence)
         if speaker and pronoun and pronoun.start() < mentions[0].start:
             subject, cursor, objects = speaker, pronoun.end(), mentions
+        elif addressee and you and you.start() < mentions[0].start:
+            subject, cursor, objects = addressee, you.end(), mentions
         else:
             subject, cursor, objects = mentions[0].name, mentions[0].end, mentions[1:]
         when = _date(sentence, reference)

@@ -12,7 +12,7 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -115,6 +115,9 @@ class FakeServer:
         self.tags_gate: threading.Event | None = None  # when set up, /api/tags answers once it is set
         self.lock = threading.Lock()
         self.port = 0
+        # Answers computed from the request, once the scripted ones run out (a
+        # scripted model behind the real protocol); None: only scripted answers.
+        self.respond: Callable[[Recorded], Answer] | None = None
 
     @property
     def url(self) -> str:
@@ -135,6 +138,8 @@ class FakeServer:
                 if self.ollama_models is None:
                     return error(404, "not ollama")
                 return Answer(body={"models": [{"name": n, "model": n} for n in self.ollama_models]})
+            if not self.answers and self.respond is not None:
+                return self.respond(request)
             if not self.answers:
                 return error(418, f"the test scripted no answer for {request.method} {request.path}")
             return self.answers.popleft()

@@ -432,6 +432,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         memory.summarize_entities(G, refresh_stale_only=False)
         memory.summarize_saga(G, "standup")
         memory.build_communities(G)
+        memory.configure(G, user_name="Carol")  # a group setting
         store = memory.store  # type: ignore[attr-defined]
         plan = Plan(group_id=G, now=memory.episodes(G)[0].created_at, expected_revision=None)
         plan.cached_replies = [("reply-1", "a-model", '{"answer": "Carol works at Initech"}')]

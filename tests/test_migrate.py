@@ -83,6 +83,9 @@ def _names(memory: Memory, clock: StepClock) -> None:
     memory.add_episode("names", "Cy Diaz: I work at Acme.", reference_time="2024-03-01")
     memory.add_episode("names", {"name": "SR-2023-053", "owner": {"name": "Bo Chen"}}, kind="json",
                        reference_time="2024-04-01")
+    clock.tick(hours=1)  # a message with its speaker and role, and the group's settings (its user)
+    memory.add_messages("names", [{"role": "user", "content": "I live in Oslo.", "created_at": "2024-05-01"}],
+                        user_name="Ann Lee", thread="intro")
     clock.tick(hours=1)
     memory.summarize_saga("names", "hires")  # a saga summary row
 

@@ -75,13 +75,14 @@ class _Scope:
     dropped_sagas: set[str] = field(default_factory=set)  # their name names it
     communities: set[str] = field(default_factory=set)
     replies: set[str] = field(default_factory=set)
+    settings: set[str] = field(default_factory=set)  # the group's settings naming it (its user's name, say)
     unrouted: set[str] = field(default_factory=set)  # where nothing erases it: a leftover, never verified
 
     def found(self) -> bool:
         """Whether anything at all bears the name (a second forget still cleans up a trace)."""
         return any((self.episodes, self.entities, self.facts, self.summaries, self.entity_records, self.labels,
                     self.audit_events, self.replies, self.sagas, self.dropped_sagas, self.communities,
-                    self.unrouted))
+                    self.settings, self.unrouted))
 
 
 def _long_enough(name: str) -> bool:
@@ -132,6 +133,8 @@ def _sort_hits(scope: _Scope, hits: list[TextHit]) -> None:
             (scope.dropped_sagas if hit.column == "saga" else scope.sagas).add(hit.key)
         elif hit.table == "communities":
             scope.communities.add(hit.key)
+        elif hit.table == "group_settings":
+            scope.settings.add(hit.key)
         else:
             scope.unrouted.add(f"{hit.table}.{hit.column}")
 
@@ -199,6 +202,7 @@ def plan_forget(
     targets = {n for u in gone for n in hood_edges.get(u, set())} | set(citing)
     changes = refresh(plan, records, edges, {t for t in targets - gone if t in records}, originals, None)
     plan.delete_episodes.extend(sorted(scope.episodes))
+    plan.settings.update({name: None for name in sorted(scope.settings)})  # a setting naming it goes
     deleted = set(scope.entities)
     for entity_uuid, (entity_facts, episodes) in references.items():
         if not (entity_facts - gone) and not (episodes - scope.episodes):

@@ -50,6 +50,7 @@ TABLE_KEYS: dict[str, str] = {
     "saga_summaries": "saga",
     "communities": "uuid",
     "model_replies": "key",
+    "group_settings": "name",
 }
 
 # Columns of a text type that hold identifiers or codes kronograph writes,
