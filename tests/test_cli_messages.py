@@ -43,6 +43,8 @@ def test_import_a_chat_then_first_person_facts_are_the_users(cli: Invoke, tmp_pa
         ("Sam Carter", "user", "t1"), ("Assistant", "assistant", "t1"), ("Sam Carter", "user", "t1"),
         ("Sam Carter", "user", "t1")]
     assert episodes[2]["uuid"] == "m3" and episodes[2]["reference_time"].startswith("2024-02-01T09:00")
+    table = cli("episodes", "me").stdout
+    assert "said by" in table and "Sam Carter (user)" in table and "Assistant (assistant)" in table
     assert "user_name: Sam Carter" in cli("settings", "me").stdout
 
     user = cli("user", "me").stdout

@@ -152,7 +152,9 @@ def import_(
     group: Annotated[str, typer.Argument(metavar="GROUP", help="Group (tenant) to write to.")],
     file: Annotated[Path, typer.Argument(
         metavar="FILE", help="JSON Lines: one episode (or one message) a line; a .json conversation; '-': stdin.")],
-    batch_size: Annotated[int, option("N", "Episodes per add_episodes call.", min=1)] = BATCH_SIZE,
+    batch_size: Annotated[
+        int, option("N", "Episodes (or messages) per add_episodes (add_messages) call.", min=1)
+    ] = BATCH_SIZE,
     thread: Annotated[str | None, option("THREAD", "A conversation's thread (its saga).")] = None,
     user_name: Annotated[
         str | None, option("NAME", "A conversation's user: the person behind role user (kept for the group).")
@@ -249,9 +251,9 @@ def episodes(
     as_json: Annotated[bool, typer.Option("--json", help="Print the episodes as a JSON array instead.")] = False,
     db: Db = DEFAULT_DB,
 ) -> None:
-    """List a group's episodes by reference time, with their status and error; an
-    unfinished one also with the worker holding it and until when (its lease); and
-    what each said that gave no fact (its notes)."""
+    """List a group's episodes by reference time, with their status and error; who
+    said a message, in what role; an unfinished one also with the worker holding it
+    and until when (its lease); and what each said that gave no fact (its notes)."""
     with open_memory(db, group=group) as memory:
         found = memory.episodes(group, status=status)
     if as_json:
@@ -265,16 +267,18 @@ def episodes(
     table = Table(header_style="bold")
     leased = any(ep.held_by for ep in found)
     noted = any(ep.notes for ep in found)
-    columns = ("id", "status", "reference time", "ingested", *(("held by",) if leased else ()), "error",
-               *(("not understood",) if noted else ()))
+    said = any(ep.speaker or ep.role for ep in found)
+    columns = ("id", "status", "reference time", "ingested", *(("said by",) if said else ()),
+               *(("held by",) if leased else ()), "error", *(("not understood",) if noted else ()))
     for column in columns:
         table.add_column(column, no_wrap=column not in ("error", "held by", "not understood"), overflow="fold",
                          style="dim" if column == "id" else None)
     for ep in found:
         colour = {"complete": "green", "retryable": "yellow", "quarantined": "red"}.get(ep.status, "cyan")
         holder = (escape(_holder(ep)),) if leased else ()
+        speaker = (escape(" ".join(filter(None, (ep.speaker, f"({ep.role})" if ep.role else None)))),) if said else ()
         table.add_row(
             escape(short(ep.uuid)), f"[{colour}]{ep.status}[/]", when(ep.reference_time), when(ep.created_at),
-            *holder, escape(ep.error or ""), *((escape("\n".join(ep.notes)),) if noted else ()),
+            *speaker, *holder, escape(ep.error or ""), *((escape("\n".join(ep.notes)),) if noted else ()),
         )
     console().print(table)
