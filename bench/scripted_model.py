@@ -50,7 +50,9 @@ MONTHS = {
     )
 }
 
-_EPISODE = re.compile(r'<current_episode kind="([^"]*)" reference_time="([^"]*)"([^>]*)>\n(.*)\n</current_episode>', re.S)
+_EPISODE = re.compile(
+    r'<current_episode kind="([^"]*)" reference_time="([^"]*)"([^>]*)>\n(.*)\n</current_episode>', re.S
+)
 # A message's people, on its tag as JSON strings: speaker="Sam" role="user" addressee="Assistant" user="Sam"
 _ATTRIBUTE = re.compile(r'\b(speaker|role|addressee|user)=("(?:[^"\\]|\\.)*")')
 _YOU = re.compile(r"\b(?:[Yy]ou|[Yy]our)\b")

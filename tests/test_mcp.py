@@ -34,7 +34,7 @@ from kronograph.server.mcp_tools import Access
 KRONOGRAPH = str(Path(sys.executable).with_name("kronograph"))
 TOOLS = {
     "add_memory", "search_facts", "search_entities", "get_episodes", "timeline", "conflicts", "get_fact",
-    "delete_episode", "delete_fact", "summarize_saga", "list_groups", "get_events",
+    "delete_episode", "delete_fact", "summarize_saga", "list_groups", "get_events", "get_user",
 }
 
 
@@ -155,6 +155,14 @@ async def _every_tool_over_stdio(db: Path) -> None:
                                                                   group_id="elsewhere")
         side = await _call(session, "add_memory", group_id="side", content="Bob lives in Paris.")
         assert side["group_id"] == "side"
+
+        # A conversation, and its user (tests/test_mcp_messages.py has the details).
+        chat = await _call(session, "add_memory", group_id="side", user_name="Dana", thread="chat",
+                           messages=[{"role": "user", "content": "I work at Globex."},
+                                     {"role": "assistant", "content": "Do you like Globex?"}])
+        assert [m["status"] for m in chat["messages"]] == ["complete", "complete"]
+        user = await _call(session, "get_user", group_id="side")
+        assert user["user"]["name"] == "Dana" and [f["object"] for f in user["facts"]] == ["Globex"]
 
 
 def test_an_sdk_client_lists_and_calls_every_tool_over_stdio(tmp_path: Path) -> None:

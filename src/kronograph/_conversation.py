@@ -22,9 +22,10 @@ from .ingest.group_user import find_user, group_settings, save_user_name
 from .ingest.judge import refuse_writes_from_a_judge
 from .ingest.speakers import speaker_text, speakers
 from .message import Message, read_messages
-from .model import Entity, EntitySummary, EpisodeResult, GroupSettings
+from .model import Entity, EntitySummary, Episode, EpisodeResult, GroupSettings
 
 if TYPE_CHECKING:
+    from .ingest.queue import QueueWorker
     from .store import Store
 
 __all__ = ["Conversations"]
@@ -42,6 +43,7 @@ class Conversations:
         def _now(self) -> datetime: ...
         async def summarize_entities(self, group_id: str, names_or_uuids: Any = None, *,
                                      refresh_stale_only: bool = True) -> list[EntitySummary]: ...
+        _workers: set[QueueWorker]
 
     async def add_messages(
         self,
@@ -63,6 +65,39 @@ class Conversations:
         ``assistant``; "I" and "my" are the speaker, "you" the other one of
         the two. Every message is checked first: a bad one raises
         InvalidInputError naming it (``messages[3].role``) and nothing is stored."""
+        g, items, known = await self._conversation(group_id, messages, thread, user_name, assistant_name, actor)
+        if not items:
+            return []
+        return await self._ingestion.add_episodes(g, items, user_name=known, label="messages")
+
+    async def enqueue_messages(
+        self,
+        group_id: str,
+        messages: Iterable[Message | Mapping[str, Any]],
+        *,
+        thread: str | None = None,
+        user_name: str | None = None,
+        assistant_name: str = DEFAULT_ASSISTANT,
+        actor: str | None = None,
+    ) -> list[Episode]:
+        """Accept a conversation for later ingestion, as :meth:`add_messages`
+        would ingest it: every message checked first (nothing is stored if one
+        is bad), then each recorded ``queued`` in order, so the queue's worker
+        ingests them in that order (see :meth:`enqueue_episode`). Returns the
+        episodes as recorded; adding the same ids again is idempotent."""
+        g, items, known = await self._conversation(group_id, messages, thread, user_name, assistant_name, actor)
+        episodes = [await self._ingestion.enqueue(g, item, user_name=known) for item in items]
+        for worker in self._workers:
+            worker.wake()
+        return episodes
+
+    async def _conversation(
+        self, group_id: str, messages: Iterable[Message | Mapping[str, Any]], thread: str | None,
+        user_name: str | None, assistant_name: str, actor: str | None,
+    ) -> tuple[str, list[EpisodeItem], str | None]:
+        """The group, the messages as episodes and the user's name: every
+        message checked (its id against the store too) before a new user name
+        is saved, so a bad call stores nothing."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         read = read_messages(messages)
@@ -81,9 +116,7 @@ class Conversations:
                     raise InvalidInputError(f"messages[{i}].id", f"{m.id!r} was already used for other content")
         if who is not None:
             await self._save_user_name(g, who)
-        if not items:
-            return []
-        return await self._ingestion.add_episodes(g, items, user_name=known, label="messages")
+        return g, items, known
 
     @staticmethod
     def _item(
@@ -134,8 +167,10 @@ class Conversations:
         store = await self._ready()
         name = group_settings(g, await store.group_settings(g)).user_name
         found = None if name is None else await find_user(store, g, name)
-        if found is None or not found.summary_stale or getattr(store, "read_only", False):
-            return found
-        await self.summarize_entities(g, [found.uuid])
-        again = await store.entities_by_uuid(g, [found.uuid])
-        return again[0] if again else None
+        if found is None:
+            return None
+        if found.summary_stale and not getattr(store, "read_only", False):
+            await self.summarize_entities(g, [found.uuid])
+        # As stored now: a name lookup may answer from the resolver's cache, whose summary can be older.
+        fresh = await store.entities_by_uuid(g, [found.uuid])
+        return fresh[0] if fresh else None

@@ -263,6 +263,23 @@ class Memory:
             group_id, messages, thread=thread, user_name=user_name, assistant_name=assistant_name, actor=actor,
         ))
 
+    def enqueue_messages(
+        self,
+        group_id: str,
+        messages: Iterable[Message | Mapping[str, Any]],
+        *,
+        thread: str | None = None,
+        user_name: str | None = None,
+        assistant_name: str = DEFAULT_ASSISTANT,
+        actor: str | None = None,
+    ) -> list[Episode]:
+        """Accept a conversation into the durable queue, one episode a message, in
+        order: see :meth:`AsyncMemory.enqueue_messages <kronograph.AsyncMemory.enqueue_messages>`."""
+        refuse_writes_from_a_judge()
+        return self._call(self._core.enqueue_messages(
+            group_id, messages, thread=thread, user_name=user_name, assistant_name=assistant_name, actor=actor,
+        ))
+
     def settings(self, group_id: str) -> GroupSettings:
         """The group's settings (its user's name, ...), as kept in the store."""
         return self._call(self._core.settings(group_id))

@@ -24,6 +24,7 @@ from .repair import merge, split
 from .sagas import saga, sagas
 from .search import conflicts, search
 from .serve import serve
+from .user import settings, user
 
 __all__ = ["COMMANDS", "GROUPS", "build_app"]
 
@@ -32,7 +33,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
     "demo": demo, "groups": groups, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas,
-    "forget": forget, "merge": merge, "split": split,
+    "forget": forget, "merge": merge, "split": split, "user": user, "settings": settings,
     "audit": audit, "communities": communities, "export": export, "mcp": mcp, "serve": serve,
 }
 

@@ -13,9 +13,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..errors import InvalidInputError
+from ..ingest.episode_input import DEFAULT_ASSISTANT
+from ..message import read_messages
 from ..model import Episode, EpisodeStatus
 from .batches import BATCH_SIZE, ingest
-from .jsonl import read_episodes
+from .conversation import read_conversation
+from .jsonl import read_episodes, read_text
 from .options import DEFAULT_DB, Actor, Db, Offline, option
 from .output import console, fail, plural, short, when
 from .results import exit_for, print_episode, summary
@@ -75,18 +79,39 @@ def add(
     episode: Annotated[
         str | None, option("ID", "Episode id; re-adding an id is a no-op (default: new).", "--episode", "--episode-id")
     ] = None,
-    saga: Annotated[str | None, option("SAGA", "The thread or conversation it belongs to.")] = None,
+    saga: Annotated[
+        str | None, option("SAGA", "The thread or conversation it belongs to.", "--saga", "--thread")
+    ] = None,
     file: Annotated[
         Path | None, option("FILE", "Ingest each non-blank line of FILE as an episode, with a progress bar.")
+    ] = None,
+    role: Annotated[
+        str | None, option("ROLE", "Add TEXT as one message said in this role: user, assistant, system, tool...")
+    ] = None,
+    speaker: Annotated[str | None, option("NAME", "Who said it: \"I\" and \"my\" in it are them.")] = None,
+    user_name: Annotated[
+        str | None, option("NAME", "With --role: the person behind role user (kept for the group).")
+    ] = None,
+    assistant_name: Annotated[
+        str | None, option("NAME", f"With --role: who speaks for role assistant (default {DEFAULT_ASSISTANT}).")
     ] = None,
     actor: Actor = None,
     offline: Offline = False,
     db: Db = DEFAULT_DB,
 ) -> None:
-    """Ingest an episode (or each line of --file): extract entities and facts, resolve, commit."""
+    """Ingest an episode (or each line of --file): extract entities and facts, resolve, commit.
+    With --role, TEXT is one message of a conversation (as `import` reads them)."""
+    if role is not None:
+        _add_message(group, text, role, speaker, time_, episode, saga, user_name, assistant_name, actor,
+                     refused=[o for o, v in (("--name", name), ("--source", source), ("--file", file)) if v is not None]
+                     + (["--kind"] if kind != "message" else []), model=_model(offline), db=db)
+        return
+    for flag, value in (("--user-name", user_name), ("--assistant-name", assistant_name)):
+        if value is not None:
+            fail(f"{flag} goes with --role (a message)")
     fields: dict[str, Any] = {
         "kind": kind, "reference_time": time_, "name": name, "source_description": source, "saga": saga,
-        "actor": actor,
+        "actor": actor, "speaker": speaker,
     }
     if file is not None:
         _add_lines(group, file, text, episode, fields, _model(offline), db)
@@ -98,22 +123,74 @@ def add(
     exit_for([result])
 
 
+# A message's fields, as ``add --role`` takes them.
+_MESSAGE_OPTIONS = {"role": "--role", "content": "TEXT", "name": "--speaker", "created_at": "--time", "id": "--episode"}
+
+
+def _add_message(
+    group: str, text: str | None, role: str, speaker: str | None, time_: str | None, episode: str | None,
+    thread: str | None, user_name: str | None, assistant_name: str | None, actor: str | None, *,
+    refused: list[str], model: Any, db: Path,
+) -> None:
+    """``add --role``: TEXT as one message, through ``add_messages``."""
+    if refused:
+        fail(f"{refused[0]} cannot be used with --role (a message has a role, a speaker, a time and an id)")
+    message = {"role": role, "content": _text_input(text), "name": speaker, "created_at": time_, "id": episode}
+    try:
+        read_messages([message])
+    except InvalidInputError as exc:  # named by the option that gave the field
+        field = exc.field.removeprefix("messages[0].")
+        fail(_MESSAGE_OPTIONS.get(field, field) + str(exc)[len(exc.field) :])
+    with open_memory(db, create=True, model=model) as memory:
+        [result] = memory.add_messages(group, [message], thread=thread, user_name=user_name,
+                                       assistant_name=assistant_name or DEFAULT_ASSISTANT, actor=actor)
+    print_episode(console(), result)
+    exit_for([result])
+
+
 def import_(
     group: Annotated[str, typer.Argument(metavar="GROUP", help="Group (tenant) to write to.")],
-    file: Annotated[Path, typer.Argument(metavar="FILE", help="JSON Lines: one episode object a line; '-': stdin.")],
-    batch_size: Annotated[int, option("N", "Episodes per add_episodes call.", min=1)] = BATCH_SIZE,
+    file: Annotated[Path, typer.Argument(
+        metavar="FILE", help="JSON Lines: one episode (or one message) a line; a .json conversation; '-': stdin.")],
+    batch_size: Annotated[
+        int, option("N", "Episodes (or messages) per add_episodes (add_messages) call.", min=1)
+    ] = BATCH_SIZE,
+    thread: Annotated[str | None, option("THREAD", "A conversation's thread (its saga).")] = None,
+    user_name: Annotated[
+        str | None, option("NAME", "A conversation's user: the person behind role user (kept for the group).")
+    ] = None,
+    assistant_name: Annotated[
+        str | None, option("NAME", f"Who speaks for role assistant (default {DEFAULT_ASSISTANT}).")
+    ] = None,
     actor: Actor = None,
     offline: Offline = False,
     db: Db = DEFAULT_DB,
 ) -> None:
     """Bulk-ingest a JSON Lines file; every line is checked before anything is written.
-    --actor applies to the lines that name none."""
-    items = read_episodes(file, group)
-    if actor is not None:
-        items = [item if item.get("actor") is not None else {**item, "actor": actor} for item in items]
+    --actor applies to the lines that name none. A file of messages (lines with role and
+    content, or a .json list of them) is a conversation, ingested in file order through
+    add_messages, with --thread, --user-name and --assistant-name (or the file's own)."""
+    text = read_text(file)
+    conversation = read_conversation(text, file)
+    if conversation is None:
+        for flag, value in (("--thread", thread), ("--user-name", user_name), ("--assistant-name", assistant_name)):
+            if value is not None:
+                fail(f"{flag} is for a conversation (lines with role and content); {file} holds episodes")
+        items = read_episodes(file, group, text)
+        if actor is not None:
+            items = [item if item.get("actor") is not None else {**item, "actor": actor} for item in items]
+        with open_memory(db, create=True, model=_model(offline)) as memory:
+            results = ingest(memory, group, items, batch_size)
+        summary(console(), results, f"from {file} into group {group}")
+        exit_for(results)
+        return
+    said = conversation.options
+    saga, user = thread or said.get("thread"), user_name or said.get("user_name")
+    bot = assistant_name or said.get("assistant_name") or DEFAULT_ASSISTANT
     with open_memory(db, create=True, model=_model(offline)) as memory:
-        results = ingest(memory, group, items, batch_size)
-    summary(console(), results, f"from {file} into group {group}")
+        results = ingest(memory, group, conversation.messages, batch_size, add=lambda batch: memory.add_messages(
+            group, batch, thread=saga, user_name=user, assistant_name=bot, actor=actor))
+    summary(console(), results, f"(messages) from {file} into group {group}")
     exit_for(results)
 
 
@@ -174,9 +251,9 @@ def episodes(
     as_json: Annotated[bool, typer.Option("--json", help="Print the episodes as a JSON array instead.")] = False,
     db: Db = DEFAULT_DB,
 ) -> None:
-    """List a group's episodes by reference time, with their status and error; an
-    unfinished one also with the worker holding it and until when (its lease); and
-    what each said that gave no fact (its notes)."""
+    """List a group's episodes by reference time, with their status and error; who
+    said a message, in what role; an unfinished one also with the worker holding it
+    and until when (its lease); and what each said that gave no fact (its notes)."""
     with open_memory(db, group=group) as memory:
         found = memory.episodes(group, status=status)
     if as_json:
@@ -190,16 +267,18 @@ def episodes(
     table = Table(header_style="bold")
     leased = any(ep.held_by for ep in found)
     noted = any(ep.notes for ep in found)
-    columns = ("id", "status", "reference time", "ingested", *(("held by",) if leased else ()), "error",
-               *(("not understood",) if noted else ()))
+    said = any(ep.speaker or ep.role for ep in found)
+    columns = ("id", "status", "reference time", "ingested", *(("said by",) if said else ()),
+               *(("held by",) if leased else ()), "error", *(("not understood",) if noted else ()))
     for column in columns:
         table.add_column(column, no_wrap=column not in ("error", "held by", "not understood"), overflow="fold",
                          style="dim" if column == "id" else None)
     for ep in found:
         colour = {"complete": "green", "retryable": "yellow", "quarantined": "red"}.get(ep.status, "cyan")
         holder = (escape(_holder(ep)),) if leased else ()
+        speaker = (escape(" ".join(filter(None, (ep.speaker, f"({ep.role})" if ep.role else None)))),) if said else ()
         table.add_row(
             escape(short(ep.uuid)), f"[{colour}]{ep.status}[/]", when(ep.reference_time), when(ep.created_at),
-            *holder, escape(ep.error or ""), *((escape("\n".join(ep.notes)),) if noted else ()),
+            *speaker, *holder, escape(ep.error or ""), *((escape("\n".join(ep.notes)),) if noted else ()),
         )
     console().print(table)

@@ -13,7 +13,7 @@ from ..sync import Memory
 from .output import fail
 from .session import message
 
-__all__ = ["read_episodes"]
+__all__ = ["read_episodes", "read_text"]
 
 # How check_episodes names an item: ``episodes[3]: ...`` for the item, ``episodes[3].content: ...`` for a field.
 _ITEM = re.compile(r"episodes\[(\d+)\](?:: |\.)")
@@ -30,16 +30,23 @@ def _check(checker: Memory, group: str, lines: list[tuple[int, dict[str, Any]]],
         fail(f"{path} line {lines[int(item.group(1))][0]}: {str(exc)[item.end() :]}")
 
 
-def read_episodes(path: Path, group: str) -> list[dict[str, Any]]:
-    """Every non-blank line of ``path`` (``-``: stdin) as an episode, each validated, ids checked across lines.
+def read_text(path: Path) -> str:
+    """The text of ``path`` (``-``: stdin), or a one-line failure."""
+    try:
+        return sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"cannot read {path}: {exc}")
+
+
+def read_episodes(path: Path, group: str, text: str | None = None) -> list[dict[str, Any]]:
+    """Every non-blank line of ``path`` (``-``: stdin; or ``text``, read from it already) as an episode, each
+    validated, ids checked across lines.
 
     Line by line, so the first bad line in the file is the one reported, whatever is wrong with it. The check
     runs on a scratch in-memory memory: a bad file leaves nothing behind, not even an empty database.
     """
-    try:
-        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        fail(f"cannot read {path}: {exc}")
+    if text is None:
+        text = read_text(path)
     items: list[dict[str, Any]] = []
     seen: dict[str, tuple[int, Any]] = {}
     with Memory(":memory:", model=None, resume=False) as checker:

@@ -22,6 +22,8 @@ _OPTION_NAMES = {
     "status": "--status", "limit": "--limit", "recipe": "--recipe", "scopes": "--scope", "group_ids": "GROUP",
     "center_entity": "--center", "query": "QUERY", "fact_uuid": "FACT_UUID", "max_calls": "--max-calls",
     "since": "--since", "until": "--until",
+    "user_name": "--user-name", "assistant_name": "--assistant-name", "speaker": "--speaker", "role": "--role",
+    "actor": "--actor",
 }
 
 

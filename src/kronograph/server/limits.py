@@ -1,7 +1,7 @@
 """What one request may ask of the service, over REST and MCP alike.
 
 The sizes of what a caller sends (an episode's content, a query, a name, an
-id, a list of ids) are set here once; the REST schemas and the MCP tools'
+id, a list of ids, the messages of one call) are set here once; the REST schemas and the MCP tools'
 parameters both read them, so neither door takes more than the other.
 
 And request limits, as plain ASGI middleware: a body larger than
@@ -24,7 +24,8 @@ from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = [
-    "FACT_TEXT_MAX", "ID_MAX", "IDS_MAX", "Limits", "LimitsMiddleware", "NAME_MAX", "QUERY_MAX", "content_size",
+    "FACT_TEXT_MAX", "ID_MAX", "IDS_MAX", "Limits", "LimitsMiddleware", "MESSAGES_MAX", "NAME_MAX", "QUERY_MAX",
+    "content_size",
 ]
 
 QUERY_MAX = 10_000  # characters of a search query
@@ -32,6 +33,7 @@ NAME_MAX = 1_000  # characters of a name: an entity, a relation, an episode's na
 ID_MAX = 200  # characters of an id: an episode, a saga, a group, an actor
 FACT_TEXT_MAX = 10_000  # characters of a fact's sentence
 IDS_MAX = 100  # ids in one call
+MESSAGES_MAX = 100  # messages in one call (each within ``max_content``)
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,8 +47,9 @@ from ..redact import redact_text
 from .errors import CODES
 from .guard import LoopbackGuard, is_loopback
 from .keys import KeyRing, key_actor
-from .limits import ID_MAX, IDS_MAX, NAME_MAX, QUERY_MAX, Limits
+from .limits import ID_MAX, IDS_MAX, MESSAGES_MAX, NAME_MAX, QUERY_MAX, Limits
 from .logs import root_logging_kept
+from .mcp_conversation import AddMemoryOut, ConversationTools, UserOut
 from .mcp_tools import (
     Access,
     ConflictsOut,
@@ -57,8 +58,6 @@ from .mcp_tools import (
     FactDetailOut,
     FactsOut,
     GroupsOut,
-    IngestOut,
-    MemoryTools,
     RemovalOut,
     SagaOut,
 )
@@ -71,7 +70,8 @@ INSTRUCTIONS = """\
 kronograph is a temporal memory: a knowledge graph of facts (subject, relation, object) that each carry \
 when they held in the world (valid_at → invalid_at) and the episodes they came from. Old facts are \
 retired, not lost: history stays queryable. Events (event: true, e.g. LEFT, MET) are moments, not \
-standing facts: current reads leave them out. Write with add_memory; read current facts with \
+standing facts: current reads leave them out. Write with add_memory (one episode, or a conversation's \
+messages with user_name: "I" is then that user, whom get_user describes); read current facts with \
 search_facts (as_of for the past, known_at for what was believed then, include_retired for every \
 interval); use get_events for what happened when, timeline for how one entity changed, conflicts for \
 facts that disagree, get_fact for one fact's sources and history, get_episodes for the original words. \
@@ -170,7 +170,7 @@ def build_mcp_server(
     an :class:`Access` for the whole process (default: every group), or a
     function of the request context (HTTP: the caller's key). ``limits``: the
     REST service's, which the tools apply too."""
-    tools = MemoryTools(memory, limits)
+    tools = ConversationTools(memory, limits)
     access_for = _fixed(Access.local()) if access is None else _fixed(access) if isinstance(access, Access) else access
     with root_logging_kept():  # the SDK would install its rich handler on the root logger
         server = _Server(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
@@ -186,11 +186,15 @@ def build_mcp_server(
         "extract its facts. Use it for anything worth recalling later, including corrections ('Alice left "
         "Acme in May'): the memory retires what the new episode contradicts, it does not lose it. Give "
         "reference_time when the episode was said or written in the past. Re-adding the same episode_id "
-        "does nothing. Returns the new, merged and retired facts with their intervals."))
+        "does nothing. Or, instead of content, give a conversation's messages (each {role, content, name?, "
+        "created_at?, id?}) with thread and user_name: each message is an episode, 'I' in a user's message "
+        "is user_name, and an assistant's suggestions and questions are not facts. Returns the new, merged "
+        "and retired facts with their intervals (and, for messages, what each message did)."))
     async def add_memory(
         ctx: Context,
-        content: Annotated[str, Field(min_length=1, description="The text (or, for kind 'json', a JSON document); "
-                                                                "at most the service's content limit.")],
+        content: Annotated[str | None, Field(
+            min_length=1, description="The text (or, for kind 'json', a JSON document); at most the service's "
+                                      "content limit. Omit it when giving messages.")] = None,
         group_id: GroupId = None,
         kind: Annotated[str, Field(description="'message' (a chat turn, 'Name: text'), 'text' or 'json'.")] = "message",
         reference_time: Annotated[str | None, Field(
@@ -206,10 +210,35 @@ def build_mcp_server(
         on_behalf_of: Annotated[str | None, Field(
             max_length=ID_MAX, description="Whom you act for (a user, an agent), recorded beside your key; "
                                            "the episode's actor is always the caller's key.")] = None,
-    ) -> Annotated[CallToolResult, IngestOut]:
+        messages: Annotated[list[dict[str, Any]] | None, Field(
+            min_length=1, max_length=MESSAGES_MAX,
+            description=f"Instead of content: a conversation, in order (at most {MESSAGES_MAX}); each message "
+                        "{role: 'user' | 'assistant' | 'system' | 'tool' | ..., content, name?: who said it, "
+                        "created_at?: ISO 8601 when it was sent, id?: its episode id}.")] = None,
+        thread: Annotated[str | None, Field(
+            max_length=ID_MAX, description="With messages: the conversation they belong to (its saga); its "
+                                           "earlier messages are context.")] = None,
+        user_name: Annotated[str | None, Field(
+            max_length=ID_MAX, description="With messages: the person behind role 'user' (remembered for the "
+                                           "group, so later calls may omit it).")] = None,
+        assistant_name: Annotated[str | None, Field(
+            max_length=ID_MAX, description="With messages: who speaks for role 'assistant' "
+                                           "(default 'Assistant').")] = None,
+    ) -> Annotated[CallToolResult, AddMemoryOut]:
         return await call(ctx, lambda a: tools.add_memory(
-            a, group_id, content, kind=kind, reference_time=reference_time, source_description=source_description,
-            saga=saga, episode_id=episode_id, name=name, on_behalf_of=on_behalf_of))
+            a, group_id, content, messages=messages, thread=thread, user_name=user_name,
+            assistant_name=assistant_name, kind=kind, reference_time=reference_time,
+            source_description=source_description, saga=saga, episode_id=episode_id, name=name,
+            on_behalf_of=on_behalf_of))
+
+    @server.tool(annotations=_READ, description=(
+        "Who the user is: the person behind role 'user' in this group (named by add_memory's user_name), "
+        "their entity with its aliases and summary, and the facts true of them now with their intervals and "
+        "sources. Use it at the start of a conversation to recall what you know about the user."))
+    async def get_user(
+        ctx: Context, group_id: GroupId = None, limit: Limit = 50,
+    ) -> Annotated[CallToolResult, UserOut]:
+        return await call(ctx, lambda a: tools.get_user(a, group_id, limit=limit))
 
     @server.tool(annotations=_READ, description=(
         "Find facts (who/what relates to whom) by meaning and keywords. The default answers what is true NOW. "

@@ -283,6 +283,8 @@ class EpisodeOut(_Out):
     held_by: str | None = None
     held_until: datetime | None = None
     notes: list[str] = []  # what it said that gave no fact
+    speaker: str | None = None  # who said it, and in what role (a message's)
+    role: str | None = None
 
     @classmethod
     def of(cls, episode: Episode, max_chars: int) -> EpisodeOut:
@@ -294,13 +296,17 @@ class EpisodeOut(_Out):
             source_description=episode.source_description, error=episode.error, actor=episode.actor,
             on_behalf_of=episode.on_behalf_of,
             content=content[:max_chars] if cut and content is not None else content, truncated=cut,
-            held_by=episode.held_by, held_until=episode.held_until, notes=episode.notes,
+            held_by=episode.held_by, held_until=episode.held_until, notes=episode.notes, speaker=episode.speaker,
+            role=episode.role,
         )
 
     def text(self) -> str:
         saga = f", saga {self.saga!r}" if self.saga else ""
         held = f", held by {self.held_by} until {_when(self.held_until)}" if self.held_by else ""
-        head = f"- episode {self.episode_id} ({self.kind}, {_when(self.reference_time)}{saga}, {self.status}{held})"
+        said = f", said by {self.speaker}" if self.speaker else ""
+        said += f" as {self.role}" if self.role else ""
+        head = (f"- episode {self.episode_id} ({self.kind}{said}, {_when(self.reference_time)}{saga}, "
+                f"{self.status}{held})")
         body = self.content if self.content is not None else "[text not kept]"
         notes = "".join(f"\n  ({note})" for note in self.notes)
         return f"{head}:\n  {body}{' …' if self.truncated else ''}{notes}"

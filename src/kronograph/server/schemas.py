@@ -20,6 +20,7 @@ from ..model import (
     Community,
     Entity,
     Episode,
+    EpisodeResult,
     Fact,
     FactChange,
     FactSource,
@@ -27,12 +28,14 @@ from ..model import (
     SagaInfo,
 )
 from ..time import read_time
+from .limits import MESSAGES_MAX
 
 __all__ = [
     "Accepted", "AuditEventList", "CommunityHit", "CommunityList", "ContradictionList", "EntityDetail",
     "EntityHit", "EntityList", "EpisodeHit", "EpisodeIn", "EpisodeList", "FactDetail", "FactHit", "FactIn",
-    "FactList", "ForgetIn", "GroupList", "Health", "MergeIn", "ReconcileIn", "SplitIn", "ReconcileReport",
-    "SagaList", "SearchIn", "SearchOut", "Count", "Identifier", "Label", "Time",
+    "FactList", "ForgetIn", "GroupList", "Health", "MergeIn", "MessagesAccepted", "MessagesDone", "MessagesIn",
+    "SettingsIn", "ReconcileIn", "SplitIn", "ReconcileReport", "SagaList", "SearchIn", "SearchOut", "Count",
+    "Identifier", "Label", "Time",
 ]
 
 Name = Field(min_length=1, max_length=1000)
@@ -118,6 +121,12 @@ class EpisodeIn(_In):
     actor: Identifier | None = Field(
         default=None, max_length=200, description=_ON_BEHALF
     )
+    speaker: Identifier | None = Field(
+        default=None, max_length=200, description='Who said it: "I" and "my" in it are them.'
+    )
+    role: Identifier | None = Field(
+        default=None, max_length=64, description="Its speaker's role: user, assistant, system, tool or another word."
+    )
 
     @field_validator("content")
     @classmethod
@@ -141,6 +150,49 @@ class Accepted(BaseModel):
 
     episode_id: str
     status: str
+
+
+_MESSAGE = ("A message: {role, content, name?, created_at?, id?, metadata?}: role user, assistant, system, tool or "
+            "another word; name: who said it (default: the group's user for role user, assistant_name for role "
+            "assistant); created_at: ISO 8601, when it was sent (the episode's reference time); id: its episode id "
+            "(idempotent).")
+
+
+class MessagesIn(_In):
+    """``add_messages``'s fields. Each message is checked as the library
+    checks it: a bad one is refused naming it (``messages[3].role``), and
+    nothing is stored."""
+
+    messages: list[dict[str, Any]] = Field(min_length=1, max_length=MESSAGES_MAX, description=_MESSAGE)
+    thread: Identifier | None = Field(
+        default=None, min_length=1, max_length=ID_MAX,
+        description="The conversation (a saga): its earlier messages are the extraction's context.",
+    )
+    user_name: str | None = Field(
+        default=None, min_length=1, max_length=ID_MAX,
+        description="The person behind role user, kept in the group's settings (later calls may omit it).",
+    )
+    assistant_name: str = Field(default="Assistant", min_length=1, max_length=ID_MAX,
+                                description="Who speaks for role assistant.")
+
+
+class MessagesDone(BaseModel):
+    """What ingesting each message did, in the order given."""
+
+    results: list[EpisodeResult]
+
+
+class MessagesAccepted(BaseModel):
+    """The messages accepted into the durable queue, in the order given."""
+
+    accepted: list[Accepted]
+
+
+class SettingsIn(_In):
+    """Settings to change; those left out stay as they are."""
+
+    user_name: str | None = Field(default=None, min_length=1, max_length=ID_MAX,
+                                  description="The person behind role user (a new name renames the user entity).")
 
 
 class FactIn(_In):
