@@ -86,7 +86,9 @@ def apply(memory: Memory, judge: ContentJudge, op: tuple[Any, ...]) -> None:
 def state(memory: Memory, group: str, **query: Any) -> list[tuple[Any, ...]]:
     facts = memory.facts(group, include_retired=True, **query)
     assert all(f.group_id == group for f in facts)
-    return sorted((f.triple, f.valid_at, f.invalid_at, f.expired_at is not None, f.episodes) for f in facts)
+    rows = [(f.triple, f.valid_at, f.invalid_at, f.expired_at is not None, f.episodes) for f in facts]
+    far = datetime.max.replace(tzinfo=UTC)
+    return sorted(rows, key=lambda r: (r[0], r[1], r[2] or far, r[3], r[4]))  # an open end sorts last
 
 
 def overlap(a: Fact, b: Fact) -> bool:
