@@ -54,7 +54,9 @@ SYNONYMS = {
     "metwith": "met",
     "spouseof": "marriedto",
 }
-SYMMETRIC = {"marriedto", "met", "friendswith", "engagedto"}
+SYMMETRIC = {
+    "marriedto", "met", "friendswith", "engagedto", "siblingof", "dating", "partnerof", "colleagueof", "roommateof",
+}  # fmt: skip
 _TITLES = re.compile(r"^(?:dr|mr|mrs|ms|prof|professor)\.?\s+|^the\s+|\s+project$")
 
 
@@ -98,6 +100,11 @@ def _day(value: str | None) -> str | None:
     return parse_time(value).date().isoformat() if value else None
 
 
+def _who(row: dict[str, Any]) -> dict[str, str]:
+    """The optional ``speaker``, ``role`` and ``addressee`` fields of a chat row, passed on to ``extract``."""
+    return {key: row[key] for key in ("speaker", "role", "addressee") if row.get(key)}
+
+
 @dataclass
 class Report:
     extracted: int = 0
@@ -134,8 +141,8 @@ def evaluate(path: Path = GOLD, repeat: int = 20) -> Report:
     extractor, report = OfflineExtractor(), Report()
     for row in rows:
         ref = parse_time(row["reference_time"])
-        result = extractor.extract(row["content"], reference_time=ref, kind=row["kind"])
-        speaker = row["content"].split(":", 1)[0] if row["kind"] == "message" else None
+        result = extractor.extract(row["content"], reference_time=ref, kind=row["kind"], **_who(row))
+        speaker = row.get("speaker") or (row["content"].split(":", 1)[0] if row["kind"] == "message" else None)
         used: set[int] = set()
         report.extracted += len(result.facts)
         report.gold += len(row["facts"])
@@ -165,7 +172,9 @@ def evaluate(path: Path = GOLD, repeat: int = 20) -> Report:
     started = time.perf_counter()
     for _ in range(repeat):
         for row in rows:
-            extractor.extract(row["content"], reference_time=parse_time(row["reference_time"]), kind=row["kind"])
+            extractor.extract(
+                row["content"], reference_time=parse_time(row["reference_time"]), kind=row["kind"], **_who(row)
+            )
     report.seconds = time.perf_counter() - started
     report.episodes = repeat * len(rows)
     report.chars = sum(len(row["content"]) for row in rows) // max(len(rows), 1)
