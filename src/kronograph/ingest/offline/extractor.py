@@ -13,8 +13,10 @@ from datetime import UTC, datetime
 
 from ..notes import sentence_note
 from ..schema import Extraction
+from .chat import plain_line, strip_prefix
 from .context import Context
 from .dates import find_times
+from .kin import read_kin
 from .names import Token, find_runs, name_label, tokenize
 from .reader import SentenceReader
 
@@ -64,8 +66,9 @@ class OfflineExtractor:
         if ctx.speaker:
             ctx.mention(ctx.speaker, "Person")
         reporting = role is None or role.casefold() not in _NOT_REPORTING
-        for line in content.splitlines() or [content]:
-            body = line
+        for raw in content.splitlines() or [content]:
+            line = plain_line(raw)
+            body = line = strip_prefix(line, speaker) if kind == "message" else line
             if kind == "message" and (m := _SPEAKER.match(line)) and m.group(1).lower() not in _NOT_SPEAKERS:
                 if speaker is None or m.group(1).casefold() == speaker.casefold():
                     ctx.speaker = m.group(1).strip()
@@ -94,11 +97,12 @@ class OfflineExtractor:
             ctx.skipped[why] = ctx.skipped.get(why, 0) + 1
             ctx.unread.append(sentence_note(text, why))
             return
-        runs_at = {r.lead: r for r in runs}
-        runs_end = {r.last: r for r in runs}
         times = find_times(text, reference)
+        lowered, tied = read_kin(text, tokens, runs, times, ctx)
+        runs_at = {r.lead: r for r in runs + lowered}
+        runs_end = {r.last: r for r in runs + lowered}
         clauses = SentenceReader(text, tokens, runs_at, runs_end, times, ctx)
-        if clauses.read() == 0:
+        if clauses.read() + tied == 0:
             ctx.not_understood += 1 if clauses.candidates else 0
             ctx.unread.append(sentence_note(text, None))
 

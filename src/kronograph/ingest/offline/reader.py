@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import re
 
-from ..schema import ExtractedFact
 from .clauses import CLAUSE_BREAK, PRONOUNS, Found, read_gap, read_objects, stated
 from .context import Context, Subject
-from .dates import TimeMention, clause_dates, time_words
+from .dates import TimeMention, clause_dates
 from .names import Run, Token, name_label
-from .patterns import PATTERNS, Pattern, phrase, title_at_ok, title_relation
+from .patterns import PATTERNS, Pattern, title_at_ok, title_relation
 
 __all__ = ["SentenceReader"]
 
@@ -254,40 +253,14 @@ class SentenceReader:
             self.ctx.mention(subject.name, subject_label)
             for name, label, own in objects:
                 if own:  # "leads the Payments team at Acme": works at Acme, since some time not given
-                    made += self._add(subject, own, (name, label), (None, None), False, 0.8)
+                    obj = (name, name_label(name) or label)
+                    made += self.ctx.add_fact(subject, own, obj, (None, None), self.text, cap=0.8)
                 else:
                     label = label or (o_label if rel != "LEFT" else None)
-                    made += self._add(subject, rel, (name, label), (valid, invalid), past, 0.9)
+                    made += self.ctx.add_fact(
+                        subject, rel, (name, name_label(name) or label), (valid, invalid), self.text, past
+                    )
         return made
-
-    def _add(
-        self,
-        subject: Subject,
-        rel: str,
-        obj: tuple[str, str | None],
-        bounds: tuple[TimeMention | None, TimeMention | None],
-        past: bool,
-        cap: float,
-    ) -> int:
-        name, label = obj
-        key = (subject.name.casefold(), rel, name.casefold())
-        if name.casefold() == subject.name.casefold() or key in self.ctx.facts:
-            return 0
-        self.ctx.mention(name, name_label(name) or label)
-        known = self.ctx.label(name) is not None
-        valid, invalid = bounds
-        used = [t for t in (valid, invalid) if t is not None]
-        self.ctx.facts[key] = ExtractedFact(
-            subject=subject.name,
-            relation=rel,
-            object=name,
-            fact=f"{subject.name} {phrase(rel, past)} {name}",
-            valid_at=valid.when.isoformat() if valid else None,
-            invalid_at=invalid.when.isoformat() if invalid else None,
-            time_expression=time_words(self.text, used),
-            confidence=round(min(subject.confidence, cap, 0.9 if known else 0.8), 2),
-        )
-        return 1
 
 
 def _anymore(tokens: list[Token], verb_at: int) -> bool:

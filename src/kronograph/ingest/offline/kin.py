@@ -1,0 +1,181 @@
+"""People and things named through someone: "my girlfriend Maya", "Maya, my
+girlfriend,", "Raj is Priya's husband", "Priya's husband Raj", "my dog Rex",
+"Omar's company, Atlas Freight", "we adopted a cat named Miso".
+
+A relation noun (sister, boss, dog, company ...) links its possessor ("my",
+"our": the speaker; "Priya's": Priya) to the name set beside it. Nothing is
+read without both: "my sister lives in Leeds" names no one. A former tie
+("my ex", "my old boss", "my late husband") and a copula in the past ("Tom
+was my boss") say nothing about now, and give nothing. A lower-case name
+right after the noun ("my sister emma") is taken when it is no common word
+and what follows it fits a name: it is then a name for the rest of the
+sentence too ("my sister emma lives in leeds").
+"""
+
+from __future__ import annotations
+
+from .clauses import FILLER, HEDGE, NEGATION
+from .context import Context, Subject
+from .dates import TimeMention
+from .lowercase import lower_name
+from .names import Run, Token
+
+__all__ = ["KIN", "read_kin"]
+
+_P, _O = "Person", "Organization"
+# noun: (relation, whether the possessor is the subject, label of the name)
+KIN: dict[str, tuple[str, bool, str | None]] = {
+    **dict.fromkeys(("wife", "husband", "spouse", "hubby"), ("MARRIED_TO", True, _P)),
+    **dict.fromkeys(("fiance", "fiancee", "fiancé", "fiancée"), ("ENGAGED_TO", True, _P)),
+    **dict.fromkeys(("girlfriend", "boyfriend", "gf", "bf"), ("DATING", True, _P)),
+    "partner": ("PARTNER_OF", True, _P),
+    **dict.fromkeys(("sister", "brother", "sibling", "sis", "bro"), ("SIBLING_OF", True, _P)),
+    **dict.fromkeys(("son", "daughter", "kid", "child", "baby", "stepson", "stepdaughter"), ("PARENT_OF", True, _P)),
+    **dict.fromkeys(("mother", "mom", "mum", "father", "dad"), ("PARENT_OF", False, _P)),
+    **dict.fromkeys(
+        ("cousin", "aunt", "uncle", "niece", "nephew", "grandma", "grandpa", "grandmother", "grandfather"),
+        ("RELATIVE_OF", True, _P),
+    ),
+    **dict.fromkeys(("boss", "manager", "supervisor"), ("REPORTS_TO", True, _P)),
+    **dict.fromkeys(("colleague", "coworker", "co-worker", "teammate"), ("COLLEAGUE_OF", True, _P)),
+    "friend": ("FRIENDS_WITH", True, _P),
+    **dict.fromkeys(("roommate", "flatmate", "housemate"), ("ROOMMATE_OF", True, _P)),
+    **dict.fromkeys(("neighbor", "neighbour"), ("NEIGHBOR_OF", True, _P)),
+    "mentor": ("MENTORED_BY", True, _P),
+    **dict.fromkeys(("dog", "cat", "puppy", "kitten", "pet", "rabbit", "parrot", "horse"), ("HAS_PET", True, None)),
+    **dict.fromkeys(("company", "startup", "firm", "business"), ("ASSOCIATED_WITH", True, _O)),
+    "employer": ("WORKS_AT", True, _O),
+}
+_ADJECTIVES = frozenset(
+    "best close good dear older younger little big baby twin new eldest oldest youngest lovely amazing "
+    "step half long-time longtime".split()
+)
+_FORMER = frozenset("ex former late old previous dead future would-be estranged then".split())
+_MINE = frozenset({"my", "our"})
+_GET = frozenset("have has 've got adopted rescued bought".split())
+_BORN = frozenset({"born", "arrived"})
+_CLOSE = frozenset({",", ".", "!", ";", ")", "and"})
+_NOT_NAMES = FILLER | HEDGE | NEGATION | frozenset(
+    "i me my we us our you your he him his she her they them their it its the a an this that and or but so to of in "
+    "on at for with from by about as is am are was were be been has have had lives works moved lived worked got "
+    "just says said thinks told".split()
+)
+_AFTER_NAME = frozenset(
+    ". , ; ! ? ) and is was has had lives works moved just got also who and".split()
+) | frozenset("started joined left quit married loves likes uses lived worked studied".split())
+
+
+def read_kin(
+    text: str, tokens: list[Token], runs: list[Run], times: list[TimeMention], ctx: Context
+) -> tuple[list[Run], int]:
+    """The facts these phrases state, added to ``ctx``; and the lower-case names they introduce, as runs."""
+    runs_at = {r.lead: r for r in runs}
+    runs_end = {r.last: r for r in runs}
+    added: list[Run] = []
+    made = 0
+    for k, token in enumerate(tokens):
+        tie = KIN.get(token.lower)
+        if tie is None:
+            continue
+        owner, start = _possessor(tokens, k, runs_end, ctx)
+        named = _named_after(tokens, k, runs_at) if owner is not None else None
+        if named is None and owner is not None:
+            named = _named_before(tokens, start, k, runs_end)
+        elif named is not None and named.lead not in runs_at:
+            added.append(named)  # "my sister emma"
+        if owner is None:
+            owner, named = _got_one(tokens, k, runs_at, ctx)
+        if owner is None or named is None:
+            continue
+        relation, owner_first, label = tie
+        if relation == "FRIENDS_WITH" or not _former(tokens, start, k):
+            made += _state(ctx, text, tokens, times, (owner, relation, named.name, owner_first, label), named.last)
+    return added, made
+
+
+def _state(
+    ctx: Context,
+    text: str,
+    tokens: list[Token],
+    times: list[TimeMention],
+    tie: tuple[str, str, str, bool, str | None],
+    name_last: int,
+) -> int:
+    owner, relation, name, owner_first, label = tie
+    ctx.mention(owner, "Person" if relation != "ASSOCIATED_WITH" or owner == ctx.speaker else None)
+    ctx.mention(name, label)
+    valid = _start(tokens, times, relation, name_last)
+    subject, obj = (owner, name) if owner_first else (name, owner)
+    return ctx.add_fact(Subject(subject, 0.8), relation, (obj, ctx.label(obj)), (valid, None), text, cap=0.8)
+
+
+def _start(tokens: list[Token], times: list[TimeMention], relation: str, name_last: int) -> TimeMention | None:
+    """When the tie began, where the sentence says: "<child> was born in May", "adopted <pet> last week"."""
+    words = [t.lower for t in tokens]
+    born = relation == "PARENT_OF" and any(w in _BORN for w in words[name_last + 1 : name_last + 4])
+    adopted = relation == "HAS_PET" and any(w in ("adopted", "rescued", "got") for w in words)
+    if not (born or adopted):
+        return None
+    return next((t for t in times if t.role in ("at", "since")), None)
+
+
+def _possessor(tokens: list[Token], k: int, runs_end: dict[int, Run], ctx: Context) -> tuple[str | None, int]:
+    """Whose the noun at ``k`` is, and where the possessive starts: "my (older) sister", "Priya's husband"."""
+    j = k - 1
+    while j >= 0 and k - j <= 3 and (tokens[j].lower in _ADJECTIVES or tokens[j].lower in _FORMER):
+        j -= 1
+    if j < 0:
+        return None, k
+    if tokens[j].lower in _MINE:
+        return ctx.speaker, j
+    if tokens[j].lower == "'s" and (run := runs_end.get(j - 1)) is not None:
+        return run.name, run.lead
+    return None, k
+
+
+def _former(tokens: list[Token], start: int, k: int) -> bool:
+    return any(t.lower in _FORMER for t in tokens[start:k])
+
+
+def _named_after(tokens: list[Token], k: int, runs_at: dict[int, Run]) -> Run | None:
+    """The name right after the noun ("my boss Tom"), or set off by commas ("my girlfriend, Maya,")."""
+    n = len(tokens)
+    at = k + 1
+    comma = at < n and tokens[at].lower == ","
+    at += comma
+    run = runs_at.get(at)
+    if run is None and not comma and at < n:
+        found = lower_name(tokens, at, _NOT_NAMES, _AFTER_NAME)
+        if found is not None and found[1] == at:
+            run = Run(at, at, found[0], lead=at)
+    if run is None:
+        return None
+    after = tokens[run.last + 1].lower if run.last + 1 < n else "."
+    if comma and after not in _CLOSE:
+        return None  # "my sister, Oslo was cold": no apposition
+    return run
+
+
+def _named_before(tokens: list[Token], start: int, k: int, runs_end: dict[int, Run]) -> Run | None:
+    """ "Maya, my girlfriend," and "Tom is my best friend": the name before the possessive, when nothing follows
+    the noun."""
+    if k + 1 < len(tokens) and tokens[k + 1].lower not in _CLOSE:
+        return None
+    if start < 2 or tokens[start - 1].lower not in (",", "is", "'s"):
+        return None
+    return runs_end.get(start - 2)
+
+
+def _got_one(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context) -> tuple[str | None, Run | None]:
+    """ "I have a sister named Emma", "we adopted a cat called Miso": the speaker's, by name."""
+    n = len(tokens)
+    j = k - 1
+    while j >= 0 and tokens[j].lower in _ADJECTIVES:
+        j -= 1
+    if j < 2 or tokens[j].lower not in ("a", "an") or tokens[j - 1].lower not in _GET:
+        return None, None
+    if tokens[j - 2].lower not in ("i", "we", "'ve") or not ctx.speaker:
+        return None, None
+    if k + 2 >= n or tokens[k + 1].lower not in ("named", "called"):
+        return None, None
+    return ctx.speaker, runs_at.get(k + 2)

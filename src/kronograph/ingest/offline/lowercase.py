@@ -1,0 +1,67 @@
+"""Names typed in lower case ("i work at google now", "my sister emma").
+
+A lower-case word is taken as a name only where a specific cue calls for
+one (after "works at", "lives in", "my sister" ...), and never when it is a
+common word that fills such a slot as often as a name does: "i work at
+home", "i live in hope", "at the moment". A word after an article is no
+name ("i live in a flat"). The name is written capitalised ("Google").
+"""
+
+from __future__ import annotations
+
+from .names import Token
+
+__all__ = ["COMMON", "lower_name"]
+
+COMMON = frozenset(
+    """
+    home work works school night nights weekend weekends weekday weekdays moment present least first last office
+    offices hospital church uni university college campus gym cafe coffee shop shops store stores restaurant bar
+    pub library lab factory warehouse farm hotel bank company startup firm agency family parents dad mom mum
+    place places house flat apartment city town village country countryside suburbs suburb area centre center
+    downtown uptown north south east west northern southern eastern western abroad overseas there here fear hope
+    peace denial sin debt poverty luxury style comfort harmony silence hell heaven paradise limbo squalor dread
+    halls dorms dorm residence housing tech finance marketing sales retail healthcare government education science
+    engineering design research consulting law medicine ops support product remote remotely local locally full
+    part time hour hours minimum wage myself yourself himself herself ourselves themselves itself free shift shifts
+    day days morning mornings evening evenings early late same different another other new old big small nice
+    great good bad best better worse rural urban money fun food living months weeks years ages long sure real
+    nothing cash tips peanuts charity love tears action bed management frontend backend scale pace speed desk
+    reality fact theory principle practice person people someone somebody anyone everyone nobody friends friend
+    colleagues clients customers users kids children students startups companies home-office hq headquarters
+    freelance contract contractor agencies nonprofit non-profit charities public private corporate big-tech
+    summer winter spring autumn fall january february march april may june july august september october november
+    december monday tuesday wednesday thursday friday saturday sunday today tonight tomorrow yesterday
+    lol haha ok okay yes yeah no nope thanks thank please btw tbh idk imo rn atm
+    """.split()
+)
+_MAX_WORDS = 3
+
+
+def _wordlike(token: Token, stop: frozenset[str]) -> bool:
+    word = token.lower
+    return (
+        token.text.isalpha()
+        and token.text.islower()
+        and len(word) > 1
+        and word not in stop
+        and word not in COMMON
+        and not word.endswith(("ing", "ly"))
+    )
+
+
+def lower_name(tokens: list[Token], i: int, stop: frozenset[str], follow: frozenset[str]) -> tuple[str, int] | None:
+    """The lower-case name starting at token ``i`` and its last token, capitalised, when a name can be there: one
+    to three uncommon words, one space apart, followed by the sentence's end, a word in ``follow`` or a common
+    word."""
+    n, j = len(tokens), i
+    if i >= n or not _wordlike(tokens[i], stop):
+        return None
+    while j + 1 < n and j + 1 - i < _MAX_WORDS and tokens[j + 1].start == tokens[j].end + 1:
+        if not _wordlike(tokens[j + 1], stop):
+            break
+        j += 1
+    after = tokens[j + 1].lower if j + 1 < n else "."
+    if after not in follow and after not in COMMON and tokens[j + 1].text.isalpha():
+        return None  # "i work at google full time" is Google; in "at google cloud platform team" no name is sure
+    return " ".join(t.text.capitalize() for t in tokens[i : j + 1]), j
