@@ -159,7 +159,12 @@ def test_past_state_without_an_end_says_nothing() -> None:
 
 
 def test_no_longer_on_a_non_closing_relation_says_nothing() -> None:
-    assert run("Ann Lee: I no longer use Jira.").facts == []
+    assert run("Ann Lee: I no longer work on Project Orca.").facts == []
+
+
+def test_no_longer_on_another_state_gives_its_ending() -> None:
+    fact = one("Ann Lee: I no longer use Jira.")
+    assert (fact.relation, fact.object, fact.invalid_at) == ("NO_LONGER_USES", "Jira", None)
 
 
 # -- dates on facts ----------------------------------------------------------------------------

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .lowercase import lower_name
 from .names import Run, Token
 
-__all__ = ["Found", "Gap", "Obj", "read_gap", "read_objects", "stated"]
+__all__ = ["Found", "Gap", "Obj", "Want", "read_gap", "read_objects", "stated"]
 
 FILLER = frozenset(
     """
@@ -90,6 +91,8 @@ def read_gap(tokens: list[Token], verb_at: int) -> Gap | None:
             continue
         elif word == "used" and gap.words and gap.words[-1] == "to":
             gap.closing = True
+        elif word in ("stopped", "quit"):
+            gap.closing = True  # "I stopped using Jira"
         elif word in NEGATION:
             gap.negated = True
         elif word in HEDGE:
@@ -116,7 +119,16 @@ class Obj:
     org: Obj | None = None  # the organisation after a unit's "at"
 
 
-def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, loose: bool) -> Obj | None:
+@dataclass(frozen=True, slots=True)
+class Want:
+    """What a pattern takes as its object besides a capitalised name."""
+
+    loose: bool = False  # a plain noun ("I love hiking")
+    lower: bool = False  # a lower-case name ("i live in berlin")
+    vocabulary: frozenset[str] = frozenset()  # lower-case words that are names here ("spanish")
+
+
+def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, want: Want) -> Obj | None:
     n = len(tokens)
     if i >= n:
         return None
@@ -135,8 +147,14 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
         if (unit := _unit(text, tokens, runs_at, i)) is not None:
             return unit
     run = runs_at.get(i)
+    if run is None and i == start and (want.lower or want.vocabulary):
+        if tokens[i].lower in want.vocabulary:
+            return Obj(tokens[i].text.capitalize(), None, i)
+        found = lower_name(tokens, i, _STOPISH, _FOLLOW_OK) if want.lower else None
+        if found is not None:
+            return Obj(found[0], None, found[1])
     if run is None:
-        if not loose or i != start or tokens[i].lower in _STOPISH or not tokens[i].text.isalpha():
+        if not want.loose or i != start or tokens[i].lower in _STOPISH or not tokens[i].text.isalpha():
             return None
         if tokens[i].text[0].isupper() or tokens[i].lower.endswith("ly"):
             return None
@@ -164,15 +182,15 @@ def _unit(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int) -> Ob
     name = text[tokens[run.first].start : tokens[at].end] if run else ""
     org = None
     if at + 2 < n and tokens[at + 1].lower == "at" and at + 2 in runs_at:
-        org = _object_at(text, tokens, runs_at, at + 2, False)
+        org = _object_at(text, tokens, runs_at, at + 2, Want())
         if org is None or org.unit:
             return None
     return Obj(name, "Team" if name else None, org.last if org else at, unit=True, org=org)
 
 
-def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, loose: bool) -> list[Obj]:
+def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, want: Want) -> list[Obj]:
     """The object after a verb, and any joined to it by "and" or commas ("Notion and Linear")."""
-    first = _object_at(text, tokens, runs_at, i, loose)
+    first = _object_at(text, tokens, runs_at, i, want)
     if first is None:
         return []
     found = [first]
@@ -184,7 +202,7 @@ def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int
             k += 1
         if k == found[-1].last + 1:
             return found
-        nxt = _object_at(text, tokens, runs_at, k, loose and found[-1].loose)
+        nxt = _object_at(text, tokens, runs_at, k, Want(want.loose and found[-1].loose, False, want.vocabulary))
         if nxt is None or nxt.unit:
             return found
         found.append(nxt)

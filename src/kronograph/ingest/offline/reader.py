@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 
-from .clauses import CLAUSE_BREAK, PRONOUNS, Found, read_gap, read_objects, stated
+from .chat_patterns import CHAT_PATTERNS
+from .clauses import CLAUSE_BREAK, PRONOUNS, Found, Want, read_gap, read_objects, stated
 from .context import Context, Subject
 from .dates import TimeMention, clause_dates
 from .names import Run, Token, name_label
@@ -29,9 +30,21 @@ _SCHEDULED = frozenset(
     "relocating".split()
 )
 _PAST = frozenset("left met had got bought was were became led quit".split())
-_APPOSITIVE = frozenset("the a an our their its his her".split())
+_APPOSITIVE = frozenset("the a an our their its his her my".split())
 _FRONTING = frozenset("after before in at on since during following when while like unlike as with".split())
 _CLOSE = frozenset({",", ".", "!", ";"})
+_ALL_PATTERNS = PATTERNS + CHAT_PATTERNS
+# what someone else says is hearsay: "my friend says Tom quit", "Ana told me she moved"
+_REPORTING = frozenset("says said told tells claims claimed mentioned reckons thinks thought heard hears".split())
+_FIRST_PERSON = frozenset({"i", "we"})
+# "our backend runs on X": the speaker's own system
+_TECH_NOUNS = frozenset(
+    """
+    backend frontend stack app apps api apis infra infrastructure site website database databases db pipeline
+    pipelines service services platform codebase product system systems server servers cluster clusters
+    warehouse data analytics monitoring ci deploys deployment search auth
+    """.split()
+)
 
 
 class SentenceReader:
@@ -56,11 +69,12 @@ class SentenceReader:
     def read(self) -> int:
         words = {t.lower for t in self.tokens}
         matches: list[tuple[int, int, Pattern, re.Match[str]]] = []
-        for pattern in PATTERNS:
+        hearsay = self._hearsay()
+        for pattern in _ALL_PATTERNS:
             if pattern.keys.isdisjoint(words):
                 continue
             for m in pattern.regex.finditer(self.text):
-                if m.start() in self.index:
+                if m.start() in self.index and m.start() < hearsay:
                     matches.append((m.start(), -m.end(), pattern, m))
         matches.sort(key=lambda item: (item[0], item[1]))
         self.candidates = len(matches)
@@ -96,15 +110,20 @@ class SentenceReader:
             return None  # "will join", "is going to move": a plan, not a fact yet
         if m.group(0).split()[0].lower() in _SCHEDULED and "did" not in gap.words:
             return None
-        closing = gap.closing or gap.negated
+        closing = gap.closing or gap.negated or pattern.only_closing
+        if pattern.only_closing and not _anymore(self.tokens, verb_at):
+            return None  # "I'm not at Acme" alone: a denial, not an ending
         if closing and not pattern.closes:
             return None
         behind = self._behind_appositive(gap.subject_at) if gap.has_comma and not gap.relative else None
         subjects, clause_start = behind or self._subjects(gap.subject_at, gap.has_comma and not gap.relative)
+        if not subjects and pattern.tech_subject:
+            subjects, clause_start = self._our_system(gap.subject_at)
         if not subjects:
             return None
         end_at = self.index.get(m.end() + 1, self.index.get(m.end()))
-        objects = read_objects(self.text, self.tokens, self.runs_at, end_at, pattern.loose_object) if end_at else []
+        want = Want(pattern.loose_object, pattern.lower, pattern.vocabulary)
+        objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at else []
         objs = stated(objects, pattern.relation)
         if not objs:
             if objects or not (pattern.pair and len(subjects) == 2):
@@ -132,7 +151,7 @@ class SentenceReader:
         """ ", the CEO of Acme," after a name: a title of that name, closed by a comma or the sentence's end."""
         apposed = self._apposed(comma_at)
         end_at = self.index.get(m.end())
-        objects = read_objects(self.text, self.tokens, self.runs_at, end_at, False) if end_at else []
+        objects = read_objects(self.text, self.tokens, self.runs_at, end_at, Want()) if end_at else []
         if apposed is None or not objects or objects[-1].unit:
             return None
         after = objects[-1].last + 1
@@ -237,12 +256,12 @@ class SentenceReader:
                 return 0  # "starts at Acme next month": a plan; "joined Acme on <a later date>" is still told as done
         past = False
         if flags & 1:
-            relation, invalid, kind = "LEFT", None, "event"
+            relation, invalid, kind = pattern.ended, None, "event"
         elif kind == "past":
             if invalid is None:
                 return 0
             if valid is None and pattern.closes:
-                relation, valid, invalid = "LEFT", invalid, None
+                relation, valid, invalid = pattern.ended, invalid, None
             past = invalid is not None
         elif kind == "event":
             invalid = None
@@ -256,11 +275,43 @@ class SentenceReader:
                     obj = (name, name_label(name) or label)
                     made += self.ctx.add_fact(subject, own, obj, (None, None), self.text, cap=0.8)
                 else:
-                    label = label or (o_label if rel != "LEFT" else None)
+                    label = label or (o_label if rel != pattern.ended else None)
                     made += self.ctx.add_fact(
                         subject, rel, (name, name_label(name) or label), (valid, invalid), self.text, past
                     )
+            for name, label in self._left_behind(m, pattern):
+                made += self.ctx.add_fact(subject, pattern.ended, (name, label), (valid, None), self.text)
         return made
+
+    def _left_behind(self, m: re.Match[str], pattern: Pattern) -> list[tuple[str, str | None]]:
+        """ "migrated from Elasticsearch to OpenSearch": what was used before, which the move ends."""
+        if "from" not in m.re.groupindex or m.group("from") is None or pattern.ended == pattern.relation:
+            return []
+        at = self.index.get(m.start("from"))
+        found = read_objects(self.text, self.tokens, self.runs_at, at, Want(lower=pattern.lower)) if at else []
+        if not found or found[-1].last + 1 >= len(self.tokens) or found[-1].unit:
+            return []
+        if self.tokens[found[-1].last + 1].start != m.end("from") + 1:
+            return []  # "from X and some other words to Y": only a name between "from" and "to"
+        return [(o.name, o.label or self.ctx.label(o.name) or pattern.object_label) for o in found]
+
+    def _hearsay(self) -> int:
+        """Where what someone else said begins: nothing after it is the speaker's to tell."""
+        tokens = self.tokens
+        for k, token in enumerate(tokens):
+            if token.lower in _REPORTING and k > 0 and tokens[k - 1].lower not in _FIRST_PERSON:
+                if not (k > 1 and tokens[k - 1].lower in ("'ve", "have") and tokens[k - 2].lower in _FIRST_PERSON):
+                    return token.end
+        return len(self.text) + 1
+
+    def _our_system(self, at: int) -> tuple[list[Subject], int]:
+        """ "Our backend runs on X", "my app is built with Y": the speaker's, for the tools it runs on."""
+        k = at
+        while k >= 0 and at - k < 3 and self.tokens[k].lower in _TECH_NOUNS:
+            k -= 1
+        if k == at or k < 0 or self.tokens[k].lower not in ("our", "my") or not self.ctx.speaker:
+            return [], 0
+        return [Subject(self.ctx.speaker, 0.8)], self.tokens[k].start
 
 
 def _anymore(tokens: list[Token], verb_at: int) -> bool:
