@@ -17,6 +17,19 @@ Resolution rules (each documented once, here):
   "on 4 March" read on 20 February is in two weeks).
 - A bare weekday ("on Saturday", "last Friday") is the latest such day strictly
   before the reference day; "next Monday" the first one strictly after it.
+- A weekend is its Saturday: "last weekend" (also "this past weekend") the
+  latest weekend that ended before the reference day (read on a Monday, two
+  days before); "over/at the weekend" the latest Saturday not after the
+  reference day; "this weekend" the Saturday of the reference day's week;
+  "next weekend" the one after.
+- A season starts on the first of its month (meteorological, northern:
+  spring 1 March, summer 1 June, autumn/fall 1 September, winter 1 December):
+  "last summer" is the latest summer that ended before the reference day,
+  "this summer" the one of the reference day's year (for winter: the one
+  running or ahead), "next summer" the first to start after it, and "in
+  (the) summer" the latest one starting not more than 31 days after it.
+- "a few" and "several" count as three ("a few weeks ago"); "last night" is
+  the day before the reference day.
 - A bare year, and a bare month name, count only after a preposition ("in 2019",
   "since March"), so "2019 was great" or "I may join" yield nothing.
 
@@ -76,7 +89,13 @@ _NUMBERS = {
     "twelve": 12,
     "a couple of": 2,
     "couple of": 2,
+    "a couple": 2,
+    "couple": 2,
+    "a few": 3,
+    "few": 3,
+    "several": 3,
 }
+_SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 _ROLES: dict[str, Role] = {
     "since": "since",
     "from": "since",
@@ -102,7 +121,10 @@ _MONTH = (
 )
 _FULL_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-_NUM = r"(?:\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:a\s+)?couple\s+of)"
+_NUM = (
+    r"(?:\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:a\s+)?couple(?:\s+of)?"
+    r"|(?:a\s+)?few|several)"
+)
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _YEAR = r"(?:19|20)\d{2}"
 
@@ -118,7 +140,10 @@ _PATTERN = re.compile(
     rf"|(?P<ago>(?P<n>{_NUM})\s+(?P<unit>day|week|month|year)s?\s+ago)"
     r"|(?P<rel>(?P<q>last|past|previous|this|next)\s+(?:(?P<unit2>week|month|year)"
     rf"|(?P<m5>{_FULL_MONTH})|(?P<w5>{_WEEKDAY})))"
-    r"|(?P<dw>the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|this\s+(?:morning|afternoon|evening))"
+    r"|(?P<wk>(?:(?P<wq>last|past|previous|this\s+past|this|next)|(?P<wo>over|at)\s+the)\s+weekend)"
+    r"|(?P<sea>(?:(?P<sq>last|past|previous|this|next)\s+|the\s+)?(?P<sn>spring|summer|autumn|fall|winter))"
+    r"|(?P<dw>the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|last\s+night"
+    r"|this\s+(?:morning|afternoon|evening))"
     rf"|(?P<wd>{_WEEKDAY})|(?P<mo>{_FULL_MONTH})|(?P<yr>{_YEAR}))\b",
 )
 _PATTERN_ANY_CASE = re.compile(_PATTERN.pattern, re.IGNORECASE)
@@ -188,6 +213,38 @@ def _relative(m: re.Match[str], ref: datetime, today: datetime) -> datetime | No
     return today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1)
 
 
+def _weekend(m: re.Match[str], today: datetime) -> datetime:
+    """A weekend's Saturday (see the module's rules)."""
+    this_saturday = today + timedelta(days=5 - today.weekday())
+    q = " ".join((m["wq"] or "").lower().split())
+    if m["wo"]:
+        return this_saturday if this_saturday <= today else this_saturday - timedelta(weeks=1)
+    if q == "this":
+        return this_saturday
+    if q == "next":
+        return this_saturday + timedelta(weeks=1)
+    ended = this_saturday - timedelta(weeks=1)  # the weekend before this week's; on a Sunday, this one is not over
+    return ended
+
+
+def _season(m: re.Match[str], pre: str, today: datetime) -> datetime | None:
+    """A season's first day (see the module's rules)."""
+    month = _SEASONS[m["sn"].lower()]
+    q = (m["sq"] or "").lower()
+    if not q and pre not in ("in", "during", "since", "from", "until", "till", "by", "starting in"):
+        return None  # "I fall", "spring cleaning": no time
+    start = datetime(today.year, month, 1, tzinfo=UTC)
+    if q in ("last", "past", "previous"):
+        while _shift_months(start, 3) > today:  # it has not ended yet
+            start = _shift_months(start, -12)
+        return start
+    if q == "this":
+        return start if month != 12 or today.month > 2 else _shift_months(start, -12)
+    if q == "next":
+        return start if start > today else _shift_months(start, 12)
+    return start if start <= today + timedelta(days=31) else _shift_months(start, -12)
+
+
 def _resolve(m: re.Match[str], ref: datetime) -> datetime | None:
     """The UTC time a match stands for, or None when it is not a time after all."""
     today = datetime(ref.year, ref.month, ref.day, tzinfo=UTC)
@@ -213,9 +270,13 @@ def _resolve(m: re.Match[str], ref: datetime) -> datetime | None:
         return datetime(today.year - count, 1, 1, tzinfo=UTC)
     if m["rel"]:
         return _relative(m, ref, today)
+    if m["wk"]:
+        return _weekend(m, today)
+    if m["sea"]:
+        return _season(m, pre, today)
     if word := m["dw"]:
         word = word.lower()
-        offset = {"yesterday": -1, "tomorrow": 1}.get(word, -2 if word.startswith("the day") else 0)
+        offset = {"yesterday": -1, "tomorrow": 1, "last night": -1}.get(word, -2 if word.startswith("the day") else 0)
         return today + timedelta(days=offset)
     if m["wd"]:
         if pre not in ("on", "since", "from", "until", "till", "by", "starting on"):
@@ -285,6 +346,6 @@ def time_words(text: str, used: list[TimeMention]) -> str | None:
 _DIGIT = re.compile(r"\d")
 _QUICK = re.compile(
     rf"\b(?:{_FULL_MONTH}|{_WEEKDAY}|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|yesterday|today|tonight|"
-    r"tomorrow|ago|last|past|previous|this|next)\b",
+    r"tomorrow|ago|last|past|previous|this|next|weekend|spring|summer|autumn|fall|winter)\b",
     re.IGNORECASE,
 )
