@@ -39,10 +39,10 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("bought own owns purchased", rf"\b(?:bought|own|owns|purchased)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?{_HOME}"
        r"\s+in\b", "OWNS_PROPERTY_IN", "state", _P, _L, lower=True, closes=True, ended="NO_LONGER_OWNS"),
     _p("have has got", rf"\b(?:have|has|got)(?=\s+an?\s+(?!(?:{_NOT_OWNED})\b))", "OWNS", "state"),
-    _p("sold", r"\bsold\b", "SOLD", "event"),
+    _p("sold", r"\bsold\b", "NO_LONGER_OWNS", "event"),
     _p("dating", r"\b(?:dating|going\s+out\s+with)\b", "DATING", "state", _P, _P, pair=True, lower=True),
-    _p("broke split", r"\b(?:broke|split)\s+up(?:\s+with)?\b", "BROKE_UP_WITH", "event", _P, _P, pair=True),
-    _p("divorced", r"\b(?:got\s+)?divorced(?:\s+from)?\b", "DIVORCED", "event", _P, _P, pair=True),
+    _p("broke split", r"\b(?:broke|split)\s+up(?:\s+with)?\b", "NO_LONGER_DATING", "event", _P, _P, pair=True),
+    _p("divorced", r"\b(?:got\s+)?divorced(?:\s+from)?\b", "NO_LONGER_MARRIED_TO", "event", _P, _P, pair=True),
     # the speaker's stack
     _p("runs run running ran built written powered hosted deployed",
        rf"\b{_TECH}\s+(?:on|with|in|by|atop)\b", "USES", "state", None, "Product", tech_subject=True),
