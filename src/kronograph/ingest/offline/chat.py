@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["plain_line", "strip_prefix"]
+from .names import Run, Token
+
+__all__ = ["plain_line", "self_named", "strip_prefix"]
 
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "“": '"', "”": '"'})
 _CONTRACTIONS = {
@@ -65,3 +67,30 @@ def strip_prefix(line: str, speaker: str | None) -> str:
         full = " ".join(speaker.casefold().split())
         names |= {full, full.split()[0]}
     return line[m.end() :] if who in names else line
+
+
+_INTRO_BEFORE = (("i", "'m"), ("i", "am"), ("name", "is"), ("name", "'s"), ("this", "is"), ("it", "'s"))
+
+
+def self_named(tokens: list[Token], runs: list[Run], speaker: str | None) -> list[Run]:
+    """The runs with the speaker's own name where they introduce themselves ("hi, i'm sam", "hannah here",
+    "I'm Elena, cofounder of ..."), given the speaker's full name: one person, not a second "Sam"."""
+    if not speaker:
+        return runs
+    names = {" ".join(speaker.casefold().split()), speaker.casefold().split()[0]}
+    by_first = {r.first: r for r in runs}
+    found: dict[int, Run] = {}
+    for k, token in enumerate(tokens):
+        if token.lower not in names or token.text[0].isupper() and k not in by_first:
+            continue
+        before = tuple(t.lower for t in tokens[max(0, k - 2) : k])
+        here = k + 1 < len(tokens) and tokens[k + 1].lower == "here" and (k == 0 or tokens[k - 1].lower == ",")
+        if before in _INTRO_BEFORE or here:
+            run = by_first.get(k)
+            last = run.last if run is not None and run.name.casefold() in names else k
+            found[k] = Run(k, last, speaker, lead=k)
+    if not found:
+        return runs
+    covered = {i for r in found.values() for i in range(r.first, r.last + 1)}
+    kept = [r for r in runs if r.first not in covered and r.last not in covered]
+    return sorted(kept + list(found.values()), key=lambda r: r.first)

@@ -6,18 +6,10 @@ from __future__ import annotations
 
 from .kin import KIN
 from .patterns import Pattern, _p
+from .vocab import LANGUAGES, PROGRAMMING, TECH
 
-__all__ = ["CHAT_PATTERNS", "LANGUAGES"]
+__all__ = ["CHAT_PATTERNS"]
 
-LANGUAGES = frozenset(
-    """
-    english spanish portuguese french german italian dutch swedish norwegian danish finnish icelandic polish czech
-    slovak hungarian romanian bulgarian greek turkish russian ukrainian serbian croatian arabic hebrew persian farsi
-    urdu hindi bengali punjabi tamil telugu marathi gujarati japanese korean chinese mandarin cantonese vietnamese
-    thai indonesian malay tagalog filipino swahili yoruba igbo hausa amharic zulu afrikaans catalan basque galician
-    welsh irish latin esperanto estonian latvian lithuanian
-    """.split()
-)
 _DEGREE = r"(?:degree|master'?s|masters|bachelor'?s|bachelors|phd|ph\.d\.?|doctorate|mba|diploma|bsc|msc|ba|ma|bs|ms)"
 _HOME = r"(?:house|flat|apartment|condo|home|place|cottage)"
 _NOT_OWNED = "|".join(sorted(KIN, key=len, reverse=True)) + "|" + _DEGREE[3:-1]
@@ -29,11 +21,16 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("allergic", r"\ballergic\s+to\b", "ALLERGIC_TO", "state", _P, None, loose_object=True, closes=True,
        ended="NO_LONGER_ALLERGIC_TO"),
     _p("speak speaks speaking", r"\b(?:speaks?|speaking)\b(?!\s+(?:to|with|about|at|of|for|up|out)\b)", "SPEAKS",
-       "state", _P, "Language", vocabulary=LANGUAGES, closes=True, ended="NO_LONGER_SPEAKS"),
-    _p("fluent", r"\bfluent\s+in\b", "SPEAKS", "state", _P, "Language", vocabulary=LANGUAGES),
+       "state", _P, "Language", vocabulary=LANGUAGES, strict=True, closes=True, ended="NO_LONGER_SPEAKS"),
+    _p("fluent", r"\bfluent\s+in\b", "SPEAKS", "state", _P, "Language", vocabulary=LANGUAGES, strict=True),
     _p("learning studying", r"\b(?:learning|studying)\b(?!\s+(?:to|at|how|about|for|from|with)\b)", "LEARNING",
-       "state", _P, "Language", vocabulary=LANGUAGES, closes=True, ended="NO_LONGER_LEARNING"),
-    _p("have has got earned did hold holds", r"\b(?:have|has|got|earned|did|hold|holds)\s+(?:a|an|my|his|her)\s+"
+       "state", _P, "Language", vocabulary=LANGUAGES | PROGRAMMING, strict=True, closes=True,
+       ended="NO_LONGER_LEARNING"),
+    _p("write writes writing wrote code codes coding program programming",
+       r"\b(?:write|writes|writing|code|codes|coding|program|programming)(?:\s+(?:mostly\s+|mainly\s+)?in)?\b",
+       "USES", "state", _P, "Product", vocabulary=PROGRAMMING, strict=True, closes=True, ended="NO_LONGER_USES"),
+    _p("have has got earned did doing hold holds", r"\b(?:have|has|got|earned|did|doing|hold|holds)\s+"
+       r"(?:a|an|my|his|her)\s+"
        rf"(?:[\w'-]+\s+){{0,2}}?{_DEGREE}(?:\s+in\s+[\w-]+(?:\s+[\w-]+){{0,2}}?)?\s+(?:from|at)\b", "STUDIED_AT",
        "state", _P, _O, lower=True),
     _p("bought own owns purchased", rf"\b(?:bought|own|owns|purchased)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?{_HOME}"
@@ -45,12 +42,18 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("divorced", r"\b(?:got\s+)?divorced(?:\s+from)?\b", "NO_LONGER_MARRIED_TO", "event", _P, _P, pair=True),
     # the speaker's stack
     _p("runs run running ran built written powered hosted deployed",
-       rf"\b{_TECH}\s+(?:on|with|in|by|atop)\b", "USES", "state", None, "Product", tech_subject=True),
+       rf"\b{_TECH}(?:\s+(?:everything|it|all|things|stuff))?\s+(?:on|with|in|by|atop)\b", "USES", "state", None,
+       "Product", tech_subject=True, vocabulary=TECH),
+    _p("everything", r"\beverything(?:'s|\s+is|\s+runs)\s+(?:on|in)\b", "USES", "state", None, "Product",
+       speakers=True, vocabulary=TECH),
+    _p("backend frontend stack infra infrastructure database db api", r"\b(?:backend|frontend|stack|infra|"
+       r"infrastructure|database|db|api)(?:\s+(?:is|are)|'s)\s+(?:(?:all|mostly|entirely|just|still)\s+)?(?:in\s+|on\s+)?",
+       "USES", "state", None, "Product", speakers=True, vocabulary=TECH, joiners=frozenset({"on", "with"})),
     _p("switched migrated", r"\b(?:switched|migrated)(?:\s+(?:over|everything|it|all))?"
        r"\s+from\s+(?P<from>[^,.;!?]+?)\s+(?:to|over\s+to)\b", "USES", "state", None, "Product",
-       ended="NO_LONGER_USES", lower=True),
+       ended="NO_LONGER_USES", vocabulary=TECH),
     _p("switched migrated", r"\b(?:switched|migrated)\s+(?:over\s+)?to\b", "USES", "state", None, "Product",
-       lower=True),
+       vocabulary=TECH),
     _p("ditched dropped abandoned", r"\b(?:ditched|dropped|abandoned|got\s+rid\s+of)\b", "NO_LONGER_USES", "event",
        None, "Product"),
     # "I'm not at Acme anymore", "she's no longer with Initech"

@@ -21,7 +21,7 @@ FILLER = frozenset(
     """
     is am are was were be been being has have had 's 'm 're 've now still currently also recently just already
     officially finally both all really actually then later eventually happily once too soon even again truly
-    definitely absolutely mostly mainly primarily totally very much always quietly secretly started began
+    definitely absolutely mostly mainly primarily totally only fluently very much always quietly secretly started began
     start begin got get gets who , will 'll shall going gonna do does did
     """.split()
 )
@@ -126,6 +126,8 @@ class Want:
     loose: bool = False  # a plain noun ("I love hiking")
     lower: bool = False  # a lower-case name ("i live in berlin")
     vocabulary: frozenset[str] = frozenset()  # lower-case words that are names here ("spanish")
+    strict: bool = False  # only words of the vocabulary
+    joiners: frozenset[str] = frozenset()  # besides "and", "or" and commas
 
 
 def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, want: Want) -> Obj | None:
@@ -147,6 +149,10 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
         if (unit := _unit(text, tokens, runs_at, i)) is not None:
             return unit
     run = runs_at.get(i)
+    if want.strict:
+        if run is not None:
+            return Obj(run.name, None, run.last) if run.name.lower() in want.vocabulary else None
+        return Obj(tokens[i].text.capitalize(), None, i) if tokens[i].lower in want.vocabulary else None
     if run is None and i == start and (want.lower or want.vocabulary):
         if tokens[i].lower in want.vocabulary:
             return Obj(tokens[i].text.capitalize(), None, i)
@@ -198,11 +204,13 @@ def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int
         k = found[-1].last + 1
         if k < len(tokens) and tokens[k].lower == ",":
             k += 1
-        if k < len(tokens) and tokens[k].lower in ("and", "or"):
+        if k < len(tokens) and (tokens[k].lower in ("and", "or") or tokens[k].lower in want.joiners):
             k += 1
         if k == found[-1].last + 1:
             return found
-        nxt = _object_at(text, tokens, runs_at, k, Want(want.loose and found[-1].loose, False, want.vocabulary))
+        nxt = _object_at(
+            text, tokens, runs_at, k, Want(want.loose and found[-1].loose, False, want.vocabulary, want.strict)
+        )
         if nxt is None or nxt.unit:
             return found
         found.append(nxt)

@@ -13,8 +13,9 @@ from datetime import UTC, datetime
 
 from ..notes import sentence_note
 from ..schema import Extraction
-from .chat import plain_line, strip_prefix
+from .chat import plain_line, self_named, strip_prefix
 from .context import Context
+from .corrections import correct
 from .dates import find_times
 from .kin import read_kin
 from .names import Token, find_runs, name_label, tokenize
@@ -88,7 +89,7 @@ class OfflineExtractor:
         tokens = tokenize(text)
         if not tokens:
             return
-        runs = find_runs(text, tokens)
+        runs = self_named(tokens, find_runs(text, tokens), ctx.speaker)
         for run in runs:
             label = name_label(run.name, run.title)
             if label or not run.sentence_initial or run.last > run.first:
@@ -102,7 +103,9 @@ class OfflineExtractor:
         runs_at = {r.lead: r for r in runs + lowered}
         runs_end = {r.last: r for r in runs + lowered}
         clauses = SentenceReader(text, tokens, runs_at, runs_end, times, ctx)
-        if clauses.read() + tied == 0:
+        made = clauses.read() + tied
+        made += correct(tokens, runs + lowered, ctx, made > 0)
+        if made == 0:
             ctx.not_understood += 1 if clauses.candidates else 0
             ctx.unread.append(sentence_note(text, None))
 

@@ -32,7 +32,9 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["ENDINGS", "PATTERNS", "Pattern", "phrase", "title_at_ok", "title_relation"]
+from .vocab import TECH
+
+__all__ = ["ENDINGS", "PATTERNS", "PERSON_TITLES", "Pattern", "phrase", "title_at_ok", "title_relation"]
 
 Kind = Literal["state", "event", "past"]
 
@@ -55,6 +57,9 @@ class Pattern:
     only_closing: bool = False  # "I'm not at Acme anymore": read only as an ending
     vocabulary: frozenset[str] = frozenset()  # lower-case words that are names here ("i speak spanish")
     tech_subject: bool = False  # "our backend runs on X": the speaker's
+    strict: bool = False  # only words of ``vocabulary`` are objects ("I speak Spanish", not "I speak Tom")
+    speakers: bool = False  # the phrase itself says whose it is ("my first week at X"): the speaker's
+    joiners: frozenset[str] = frozenset()  # words besides "and" that join objects ("Django on Postgres")
 
 
 _COPULA_KEYS = "is am are was were been became becomes remains 's 'm 're"
@@ -144,7 +149,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("has have", r"\bha(?:s|ve)\s+(?:had\s+)?(?:an?\s+)?(?:office|offices)\s+in\b", "HAS_OFFICE_IN", "state", _O, _L),
     # tools, things, tastes
     _p("use uses using", r"\b(?:uses|use|using)\b", "USES", "state", None, "Product", loose_object=True,
-       closes=True, ended="NO_LONGER_USES"),
+       closes=True, ended="NO_LONGER_USES", vocabulary=TECH),
     _p("own owns bought purchased", r"\b(?:owns|own|bought|purchased)\b", "OWNS", "state", closes=True,
        ended="NO_LONGER_OWNS"),
     _p("like likes love loves enjoy enjoys adore adores",
@@ -182,8 +187,8 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(_COPULA_KEYS, _COPULA + r"(?:now\s+)?(?:the\s+|a\s+|an\s+|our\s+|their\s+)"
        r"(?P<title>[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O),
     # an appositive: "Isabel Cruz, the CEO of Acme, ..."
-    _p("of", r",\s+(?:the|a|an|our|their|its|his|her)\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+" + _UP, "",
-       "state", appositive=True),
+    _p("of", r",\s+(?:(?P<det>the|a|an|our|their|its|his|her)\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+"
+       + _UP, "", "state", appositive=True),
 )
 # fmt: on
 
@@ -194,7 +199,7 @@ _NOT_TITLES = frozenset(
     married based working living using moving staying still now also just not never no longer been being
     """.split()
 )
-_PERSON_TITLES = frozenset(
+PERSON_TITLES = frozenset(
     "ceo cto cfo coo cio cmo cpo founder co-founder cofounder president director head manager chair chairman "
     "chairwoman owner partner scientist engineer officer editor principal dean lead vp".split()
 )
@@ -224,7 +229,7 @@ def title_relation(title: str) -> tuple[str, str | None, str | None] | None:
     relation = "_".join(re.sub(r"[^a-z0-9]+", "_", w).strip("_") for w in words) + "_OF"
     if words[-1] in _PLACE_TITLES:
         return relation.upper(), "Location", "Location"
-    if words[-1] in _PERSON_TITLES:
+    if words[-1] in PERSON_TITLES:
         return relation.upper(), "Person", "Organization"
     if words[-1] in ("mayor", "governor"):
         return relation.upper(), "Person", "Location"

@@ -19,7 +19,7 @@ from .clauses import CLAUSE_BREAK, PRONOUNS, Found, Want, read_gap, read_objects
 from .context import Context, Subject
 from .dates import TimeMention, clause_dates
 from .names import Run, Token, name_label
-from .patterns import PATTERNS, Pattern, title_at_ok, title_relation
+from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
 
 __all__ = ["SentenceReader"]
 
@@ -104,7 +104,11 @@ class SentenceReader:
                 return None  # "is proud of", "is a big fan of": no title
         verb_at = self.index[m.start()]
         if pattern.appositive:
+            if not m.group("det") and m.group("title").split()[-1].lower() not in PERSON_TITLES:
+                return None  # ", cofounder of X" needs no article; ", part of X" is no title
             return self._appositive(m, verb_at)
+        if pattern.speakers:
+            return self._speakers(pattern, m)
         gap = read_gap(self.tokens, verb_at)
         if gap is None or gap.negated and not _anymore(self.tokens, verb_at) or gap.hedged or gap.future:
             return None  # "will join", "is going to move": a plan, not a fact yet
@@ -122,7 +126,7 @@ class SentenceReader:
         if not subjects:
             return None
         end_at = self.index.get(m.end() + 1, self.index.get(m.end()))
-        want = Want(pattern.loose_object, pattern.lower, pattern.vocabulary)
+        want = Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners)
         objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at else []
         objs = stated(objects, pattern.relation)
         if not objs:
@@ -137,6 +141,19 @@ class SentenceReader:
             self._label(subjects, objs, pattern)
         flags = (1 if closing else 0) | (4 if gap.perfect else 0)
         return subjects, objs, clause_start, flags
+
+    def _speakers(self, pattern: Pattern, m: re.Match[str]) -> tuple[list[Subject], list[Found], int, int] | None:
+        """A phrase that is the speaker's by its own words ("my first week at X", "everything's on AWS")."""
+        end_at = self.index.get(m.end() + 1, self.index.get(m.end()))
+        want = Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners)
+        objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at else []
+        objs = stated(objects, pattern.relation)
+        if not objs or not self.ctx.speaker:
+            return None
+        self.consumed = max(self.consumed, objects[-1].last)
+        subjects = [Subject(self.ctx.speaker, 0.8)]
+        self._label(subjects, objs, pattern)
+        return subjects, objs, m.start(), 0
 
     def _label(self, subjects: list[Subject], objs: list[Found], pattern: Pattern) -> None:
         for subject in subjects:
@@ -197,6 +214,8 @@ class SentenceReader:
                 return ([], 0) if not found else (found, self.tokens[k + 1].start)
             found.insert(0, subject)
             k = first - 1
+            if comma and subject.name == self.ctx.speaker:
+                return found, self.tokens[first].start  # "hi i'm sam, studying CS at ...": the speaker, introduced
             if comma and (k < 0 or self.tokens[k].lower != ","):
                 return [], 0  # "Paris, like Berlin": a comma only around an appositive name
             comma = False
