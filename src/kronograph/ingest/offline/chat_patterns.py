@@ -5,7 +5,7 @@ how a pattern is read)."""
 from __future__ import annotations
 
 from .kin import KIN
-from .patterns import Pattern, _p
+from .patterns import COPULA, Pattern, _p
 from .vocab import LANGUAGES, PROGRAMMING, TECH
 
 __all__ = ["CHAT_PATTERNS"]
@@ -14,6 +14,9 @@ _DEGREE = r"(?:degree|master'?s|masters|bachelor'?s|bachelors|phd|ph\.d\.?|docto
 _HOME = r"(?:house|flat|apartment|condo|home|place|cottage)"
 _NOT_OWNED = "|".join(sorted(KIN, key=len, reverse=True)) + "|" + _DEGREE[3:-1]
 _TECH = r"(?:runs?|running|ran|built|runs\s+entirely|is\s+written|written|powered|hosted|deployed)"
+
+_COPULA_KEYS = "is am are was 's 'm 're"
+_UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised
 
 # fmt: off
 _P, _O, _L = "Person", "Organization", "Location"
@@ -40,6 +43,23 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("dating", r"\b(?:dating|going\s+out\s+with)\b", "DATING", "state", _P, _P, pair=True, lower=True),
     _p("broke split", r"\b(?:broke|split)\s+up(?:\s+with)?\b", "NO_LONGER_DATING", "event", _P, _P, pair=True),
     _p("divorced", r"\b(?:got\s+)?divorced(?:\s+from)?\b", "NO_LONGER_MARRIED_TO", "event", _P, _P, pair=True),
+    # where people come from
+    _p(_COPULA_KEYS, COPULA + r"(?:originally\s+)?from\b", "COMES_FROM", "state", _P, _L, lower=True),
+    _p("grew raised", r"\b(?:grew\s+up|(?:born\s+and\s+)?raised)\s+in\b", "GREW_UP_IN", "state", _P, _L, lower=True),
+    # births: "had a baby, a little boy named Leo", "had twins!! Zara and Yusuf"
+    _p("had welcomed", r"\b(?:had|welcomed)\s+(?:a\s+)?(?:baby(?:\s+(?:boy|girl))?|son|daughter|twins|triplets|"
+       r"little\s+(?:boy|girl))(?:,?\s+(?:a\s+)?(?:little\s+|baby\s+|beautiful\s+|healthy\s+)?(?:boy|girl|son|daughter))?"
+       r"(?:\s+(?:named|called))?\b", "PARENT_OF", "state", _P, _P, pending=True),
+    # "Lina is a vet in Bristol", "it's a small startup in Toronto", "Colegio San Miguel is in Getafe"
+    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?:a|an)\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,3}?)\s+(?:based\s+)?in\s+"
+       + _UP, "WORKS_IN", "state", _P, _L, org_relation="BASED_IN"),
+    _p(_COPULA_KEYS, COPULA + r"(?:located\s+|based\s+)?in\b", "BASED_IN", "state", _O, _L, org_only=True),
+    # a new job, said in passing: "first week at shopify done", "I'm at Helix Labs now"
+    _p("first second third fourth 1st 2nd 3rd 4th", r"\b(?:my\s+)?(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+"
+       r"(?:full\s+)?(?:day|week|month)\s+(?:at|with)\b", "WORKS_AT", "state", _P, _O, speakers=True, lower=True),
+    _p(_COPULA_KEYS, r"(?:\b(?:am|is|are)|'(?:m|s|re))\s+(?:now\s+)?at\s+" + _UP, "WORKS_AT", "state", _P, _O,
+       needs_now=True),
+    _p("left leaves", r"\b(?:left|leaves)\b", "LEFT", "event", lower=True),
     # the speaker's stack
     _p("runs run running ran built written powered hosted deployed",
        rf"\b{_TECH}(?:\s+(?:everything|it|all|things|stuff))?\s+(?:on|with|in|by|atop)\b", "USES", "state", None,

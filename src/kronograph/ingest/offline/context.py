@@ -25,6 +25,8 @@ class Context:
     not_understood: int = 0
     unread: list[str] = field(default_factory=list)  # notes on the sentences that gave no fact
     addressee: str | None = None  # whom "you" means: the assistant, in a user's message
+    # a tie whose names come next ("we adopted a dog! her name's Biscuit"): its subjects, relation and dates
+    pending: tuple[list[Subject], str, dict[str, TimeMention]] | None = None
 
     def mention(self, name: str, label: str | None) -> None:
         key = name.casefold()

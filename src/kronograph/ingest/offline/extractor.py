@@ -17,7 +17,7 @@ from .chat import plain_line, self_named, strip_prefix
 from .context import Context
 from .corrections import correct
 from .dates import find_times
-from .kin import read_kin
+from .kin import name_pending, read_kin
 from .names import Token, find_runs, name_label, tokenize
 from .reader import SentenceReader
 
@@ -99,7 +99,9 @@ class OfflineExtractor:
             ctx.unread.append(sentence_note(text, why))
             return
         times = find_times(text, reference)
-        lowered, tied = read_kin(text, tokens, runs, times, ctx)
+        tied = name_pending(text, tokens, runs, ctx)
+        lowered, found = read_kin(text, tokens, runs, times, ctx)
+        tied += found
         runs_at = {r.lead: r for r in runs + lowered}
         runs_end = {r.last: r for r in runs + lowered}
         clauses = SentenceReader(text, tokens, runs_at, runs_end, times, ctx)

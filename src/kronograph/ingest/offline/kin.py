@@ -20,7 +20,7 @@ from .dates import TimeMention
 from .lowercase import lower_name
 from .names import Run, Token
 
-__all__ = ["KIN", "read_kin"]
+__all__ = ["KIN", "name_pending", "read_kin"]
 
 _P, _O = "Person", "Organization"
 # noun: (relation, whether the possessor is the subject, label of the name)
@@ -43,7 +43,11 @@ KIN: dict[str, tuple[str, bool, str | None]] = {
     **dict.fromkeys(("neighbor", "neighbour"), ("NEIGHBOR_OF", True, _P)),
     "mentor": ("MENTORED_BY", True, _P),
     **dict.fromkeys(("dog", "cat", "puppy", "kitten", "pet", "rabbit", "parrot", "horse"), ("HAS_PET", True, None)),
-    **dict.fromkeys(("company", "startup", "firm", "business"), ("ASSOCIATED_WITH", True, _O)),
+    **dict.fromkeys(
+        ("company", "startup", "firm", "business", "school", "university", "college", "uni"),
+        ("ASSOCIATED_WITH", True, _O),
+    ),
+    **dict.fromkeys(("cofounder", "co-founder"), ("COFOUNDER_WITH", True, _P)),
     "employer": ("WORKS_AT", True, _O),
 }
 _ADJECTIVES = frozenset(
@@ -85,6 +89,9 @@ def read_kin(
             added.append(named)  # "my sister emma"
         if owner is None:
             owner, named = _got_one(tokens, k, runs_at, ctx)
+            if owner is not None and named is None:
+                at = [t for t in times if t.role in ("at", "since")][:1]
+                ctx.pending = ([Subject(owner, 0.8)], tie[0], {"at": at[0]} if at else {})
         if owner is None or named is None:
             continue
         relation, owner_first, label = tie
@@ -176,6 +183,40 @@ def _got_one(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context)
         return None, None
     if tokens[j - 2].lower not in ("i", "we", "'ve") or not ctx.speaker:
         return None, None
-    if k + 2 >= n or tokens[k + 1].lower not in ("named", "called"):
-        return None, None
-    return ctx.speaker, runs_at.get(k + 2)
+    if k + 2 < n and tokens[k + 1].lower in ("named", "called"):
+        return ctx.speaker, runs_at.get(k + 2)
+    for c in range(k + 1, n - 1):  # "adopted a dog in april, Pepper."
+        if tokens[c].lower == "," and (run := runs_at.get(c + 1)) is not None:
+            if run.last + 1 >= n or tokens[run.last + 1].lower in _CLOSE:
+                return ctx.speaker, run
+            break
+    return ctx.speaker, None
+
+
+def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) -> int:
+    """The names a tie of the sentence before was waiting for: "her name's Biscuit", "Zara and Yusuf!"."""
+    pending, ctx.pending = ctx.pending, None
+    if pending is None or not tokens:
+        return 0
+    subjects, relation, dates = pending
+    words = [t.lower for t in tokens]
+    at = 0
+    if len(words) > 3 and words[0] in ("her", "his", "its", "their") and words[1] in ("name", "names"):
+        at = 3 if words[2] in ("'s", "is", "are") else 0
+    by_first = {r.first: r for r in runs}
+    names: list[Run] = []
+    while (run := by_first.get(at)) is not None:
+        names.append(run)
+        at = run.last + 1
+        if at < len(tokens) and tokens[at].lower in (",", "and", "&"):
+            at += 1
+    rest = tokens[at:]
+    if not names or (words[0] not in ("her", "his", "its", "their") and any(t.text.isalnum() for t in rest)):
+        return 0  # "Zara and Yusuf!!" alone, or a name given as a name; not a sentence that goes on about them
+    valid = dates.get("at") or dates.get("since")
+    made = 0
+    for subject in subjects:
+        for run in names:
+            ctx.mention(run.name, "Person" if relation == "PARENT_OF" else None)
+            made += ctx.add_fact(subject, relation, (run.name, ctx.label(run.name)), (valid, None), text, cap=0.8)
+    return made

@@ -34,7 +34,7 @@ from typing import Literal
 
 from .vocab import TECH
 
-__all__ = ["ENDINGS", "PATTERNS", "PERSON_TITLES", "Pattern", "phrase", "title_at_ok", "title_relation"]
+__all__ = ["COPULA", "ENDINGS", "PATTERNS", "PERSON_TITLES", "Pattern", "phrase", "title_at_ok", "title_relation"]
 
 Kind = Literal["state", "event", "past"]
 
@@ -60,6 +60,9 @@ class Pattern:
     strict: bool = False  # only words of ``vocabulary`` are objects ("I speak Spanish", not "I speak Tom")
     speakers: bool = False  # the phrase itself says whose it is ("my first week at X"): the speaker's
     joiners: frozenset[str] = frozenset()  # words besides "and" that join objects ("Django on Postgres")
+    needs_now: bool = False  # "I'm at Helix Labs now": read only with a "now" in the clause
+    org_only: bool = False  # "Colegio San Miguel is in Getafe": only an organisation's place
+    pending: bool = False  # "we had twins!! Zara and Yusuf": the names may come in the next sentence
 
 
 _COPULA_KEYS = "is am are was were been became becomes remains 's 'm 're"
@@ -107,7 +110,7 @@ def _p(
 
 
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised: a name follows
-_COPULA = r"(?:\b(?:is|am|are|was|were|been|became|becomes|remains)|'(?:s|m|re))\s+"
+COPULA = r"(?:\b(?:is|am|are|was|were|been|became|becomes|remains)|'(?:s|m|re))\s+"
 
 # fmt: off
 _P, _O, _L = "Person", "Organization", "Location"
@@ -127,7 +130,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("worked", r"\bworked\s+(?:at|for)\b", "WORKS_AT", "past", _P, _O, closes=True),
     _p("left quit quits leaves", r"\b(?:left|quit|quits|leaves)\s+(?:my|his|her|their|our|the)\s+(?:[a-z-]+\s+){0,2}?"
        r"(?:job|role|position|post)\s+(?:at|with)\b", "LEFT", "event", _P, _O, lower=True),
-    _p("left quit quits leaves", r"\b(?:left|quit|quits|leaves)\b", "LEFT", "event"),
+    _p("quit quits", r"\b(?:quit|quits)\b", "LEFT", "event"),
     _p("resign resigned resigns retire retired retires stepped laid fired departed",
        r"\b(?:resign(?:ed|s)?|retire[ds]?|stepped\s+down|laid\s+off|fired|departed)\s+(?:from|by)\b", "LEFT", "event",
        _P, _O),
@@ -182,9 +185,9 @@ PATTERNS: tuple[Pattern, ...] = (
        r"\b(?:studied|studies|study|studying)\s+(?:[\w-]+\s+){0,3}?at\b|\bgraduated\s+from\b", "STUDIED_AT",
        "state", _P, _O, lower=True),
     # "is the CEO of X", "is a software engineer at X"
-    _p(_COPULA_KEYS, _COPULA + r"(?:(?:now|still|currently|also|officially)\s+)?"
+    _p(_COPULA_KEYS, COPULA + r"(?:(?:now|still|currently|also|officially)\s+)?"
        r"(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+" + _UP, "", "state"),
-    _p(_COPULA_KEYS, _COPULA + r"(?:now\s+)?(?:the\s+|a\s+|an\s+|our\s+|their\s+)"
+    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?:the\s+|a\s+|an\s+|our\s+|their\s+)"
        r"(?P<title>[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O),
     # an appositive: "Isabel Cruz, the CEO of Acme, ..."
     _p("of", r",\s+(?:(?P<det>the|a|an|our|their|its|his|her)\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+"

@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 
 from .chat_patterns import CHAT_PATTERNS
-from .clauses import CLAUSE_BREAK, PRONOUNS, Found, Want, read_gap, read_objects, stated
+from .clauses import CLAUSE_BREAK, PRONOUNS, Found, Obj, Want, read_gap, read_objects, stated
 from .context import Context, Subject
 from .dates import TimeMention, clause_dates
+from .kin import KIN
 from .names import Run, Token, name_label
 from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
 
@@ -34,6 +35,8 @@ _APPOSITIVE = frozenset("the a an our their its his her my".split())
 _FRONTING = frozenset("after before in at on since during following when while like unlike as with".split())
 _CLOSE = frozenset({",", ".", "!", ";"})
 _ALL_PATTERNS = PATTERNS + CHAT_PATTERNS
+_THEIRS = frozenset({"his", "her", "their", "my", "our"})
+_NOT_HEADLESS = frozenset("the a an my our his her their your this that these those it there".split())
 # what someone else says is hearsay: "my friend says Tom quit", "Ana told me she moved"
 _REPORTING = frozenset("says said told tells claims claimed mentioned reckons thinks thought heard hears".split())
 _FIRST_PERSON = frozenset({"i", "we"})
@@ -117,18 +120,28 @@ class SentenceReader:
         closing = gap.closing or gap.negated or pattern.only_closing
         if pattern.only_closing and not _anymore(self.tokens, verb_at):
             return None  # "I'm not at Acme" alone: a denial, not an ending
+        if pattern.needs_now and all(t.lower != "now" for t in self.tokens[verb_at : verb_at + 8]):
+            return None  # "I'm at Acme" may be a visit; "I'm at Acme now" is where one works
         if closing and not pattern.closes:
             return None
         behind = self._behind_appositive(gap.subject_at) if gap.has_comma and not gap.relative else None
         subjects, clause_start = behind or self._subjects(gap.subject_at, gap.has_comma and not gap.relative)
         if not subjects and pattern.tech_subject:
             subjects, clause_start = self._our_system(gap.subject_at)
+        if not subjects and gap.words == [","] and self.previous:
+            subjects, clause_start = list(self.previous), self.tokens[verb_at - 1].end  # "..., switched to X"
+        if pattern.org_only and any(self.ctx.label(s.name) != "Organization" for s in subjects):
+            return None  # "Tom is in Paris": a visit, maybe; "Acme is in Paris": where it is
         if not subjects:
             return None
         end_at = self.index.get(m.end() + 1, self.index.get(m.end()))
         want = Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners)
         objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at else []
         objs = stated(objects, pattern.relation)
+        self._located(objects)
+        if not objs and pattern.pending and not objects:
+            self.ctx.pending = (subjects, pattern.relation, clause_dates(self.times, (0, len(self.text), 0)))
+            return None
         if not objs:
             if objects or not (pattern.pair and len(subjects) == 2):
                 return None
@@ -203,7 +216,7 @@ class SentenceReader:
         if at < 0 or self.tokens[at].lower in CLAUSE_BREAK:
             if at >= 0 and self.previous:
                 return list(self.previous), self.tokens[at].end
-            if at < 0 and self.ctx.speaker:
+            if self.ctx.speaker and (at < 0 or self._headless(at)):
                 return [Subject(self.ctx.speaker, 0.6)], 0  # "Had dinner with Marco": a chat message's speaker
             return [], 0
         found: list[Subject] = []
@@ -219,11 +232,39 @@ class SentenceReader:
             if comma and (k < 0 or self.tokens[k].lower != ","):
                 return [], 0  # "Paris, like Berlin": a comma only around an appositive name
             comma = False
+            if k >= 3 and self.tokens[k].lower in KIN and self.tokens[k - 1].lower in _THEIRS:
+                if self.tokens[k - 2].lower == "and":
+                    k -= 2  # "Karim and his wife Nadia": both
             joiner = self.tokens[k].lower if k >= 1 else ""
             if (joiner == "and" or (joiner == "," and len(found) > 1)) and k - 1 > self.consumed:
                 k -= 1  # "Aylin and I", "Tom, Ana and I"; but not "In Madrid, Javier"
                 continue
             return found, self.tokens[first].start
+
+    def _headless(self, at: int) -> bool:
+        """ "Finally passed my test and bought a car": a chat sentence with no subject at all before ``at``."""
+        before = self.tokens[:at]
+        return (
+            self.tokens[0].lower not in _NOT_HEADLESS
+            and all(t.lower not in PRONOUNS and t.lower != "you" for t in before)
+            and all(r.first >= at for r in self.runs_at.values())
+        )
+
+    def _located(self, objects: list[Obj]) -> None:
+        """ "a GP at Riverside Medical Centre in Manchester": where the organisation is."""
+        for o in objects:
+            org = o.org or o
+            after = org.last + 1
+            if org.unit or after + 1 >= len(self.tokens) or self.tokens[after].lower != "in":
+                continue
+            place = self.runs_at.get(after + 1)
+            label = self.ctx.label(org.name) or org.label
+            if place is None or label != "Organization" or name_label(place.name) == "Organization":
+                continue
+            if place.last + 1 < len(self.tokens) and self.tokens[place.last + 1].lower not in _CLOSE | {"and"}:
+                continue
+            self.ctx.mention(place.name, "Location")
+            self.ctx.add_fact(Subject(org.name, 0.8), "LOCATED_IN", (place.name, "Location"), (None, None), self.text)
 
     def _one_subject(self, k: int) -> tuple[Subject | None, int]:
         token = self.tokens[k]
