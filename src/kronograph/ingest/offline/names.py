@@ -17,7 +17,7 @@ from functools import lru_cache
 
 __all__ = ["Run", "Token", "name_label", "tokenize", "find_runs"]
 
-_TOKEN = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*|\d[\w/\-:.]*|&|[^\w\s]")
+_TOKEN = re.compile(r"[^\W\d_][^\W_]*(?:['’\-][^\W\d_]+)*|\d[\w/\-:.]*|&|[^\w\s]")
 _CONTRACTION = re.compile(r"(?i)^(.+?)(n't|'(?:m|s|re|ve|ll|d))$")
 
 _STOP = frozenset(
@@ -48,7 +48,7 @@ _ORG_SUFFIXES = frozenset(
     inc ltd llc plc corp corporation co company gmbh ag sa bv labs lab bank capital health energy university
     college institute robotics analytics systems technologies technology software solutions group holdings
     partners ventures consulting media logistics security biotech pharma pharmaceuticals foods motors
-    airlines insurance studios games networks hospital clinic school academy foundation agency engineering
+    airlines insurance studios games networks hospital clinic school academy foundation agency engineering centre center
     industries mining steel textiles legal finance financial ai
     """.split()
 )
@@ -143,9 +143,10 @@ def find_runs(text: str, tokens: list[Token]) -> list[Run]:
             if first > j:
                 i = j + 1
                 continue
+        if j + 1 < n and tokens[j + 1].lower == "'s" and tokens[j + 1].start == tokens[j].end:
+            if j + 2 >= n or not tokens[j + 2].text[0].isalpha():
+                j += 1  # "a job at Queen's.": the name's own "'s", not a possessive
         name = text[tokens[first].start : tokens[j].end]
-        if name.endswith("'s"):
-            name = name[:-2]
         runs.append(Run(first, j, name, lead=lead, title=title, sentence_initial=first == 0))
         i = j + 1
     return runs

@@ -92,7 +92,7 @@ class SentenceReader:
                 pending.append((subjects, pattern, m, objects, clause_start, flags))
                 used_until = m.end()
         made = 0
-        verbs = [start for start, *_ in matches]
+        verbs = [start for start, *_ in matches] + self._new_clauses()
         for n, (subjects, pattern, m, objects, clause_start, flags) in enumerate(pending):
             clause_end = pending[n + 1][4] if n + 1 < len(pending) else len(self.text)
             clause_end = min([clause_end] + [v for v in verbs if v >= m.end()])  # a verb not understood ends it too
@@ -138,7 +138,6 @@ class SentenceReader:
         want = Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners)
         objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at else []
         objs = stated(objects, pattern.relation)
-        self._located(objects)
         if not objs and pattern.pending and not objects:
             self.ctx.pending = (subjects, pattern.relation, clause_dates(self.times, (0, len(self.text), 0)))
             return None
@@ -152,6 +151,7 @@ class SentenceReader:
         self.previous = subjects
         if pattern.relation:  # label now, so that a pronoun later in the sentence can find them
             self._label(subjects, objs, pattern)
+        self._located(objects)
         flags = (1 if closing else 0) | (4 if gap.perfect else 0)
         return subjects, objs, clause_start, flags
 
@@ -354,6 +354,15 @@ class SentenceReader:
         if self.tokens[found[-1].last + 1].start != m.end("from") + 1:
             return []  # "from X and some other words to Y": only a name between "from" and "to"
         return [(o.name, o.label or self.ctx.label(o.name) or pattern.object_label) for o in found]
+
+    def _new_clauses(self) -> list[int]:
+        """Where ", she's ..." or "; we ..." starts another clause: its dates are not the clause's before it."""
+        tokens = self.tokens
+        return [
+            tokens[k].start
+            for k in range(len(tokens) - 1)
+            if tokens[k].lower in (",", ";", "-", "—") and tokens[k + 1].lower in PRONOUNS | {"you"}
+        ]
 
     def _hearsay(self) -> int:
         """Where what someone else said begins: nothing after it is the speaker's to tell."""
