@@ -35,6 +35,7 @@ _APPOSITIVE = frozenset("the a an our their its his her my".split())
 _FRONTING = frozenset("after before in at on since during following when while like unlike as with".split())
 _CLOSE = frozenset({",", ".", "!", ";"})
 _ALL_PATTERNS = PATTERNS + CHAT_PATTERNS
+_STARTED = frozenset("started start began begun joined".split())
 _THEIRS = frozenset({"his", "her", "their", "my", "our"})
 _NOT_HEADLESS = frozenset("the a an my our his her their your this that these those it there".split())
 # what someone else says is hearsay: "my friend says Tom quit", "Ana told me she moved"
@@ -356,12 +357,15 @@ class SentenceReader:
         return [(o.name, o.label or self.ctx.label(o.name) or pattern.object_label) for o in found]
 
     def _new_clauses(self) -> list[int]:
-        """Where ", she's ..." or "; we ..." starts another clause: its dates are not the clause's before it."""
+        """Where ", she's ..." or "; we ..." starts another clause: its dates are not the clause's before it; but
+        "..., I started two weeks ago" dates the state before it."""
         tokens = self.tokens
         return [
             tokens[k].start
-            for k in range(len(tokens) - 1)
-            if tokens[k].lower in (",", ";", "-", "—") and tokens[k + 1].lower in PRONOUNS | {"you"}
+            for k in range(len(tokens) - 2)
+            if tokens[k].lower in (",", ";", "-", "—")
+            and tokens[k + 1].lower in PRONOUNS | {"you"}
+            and tokens[k + 2].lower not in _STARTED
         ]
 
     def _hearsay(self) -> int:
