@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .lowercase import lower_name
+from .lowercase import institution, lower_name
 from .names import Run, Token
 
 __all__ = ["Found", "Gap", "Obj", "Want", "read_gap", "read_objects", "stated"]
@@ -136,6 +136,8 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
     if i >= n:
         return None
     start = i
+    if want.lower and (named := institution(tokens, i, _STOPISH, _FOLLOW_OK)) is not None:
+        return Obj(named[0], "Organization", named[1])
     if tokens[i].lower in _DETERMINERS:
         i += 1
         while i < n and i - start <= 3 and tokens[i].lower not in _STOPISH and tokens[i].text[0].islower():

@@ -75,7 +75,7 @@ class OfflineExtractor:
                     ctx.speaker = m.group(1).strip()
                     ctx.mention(ctx.speaker, "Person")
                 body = m.group(2)
-            for sentence in _sentences(body):
+            for sentence in [part for whole in _sentences(body) for part in _told_then_asked(whole)]:
                 if reporting:
                     self._sentence(sentence, reference_time, ctx)
                 else:
@@ -130,6 +130,21 @@ def _skip_reason(tokens: list[Token]) -> str | None:
     if not _STRONG_HEDGES.isdisjoint(words) or not _WEAK_HEDGE_PAIRS.isdisjoint(zip(words, words[1:])):
         return "hedged"
     return None
+
+
+_ASKING = re.compile(
+    r",\s+(?:so\s+|but\s+|and\s+)?(?:what|how|why|where|when|which|who|any|anything|can|could|should|would|do|does|"
+    r"is|are|got)\b[^,]*\?$",
+    re.IGNORECASE,
+)
+
+
+def _told_then_asked(sentence: str) -> list[str]:
+    """ "i'm allergic to penicillin, what do they give instead?": a statement, then a question."""
+    m = _ASKING.search(sentence) if sentence.endswith("?") else None
+    if m is None or len(sentence[: m.start()].split()) < 3:
+        return [sentence]
+    return [sentence[: m.start()].strip(), sentence[m.start() + 1 :].strip()]
 
 
 def _sentences(text: str) -> list[str]:

@@ -31,7 +31,7 @@ KIN: dict[str, tuple[str, bool, str | None]] = {
     "partner": ("PARTNER_OF", True, _P),
     **dict.fromkeys(("sister", "brother", "sibling", "sis", "bro"), ("SIBLING_OF", True, _P)),
     **dict.fromkeys(("son", "daughter", "kid", "child", "baby", "stepson", "stepdaughter"), ("PARENT_OF", True, _P)),
-    **dict.fromkeys(("mother", "mom", "mum", "father", "dad"), ("PARENT_OF", False, _P)),
+    **dict.fromkeys(("mother", "mom", "mum", "father", "dad", "parent"), ("PARENT_OF", False, _P)),
     **dict.fromkeys(
         ("cousin", "aunt", "uncle", "niece", "nephew", "grandma", "grandpa", "grandmother", "grandfather"),
         ("RELATIVE_OF", True, _P),
@@ -58,6 +58,8 @@ _FORMER = frozenset("ex former late old previous dead future would-be estranged 
 _MINE = frozenset({"my", "our"})
 _GET = frozenset("have has 've got adopted rescued bought".split())
 _BORN = frozenset({"born", "arrived"})
+_HOW_MANY = frozenset("a an two three four five".split())
+_AT_WORK = frozenset({"REPORTS_TO", "COLLEAGUE_OF", "COFOUNDER_WITH"})
 _CLOSE = frozenset({",", ".", "!", ";", ")", "and"})
 _NOT_NAMES = FILLER | HEDGE | NEGATION | frozenset(
     "i me my we us our you your he him his she her they them their it its the a an this that and or but so to of in "
@@ -78,13 +80,14 @@ def read_kin(
     added: list[Run] = []
     made = 0
     for k, token in enumerate(tokens):
-        tie = KIN.get(token.lower)
+        tie = _tie(token.lower)
         if tie is None:
             continue
         owner, start = _possessor(tokens, k, runs_end, ctx)
-        named = _named_after(tokens, k, runs_at) if owner is not None else None
+        place, k_end = _workplace(tokens, k, runs_at, tie[0])
+        named = _named_after(tokens, k_end, runs_at) if owner is not None else None
         if named is None and owner is not None:
-            named = _named_before(tokens, start, k, runs_end)
+            named = _named_before(tokens, start, k_end, runs_end)
         elif named is not None and named.lead not in runs_at:
             added.append(named)  # "my sister emma"
         if owner is None:
@@ -92,12 +95,48 @@ def read_kin(
             if owner is not None and named is None:
                 at = [t for t in times if t.role in ("at", "since")][:1]
                 ctx.pending = ([Subject(owner, 0.8)], tie[0], {"at": at[0]} if at else {})
-        if owner is None or named is None:
+        if owner is None or named is None or (tie[0] != "FRIENDS_WITH" and _former(tokens, start, k)):
             continue
         relation, owner_first, label = tie
-        if relation == "FRIENDS_WITH" or not _former(tokens, start, k):
-            made += _state(ctx, text, tokens, times, (owner, relation, named.name, owner_first, label), named.last)
+        for one in _and_more(tokens, named, runs_at):
+            made += _state(ctx, text, tokens, times, (owner, relation, one.name, owner_first, label), one.last)
+            if place is not None:  # "Jonas, my cofounder at Quillstack": both work there
+                for who in (owner, one.name):
+                    org = (place.name, "Organization")
+                    made += ctx.add_fact(Subject(who, 0.8), "WORKS_AT", org, (None, None), text)
     return added, made
+
+
+def _tie(word: str) -> tuple[str, bool, str | None] | None:
+    """The tie a noun names, plurals too ("cats", "kids", "children")."""
+    if word in KIN:
+        return KIN[word]
+    if word == "children":
+        return KIN["child"]
+    return KIN.get(word[:-1]) if word.endswith("s") and len(word) > 3 else None
+
+
+def _workplace(tokens: list[Token], k: int, runs_at: dict[int, Run], relation: str) -> tuple[Run | None, int]:
+    """ "my cofounder at Quillstack", "my boss at Acme": where a tie at work works, and the noun phrase's end."""
+    if relation not in _AT_WORK or k + 2 >= len(tokens) or tokens[k + 1].lower != "at":
+        return None, k
+    run = runs_at.get(k + 2)
+    return (run, run.last) if run is not None else (None, k)
+
+
+def _and_more(tokens: list[Token], first: Run, runs_at: dict[int, Run]) -> list[Run]:
+    """ "Mochi and Tofu": a name and those joined to it."""
+    found = [first]
+    while True:
+        k = found[-1].last + 1
+        if k < len(tokens) and tokens[k].lower == ",":
+            k += 1
+        if k < len(tokens) and tokens[k].lower == "and":
+            k += 1
+        run = runs_at.get(k) if k > found[-1].last + 1 else None
+        if run is None:
+            return found
+        found.append(run)
 
 
 def _state(
@@ -135,6 +174,10 @@ def _possessor(tokens: list[Token], k: int, runs_end: dict[int, Run], ctx: Conte
         return None, k
     if tokens[j].lower in _MINE:
         return ctx.speaker, j
+    if tokens[j].lower in ("his", "her"):  # "Priya ... with her husband Raj": the one person named before
+        people = [ctx.entities[key].name for key in ctx.order if ctx.label(ctx.entities[key].name) == "Person"]
+        people = [p for p in people if p != ctx.speaker]
+        return (people[0], j) if len(people) == 1 else (None, k)
     if tokens[j].lower == "'s" and (run := runs_end.get(j - 1)) is not None:
         return run.name, run.lead
     return None, k
@@ -179,7 +222,7 @@ def _got_one(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context)
     j = k - 1
     while j >= 0 and tokens[j].lower in _ADJECTIVES:
         j -= 1
-    if j < 2 or tokens[j].lower not in ("a", "an") or tokens[j - 1].lower not in _GET:
+    if j < 2 or tokens[j].lower not in _HOW_MANY or tokens[j - 1].lower not in _GET:
         return None, None
     if tokens[j - 2].lower not in ("i", "we", "'ve") or not ctx.speaker:
         return None, None

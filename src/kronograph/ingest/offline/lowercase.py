@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .names import Token
 
-__all__ = ["COMMON", "lower_name"]
+__all__ = ["COMMON", "institution", "lower_name"]
 
 COMMON = frozenset(
     """
@@ -32,7 +32,8 @@ COMMON = frozenset(
     freelance contract contractor agencies nonprofit non-profit charities public private corporate big-tech
     summer winter spring autumn fall january february march april may june july august september october november
     december monday tuesday wednesday thursday friday saturday sunday today tonight tomorrow yesterday
-    lol haha ok okay yes yeah no nope thanks thank please btw tbh idk imo rn atm
+    lol haha ok okay yes yeah no nope thanks thank please btw tbh idk imo rn atm done finished general particular
+    case person anyway though
     """.split()
 )
 _MAX_WORDS = 3
@@ -65,3 +66,20 @@ def lower_name(tokens: list[Token], i: int, stop: frozenset[str], follow: frozen
     if after not in follow and after not in COMMON and tokens[j + 1].text.isalpha():
         return None  # "i work at google full time" is Google; in "at google cloud platform team" no name is sure
     return " ".join(t.text.capitalize() for t in tokens[i : j + 1]), j
+
+
+_INSTITUTIONS = frozenset({"university", "college", "school", "institute", "academy"})
+
+
+def institution(
+    tokens: list[Token], i: int, stop: frozenset[str], follow: frozenset[str]
+) -> tuple[str, int] | None:
+    """ "the university of edinburgh": a lower-case institution named by its place, capitalised."""
+    n = len(tokens)
+    j = i + (i < n and tokens[i].lower == "the")
+    if j + 2 >= n or tokens[j].lower not in _INSTITUTIONS or tokens[j + 1].lower != "of":
+        return None
+    found = lower_name(tokens, j + 2, stop, follow)
+    if found is None or not all(t.text.islower() for t in tokens[j : j + 2]):
+        return None
+    return f"{tokens[j].text.capitalize()} of {found[0]}", found[1]
