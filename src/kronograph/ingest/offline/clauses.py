@@ -153,6 +153,8 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
             return unit
     run = runs_at.get(i)
     if want.strict:
+        if i >= n:
+            return None
         if run is not None:
             return Obj(run.name, None, run.last) if run.name.lower() in want.vocabulary else None
         return Obj(tokens[i].text.capitalize(), None, i) if tokens[i].lower in want.vocabulary else None

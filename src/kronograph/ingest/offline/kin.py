@@ -17,7 +17,7 @@ from __future__ import annotations
 from .clauses import FILLER, HEDGE, NEGATION
 from .context import Context, Subject
 from .dates import TimeMention
-from .lowercase import lower_name
+from .lowercase import COMMON, lower_name
 from .names import Run, Token
 
 __all__ = ["KIN", "name_pending", "read_kin"]
@@ -139,6 +139,12 @@ def _and_more(tokens: list[Token], first: Run, runs_at: dict[int, Run]) -> list[
         found.append(run)
 
 
+def _not_a_name(run: Run) -> bool:
+    """A capitalised word that starts a sentence and reads as a word, not a name ("Finally.", "Exhausted.")."""
+    word = run.name.lower()
+    return run.first == run.last and (word in COMMON or word.endswith(("ly", "ed", "ing")) or word in _NOT_NAMES)
+
+
 def _state(
     ctx: Context,
     text: str,
@@ -254,6 +260,8 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
         if at < len(tokens) and tokens[at].lower in (",", "and", "&"):
             at += 1
     rest = tokens[at:]
+    if names and words[0] not in ("her", "his", "its", "their") and len(names) == 1 and _not_a_name(names[0]):
+        return 0  # "We had a baby! Finally."
     if not names or (words[0] not in ("her", "his", "its", "their") and any(t.text.isalnum() for t in rest)):
         return 0  # "Zara and Yusuf!!" alone, or a name given as a name; not a sentence that goes on about them
     valid = dates.get("at") or dates.get("since")

@@ -37,6 +37,15 @@ COMMON = frozenset(
     """.split()
 )
 _MAX_WORDS = 3
+# a past tense is no name ("my dog died", "my husband cooked"), though "Ahmed" and "Ted" are
+_VERB_ED = tuple("ked ted ved led ped sed zed ied ned red ged ded hed wed yed ced".split())
+_VERBS = frozenset(
+    """
+    died dies ate eats ran runs got gets went goes came comes did does made makes said says had has was is are
+    were be can will would could should may might must loves hates likes wants needs knows thinks feels sleeps
+    barks cries lost won saw sees took takes gave gives fell broke woke sent keeps kept left quit met told
+    """.split()
+)
 
 
 def _wordlike(token: Token, stop: frozenset[str]) -> bool:
@@ -48,6 +57,8 @@ def _wordlike(token: Token, stop: frozenset[str]) -> bool:
         and word not in stop
         and word not in COMMON
         and not word.endswith(("ing", "ly"))
+        and not (len(word) > 4 and word.endswith(_VERB_ED))
+        and word not in _VERBS
     )
 
 
