@@ -37,6 +37,7 @@ COMMON = frozenset(
     """.split()
 )
 _MAX_WORDS = 3
+_PLACE_HEADS = frozenset("new san santa los las st saint el la le hong buenos rio sao tel kuala abu".split())
 # a past tense is no name ("my dog died", "my husband cooked"), though "Ahmed" and "Ted" are
 _VERB_ED = tuple("ked ted ved led ped sed zed ied ned red ged ded hed wed yed ced".split())
 _VERBS = frozenset(
@@ -67,7 +68,9 @@ def lower_name(tokens: list[Token], i: int, stop: frozenset[str], follow: frozen
     to three uncommon words, one space apart, followed by the sentence's end, a word in ``follow`` or a common
     word."""
     n, j = len(tokens), i
-    if i >= n or not _wordlike(tokens[i], stop):
+    if i < n - 1 and tokens[i].lower in _PLACE_HEADS and _wordlike(tokens[i + 1], stop):
+        j = i + 1  # "new york", "san jose": a common first word, only before another
+    elif i >= n or not _wordlike(tokens[i], stop):
         return None
     while j + 1 < n and j + 1 - i < _MAX_WORDS and tokens[j + 1].start == tokens[j].end + 1:
         if not _wordlike(tokens[j + 1], stop):

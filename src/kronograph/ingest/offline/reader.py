@@ -145,8 +145,8 @@ class SentenceReader:
         if not objs:
             if objects or not (pattern.pair and len(subjects) == 2):
                 return None
-            objs = [(subjects[1].name, "Person", "")]
-            subjects = subjects[:1]
+            first, second = subjects if subjects[1].name != self.ctx.speaker else subjects[::-1]
+            objs, subjects = [(second.name, "Person", "")], [first]  # "Maya and I got engaged": the speaker's
         else:
             self.consumed = max(self.consumed, objects[-1].last)
         self.previous = subjects
