@@ -13,7 +13,7 @@ __all__ = ["CHAT_PATTERNS"]
 _DEGREE = r"(?:degree|master'?s|masters|bachelor'?s|bachelors|phd|ph\.d\.?|doctorate|mba|diploma|bsc|msc|ba|ma|bs|ms)"
 _HOME = r"(?:house|flat|apartment|condo|home|place|cottage)"
 _NOT_OWNED = "|".join(sorted(KIN, key=len, reverse=True)) + "|" + _DEGREE[3:-1]
-_TECH = r"(?:runs?|running|ran|built|runs\s+entirely|is\s+written|written|powered|hosted|deployed)"
+_TECH = r"(?:runs?|running|ran|built|runs\s+entirely|is\s+written|written|powered|host|hosted|deploy|deployed)"
 
 _COPULA_KEYS = "is am are was 's 'm 're"
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised
@@ -43,6 +43,8 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("dating", r"\b(?:dating|going\s+out\s+with)\b", "DATING", "state", _P, _P, pair=True, lower=True),
     _p("broke split", r"\b(?:broke|split)\s+up(?:\s+with)?\b", "NO_LONGER_DATING", "event", _P, _P, pair=True),
     _p("divorced", r"\b(?:got\s+)?divorced(?:\s+from)?\b", "NO_LONGER_MARRIED_TO", "event", _P, _P, pair=True),
+    _p("moved move moving", rf"\bmov(?:ed|e)\s+into\s+(?:a|an|our|my|the)\s+(?:new\s+|bigger\s+|smaller\s+)?{_HOME}"
+       r"\s+in\b", "LIVES_IN", "state", _P, _L, lower=True),
     # where people come from
     _p(_COPULA_KEYS, COPULA + r"(?:originally\s+)?from\b", "COMES_FROM", "state", _P, _L, lower=True),
     _p("grew raised", r"\b(?:grew\s+up|(?:born\s+and\s+)?raised)\s+in\b", "GREW_UP_IN", "state", _P, _L, lower=True),
@@ -61,7 +63,7 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        needs_now=True),
     _p("left leaves", r"\b(?:left|leaves)\b", "LEFT", "event", lower=True),
     # the speaker's stack
-    _p("runs run running ran built written powered hosted deployed",
+    _p("runs run running ran built written powered host hosted deploy deployed",
        rf"\b{_TECH}(?:\s+(?:everything|it|all|things|stuff))?\s+(?:on|with|in|by|atop)\b", "USES", "state", None,
        "Product", tech_subject=True, vocabulary=TECH),
     _p("everything", r"\beverything(?:'s|\s+is|\s+runs)\s+(?:on|in)\b", "USES", "state", None, "Product",

@@ -38,7 +38,7 @@ KIN: dict[str, tuple[str, bool, str | None]] = {
     ),
     **dict.fromkeys(("boss", "manager", "supervisor"), ("REPORTS_TO", True, _P)),
     **dict.fromkeys(("colleague", "coworker", "co-worker", "teammate"), ("COLLEAGUE_OF", True, _P)),
-    "friend": ("FRIENDS_WITH", True, _P),
+    **dict.fromkeys(("friend", "mate", "buddy", "pal", "bestie", "bff"), ("FRIENDS_WITH", True, _P)),
     **dict.fromkeys(("roommate", "flatmate", "housemate"), ("ROOMMATE_OF", True, _P)),
     **dict.fromkeys(("neighbor", "neighbour"), ("NEIGHBOR_OF", True, _P)),
     "mentor": ("MENTORED_BY", True, _P),
@@ -77,7 +77,9 @@ def read_kin(
     """The facts these phrases state, added to ``ctx``; and the lower-case names they introduce, as runs."""
     runs_at = {r.lead: r for r in runs}
     runs_end = {r.last: r for r in runs}
-    added: list[Run] = []
+    added: list[Run] = _we_two(tokens, runs_at)
+    runs_at.update({r.lead: r for r in added})
+    runs_end.update({r.last: r for r in added})
     made = 0
     for k, token in enumerate(tokens):
         tie = _tie(token.lower)
@@ -105,6 +107,20 @@ def read_kin(
                     org = (place.name, "Organization")
                     made += ctx.add_fact(Subject(who, 0.8), "WORKS_AT", org, (None, None), text)
     return added, made
+
+
+def _we_two(tokens: list[Token], runs_at: dict[int, Run]) -> list[Run]:
+    """ "rosa and i got married": a lower-case name joined to "i" at a clause's start."""
+    found = []
+    for k in range(len(tokens) - 2):
+        if tokens[k + 1].lower != "and" or tokens[k + 2].lower != "i" or k in runs_at:
+            continue
+        if k > 0 and tokens[k - 1].lower not in (",", ":", ".", "!", "so", "and", "but", "then", "update"):
+            continue
+        named = lower_name(tokens, k, _NOT_NAMES, frozenset({"and"}))
+        if named is not None and named[1] == k:
+            found.append(Run(k, k, named[0], lead=k))
+    return found
 
 
 def _tie(word: str) -> tuple[str, bool, str | None] | None:

@@ -116,8 +116,8 @@ COPULA = r"(?:\b(?:is|am|are|was|were|been|became|becomes|remains)|'(?:s|m|re))\
 _P, _O, _L = "Person", "Organization", "Location"
 PATTERNS: tuple[Pattern, ...] = (
     # employment
-    _p("work works working", r"\b(?:works?|working)\s+(?:at|for)\b", "WORKS_AT", "state", _P, _O, closes=True,
-       lower=True),
+    _p("work works working", r"\b(?:works?|working)\s+(?:(?:remotely|full-time|part-time|freelance)\s+|as\s+(?:a|an)\s+"
+       r"[\w-]+(?:\s+[\w-]+)?\s+)?(?:at|for)\b", "WORKS_AT", "state", _P, _O, closes=True, lower=True),
     _p("employed", r"\bemployed\s+(?:at|by)\b", "WORKS_AT", "state", _P, _O, closes=True, lower=True),
     _p("start starts started starting",
        r"\b(?:start(?:s|ed|ing)?)\s+(?:working\s+|(?:a|my|his|her|their|our)\s+(?:new\s+|first\s+)?"

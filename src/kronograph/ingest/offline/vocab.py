@@ -27,7 +27,7 @@ TECH = PROGRAMMING | frozenset(
     postgres postgresql mysql sqlite mongodb mongo redis elasticsearch opensearch cassandra dynamodb supabase firebase
     django flask fastapi rails laravel spring node nodejs react vue svelte angular nextjs jquery tailwind graphql
     grafana prometheus datadog sentry jenkins github gitlab bitbucket jira confluence linear notion slack figma
-    vercel netlify heroku cloudflare hetzner digitalocean linux ubuntu debian windows macos ios android neovim vim
-    emacs vscode excel tableau looker dbt pandas pytorch tensorflow
+    vercel netlify heroku cloudflare hetzner digitalocean linux ubuntu debian windows macos ios android iphone pixel
+    neovim vim emacs vscode excel tableau looker dbt pandas pytorch tensorflow
     """.split()
 )
