@@ -48,6 +48,7 @@ _FOLLOW_OK = frozenset(
     btw tbh lol haha though anyway actually honestly rn atm lmao fyi imo either
     """.split()
 )
+_GERUND_LINKS = frozenset("at in for with on from to".split())
 _UNITS = frozenset("team group department division unit squad".split())
 _CLOSE = frozenset({",", ".", "!", ";", "and"})
 Found = tuple[str, str | None, str]  # an object's name and label, and its own relation ("": the clause's)
@@ -169,6 +170,13 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
             return None
         if tokens[i].text[0].isupper() or tokens[i].lower.endswith("ly"):
             return None
+        if (
+            tokens[i].lower.endswith("ing")
+            and tokens[i + 1 : i + 2]
+            and tokens[i + 1].lower in _GERUND_LINKS
+            and (i + 2 in runs_at)
+        ):
+            return None  # "I hate working at Acme": a clause, not a pastime
         j = i + 1 if i + 1 < n and tokens[i + 1].text.isalpha() and tokens[i + 1].lower not in _STOPISH else i
         if j + 1 < n and tokens[j + 1].lower not in _FOLLOW_OK:
             return None

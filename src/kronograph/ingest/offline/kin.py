@@ -61,14 +61,19 @@ _BORN = frozenset({"born", "arrived"})
 _HOW_MANY = frozenset("a an two three four five".split())
 _AT_WORK = frozenset({"REPORTS_TO", "COLLEAGUE_OF", "COFOUNDER_WITH"})
 _CLOSE = frozenset({",", ".", "!", ";", ")", "and"})
-_NOT_NAMES = FILLER | HEDGE | NEGATION | frozenset(
-    "i me my we us our you your he him his she her they them their it its the a an this that and or but so to of in "
-    "on at for with from by about as is am are was were be been has have had lives works moved lived worked got "
-    "just says said thinks told".split()
+_NOT_NAMES = (
+    FILLER
+    | HEDGE
+    | NEGATION
+    | frozenset(
+        "i me my we us our you your he him his she her they them their it its the a an this that and or but so to of in "
+        "on at for with from by about as is am are was were be been has have had lives works moved lived worked got "
+        "just says said thinks told".split()
+    )
 )
-_AFTER_NAME = frozenset(
-    ". , ; ! ? ) and is was has had lives works moved just got also who and".split()
-) | frozenset("started joined left quit married loves likes uses lived worked studied".split())
+_AFTER_NAME = frozenset(". , ; ! ? ) and is was has had lives works moved just got also who and".split()) | frozenset(
+    "started joined left quit married loves likes uses lived worked studied".split()
+)
 
 
 def read_kin(
@@ -215,6 +220,9 @@ def _named_after(tokens: list[Token], k: int, runs_at: dict[int, Run]) -> Run | 
     at = k + 1
     comma = at < n and tokens[at].lower == ","
     at += comma
+    if not comma and at + 1 < n and tokens[at].lower in ("is", "'s") and (run := runs_at.get(at + 1)) is not None:
+        after = tokens[run.last + 1].lower if run.last + 1 < n else "."
+        return run if after in _CLOSE else None  # "my wife is Emma"
     run = runs_at.get(at)
     if run is None and not comma and at < n:
         found = lower_name(tokens, at, _NOT_NAMES, _AFTER_NAME)
@@ -233,7 +241,7 @@ def _named_before(tokens: list[Token], start: int, k: int, runs_end: dict[int, R
     the noun."""
     if k + 1 < len(tokens) and tokens[k + 1].lower not in _CLOSE:
         return None
-    if start < 2 or tokens[start - 1].lower not in (",", "is", "'s"):
+    if start < 2 or tokens[start - 1].lower not in (",", "is", "'s", "("):
         return None
     return runs_end.get(start - 2)
 

@@ -85,9 +85,7 @@ def lower_name(tokens: list[Token], i: int, stop: frozenset[str], follow: frozen
 _INSTITUTIONS = frozenset({"university", "college", "school", "institute", "academy"})
 
 
-def institution(
-    tokens: list[Token], i: int, stop: frozenset[str], follow: frozenset[str]
-) -> tuple[str, int] | None:
+def institution(tokens: list[Token], i: int, stop: frozenset[str], follow: frozenset[str]) -> tuple[str, int] | None:
     """ "the university of edinburgh": a lower-case institution named by its place, capitalised."""
     n = len(tokens)
     j = i + (i < n and tokens[i].lower == "the")
