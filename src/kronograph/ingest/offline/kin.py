@@ -66,9 +66,9 @@ _NOT_NAMES = (
     | HEDGE
     | NEGATION
     | frozenset(
-        "i me my we us our you your he him his she her they them their it its the a an this that and or but so to of in "
-        "on at for with from by about as is am are was were be been has have had lives works moved lived worked got "
-        "just says said thinks told".split()
+        "i me my we us our you your he him his she her they them their it its the a an this that and or but so to "
+        "of in on at for with from by about as is am are was were be been has have had lives works moved lived "
+        "worked got just says said thinks told".split()
     )
 )
 _AFTER_NAME = frozenset(". , ; ! ? ) and is was has had lives works moved just got also who and".split()) | frozenset(
