@@ -40,6 +40,7 @@ _CONTRACTIONS = {
     "theyve": "they've",
 }
 _BARE = re.compile(r"\b(" + "|".join(sorted(_CONTRACTIONS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+_SPACED = str.maketrans({c: " " for c in ".,;:!?()[]\"'-/"})
 _PREFIX = re.compile(r"^\s*([\w .'\-]{1,40}?)\s*:\s+(?=\S)")
 _SELF = frozenset({"user", "me", "human"})
 
@@ -52,7 +53,10 @@ def _restore(m: re.Match[str]) -> str:
 
 def plain_line(line: str) -> str:
     """Plain quotes and the apostrophes people leave out ("im", "dont")."""
-    return _BARE.sub(_restore, line.translate(_QUOTES))
+    line = line.translate(_QUOTES)
+    if set(line.lower().translate(_SPACED).split()).isdisjoint(_CONTRACTIONS):
+        return line  # nearly always: a set lookup is cheaper than the regex
+    return _BARE.sub(_restore, line)
 
 
 def strip_prefix(line: str, speaker: str | None) -> str:

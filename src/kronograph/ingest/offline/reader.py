@@ -35,6 +35,10 @@ _APPOSITIVE = frozenset("the a an our their its his her my".split())
 _FRONTING = frozenset("after before in at on since during following when while like unlike as with".split())
 _CLOSE = frozenset({",", ".", "!", ";"})
 _ALL_PATTERNS = PATTERNS + CHAT_PATTERNS
+_BY_KEY: dict[str, list[int]] = {}  # a word: the patterns a sentence holding it may match
+for _n, _pattern in enumerate(_ALL_PATTERNS):
+    for _key in _pattern.keys:
+        _BY_KEY.setdefault(_key, []).append(_n)
 _STARTED = frozenset("started start began begun joined".split())
 _THEIRS = frozenset({"his", "her", "their", "my", "our"})
 _NOT_HEADLESS = frozenset("the a an my our his her their your this that these those it there".split())
@@ -74,9 +78,8 @@ class SentenceReader:
         words = {t.lower for t in self.tokens}
         matches: list[tuple[int, int, Pattern, re.Match[str]]] = []
         hearsay = self._hearsay()
-        for pattern in _ALL_PATTERNS:
-            if pattern.keys.isdisjoint(words):
-                continue
+        for n in sorted({n for word in words for n in _BY_KEY.get(word, ())}):  # in the table's order
+            pattern = _ALL_PATTERNS[n]
             for m in pattern.regex.finditer(self.text):
                 if m.start() in self.index and m.start() < hearsay:
                     matches.append((m.start(), -m.end(), pattern, m))
