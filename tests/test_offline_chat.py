@@ -198,6 +198,7 @@ def test_names_given_in_the_next_sentence() -> None:
         (SAM, "SIBLING_OF", "Emma"),
         ("Emma", "PARENT_OF", "Leo"),
     }
+    assert dated("we got a puppy last month, his name is Otto") == {("HAS_PET", "Otto"): "2024-04-01"}
     assert facts("We had a baby! Finally.") == set()
     assert facts("we got a puppy. Tom helped us pick him.") == set()
 
@@ -224,6 +225,12 @@ def test_names_given_in_the_next_sentence() -> None:
             {(SAM, "WORKS_AT", "Riverside Medical Centre"), ("Riverside Medical Centre", "LOCATED_IN", "Manchester")},
         ),
         ("first week at shopify done", {(SAM, "WORKS_AT", "Shopify")}),
+        ("first day at Spotify went well", {(SAM, "WORKS_AT", "Spotify")}),
+        (
+            "I'm a data engineer at Klarna in Stockholm",
+            {(SAM, "WORKS_AT", "Klarna"), ("Klarna", "LOCATED_IN", "Stockholm")},
+        ),
+        ("oh and I quit Klarna!", {(SAM, "LEFT", "Klarna")}),
         ("i'm at Helix Labs now, second week", {(SAM, "WORKS_AT", "Helix Labs")}),
     ],
 )
@@ -304,6 +311,7 @@ def test_corrections_in_passing() -> None:
     assert facts("Karim lives in Leicester, sorry, Coventry, he moved ages ago") == {("Karim", "LIVES_IN", "Coventry")}
     assert facts("we live in Alcalá. Actually, Alcobendas, not Alcalá") == {(SAM, "LIVES_IN", "Alcobendas")}
     assert facts("I work at Acme, I mean Acme Robotics.") == {(SAM, "WORKS_AT", "Acme Robotics")}
+    assert facts("I moved to Uppsala, sorry, I meant Gothenburg") == {(SAM, "LIVES_IN", "Gothenburg")}
     assert facts("Tom works at Acme. Ana works at Globex, not Acme.") == {
         ("Tom", "WORKS_AT", "Acme"),
         ("Ana", "WORKS_AT", "Globex"),

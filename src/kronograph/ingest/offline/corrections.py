@@ -17,13 +17,13 @@ from .names import Run, Token
 __all__ = ["correct"]
 
 _CUES = frozenset({"sorry", "actually", "rather", "correction", "oops"})
-_GLUE = frozenset({",", ":", "-", "—", "–", "i", "mean", "it", "'s", "is", "wait"})
+_GLUE = frozenset({",", ":", "-", "—", "–", "i", "mean", "meant", "it", "'s", "is", "wait"})
 
 
 def correct(tokens: list[Token], runs: list[Run], ctx: Context, stated: bool) -> int:
     """Apply the corrections of one sentence to the episode's facts; how many facts changed. In a sentence that
     ``stated`` a fact of its own, "Y, not X" is part of it ("Ana works at Globex, not Acme"), no correction."""
-    cued = any(t.lower in _CUES or t.lower == "mean" for t in tokens)
+    cued = any(t.lower in _CUES or t.lower in ("mean", "meant") for t in tokens)
     by_first = {r.first: r for r in runs}
     by_last = {r.last: r for r in runs}
     changed = 0
@@ -31,8 +31,8 @@ def correct(tokens: list[Token], runs: list[Run], ctx: Context, stated: bool) ->
         word = token.lower
         if word == "not" and k + 1 in by_first and (cued or not stated):
             old, new = by_first[k + 1], _before(tokens, k, by_last)
-        elif word in _CUES or (word == "mean" and k > 0 and tokens[k - 1].lower == "i"):
-            new, old = _after(tokens, k, by_first), _before(tokens, k - (word == "mean"), by_last)
+        elif word in _CUES or (word in ("mean", "meant") and k > 0 and tokens[k - 1].lower == "i"):
+            new, old = _after(tokens, k, by_first), _before(tokens, k - (word in ("mean", "meant")), by_last)
         else:
             continue
         if old is not None and new is not None and old.name.casefold() != new.name.casefold():

@@ -258,6 +258,9 @@ def _got_one(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context)
         return None, None
     if k + 2 < n and tokens[k + 1].lower in ("named", "called"):
         return ctx.speaker, runs_at.get(k + 2)
+    for c in range(k + 1, n - 2):  # "got a puppy last month, his name is Otto"
+        if tokens[c].lower == "name" and tokens[c + 1].lower in ("is", "'s") and (run := runs_at.get(c + 2)):
+            return ctx.speaker, run
     for c in range(k + 1, n - 1):  # "adopted a dog in april, Pepper."
         if tokens[c].lower == "," and (run := runs_at.get(c + 1)) is not None:
             if run.last + 1 >= n or tokens[run.last + 1].lower in _CLOSE:

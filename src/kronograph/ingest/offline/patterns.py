@@ -206,6 +206,7 @@ PERSON_TITLES = frozenset(
     "ceo cto cfo coo cio cmo cpo founder co-founder cofounder president director head manager chair chairman "
     "chairwoman owner partner scientist engineer officer editor principal dean lead vp".split()
 )
+_LINKS = frozenset("at for with in from on by".split())  # "a data engineer at Klarna in ...": no title
 _PLACE_TITLES = frozenset("capital city".split())
 
 # fmt: off
@@ -242,7 +243,11 @@ def title_relation(title: str) -> tuple[str, str | None, str | None] | None:
 def title_at_ok(title: str) -> bool:
     """Whether "is a/the <title> at X" names a job ("a software engineer"), not a state."""
     words = title.lower().split()
-    return bool(words) and not any(w in _NOT_TITLES for w in words) and not words[0].endswith(("ing", "ed"))
+    return (
+        bool(words)
+        and not any(w in _NOT_TITLES or w in _LINKS for w in words)
+        and not words[0].endswith(("ing", "ed"))
+    )
 
 
 def phrase(relation: str, past: bool = False) -> str:
