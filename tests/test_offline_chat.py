@@ -219,6 +219,13 @@ def test_names_given_in_the_next_sentence() -> None:
         ("I have a Tesla", {(SAM, "OWNS", "Tesla")}),
         ("I bought a house in Leeds last summer", {(SAM, "OWNS_PROPERTY_IN", "Leeds")}),
         ("I grew up in Glasgow btw", {(SAM, "GREW_UP_IN", "Glasgow")}),
+        ("I have asthma", {(SAM, "HAS_CONDITION", "Asthma")}),
+        ("I have a cold", set()),
+        ("I drive a Honda Civic", {(SAM, "OWNS", "Honda Civic")}),
+        ("I support Arsenal", {(SAM, "LIKES", "Arsenal")}),
+        ("I teach at Parkside Primary", {(SAM, "WORKS_AT", "Parkside Primary")}),
+        ("I volunteer at Oxfam on weekends", {(SAM, "VOLUNTEERS_AT", "Oxfam")}),
+        ("my husband's name is Raj", {(SAM, "MARRIED_TO", "Raj")}),
         ("my roommate Lars, he's from Oslo", {(SAM, "ROOMMATE_OF", "Lars"), ("Lars", "COMES_FROM", "Oslo")}),
         (
             "i'm a GP at Riverside Medical Centre in Manchester",

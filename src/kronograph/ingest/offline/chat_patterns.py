@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .kin import KIN
 from .patterns import COPULA, Pattern, _p
-from .vocab import LANGUAGES, PROGRAMMING, TECH
+from .vocab import CONDITIONS, LANGUAGES, PROGRAMMING, TECH
 
 __all__ = ["CHAT_PATTERNS"]
 
@@ -38,7 +38,15 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        "state", _P, _O, lower=True),
     _p("bought own owns purchased", rf"\b(?:bought|own|owns|purchased)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?{_HOME}"
        r"\s+in\b", "OWNS_PROPERTY_IN", "state", _P, _L, lower=True, closes=True, ended="NO_LONGER_OWNS"),
-    _p("have has got", rf"\b(?:have|has|got)(?=\s+an?\s+(?!(?:{_NOT_OWNED})\b))", "OWNS", "state"),
+    _p("have has got drive drives ride rides", rf"\b(?:have|has|got|drive|drives|ride|rides)(?=\s+an?\s+"
+       rf"(?!(?:{_NOT_OWNED})\b))", "OWNS", "state"),
+    _p("have has diagnosed", r"\b(?:have|has|diagnosed\s+with)\b", "HAS_CONDITION", "state", _P, "Condition",
+       vocabulary=CONDITIONS, strict=True, closes=True, ended="NO_LONGER_HAS_CONDITION"),
+    _p("support supports", r"\b(?:supports?|root\s+for|roots\s+for)\b", "LIKES", "state"),
+    _p("teach teaches teaching intern interning", r"\b(?:teach(?:es|ing)?|intern(?:s|ing)?)\s+at\b", "WORKS_AT",
+       "state", _P, _O, closes=True, lower=True),
+    _p("volunteer volunteers volunteering", r"\bvolunteer(?:s|ing)?\s+(?:at|for|with)\b", "VOLUNTEERS_AT", "state",
+       _P, _O, closes=True, ended="NO_LONGER_VOLUNTEERS_AT"),
     _p("sold", r"\bsold\b", "NO_LONGER_OWNS", "event"),
     _p("dating", r"\b(?:dating|going\s+out\s+with)\b", "DATING", "state", _P, _P, pair=True, lower=True),
     _p("broke split", r"\b(?:broke|split)\s+up(?:\s+with)?\b", "NO_LONGER_DATING", "event", _P, _P, pair=True),

@@ -220,6 +220,8 @@ def _named_after(tokens: list[Token], k: int, runs_at: dict[int, Run]) -> Run | 
     at = k + 1
     comma = at < n and tokens[at].lower == ","
     at += comma
+    if at + 2 < n and tokens[at].lower == "'s" and tokens[at + 1].lower == "name" and tokens[at + 2].lower == "is":
+        at += 2  # "my husband's name is Raj"
     if not comma and at + 1 < n and tokens[at].lower in ("is", "'s") and (run := runs_at.get(at + 1)) is not None:
         after = tokens[run.last + 1].lower if run.last + 1 < n else "."
         return run if after in _CLOSE else None  # "my wife is Emma"

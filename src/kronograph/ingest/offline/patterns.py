@@ -84,6 +84,8 @@ ENDINGS: dict[str, tuple[str, ...]] = {
     "NO_LONGER_FRIENDS_WITH": ("FRIENDS_WITH",),
     "NO_LONGER_MANAGES": ("MANAGES",),
     "NO_LONGER_LEADS": ("LEADS",),
+    "NO_LONGER_HAS_CONDITION": ("HAS_CONDITION",),
+    "NO_LONGER_VOLUNTEERS_AT": ("VOLUNTEERS_AT",),
 }
 
 

@@ -3,7 +3,7 @@ languages ("i speak spanish") and tools ("we run on gcp", "i write python")."""
 
 from __future__ import annotations
 
-__all__ = ["LANGUAGES", "PROGRAMMING", "TECH"]
+__all__ = ["CONDITIONS", "LANGUAGES", "PROGRAMMING", "TECH"]
 
 LANGUAGES = frozenset(
     """
@@ -29,5 +29,11 @@ TECH = PROGRAMMING | frozenset(
     grafana prometheus datadog sentry jenkins github gitlab bitbucket jira confluence linear notion slack figma
     vercel netlify heroku cloudflare hetzner digitalocean linux ubuntu debian windows macos ios android iphone pixel
     neovim vim emacs vscode excel tableau looker dbt pandas pytorch tensorflow
+    """.split()
+)
+CONDITIONS = frozenset(
+    """
+    asthma diabetes adhd autism celiac coeliac migraines migraine anxiety depression epilepsy arthritis eczema
+    psoriasis endometriosis pcos ibs crohn's dyslexia insomnia tinnitus hypertension covid long-covid lupus
     """.split()
 )
