@@ -222,6 +222,8 @@ def test_names_given_in_the_next_sentence() -> None:
         ("I have asthma", {(SAM, "HAS_CONDITION", "Asthma")}),
         ("I have a cold", set()),
         ("I drive a Honda Civic", {(SAM, "OWNS", "Honda Civic")}),
+        ("i have a tesla but parking is a nightmare", {(SAM, "OWNS", "Tesla")}),
+        ("I got an offer at Stripe", set()),
         ("I support Arsenal", {(SAM, "LIKES", "Arsenal")}),
         ("I teach at Parkside Primary", {(SAM, "WORKS_AT", "Parkside Primary")}),
         ("I volunteer at Oxfam on weekends", {(SAM, "VOLUNTEERS_AT", "Oxfam")}),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .kin import KIN
 from .patterns import COPULA, Pattern, _p
-from .vocab import CONDITIONS, LANGUAGES, PROGRAMMING, TECH
+from .vocab import BRANDS, CONDITIONS, LANGUAGES, PROGRAMMING, TECH
 
 __all__ = ["CHAT_PATTERNS"]
 
@@ -39,7 +39,7 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("bought own owns purchased", rf"\b(?:bought|own|owns|purchased)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?{_HOME}"
        r"\s+in\b", "OWNS_PROPERTY_IN", "state", _P, _L, lower=True, closes=True, ended="NO_LONGER_OWNS"),
     _p("have has got drive drives ride rides", rf"\b(?:have|has|got|drive|drives|ride|rides)(?=\s+an?\s+"
-       rf"(?!(?:{_NOT_OWNED})\b))", "OWNS", "state"),
+       rf"(?!(?:{_NOT_OWNED})\b))", "OWNS", "state", vocabulary=BRANDS),
     _p("have has diagnosed", r"\b(?:have|has|diagnosed\s+with)\b", "HAS_CONDITION", "state", _P, "Condition",
        vocabulary=CONDITIONS, strict=True, closes=True, ended="NO_LONGER_HAS_CONDITION"),
     _p("support supports", r"\b(?:supports?|root\s+for|roots\s+for)\b", "LIKES", "state"),

@@ -141,7 +141,13 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
         return Obj(named[0], "Organization", named[1])
     if tokens[i].lower in _DETERMINERS:
         i += 1
-        while i < n and i - start <= 3 and tokens[i].lower not in _STOPISH and tokens[i].text[0].islower():
+        while (
+            i < n
+            and i - start <= 3
+            and tokens[i].lower not in _STOPISH
+            and tokens[i].text[0].islower()
+            and tokens[i].lower not in want.vocabulary
+        ):
             i += 1
         if i < n and tokens[i].lower in ("called", "named"):
             i += 1
@@ -159,10 +165,10 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
         if run is not None:
             return Obj(run.name, None, run.last) if run.name.lower() in want.vocabulary else None
         return Obj(tokens[i].text.capitalize(), None, i) if tokens[i].lower in want.vocabulary else None
-    if run is None and i == start and (want.lower or want.vocabulary):
-        if tokens[i].lower in want.vocabulary:
-            return Obj(tokens[i].text.capitalize(), None, i)
-        found = lower_name(tokens, i, _STOPISH, _FOLLOW_OK) if want.lower else None
+    if run is None and i < n and tokens[i].lower in want.vocabulary and tokens[i].text.isalpha():
+        return Obj(tokens[i].text.capitalize(), None, i)  # "we use kafka", "i have a tesla"
+    if run is None and i == start and want.lower:
+        found = lower_name(tokens, i, _STOPISH, _FOLLOW_OK)
         if found is not None:
             return Obj(found[0], None, found[1])
     if run is None:

@@ -3,7 +3,7 @@ languages ("i speak spanish") and tools ("we run on gcp", "i write python")."""
 
 from __future__ import annotations
 
-__all__ = ["CONDITIONS", "LANGUAGES", "PROGRAMMING", "TECH"]
+__all__ = ["BRANDS", "CONDITIONS", "LANGUAGES", "PROGRAMMING", "TECH"]
 
 LANGUAGES = frozenset(
     """
@@ -35,5 +35,11 @@ CONDITIONS = frozenset(
     """
     asthma diabetes adhd autism celiac coeliac migraines migraine anxiety depression epilepsy arthritis eczema
     psoriasis endometriosis pcos ibs crohn's dyslexia insomnia tinnitus hypertension covid long-covid lupus
+    """.split()
+)
+BRANDS = frozenset(
+    """
+    tesla bmw audi mercedes toyota honda ford volvo volkswagen vw kia hyundai nissan mazda subaru porsche fiat skoda
+    peugeot renault vespa ducati yamaha kawasaki harley macbook iphone ipad kindle pixel thinkpad playstation xbox
     """.split()
 )
