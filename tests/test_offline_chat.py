@@ -166,6 +166,12 @@ def test_ties_that_are_over_unnamed_or_unsure(content: str) -> None:
     assert {f for f in facts(content) if f[1] not in ("MET", "LIVES_IN")} == set()
 
 
+def test_a_tie_named_in_passing_holds_in_a_doubtful_sentence() -> None:
+    assert facts("my friend Tom told me Hillcrest might merge, no idea if true") == {(SAM, "FRIENDS_WITH", "Tom")}
+    assert facts("Is my sister Emma coming?") == {(SAM, "SIBLING_OF", "Emma")}
+    assert facts("If I had a sister named Emma") == set()
+
+
 def test_x_and_i() -> None:
     assert facts("Maya and I got engaged last weekend!") == {(SAM, "ENGAGED_TO", "Maya")}
     assert facts("Lena and I have been dating since last summer") == {(SAM, "DATING", "Lena")}
@@ -199,6 +205,10 @@ def test_names_given_in_the_next_sentence() -> None:
         ("Emma", "PARENT_OF", "Leo"),
     }
     assert dated("we got a puppy last month, his name is Otto") == {("HAS_PET", "Otto"): "2024-04-01"}
+    assert facts("my girlfriend Sophie and I just adopted a rescue dog, his name is Biscuit") == {
+        (SAM, "DATING", "Sophie"),
+        (SAM, "HAS_PET", "Biscuit"),
+    }
     assert facts("We had a baby! Finally.") == set()
     assert facts("we got a puppy. Tom helped us pick him.") == set()
 
@@ -235,6 +245,8 @@ def test_names_given_in_the_next_sentence() -> None:
         ),
         ("first week at shopify done", {(SAM, "WORKS_AT", "Shopify")}),
         ("first day at Spotify went well", {(SAM, "WORKS_AT", "Spotify")}),
+        ("two weeks in at monzo and loving it", {(SAM, "WORKS_AT", "Monzo")}),
+        ("I teach maths at Hillcrest Academy", {(SAM, "WORKS_AT", "Hillcrest Academy")}),
         (
             "I'm a data engineer at Klarna in Stockholm",
             {(SAM, "WORKS_AT", "Klarna"), ("Klarna", "LOCATED_IN", "Stockholm")},

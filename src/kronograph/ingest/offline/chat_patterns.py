@@ -43,8 +43,9 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("have has diagnosed", r"\b(?:have|has|diagnosed\s+with)\b", "HAS_CONDITION", "state", _P, "Condition",
        vocabulary=CONDITIONS, strict=True, closes=True, ended="NO_LONGER_HAS_CONDITION"),
     _p("support supports", r"\b(?:supports?|root\s+for|roots\s+for)\b", "LIKES", "state"),
-    _p("teach teaches teaching intern interning", r"\b(?:teach(?:es|ing)?|intern(?:s|ing)?)\s+at\b", "WORKS_AT",
-       "state", _P, _O, closes=True, lower=True),
+    _p("teach teaches teaching intern interning",
+       r"\b(?:teach(?:es|ing)?(?:\s+[\w-]+){0,2}?|intern(?:s|ing)?)\s+at\b", "WORKS_AT", "state", _P, _O,
+       closes=True, lower=True),
     _p("volunteer volunteers volunteering", r"\bvolunteer(?:s|ing)?\s+(?:at|for|with)\b", "VOLUNTEERS_AT", "state",
        _P, _O, closes=True, ended="NO_LONGER_VOLUNTEERS_AT"),
     _p("sold", r"\bsold\b", "NO_LONGER_OWNS", "event"),
@@ -65,8 +66,9 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        + _UP, "WORKS_IN", "state", _P, _L, org_relation="BASED_IN"),
     _p(_COPULA_KEYS, COPULA + r"(?:located\s+|based\s+)?in\b", "BASED_IN", "state", _O, _L, org_only=True),
     # a new job, said in passing: "first week at shopify done", "I'm at Helix Labs now"
-    _p("first second third fourth 1st 2nd 3rd 4th", r"\b(?:my\s+)?(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+"
-       r"(?:full\s+)?(?:day|week|month)\s+(?:at|with)\b", "WORKS_AT", "state", _P, _O, speakers=True, lower=True),
+    _p("first second third fourth 1st 2nd 3rd 4th in", r"\b(?:(?:my\s+)?(?:first|second|third|fourth|1st|2nd|3rd|4th)"
+       r"\s+(?:full\s+)?(?:day|week|month)|(?:two|three|four|five|six|a\s+few|a\s+couple\s+of|\d+)\s+(?:days|weeks|"
+       r"months)\s+in)\s+(?:at|with)\b", "WORKS_AT", "state", _P, _O, speakers=True, lower=True),
     _p(_COPULA_KEYS, r"(?:\b(?:am|is|are)|'(?:m|s|re))\s+(?:now\s+)?at\s+" + _UP, "WORKS_AT", "state", _P, _O,
        needs_now=True),
     _p("left leaves", r"\b(?:left|leaves)\b", "LEFT", "event", lower=True),

@@ -97,6 +97,7 @@ class OfflineExtractor:
         if (why := _skip_reason(tokens)) is not None:
             ctx.skipped[why] = ctx.skipped.get(why, 0) + 1
             ctx.unread.append(sentence_note(text, why))
+            read_kin(text, tokens, runs, [], ctx, told=False)  # "my friend Tom says ..., no idea if true"
             return
         times = find_times(text, reference)
         tied = name_pending(text, tokens, runs, ctx)

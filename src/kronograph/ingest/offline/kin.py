@@ -59,6 +59,7 @@ _MINE = frozenset({"my", "our"})
 _GET = frozenset("have has 've got adopted rescued bought".split())
 _BORN = frozenset({"born", "arrived"})
 _HOW_MANY = frozenset("a an two three four five".split())
+_SOFT = frozenset("just finally recently also both officially".split())
 _AT_WORK = frozenset({"REPORTS_TO", "COLLEAGUE_OF", "COFOUNDER_WITH"})
 _CLOSE = frozenset({",", ".", "!", ";", ")", "and"})
 _NOT_NAMES = (
@@ -77,9 +78,11 @@ _AFTER_NAME = frozenset(". , ; ! ? ) and is was has had lives works moved just g
 
 
 def read_kin(
-    text: str, tokens: list[Token], runs: list[Run], times: list[TimeMention], ctx: Context
+    text: str, tokens: list[Token], runs: list[Run], times: list[TimeMention], ctx: Context, told: bool = True
 ) -> tuple[list[Run], int]:
-    """The facts these phrases state, added to ``ctx``; and the lower-case names they introduce, as runs."""
+    """The facts these phrases state, added to ``ctx``; and the lower-case names they introduce, as runs. A tie
+    named in passing holds even in a sentence that asks or doubts something else ("my friend Tom says ..., no
+    idea if true"); one told ("we adopted a dog named ...") only where the sentence is ``told``."""
     runs_at = {r.lead: r for r in runs}
     runs_end = {r.last: r for r in runs}
     added: list[Run] = _we_two(tokens, runs_at)
@@ -97,7 +100,7 @@ def read_kin(
             named = _named_before(tokens, start, k_end, runs_end)
         elif named is not None and named.lead not in runs_at:
             added.append(named)  # "my sister emma"
-        if owner is None:
+        if owner is None and told:
             owner, named = _got_one(tokens, k, runs_at, ctx)
             if owner is not None and named is None:
                 at = [t for t in times if t.role in ("at", "since")][:1]
@@ -252,11 +255,14 @@ def _got_one(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context)
     """ "I have a sister named Emma", "we adopted a cat called Miso": the speaker's, by name."""
     n = len(tokens)
     j = k - 1
-    while j >= 0 and tokens[j].lower in _ADJECTIVES:
-        j -= 1
+    while j >= 0 and k - j <= 2 and (tokens[j].lower in _ADJECTIVES or _plain_word(tokens[j])):
+        j -= 1  # "a rescue dog", "a little boy"
     if j < 2 or tokens[j].lower not in _HOW_MANY or tokens[j - 1].lower not in _GET:
         return None, None
-    if tokens[j - 2].lower not in ("i", "we", "'ve") or not ctx.speaker:
+    s = j - 2
+    while s > 0 and tokens[s].lower in _SOFT:
+        s -= 1  # "Sophie and I just adopted"
+    if tokens[s].lower not in ("i", "we", "'ve") or not ctx.speaker:
         return None, None
     if k + 2 < n and tokens[k + 1].lower in ("named", "called"):
         return ctx.speaker, runs_at.get(k + 2)
@@ -269,6 +275,10 @@ def _got_one(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context)
                 return ctx.speaker, run
             break
     return ctx.speaker, None
+
+
+def _plain_word(token: Token) -> bool:
+    return token.text.isalpha() and token.text.islower() and token.lower not in _NOT_NAMES | _HOW_MANY
 
 
 def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) -> int:
