@@ -124,6 +124,8 @@ def test_a_statement_before_a_question_is_read() -> None:
         ("my son Leo started school", {(SAM, "PARENT_OF", "Leo")}),
         ("my mum Linda lives in York", {("Linda", "PARENT_OF", SAM), ("Linda", "LIVES_IN", "York")}),
         ("my kids Leo and Ana", {(SAM, "PARENT_OF", "Leo"), (SAM, "PARENT_OF", "Ana")}),
+        ("my granddaughter Isla", {(SAM, "GRANDPARENT_OF", "Isla")}),
+        ("we used to have a dog called Bramble, she died last year", set()),
         ("i have two cats, Mochi and Tofu", {(SAM, "HAS_PET", "Mochi"), (SAM, "HAS_PET", "Tofu")}),
         ("I have a sister named Emma", {(SAM, "SIBLING_OF", "Emma")}),
         (
@@ -181,6 +183,10 @@ def test_x_and_i() -> None:
         ("Nadia", "LIVES_IN", "Porto"),
     }
     assert facts("Lucía and I broke up last week") == {(SAM, "NO_LONGER_DATING", "Lucía")}
+    assert facts("me and Kai broke up. he moved back to Bristol") == {
+        (SAM, "NO_LONGER_DATING", "Kai"),
+        ("Kai", "LIVES_IN", "Bristol"),
+    }
 
 
 def test_life_events_are_dated() -> None:
@@ -268,6 +274,7 @@ def test_languages_allergies_education_ownership_origins(content: str, expected:
         ("we run everything on gcp", {(SAM, "USES", "Gcp")}),
         ("backend is Django on Postgres", {(SAM, "USES", "Django"), (SAM, "USES", "Postgres")}),
         ("i write python all day", {(SAM, "USES", "Python")}),
+        ("i use an iPhone", {(SAM, "USES", "iPhone")}),
         ("I switched to Neovim", {(SAM, "USES", "Neovim")}),
         (
             "we migrated from Elasticsearch to OpenSearch last month",

@@ -164,9 +164,9 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
             return None
         if run is not None:
             return Obj(run.name, None, run.last) if run.name.lower() in want.vocabulary else None
-        return Obj(tokens[i].text.capitalize(), None, i) if tokens[i].lower in want.vocabulary else None
+        return Obj(_cased(tokens[i].text), None, i) if tokens[i].lower in want.vocabulary else None
     if run is None and i < n and tokens[i].lower in want.vocabulary and tokens[i].text.isalpha():
-        return Obj(tokens[i].text.capitalize(), None, i)  # "we use kafka", "i have a tesla"
+        return Obj(_cased(tokens[i].text), None, i)  # "we use kafka", "i have a tesla", "an iPhone"
     if run is None and i == start and want.lower:
         found = lower_name(tokens, i, _STOPISH, _FOLLOW_OK)
         if found is not None:
@@ -195,6 +195,11 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
         elif follower not in _FOLLOW_OK and not follower.endswith("ly") and follower.isalpha():
             return None  # "the Berlin office": the name only qualifies the real object
     return Obj(run.name, label, last)
+
+
+def _cased(word: str) -> str:
+    """A known word as a name: capitalised, unless it was typed with capitals of its own ("iPhone")."""
+    return word.capitalize() if word.islower() else word
 
 
 def _unit(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int) -> Obj | None:

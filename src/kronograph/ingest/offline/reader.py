@@ -245,6 +245,11 @@ class SentenceReader:
                 continue
             return found, self.tokens[first].start
 
+    def _joined(self, k: int) -> bool:
+        """Whether the word at ``k`` is joined to another subject by "and"."""
+        tokens = self.tokens
+        return (k + 1 < len(tokens) and tokens[k + 1].lower == "and") or (k > 0 and tokens[k - 1].lower == "and")
+
     def _headless(self, at: int) -> bool:
         """ "Finally passed my test and bought a car": a chat sentence with no subject at all before ``at``."""
         before = self.tokens[:at]
@@ -272,6 +277,8 @@ class SentenceReader:
 
     def _one_subject(self, k: int) -> tuple[Subject | None, int]:
         token = self.tokens[k]
+        if token.lower == "me" and self.ctx.speaker and self._joined(k):
+            return Subject(self.ctx.speaker, 0.9), k  # "me and Kai broke up"
         if token.lower in PRONOUNS:
             return self._pronoun(token.lower, k), k
         run = self.runs_end.get(k)
