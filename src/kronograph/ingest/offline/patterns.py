@@ -60,7 +60,7 @@ class Pattern:
     strict: bool = False  # only words of ``vocabulary`` are objects ("I speak Spanish", not "I speak Tom")
     speakers: bool = False  # the phrase itself says whose it is ("my first week at X"): the speaker's
     joiners: frozenset[str] = frozenset()  # words besides "and" that join objects ("Django on Postgres")
-    needs_now: bool = False  # "I'm at Helix Labs now": read only with a "now" in the clause
+    needs_now: bool = False  # "I'm at Helix Labs now": read only with a "now" in the clause, of an organisation
     org_only: bool = False  # "Colegio San Miguel is in Getafe": only an organisation's place
     pending: bool = False  # "we had twins!! Zara and Yusuf": the names may come in the next sentence
 

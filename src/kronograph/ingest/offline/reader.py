@@ -142,6 +142,8 @@ class SentenceReader:
         want = Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners)
         objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at else []
         objs = stated(objects, pattern.relation)
+        if pattern.needs_now and any((name_label(o[0]) or self.ctx.label(o[0])) != "Organization" for o in objs):
+            return None  # "I'm at Heathrow now": a place one is at; "I'm at Helix Labs now": an employer
         if not objs and pattern.pending and not objects:
             self.ctx.pending = (subjects, pattern.relation, clause_dates(self.times, (0, len(self.text), 0)))
             return None
