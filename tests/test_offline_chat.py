@@ -260,6 +260,8 @@ def test_names_given_in_the_next_sentence() -> None:
         ("oh and I quit Klarna!", {(SAM, "LEFT", "Klarna")}),
         ("i'm at Helix Labs now, second week", {(SAM, "WORKS_AT", "Helix Labs")}),
         ("I'm at Heathrow now, flight's delayed", set()),
+        ("Lina is a vet in Bristol, she's coming next week", {("Lina", "WORKS_IN", "Bristol")}),
+        ("I'm a big believer in Agile", set()),
     ],
 )
 def test_languages_allergies_education_ownership_origins(content: str, expected: set[tuple[str, str, str]]) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .kin import KIN
 from .patterns import COPULA, Pattern, _p
-from .vocab import BRANDS, CONDITIONS, LANGUAGES, PROGRAMMING, TECH
+from .vocab import BRANDS, CONDITIONS, JOBS, LANGUAGES, PROGRAMMING, TECH
 
 __all__ = ["CHAT_PATTERNS"]
 
@@ -63,7 +63,7 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        r"(?:\s+(?:named|called))?\b", "PARENT_OF", "state", _P, _P, pending=True),
     # "Lina is a vet in Bristol", "it's a small startup in Toronto", "Colegio San Miguel is in Getafe"
     _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?:a|an)\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,3}?)\s+(?:based\s+)?in\s+"
-       + _UP, "WORKS_IN", "state", _P, _L, org_relation="BASED_IN"),
+       + _UP, "WORKS_IN", "state", _P, _L, org_relation="BASED_IN", title_words=JOBS),
     _p(_COPULA_KEYS, COPULA + r"(?:located\s+|based\s+)?in\b", "BASED_IN", "state", _O, _L, org_only=True),
     # a new job, said in passing: "first week at shopify done", "I'm at Helix Labs now"
     _p("first second third fourth 1st 2nd 3rd 4th in", r"\b(?:(?:my\s+)?(?:first|second|third|fourth|1st|2nd|3rd|4th)"

@@ -63,6 +63,7 @@ class Pattern:
     needs_now: bool = False  # "I'm at Helix Labs now": read only with a "now" in the clause, of an organisation
     org_only: bool = False  # "Colegio San Miguel is in Getafe": only an organisation's place
     pending: bool = False  # "we had twins!! Zara and Yusuf": the names may come in the next sentence
+    title_words: frozenset[str] = frozenset()  # what a title must end with ("a vet in", not "a believer in")
 
 
 _COPULA_KEYS = "is am are was were been became becomes remains 's 'm 're"

@@ -3,7 +3,7 @@ languages ("i speak spanish") and tools ("we run on gcp", "i write python")."""
 
 from __future__ import annotations
 
-__all__ = ["BRANDS", "CONDITIONS", "LANGUAGES", "PROGRAMMING", "TECH"]
+__all__ = ["BRANDS", "CONDITIONS", "JOBS", "LANGUAGES", "PROGRAMMING", "TECH"]
 
 LANGUAGES = frozenset(
     """
@@ -41,5 +41,18 @@ BRANDS = frozenset(
     """
     tesla bmw audi mercedes toyota honda ford volvo volkswagen vw kia hyundai nissan mazda subaru porsche fiat skoda
     peugeot renault vespa ducati yamaha kawasaki harley macbook iphone ipad kindle pixel thinkpad playstation xbox
+    """.split()
+)
+# what someone is "in" a place as: "Lina is a vet in Bristol", "it's a small startup in Toronto"
+JOBS = frozenset(
+    """
+    vet nurse doctor gp teacher engineer developer dev designer lawyer solicitor barrister chef cook dentist pharmacist
+    accountant consultant manager analyst scientist researcher professor lecturer student architect journalist
+    writer artist musician pilot driver paramedic firefighter officer policeman policewoman plumber electrician
+    barista waiter waitress baker farmer surgeon therapist psychologist psychiatrist midwife carer cleaner librarian
+    priest vicar rabbi imam banker trader recruiter programmer physio physiotherapist optician tutor coach trainer
+    nanny receptionist administrator technician mechanic builder carpenter translator editor photographer
+    startup company firm agency business bank charity nonprofit school university college hospital clinic practice
+    restaurant shop store brewery bakery cafe studio lab
     """.split()
 )
