@@ -403,6 +403,10 @@ def test_assistant_messages_say_nothing() -> None:
         ("last summer", "2023-06-01"),
         ("last winter", "2023-12-01"),
         ("in the spring", "2024-03-01"),
+        ("at the end of March", "2024-03-31"),
+        ("in mid-April", "2024-04-15"),
+        ("early May", "2024-05-01"),
+        ("late 2023", "2023-12-31"),
     ],
 )
 def test_chat_dates(text: str, day: str) -> None:

@@ -30,6 +30,10 @@ Resolution rules (each documented once, here):
   (the) summer" the latest one starting not more than 31 days after it.
 - "a few" and "several" count as three ("a few weeks ago"); "last night" is
   the day before the reference day.
+- A part of a month or year: "the end of March" and "late March" are its
+  last day, "mid-March" and "the middle of March" the 15th, "early March"
+  and "the start of March" the 1st; of a year, 31 December, 1 July and 1
+  January.
 - A bare year, and a bare month name, count only after a preposition ("in 2019",
   "since March"), so "2019 was great" or "I may join" yield nothing.
 
@@ -132,6 +136,7 @@ _YEAR = r"(?:19|20)\d{2}"
 _PATTERN = re.compile(
     r"\b(?:(?P<pre>since|from|starting(?:\s+(?:from|on|in))?|as\s+of|beginning|until|till|til|through|to|"
     r"by|in|on|during|around|before|after)\s+)?"
+    r"(?:(?P<part>(?:the\s+)?(?:end|start|beginning|middle)\s+of|early|late|mid)[\s-]+)?"
     r"(?:(?P<iso>(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2}))"
     rf"|(?P<mdy>(?P<m1>{_MONTH})\s+(?P<d1>{_DAY})(?:,?\s+(?P<y1>{_YEAR}))?)"
     rf"|(?P<dmy>(?P<d2>{_DAY})\s+(?:of\s+)?(?P<m2>{_MONTH})(?:,?\s+(?P<y2>{_YEAR}))?)"
@@ -257,7 +262,7 @@ def _resolve(m: re.Match[str], ref: datetime) -> datetime | None:
         year = m["y1"] or m["y2"]
         return _day(int(year), month, day) if year else _yearless(month, day, ref)
     if m["my"]:
-        return datetime(int(m["y3"]), _MONTHS[m["m3"].lower().rstrip(".")], 1, tzinfo=UTC)
+        return _part_of(m["part"], int(m["y3"]), _MONTHS[m["m3"].lower().rstrip(".")])
     if m["mmy"]:
         return datetime(int(m["y4"]), int(m["m4"]), 1, tzinfo=UTC)
     if m["ago"]:
@@ -283,12 +288,24 @@ def _resolve(m: re.Match[str], ref: datetime) -> datetime | None:
             return None  # "see you Monday", "happy Friday": no statement about the past
         weekday = _WEEKDAYS[m["wd"].lower()]
         return today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1)
-    if not pre or pre == "on":
+    if (not pre or pre == "on") and not m["part"]:
         return None  # a bare month name or year: "I may join", "2019 was great"
     if m["mo"]:
         when = _yearless(_MONTHS[m["mo"].lower()], 1, ref)
-        return when
-    return datetime(int(m["yr"]), 1, 1, tzinfo=UTC)
+        return _part_of(m["part"], when.year, when.month) if when else None
+    return _part_of(m["part"], int(m["yr"]), None)
+
+
+def _part_of(part: str | None, year: int, month: int | None) -> datetime:
+    """ "the end of March": its last day; "mid-March" the 15th; "early March", "the start of 2023" the first day
+    (of a year: "mid 2023" is 1 July, "late 2023" 31 December)."""
+    word = (part or "").split()[-2 if part and part.endswith("of") else -1] if part else ""
+    if month is None:
+        month, day = {"end": (12, 31), "late": (12, 31), "middle": (7, 1), "mid": (7, 1)}.get(word, (1, 1))
+        return datetime(year, month, day, tzinfo=UTC)
+    if word in ("end", "late"):
+        return datetime(year, month, calendar.monthrange(year, month)[1], tzinfo=UTC)
+    return datetime(year, month, 15 if word in ("middle", "mid") else 1, tzinfo=UTC)
 
 
 def find_times(text: str, reference: datetime) -> list[TimeMention]:
