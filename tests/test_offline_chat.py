@@ -262,6 +262,9 @@ def test_names_given_in_the_next_sentence() -> None:
         ("I'm at Heathrow now, flight's delayed", set()),
         ("Lina is a vet in Bristol, she's coming next week", {("Lina", "WORKS_IN", "Bristol")}),
         ("I'm a big believer in Agile", set()),
+        ("my native language is Polish", {(SAM, "SPEAKS", "Polish")}),
+        ("Tom's first week at Google went well", set()),
+        ("Maya and I have been together for three years", {(SAM, "PARTNER_OF", "Maya")}),
     ],
 )
 def test_languages_allergies_education_ownership_origins(content: str, expected: set[tuple[str, str, str]]) -> None:

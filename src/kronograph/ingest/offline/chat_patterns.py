@@ -26,6 +26,8 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("speak speaks speaking", r"\b(?:speaks?|speaking)\b(?!\s+(?:to|with|about|at|of|for|up|out)\b)", "SPEAKS",
        "state", _P, "Language", vocabulary=LANGUAGES, strict=True, closes=True, ended="NO_LONGER_SPEAKS"),
     _p("fluent", r"\bfluent\s+in\b", "SPEAKS", "state", _P, "Language", vocabulary=LANGUAGES, strict=True),
+    _p("native first mother", r"\b(?:my\s+)?(?:native|first|mother)\s+(?:language|tongue)\s+(?:is|'s)\b", "SPEAKS",
+       "state", _P, "Language", vocabulary=LANGUAGES, strict=True, speakers=True),
     _p("learning studying", r"\b(?:learning|studying)\b(?!\s+(?:to|at|how|about|for|from|with)\b)", "LEARNING",
        "state", _P, "Language", vocabulary=LANGUAGES | PROGRAMMING, strict=True, closes=True,
        ended="NO_LONGER_LEARNING"),
@@ -50,6 +52,8 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        _P, _O, closes=True, ended="NO_LONGER_VOLUNTEERS_AT"),
     _p("sold", r"\bsold\b", "NO_LONGER_OWNS", "event"),
     _p("dating", r"\b(?:dating|going\s+out\s+with)\b", "DATING", "state", _P, _P, pair=True, lower=True),
+    _p("together", r"\b(?:(?:are|have\s+been|'ve\s+been|been|'re)\s+(?:still\s+)?together|got\s+back\s+together)\b",
+       "PARTNER_OF", "state", _P, _P, pair=True),
     _p("broke split", r"\b(?:broke|split)\s+up(?:\s+with)?\b", "NO_LONGER_DATING", "event", _P, _P, pair=True),
     _p("divorced", r"\b(?:got\s+)?divorced(?:\s+from)?\b", "NO_LONGER_MARRIED_TO", "event", _P, _P, pair=True),
     _p("moved move moving", rf"\bmov(?:ed|e)\s+into\s+(?:a|an|our|my|the)\s+(?:new\s+|bigger\s+|smaller\s+)?{_HOME}"

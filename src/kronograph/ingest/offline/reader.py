@@ -41,6 +41,7 @@ for _n, _pattern in enumerate(_ALL_PATTERNS):
         _BY_KEY.setdefault(_key, []).append(_n)
 _STARTED = frozenset("started start began begun joined".split())
 _THEIRS = frozenset({"his", "her", "their", "my", "our"})
+_SOMEONE_ELSES = frozenset({"'s", "his", "her", "their", "your", "its"})
 _NOT_HEADLESS = frozenset("the a an my our his her their your this that these those it there".split())
 # what someone else says is hearsay: "my friend says Tom quit", "Ana told me she moved"
 _REPORTING = frozenset("says said told tells claims claimed mentioned reckons thinks thought heard hears".split())
@@ -164,7 +165,11 @@ class SentenceReader:
         return subjects, objs, clause_start, flags
 
     def _speakers(self, pattern: Pattern, m: re.Match[str]) -> tuple[list[Subject], list[Found], int, int] | None:
-        """A phrase that is the speaker's by its own words ("my first week at X", "everything's on AWS")."""
+        """A phrase that is the speaker's by its own words ("my first week at X", "everything's on AWS"); not
+        someone else's ("Tom's first week at X")."""
+        at = self.index[m.start()]
+        if at > 0 and self.tokens[at - 1].lower in _SOMEONE_ELSES:
+            return None
         end_at = self.index.get(m.end() + 1, self.index.get(m.end()))
         want = Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners)
         objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at else []
