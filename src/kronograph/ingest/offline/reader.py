@@ -7,7 +7,9 @@ the clause it sits in, or, when the clause has none, to the words that head
 the sentence ("Last March, I joined ..."). Plans are not facts: a clause
 with will / going to, a present form of a start ("joins", "is moving to"),
 or a start dated after the reference time with a verb not in the past tense
-yields nothing.
+yields nothing. Nor does what follows someone else's "says" or "told":
+hearsay. A clause that ends a standing state ("no longer", "not ...
+anymore", "used to", "stopped") gives the pattern's ending relation.
 """
 
 from __future__ import annotations
