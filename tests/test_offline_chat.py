@@ -235,6 +235,15 @@ def test_names_given_in_the_next_sentence() -> None:
         ("I have a Tesla", {(SAM, "OWNS", "Tesla")}),
         ("I bought a house in Leeds last summer", {(SAM, "OWNS_PROPERTY_IN", "Leeds")}),
         ("I grew up in Glasgow btw", {(SAM, "GREW_UP_IN", "Glasgow")}),
+        ("i run a small bakery called Crumb & Co", {(SAM, "OWNS", "Crumb & Co")}),
+        ("I run a marathon every year", set()),
+        ("i'm allergic to kiwi, weird for a baker", {(SAM, "ALLERGIC_TO", "kiwi")}),
+        ("also piotr left PwC, he's freelancing now", {("Piotr", "LEFT", "PwC")}),
+        ("then traffic moved to the left", set()),
+        (
+            "my daughter Zofia starts uni in october, she got into Jagiellonian",
+            {(SAM, "PARENT_OF", "Zofia"), ("Zofia", "STUDIED_AT", "Jagiellonian")},
+        ),
         ("I have asthma", {(SAM, "HAS_CONDITION", "Asthma")}),
         ("I have a cold", set()),
         ("I drive a Honda Civic", {(SAM, "OWNS", "Honda Civic")}),
@@ -281,6 +290,10 @@ def test_languages_allergies_education_ownership_origins(content: str, expected:
         ("backend is Django on Postgres", {(SAM, "USES", "Django"), (SAM, "USES", "Postgres")}),
         ("i write python all day", {(SAM, "USES", "Python")}),
         ("i use an iPhone", {(SAM, "USES", "iPhone")}),
+        (
+            "we moved the online shop from Shopify to WooCommerce",
+            {(SAM, "USES", "WooCommerce"), (SAM, "NO_LONGER_USES", "Shopify")},
+        ),
         ("I switched to Neovim", {(SAM, "USES", "Neovim")}),
         (
             "we migrated from Elasticsearch to OpenSearch last month",

@@ -51,6 +51,10 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("volunteer volunteers volunteering", r"\bvolunteer(?:s|ing)?\s+(?:at|for|with)\b", "VOLUNTEERS_AT", "state",
        _P, _O, closes=True, ended="NO_LONGER_VOLUNTEERS_AT"),
     _p("sold", r"\bsold\b", "NO_LONGER_OWNS", "event"),
+    _p("run runs running opened started", r"\b(?:runs?|running|opened|started)(?=\s+(?:a|an|my|our)\s+"
+       r"(?:[\w-]+\s+){0,2}?(?:called|named)\s)", "OWNS", "state", _P, _O),
+    _p("got accepted admitted", r"\b(?:got\s+into|got\s+(?:accepted|admitted)\s+(?:in)?to|(?:was|been)\s+"
+       r"(?:accepted|admitted)\s+(?:in)?to)\b", "STUDIED_AT", "state", _P, _O),
     _p("dating", r"\b(?:dating|going\s+out\s+with)\b", "DATING", "state", _P, _P, pair=True, lower=True),
     _p("together", r"\b(?:(?:are|have\s+been|'ve\s+been|been|'re)\s+(?:still\s+)?together|got\s+back\s+together)\b",
        "PARTNER_OF", "state", _P, _P, pair=True),
@@ -87,6 +91,9 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        "USES", "state", None, "Product", speakers=True, vocabulary=TECH, joiners=frozenset({"on", "with"})),
     _p("switched migrated", r"\b(?:switched|migrated)(?:\s+(?:over|everything|it|all))?"
        r"\s+from\s+(?P<from>[^,.;!?]+?)\s+(?:to|over\s+to)\b", "USES", "state", None, "Product",
+       ended="NO_LONGER_USES", vocabulary=TECH),
+    _p("moved migrated switched ported", r"\b(?:moved|migrated|switched|ported)\s+(?:the|our|my|all|everything)\b"
+       r"[^,.;!?]{0,30}?\s+from\s+(?P<from>[^,.;!?]+?)\s+(?:to|over\s+to)\b", "USES", "state", None, "Product",
        ended="NO_LONGER_USES", vocabulary=TECH),
     _p("switched migrated", r"\b(?:switched|migrated)\s+(?:over\s+)?to\b", "USES", "state", None, "Product",
        vocabulary=TECH),

@@ -228,8 +228,10 @@ def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int
         k = found[-1].last + 1
         if k < len(tokens) and tokens[k].lower == ",":
             k += 1
+        bare_comma = k > found[-1].last + 1
         if k < len(tokens) and (tokens[k].lower in ("and", "or") or tokens[k].lower in want.joiners):
             k += 1
+            bare_comma = False
         if k == found[-1].last + 1:
             return found
         nxt = _object_at(
@@ -237,6 +239,9 @@ def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int
         )
         if nxt is None or nxt.unit:
             return found
+        after = tokens[nxt.last + 1].lower if nxt.last + 1 < len(tokens) else "."
+        if nxt.loose and bare_comma and after not in (",", "and", "or"):
+            return found  # "allergic to kiwi, weird for a baker": a list goes on with "and", or ends the clause
         found.append(nxt)
     return found
 

@@ -339,11 +339,12 @@ def resolve_time(text: str, reference: datetime) -> datetime | None:
     return found[0].when if found else None
 
 
-def clause_dates(times: list[TimeMention], span: tuple[int, int, int]) -> dict[str, TimeMention]:
-    """The dates of a clause: those inside it, else those heading the sentence."""
+def clause_dates(times: list[TimeMention], span: tuple[int, int, int], head_from: int = 0) -> dict[str, TimeMention]:
+    """The dates of a clause: those inside it, else those heading the sentence (from ``head_from``, where the
+    clause the first read one belongs to starts)."""
     start, end, head = span
     inside = [t for t in times if start <= t.start < end]
-    chosen = inside or [t for t in times if t.start < head]
+    chosen = inside or [t for t in times if head_from <= t.start < head]
     picked: dict[str, TimeMention] = {}
     for t in chosen:
         if t.role != "other":

@@ -36,9 +36,7 @@ KIN: dict[str, tuple[str, bool, str | None]] = {
         ("cousin", "aunt", "uncle", "niece", "nephew", "grandma", "grandpa", "grandmother", "grandfather"),
         ("RELATIVE_OF", True, _P),
     ),
-    **dict.fromkeys(
-        ("grandson", "granddaughter", "grandchild", "grandkid", "grandbaby"), ("GRANDPARENT_OF", True, _P)
-    ),
+    **dict.fromkeys(("grandson", "granddaughter", "grandchild", "grandkid", "grandbaby"), ("GRANDPARENT_OF", True, _P)),
     **dict.fromkeys(("boss", "manager", "supervisor"), ("REPORTS_TO", True, _P)),
     **dict.fromkeys(("colleague", "coworker", "co-worker", "teammate"), ("COLLEAGUE_OF", True, _P)),
     **dict.fromkeys(("friend", "mate", "buddy", "pal", "bestie", "bff"), ("FRIENDS_WITH", True, _P)),

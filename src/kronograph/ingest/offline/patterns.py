@@ -247,9 +247,7 @@ def title_at_ok(title: str) -> bool:
     """Whether "is a/the <title> at X" names a job ("a software engineer"), not a state."""
     words = title.lower().split()
     return (
-        bool(words)
-        and not any(w in _NOT_TITLES or w in _LINKS for w in words)
-        and not words[0].endswith(("ing", "ed"))
+        bool(words) and not any(w in _NOT_TITLES or w in _LINKS for w in words) and not words[0].endswith(("ing", "ed"))
     )
 
 

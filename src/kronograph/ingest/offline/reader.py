@@ -21,6 +21,7 @@ from .clauses import CLAUSE_BREAK, PRONOUNS, Found, Obj, Want, read_gap, read_ob
 from .context import Context, Subject
 from .dates import TimeMention, clause_dates
 from .kin import KIN
+from .lowercase import lower_name
 from .names import Run, Token, name_label
 from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
 
@@ -44,6 +45,13 @@ for _n, _pattern in enumerate(_ALL_PATTERNS):
 _STARTED = frozenset("started start began begun joined".split())
 _THEIRS = frozenset({"his", "her", "their", "my", "our"})
 _SOMEONE_ELSES = frozenset({"'s", "his", "her", "their", "your", "its"})
+_LOWER_SUBJECT_AFTER = frozenset({",", ":", "also", "and", "but", "so", "then", "!", "."})
+_NOT_SUBJECTS = PRONOUNS | frozenset(
+    """
+    you me us them this that these those there here what who which everyone everybody someone somebody nobody
+    anyone anybody everything something nothing anything all both each either neither one none it's
+    """.split()
+)
 _NOT_HEADLESS = frozenset("the a an my our his her their your this that these those it there".split())
 # what someone else says is hearsay: "my friend says Tom quit", "Ana told me she moved"
 _REPORTING = frozenset("says said told tells claims claimed mentioned reckons thinks thought heard hears".split())
@@ -76,6 +84,7 @@ class SentenceReader:
         self.consumed = -1  # tokens up to here belong to an earlier clause's object
         self.previous: list[Subject] = []
         self.candidates = 0
+        self.head_from = 0  # where the dates that head the sentence may start: after any ", she ..." before it
 
     def read(self) -> int:
         words = {t.lower for t in self.tokens}
@@ -99,11 +108,13 @@ class SentenceReader:
                 pending.append((subjects, pattern, m, objects, clause_start, flags))
                 used_until = m.end()
         made = 0
-        verbs = [start for start, *_ in matches] + self._new_clauses()
+        breaks = self._new_clauses()
+        verbs = [start for start, *_ in matches] + breaks
         for n, (subjects, pattern, m, objects, clause_start, flags) in enumerate(pending):
             clause_end = pending[n + 1][4] if n + 1 < len(pending) else len(self.text)
             clause_end = min([clause_end] + [v for v in verbs if v >= m.end()])  # a verb not understood ends it too
             head = pending[0][4]
+            self.head_from = max([b for b in breaks if b < head], default=0)
             made += self._emit(subjects, pattern, m, objects, (clause_start, clause_end, head), flags)
         return made
 
@@ -293,9 +304,20 @@ class SentenceReader:
         if token.lower in PRONOUNS:
             return self._pronoun(token.lower, k), k
         run = self.runs_end.get(k)
+        if run is None and k > self.consumed and (name := self._lower_subject(k)) is not None:
+            return Subject(name, 0.7), k
         if run is None or k <= self.consumed:
             return None, k
         return Subject(run.name, 0.9), run.first
+
+    def _lower_subject(self, k: int) -> str | None:
+        """ "also piotr left PwC": a lower-case name heading its clause, when it can be no common word."""
+        tokens = self.tokens
+        if tokens[k].lower in KIN or (k > 0 and tokens[k - 1].lower not in _LOWER_SUBJECT_AFTER):
+            return None
+        verb = frozenset({tokens[k + 1].lower}) if k + 1 < len(tokens) else frozenset()
+        found = lower_name(tokens, k, _NOT_SUBJECTS, verb)
+        return found[0] if found is not None and found[1] == k else None
 
     def _pronoun(self, word: str, k: int) -> Subject | None:
         ctx = self.ctx
@@ -330,7 +352,7 @@ class SentenceReader:
         if "{meal}" in relation:
             meal = m.group("meal").upper().replace("DRINK", "DRINKS").replace("DRINKSS", "DRINKS")
             relation = relation.format(meal=meal)
-        dates = clause_dates(self.times, span)
+        dates = clause_dates(self.times, span, self.head_from)
         kind = "state" if pattern.kind == "past" and flags & 4 else pattern.kind
         valid, invalid = dates.get("since") or dates.get("at"), dates.get("until")
         if valid is not None and self.ctx.reference is not None and valid.when > self.ctx.reference:
