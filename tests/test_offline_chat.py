@@ -354,6 +354,14 @@ def test_an_ending_closes_the_standing_fact_in_memory() -> None:
     assert {("USES", "Jira"), ("LIVES_IN", "Paris")} <= before
 
 
+def test_a_later_origin_replaces_an_earlier_one() -> None:
+    with Memory(":memory:", model=None) as memory:
+        memory.add_episode("g", f"{SAM}: Maya is from Paris", reference_time="2024-01-10T10:00:00Z")
+        memory.add_episode("g", f"{SAM}: sorry, Maya is from Lyon", reference_time="2024-01-11T10:00:00Z")
+        now = {(f.subject, f.relation, f.object) for f in memory.facts("g")}
+    assert ("Maya", "COMES_FROM", "Lyon") in now and ("Maya", "COMES_FROM", "Paris") not in now
+
+
 def test_corrections_in_passing() -> None:
     assert facts("Karim lives in Leicester, sorry, Coventry, he moved ages ago") == {("Karim", "LIVES_IN", "Coventry")}
     assert facts("we live in Alcalá. Actually, Alcobendas, not Alcalá") == {(SAM, "LIVES_IN", "Alcobendas")}

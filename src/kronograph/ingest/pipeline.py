@@ -76,6 +76,9 @@ OFFLINE_RELATION_TYPES: dict[str, RelationType] = {
     fold_relation("LEFT"): RelationType(ends=("WORKS_AT", "WORKS_ON", "MEMBER_OF", "LIVES_IN", "BASED_IN")),
     # "no longer uses X" ends "uses X", and so on for each state the offline extractor sees end
     **{fold_relation(ending): RelationType(ends=ended) for ending, ended in ENDINGS.items()},
+    # one birthplace, one place one comes from: a later answer corrects an earlier one
+    fold_relation("BORN_IN"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
+    fold_relation("COMES_FROM"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
 }
 
 REDOS = 3  # times an episode's entity and judge decisions are made again when the group moved under them
