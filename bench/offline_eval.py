@@ -16,14 +16,14 @@ Matching, kept deliberately simple and written down here:
   they are passed to the extractor, with ``addressee`` (the line's, or
   "Assistant" for a user's line), and the speaker is the one whose first name
   matches their full name.
-- A set is judged only on the relations it annotates: an extracted fact whose
-  relation appears in none of the set's gold facts (a SIBLING_OF from "my
-  sister Elena lives in ..." in a set written before the extractor read
-  kinship) is counted apart as unscored, and listed with ``-v``.
 - A gold fact with a date is "dated right" when it is matched and its
   ``valid_at`` and ``invalid_at`` agree with the extracted ones on the day.
   The headline date number divides by every gold fact with a date (a missed
   fact is a wrong date); the share among matched facts is printed too.
+- A set is judged only on the relations it annotates: an extracted fact whose
+  relation appears in none of the set's gold facts (a SIBLING_OF from "my
+  sister Elena lives in ..." in a set written before the extractor read
+  kinship) is counted apart as unscored, and listed with ``-v``.
 
 Run ``.venv/bin/python bench/offline_eval.py`` (``-v`` lists every miss).
 Exit status 0 when the targets are met (precision ≥ 0.8, recall ≥ 0.6,
