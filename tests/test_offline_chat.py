@@ -305,6 +305,13 @@ def test_tools_and_stacks(content: str, expected: set[tuple[str, str, str]]) -> 
     assert facts(content) == expected
 
 
+def test_a_move_from_one_place_to_another_ends_the_first() -> None:
+    assert dated("we moved from Leeds to York last month") == {
+        ("LIVES_IN", "York"): "2024-04-01",
+        ("NO_LONGER_LIVES_IN", "Leeds"): "2024-04-01",
+    }
+
+
 def test_a_migration_dates_both_ends() -> None:
     assert dated("we migrated from Elasticsearch to OpenSearch last month") == {
         ("USES", "OpenSearch"): "2024-04-01",
@@ -322,7 +329,8 @@ def test_a_migration_dates_both_ends() -> None:
         ("I stopped using Notion last week", (SAM, "NO_LONGER_USES", "Notion")),
         ("I used to use Vim", (SAM, "NO_LONGER_USES", "Vim")),
         ("we ditched Jira", (SAM, "NO_LONGER_USES", "Jira")),
-        ("I no longer live in Paris.", (SAM, "LEFT", "Paris")),
+        ("I no longer live in Paris.", (SAM, "NO_LONGER_LIVES_IN", "Paris")),
+        ("we moved out of Toronto", (SAM, "NO_LONGER_LIVES_IN", "Toronto")),
         ("I'm not at Acme anymore", (SAM, "LEFT", "Acme")),
         ("i left acme two weeks ago", (SAM, "LEFT", "Acme")),
         ("I sold my Tesla", (SAM, "NO_LONGER_OWNS", "Tesla")),
@@ -340,6 +348,7 @@ def test_every_ending_is_declared_to_end_its_state() -> None:
         assert declared.ends_keys == {fold_relation(r) for r in ended}
         assert ending.startswith("NO_LONGER_")  # read as "the link ended" by whoever counts links
     assert fold_relation("LIVES_IN") in OFFLINE_RELATION_TYPES[fold_relation("LEFT")].ends_keys
+    assert fold_relation("LIVES_IN") in OFFLINE_RELATION_TYPES[fold_relation("NO_LONGER_LIVES_IN")].ends_keys
 
 
 def test_an_ending_closes_the_standing_fact_in_memory() -> None:

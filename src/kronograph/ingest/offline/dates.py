@@ -12,9 +12,10 @@ Resolution rules (each documented once, here):
   ago" are 7 days before it, "N weeks ago" N*7 days, "N days ago" N days,
   "N months ago" the same day N months before (clamped to the month's end:
   "a month ago" read on 31 March is 29 February).
-- A month or a day-and-month with no year is the latest one that is not more
-  than 31 days after the reference time ("in May" read in August is this May;
-  "on 4 March" read on 20 February is in two weeks).
+- A day-and-month with no year is the latest one that is not more than 31
+  days after the reference time ("on 4 March" read on 20 February is in two
+  weeks); a month with no year is the latest one begun by the reference day
+  ("in May" read in August is this May, read in April last May).
 - A bare weekday ("on Saturday", "last Friday") is the latest such day strictly
   before the reference day; "next Monday" the first one strictly after it.
 - A weekend is its Saturday: "last weekend" (also "this past weekend") the
@@ -291,8 +292,9 @@ def _resolve(m: re.Match[str], ref: datetime) -> datetime | None:
     if (not pre or pre == "on") and not m["part"]:
         return None  # a bare month name or year: "I may join", "2019 was great"
     if m["mo"]:
-        when = _yearless(_MONTHS[m["mo"].lower()], 1, ref)
-        return _part_of(m["part"], when.year, when.month) if when else None
+        month = _MONTHS[m["mo"].lower()]
+        year = today.year if month <= today.month else today.year - 1  # the latest such month begun by now
+        return _part_of(m["part"], year, month)
     return _part_of(m["part"], int(m["yr"]), None)
 
 

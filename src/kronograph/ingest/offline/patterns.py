@@ -17,9 +17,9 @@ to it means:
 
 ``closes`` marks the states that "no longer", "used to", "stopped" and
 "not ... anymore" end; such a clause gives the pattern's ``ended`` relation
-instead: ``LEFT`` for employment and residence (so every way of saying that
-someone left reads the same downstream), ``NO_LONGER_USES`` for a tool, and
-so on. Each ending relation is declared to end its state
+instead: ``LEFT`` for employment (so every way of saying that someone left
+reads the same downstream), ``NO_LONGER_LIVES_IN`` for a home,
+``NO_LONGER_USES`` for a tool, and so on. Each ending relation is declared to end its state
 (``ENDINGS``, read into the pipeline's offline relation types).
 
 ``lower`` marks the patterns specific enough that a lower-case word after
@@ -70,8 +70,9 @@ _COPULA_KEYS = "is am are was were been became becomes remains 's 'm 're"
 
 
 # the relations a closing clause or an ending verb gives, and the states each ends between the same two; all
-# start NO_LONGER_ (but LEFT, for jobs and homes), so a reader sees at once that the link ended
+# start NO_LONGER_ (but LEFT, for jobs), so a reader sees at once that the link ended
 ENDINGS: dict[str, tuple[str, ...]] = {
+    "NO_LONGER_LIVES_IN": ("LIVES_IN", "BASED_IN"),
     "NO_LONGER_USES": ("USES",),
     "NO_LONGER_OWNS": ("OWNS", "OWNS_PROPERTY_IN"),
     "NO_LONGER_LIKES": ("LIKES",),
@@ -137,18 +138,19 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("resign resigned resigns retire retired retires stepped laid fired departed",
        r"\b(?:resign(?:ed|s)?|retire[ds]?|stepped\s+down|laid\s+off|fired|departed)\s+(?:from|by)\b", "LEFT", "event",
        _P, _O),
-    _p("moved", r"\bmoved\s+(?:out\s+of|away\s+from)\b", "LEFT", "event", None, _L),
+    _p("moved", r"\bmoved\s+(?:out\s+of|away\s+from)\b", "NO_LONGER_LIVES_IN", "event", None, _L),
     # residence
     _p("live lives living reside resides residing", r"\b(?:lives?|living|resides?|residing)\s+in\b", "LIVES_IN",
-       "state", _P, _L, closes=True, lower=True),
+       "state", _P, _L, closes=True, lower=True, ended="NO_LONGER_LIVES_IN"),
     _p("based", r"\bbased\s+(?:in|out\s+of)\b", "LIVES_IN", "state", _P, _L, closes=True, org_relation="BASED_IN",
-       lower=True),
+       lower=True, ended="NO_LONGER_LIVES_IN"),
     _p("headquartered", r"\bheadquartered\s+in\b", "BASED_IN", "state", _O, _L),
     _p("move moves moved moving relocate relocates relocated relocating",
        r"\b(?:mov(?:e|es|ed|ing)|relocat(?:e|es|ed|ing))(?:\s+(?:back|over|here|there|away))?"
-       r"(?:\s+from\s+[^,.;!?]+?)?\s+to\b", "LIVES_IN", "state", _P, _L, org_relation="BASED_IN", lower=True),
+       r"(?:\s+from\s+(?P<from>[^,.;!?]+?))?\s+to\b", "LIVES_IN", "state", _P, _L, org_relation="BASED_IN", lower=True,
+       ended="NO_LONGER_LIVES_IN"),
     _p("settled", r"\bsettled\s+(?:down\s+)?in\b", "LIVES_IN", "state", _P, _L, lower=True),
-    _p("lived", r"\blived\s+in\b", "LIVES_IN", "past", _P, _L, closes=True),
+    _p("lived", r"\blived\s+in\b", "LIVES_IN", "past", _P, _L, closes=True, ended="NO_LONGER_LIVES_IN"),
     _p("born", r"\bborn\s+in\b", "BORN_IN", "event", _P, _L, lower=True),
     _p("opened", r"\bopened\s+(?:a\s+|an\s+|its\s+|their\s+)?(?:new\s+|first\s+|second\s+|third\s+)?"
        r"(?:office|offices|branch|hub)\s+in\b", "HAS_OFFICE_IN", "event", _O, _L),
