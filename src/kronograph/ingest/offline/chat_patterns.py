@@ -34,7 +34,8 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("write writes writing wrote code codes coding program programming",
        r"\b(?:write|writes|writing|code|codes|coding|program|programming)(?:\s+(?:mostly\s+|mainly\s+)?in)?\b",
        "USES", "state", _P, "Product", vocabulary=PROGRAMMING, strict=True, closes=True, ended="NO_LONGER_USES"),
-    _p("have has got earned did doing hold holds", r"\b(?:have|has|got|earned|did|doing|hold|holds)\s+"
+    _p("have has got earned did doing hold holds started finished completed",
+       r"\b(?:have|has|got|earned|did|doing|hold|holds|started|finished|completed)\s+"
        r"(?:a|an|my|his|her)\s+"
        rf"(?:[\w'-]+\s+){{0,2}}?{_DEGREE}(?:\s+in\s+[\w-]+(?:\s+[\w-]+){{0,2}}?)?\s+(?:from|at)\b", "STUDIED_AT",
        "state", _P, _O, lower=True),

@@ -154,6 +154,8 @@ class SentenceReader:
             return None  # "Tom is in Paris": a visit, maybe; "Acme is in Paris": where it is
         if not subjects:
             return None
+        if all(s.name == self.ctx.speaker for s in subjects):
+            self.previous = subjects  # "i'm from the US but live in Berlin": the clause's subject, if not its object
         end_at = self.index.get(m.end() + 1, self.index.get(m.end()))
         want = Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners)
         objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at else []
