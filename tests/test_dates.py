@@ -58,7 +58,7 @@ def day(text: str, ref: datetime = REF) -> str | None:
         ("next March", "2025-03-01"),
         ("in May", "2024-05-01"),
         ("in January", "2024-01-01"),
-        ("in June", "2024-06-01"),
+        ("in June", "2023-06-01"),  # a bare month: the latest begun by the reference day
         ("in December", "2023-12-01"),
         ("on 28 February", "2024-02-28"),
         ("on March 4", "2024-03-04"),

@@ -56,6 +56,7 @@ from .episode_status import EpisodeStatuses, model_usage
 from .extract import Drafts, FactDraft, clean, extract
 from .judge import Judge
 from .notes import episode_notes, stored_notes
+from .offline.patterns import ENDINGS
 from .ownership import Leases
 from .people import anchors_of
 from .replies import collecting, replies
@@ -76,7 +77,12 @@ OFFLINE_RELATION_TYPES: dict[str, RelationType] = {
     fold_relation("WORKS_AT"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
     fold_relation("LIVES_IN"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
     fold_relation("MARRIED_TO"): RelationType(cardinality=Cardinality.ONE_TO_ONE),
-    fold_relation("LEFT"): RelationType(ends=("WORKS_AT", "WORKS_ON", "MEMBER_OF")),
+    fold_relation("LEFT"): RelationType(ends=("WORKS_AT", "WORKS_ON", "MEMBER_OF", "LIVES_IN", "BASED_IN")),
+    # "no longer uses X" ends "uses X", and so on for each state the offline extractor sees end
+    **{fold_relation(ending): RelationType(ends=ended) for ending, ended in ENDINGS.items()},
+    # one birthplace, one place one comes from: a later answer corrects an earlier one
+    fold_relation("BORN_IN"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
+    fold_relation("COMES_FROM"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
 }
 
 REDOS = 3  # times an episode's entity and judge decisions are made again when the group moved under them

@@ -3,5 +3,6 @@ facts with no model and no network (see docs/offline-extractor.md)."""
 
 from .dates import TimeMention, find_times, resolve_time
 from .extractor import OfflineExtractor
+from .patterns import ENDINGS
 
-__all__ = ["OfflineExtractor", "TimeMention", "find_times", "resolve_time"]
+__all__ = ["ENDINGS", "OfflineExtractor", "TimeMention", "find_times", "resolve_time"]

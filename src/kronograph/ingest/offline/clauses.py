@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .lowercase import institution, lower_name
 from .names import Run, Token
 
-__all__ = ["Found", "Gap", "Obj", "read_gap", "read_objects", "stated"]
+__all__ = ["Found", "Gap", "Obj", "Want", "read_gap", "read_objects", "stated"]
 
 FILLER = frozenset(
     """
     is am are was were be been being has have had 's 'm 're 've now still currently also recently just already
     officially finally both all really actually then later eventually happily once too soon even again truly
-    definitely absolutely mostly mainly primarily totally very much always quietly secretly started began
+    definitely absolutely mostly mainly primarily totally only fluently very much always quietly secretly started began
     start begin got get gets who , will 'll shall going gonna do does did
     """.split()
 )
@@ -44,8 +45,10 @@ _FOLLOW_OK = frozenset(
     nowadays anymore these those there here which who where when while because full-time part-time project team
     a an the one two three four five six seven eight nine ten eleven twelve several few couple some many almost
     over nearly around just early late mid earlier later soon right last since all
+    btw tbh lol haha though anyway actually honestly rn atm lmao fyi imo either went was is were done finished
     """.split()
 )
+_GERUND_LINKS = frozenset("at in for with on from to".split())
 _UNITS = frozenset("team group department division unit squad".split())
 _CLOSE = frozenset({",", ".", "!", ";", "and"})
 Found = tuple[str, str | None, str]  # an object's name and label, and its own relation ("": the clause's)
@@ -90,6 +93,8 @@ def read_gap(tokens: list[Token], verb_at: int) -> Gap | None:
             continue
         elif word == "used" and gap.words and gap.words[-1] == "to":
             gap.closing = True
+        elif word in ("stopped", "quit"):
+            gap.closing = True  # "I stopped using Jira"
         elif word in NEGATION:
             gap.negated = True
         elif word in HEDGE:
@@ -116,14 +121,33 @@ class Obj:
     org: Obj | None = None  # the organisation after a unit's "at"
 
 
-def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, loose: bool) -> Obj | None:
+@dataclass(frozen=True, slots=True)
+class Want:
+    """What a pattern takes as its object besides a capitalised name."""
+
+    loose: bool = False  # a plain noun ("I love hiking")
+    lower: bool = False  # a lower-case name ("i live in berlin")
+    vocabulary: frozenset[str] = frozenset()  # lower-case words that are names here ("spanish")
+    strict: bool = False  # only words of the vocabulary
+    joiners: frozenset[str] = frozenset()  # besides "and", "or" and commas
+
+
+def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, want: Want) -> Obj | None:
     n = len(tokens)
     if i >= n:
         return None
     start = i
+    if want.lower and (named := institution(tokens, i, _STOPISH, _FOLLOW_OK)) is not None:
+        return Obj(named[0], "Organization", named[1])
     if tokens[i].lower in _DETERMINERS:
         i += 1
-        while i < n and i - start <= 3 and tokens[i].lower not in _STOPISH and tokens[i].text[0].islower():
+        while (
+            i < n
+            and i - start <= 3
+            and tokens[i].lower not in _STOPISH
+            and tokens[i].text[0].islower()
+            and tokens[i].lower not in want.vocabulary
+        ):
             i += 1
         if i < n and tokens[i].lower in ("called", "named"):
             i += 1
@@ -135,11 +159,30 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
         if (unit := _unit(text, tokens, runs_at, i)) is not None:
             return unit
     run = runs_at.get(i)
+    if want.strict:
+        if i >= n:
+            return None
+        if run is not None:
+            return Obj(run.name, None, run.last) if run.name.lower() in want.vocabulary else None
+        return Obj(_cased(tokens[i].text), None, i) if tokens[i].lower in want.vocabulary else None
+    if run is None and i < n and tokens[i].lower in want.vocabulary and tokens[i].text.isalpha():
+        return Obj(_cased(tokens[i].text), None, i)  # "we use kafka", "i have a tesla", "an iPhone"
+    if run is None and i == start and want.lower:
+        found = lower_name(tokens, i, _STOPISH, _FOLLOW_OK)
+        if found is not None:
+            return Obj(found[0], None, found[1])
     if run is None:
-        if not loose or i != start or tokens[i].lower in _STOPISH or not tokens[i].text.isalpha():
+        if not want.loose or i != start or tokens[i].lower in _STOPISH or not tokens[i].text.isalpha():
             return None
         if tokens[i].text[0].isupper() or tokens[i].lower.endswith("ly"):
             return None
+        if (
+            tokens[i].lower.endswith("ing")
+            and tokens[i + 1 : i + 2]
+            and tokens[i + 1].lower in _GERUND_LINKS
+            and (i + 2 in runs_at)
+        ):
+            return None  # "I hate working at Acme": a clause, not a pastime
         j = i + 1 if i + 1 < n and tokens[i + 1].text.isalpha() and tokens[i + 1].lower not in _STOPISH else i
         if j + 1 < n and tokens[j + 1].lower not in _FOLLOW_OK:
             return None
@@ -154,6 +197,11 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
     return Obj(run.name, label, last)
 
 
+def _cased(word: str) -> str:
+    """A known word as a name: capitalised, unless it was typed with capitals of its own ("iPhone")."""
+    return word.capitalize() if word.islower() else word
+
+
 def _unit(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int) -> Obj | None:
     """ "the Payments team", "the data team at Acme": a unit, named only when capitalised, and its organisation."""
     n = len(tokens)
@@ -164,15 +212,15 @@ def _unit(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int) -> Ob
     name = text[tokens[run.first].start : tokens[at].end] if run else ""
     org = None
     if at + 2 < n and tokens[at + 1].lower == "at" and at + 2 in runs_at:
-        org = _object_at(text, tokens, runs_at, at + 2, False)
+        org = _object_at(text, tokens, runs_at, at + 2, Want())
         if org is None or org.unit:
             return None
     return Obj(name, "Team" if name else None, org.last if org else at, unit=True, org=org)
 
 
-def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, loose: bool) -> list[Obj]:
+def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, want: Want) -> list[Obj]:
     """The object after a verb, and any joined to it by "and" or commas ("Notion and Linear")."""
-    first = _object_at(text, tokens, runs_at, i, loose)
+    first = _object_at(text, tokens, runs_at, i, want)
     if first is None:
         return []
     found = [first]
@@ -180,13 +228,20 @@ def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int
         k = found[-1].last + 1
         if k < len(tokens) and tokens[k].lower == ",":
             k += 1
-        if k < len(tokens) and tokens[k].lower in ("and", "or"):
+        bare_comma = k > found[-1].last + 1
+        if k < len(tokens) and (tokens[k].lower in ("and", "or") or tokens[k].lower in want.joiners):
             k += 1
+            bare_comma = False
         if k == found[-1].last + 1:
             return found
-        nxt = _object_at(text, tokens, runs_at, k, loose and found[-1].loose)
+        nxt = _object_at(
+            text, tokens, runs_at, k, Want(want.loose and found[-1].loose, False, want.vocabulary, want.strict)
+        )
         if nxt is None or nxt.unit:
             return found
+        after = tokens[nxt.last + 1].lower if nxt.last + 1 < len(tokens) else "."
+        if nxt.loose and bare_comma and after not in (",", "and", "or"):
+            return found  # "allergic to kiwi, weird for a baker": a list goes on with "and", or ends the clause
         found.append(nxt)
     return found
 

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..schema import ExtractedEntity, ExtractedFact
+from .dates import TimeMention, time_words
+from .patterns import phrase
 
 __all__ = ["Context", "Subject"]
 
@@ -23,6 +25,8 @@ class Context:
     not_understood: int = 0
     unread: list[str] = field(default_factory=list)  # notes on the sentences that gave no fact
     addressee: str | None = None  # whom "you" means: the assistant, in a user's message
+    # a tie whose names come next ("we adopted a dog! her name's Biscuit"): its subjects, relation and dates
+    pending: tuple[list[Subject], str, dict[str, TimeMention]] | None = None
 
     def mention(self, name: str, label: str | None) -> None:
         key = name.casefold()
@@ -38,6 +42,38 @@ class Context:
     def label(self, name: str) -> str | None:
         entity = self.entities.get(name.casefold())
         return entity.labels[0] if entity and entity.labels else None
+
+    def add_fact(
+        self,
+        subject: Subject,
+        rel: str,
+        obj: tuple[str, str | None],
+        bounds: tuple[TimeMention | None, TimeMention | None],
+        text: str,
+        past: bool = False,
+        cap: float = 0.9,
+    ) -> int:
+        """One fact, unless it links a name to itself or was said already; 1 when added. ``text`` is the sentence
+        its dates were read in."""
+        name, label = obj
+        key = (subject.name.casefold(), rel, name.casefold())
+        if name.casefold() == subject.name.casefold() or key in self.facts:
+            return 0
+        self.mention(name, label)
+        known = self.label(name) is not None
+        valid, invalid = bounds
+        used = [t for t in (valid, invalid) if t is not None]
+        self.facts[key] = ExtractedFact(
+            subject=subject.name,
+            relation=rel,
+            object=name,
+            fact=f"{subject.name} {phrase(rel, past)} {name}",
+            valid_at=valid.when.isoformat() if valid else None,
+            invalid_at=invalid.when.isoformat() if invalid else None,
+            time_expression=time_words(text, used),
+            confidence=round(min(subject.confidence, cap, 0.9 if known else 0.8), 2),
+        )
+        return 1
 
 
 @dataclass(slots=True)

@@ -12,11 +12,29 @@ Resolution rules (each documented once, here):
   ago" are 7 days before it, "N weeks ago" N*7 days, "N days ago" N days,
   "N months ago" the same day N months before (clamped to the month's end:
   "a month ago" read on 31 March is 29 February).
-- A month or a day-and-month with no year is the latest one that is not more
-  than 31 days after the reference time ("in May" read in August is this May;
-  "on 4 March" read on 20 February is in two weeks).
+- A day-and-month with no year is the latest one that is not more than 31
+  days after the reference time ("on 4 March" read on 20 February is in two
+  weeks); a month with no year is the latest one begun by the reference day
+  ("in May" read in August is this May, read in April last May).
 - A bare weekday ("on Saturday", "last Friday") is the latest such day strictly
   before the reference day; "next Monday" the first one strictly after it.
+- A weekend is its Saturday: "last weekend" (also "this past weekend") the
+  latest weekend that ended before the reference day (read on a Monday, two
+  days before); "over/at the weekend" the latest Saturday not after the
+  reference day; "this weekend" the Saturday of the reference day's week;
+  "next weekend" the one after.
+- A season starts on the first of its month (meteorological, northern:
+  spring 1 March, summer 1 June, autumn/fall 1 September, winter 1 December):
+  "last summer" is the latest summer that ended before the reference day,
+  "this summer" the one of the reference day's year (for winter: the one
+  running or ahead), "next summer" the first to start after it, and "in
+  (the) summer" the latest one starting not more than 31 days after it.
+- "a few" and "several" count as three ("a few weeks ago"); "last night" is
+  the day before the reference day.
+- A part of a month or year: "the end of March" and "late March" are its
+  last day, "mid-March" and "the middle of March" the 15th, "early March"
+  and "the start of March" the 1st; of a year, 31 December, 1 July and 1
+  January.
 - A bare year, and a bare month name, count only after a preposition ("in 2019",
   "since March"), so "2019 was great" or "I may join" yield nothing.
 
@@ -76,7 +94,13 @@ _NUMBERS = {
     "twelve": 12,
     "a couple of": 2,
     "couple of": 2,
+    "a couple": 2,
+    "couple": 2,
+    "a few": 3,
+    "few": 3,
+    "several": 3,
 }
+_SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 _ROLES: dict[str, Role] = {
     "since": "since",
     "from": "since",
@@ -102,7 +126,10 @@ _MONTH = (
 )
 _FULL_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-_NUM = r"(?:\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:a\s+)?couple\s+of)"
+_NUM = (
+    r"(?:\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:a\s+)?couple(?:\s+of)?"
+    r"|(?:a\s+)?few|several)"
+)
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _YEAR = r"(?:19|20)\d{2}"
 
@@ -110,6 +137,7 @@ _YEAR = r"(?:19|20)\d{2}"
 _PATTERN = re.compile(
     r"\b(?:(?P<pre>since|from|starting(?:\s+(?:from|on|in))?|as\s+of|beginning|until|till|til|through|to|"
     r"by|in|on|during|around|before|after)\s+)?"
+    r"(?:(?P<part>(?:the\s+)?(?:end|start|beginning|middle)\s+of|early|late|mid)[\s-]+)?"
     r"(?:(?P<iso>(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2}))"
     rf"|(?P<mdy>(?P<m1>{_MONTH})\s+(?P<d1>{_DAY})(?:,?\s+(?P<y1>{_YEAR}))?)"
     rf"|(?P<dmy>(?P<d2>{_DAY})\s+(?:of\s+)?(?P<m2>{_MONTH})(?:,?\s+(?P<y2>{_YEAR}))?)"
@@ -118,7 +146,10 @@ _PATTERN = re.compile(
     rf"|(?P<ago>(?P<n>{_NUM})\s+(?P<unit>day|week|month|year)s?\s+ago)"
     r"|(?P<rel>(?P<q>last|past|previous|this|next)\s+(?:(?P<unit2>week|month|year)"
     rf"|(?P<m5>{_FULL_MONTH})|(?P<w5>{_WEEKDAY})))"
-    r"|(?P<dw>the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|this\s+(?:morning|afternoon|evening))"
+    r"|(?P<wk>(?:(?P<wq>last|past|previous|this\s+past|this|next)|(?P<wo>over|at)\s+the)\s+weekend)"
+    r"|(?P<sea>(?:(?P<sq>last|past|previous|this|next)\s+|the\s+)?(?P<sn>spring|summer|autumn|fall|winter))"
+    r"|(?P<dw>the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|last\s+night"
+    r"|this\s+(?:morning|afternoon|evening))"
     rf"|(?P<wd>{_WEEKDAY})|(?P<mo>{_FULL_MONTH})|(?P<yr>{_YEAR}))\b",
 )
 _PATTERN_ANY_CASE = re.compile(_PATTERN.pattern, re.IGNORECASE)
@@ -188,6 +219,38 @@ def _relative(m: re.Match[str], ref: datetime, today: datetime) -> datetime | No
     return today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1)
 
 
+def _weekend(m: re.Match[str], today: datetime) -> datetime:
+    """A weekend's Saturday (see the module's rules)."""
+    this_saturday = today + timedelta(days=5 - today.weekday())
+    q = " ".join((m["wq"] or "").lower().split())
+    if m["wo"]:
+        return this_saturday if this_saturday <= today else this_saturday - timedelta(weeks=1)
+    if q == "this":
+        return this_saturday
+    if q == "next":
+        return this_saturday + timedelta(weeks=1)
+    ended = this_saturday - timedelta(weeks=1)  # the weekend before this week's; on a Sunday, this one is not over
+    return ended
+
+
+def _season(m: re.Match[str], pre: str, today: datetime) -> datetime | None:
+    """A season's first day (see the module's rules)."""
+    month = _SEASONS[m["sn"].lower()]
+    q = (m["sq"] or "").lower()
+    if not q and pre not in ("in", "during", "since", "from", "until", "till", "by", "starting in"):
+        return None  # "I fall", "spring cleaning": no time
+    start = datetime(today.year, month, 1, tzinfo=UTC)
+    if q in ("last", "past", "previous"):
+        while _shift_months(start, 3) > today:  # it has not ended yet
+            start = _shift_months(start, -12)
+        return start
+    if q == "this":
+        return start if month != 12 or today.month > 2 else _shift_months(start, -12)
+    if q == "next":
+        return start if start > today else _shift_months(start, 12)
+    return start if start <= today + timedelta(days=31) else _shift_months(start, -12)
+
+
 def _resolve(m: re.Match[str], ref: datetime) -> datetime | None:
     """The UTC time a match stands for, or None when it is not a time after all."""
     today = datetime(ref.year, ref.month, ref.day, tzinfo=UTC)
@@ -200,7 +263,7 @@ def _resolve(m: re.Match[str], ref: datetime) -> datetime | None:
         year = m["y1"] or m["y2"]
         return _day(int(year), month, day) if year else _yearless(month, day, ref)
     if m["my"]:
-        return datetime(int(m["y3"]), _MONTHS[m["m3"].lower().rstrip(".")], 1, tzinfo=UTC)
+        return _part_of(m["part"], int(m["y3"]), _MONTHS[m["m3"].lower().rstrip(".")])
     if m["mmy"]:
         return datetime(int(m["y4"]), int(m["m4"]), 1, tzinfo=UTC)
     if m["ago"]:
@@ -213,21 +276,38 @@ def _resolve(m: re.Match[str], ref: datetime) -> datetime | None:
         return datetime(today.year - count, 1, 1, tzinfo=UTC)
     if m["rel"]:
         return _relative(m, ref, today)
+    if m["wk"]:
+        return _weekend(m, today)
+    if m["sea"]:
+        return _season(m, pre, today)
     if word := m["dw"]:
         word = word.lower()
-        offset = {"yesterday": -1, "tomorrow": 1}.get(word, -2 if word.startswith("the day") else 0)
+        offset = {"yesterday": -1, "tomorrow": 1, "last night": -1}.get(word, -2 if word.startswith("the day") else 0)
         return today + timedelta(days=offset)
     if m["wd"]:
         if pre not in ("on", "since", "from", "until", "till", "by", "starting on"):
             return None  # "see you Monday", "happy Friday": no statement about the past
         weekday = _WEEKDAYS[m["wd"].lower()]
         return today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1)
-    if not pre or pre == "on":
+    if (not pre or pre == "on") and not m["part"]:
         return None  # a bare month name or year: "I may join", "2019 was great"
     if m["mo"]:
-        when = _yearless(_MONTHS[m["mo"].lower()], 1, ref)
-        return when
-    return datetime(int(m["yr"]), 1, 1, tzinfo=UTC)
+        month = _MONTHS[m["mo"].lower()]
+        year = today.year if month <= today.month else today.year - 1  # the latest such month begun by now
+        return _part_of(m["part"], year, month)
+    return _part_of(m["part"], int(m["yr"]), None)
+
+
+def _part_of(part: str | None, year: int, month: int | None) -> datetime:
+    """ "the end of March": its last day; "mid-March" the 15th; "early March", "the start of 2023" the first day
+    (of a year: "mid 2023" is 1 July, "late 2023" 31 December)."""
+    word = (part or "").split()[-2 if part and part.endswith("of") else -1] if part else ""
+    if month is None:
+        month, day = {"end": (12, 31), "late": (12, 31), "middle": (7, 1), "mid": (7, 1)}.get(word, (1, 1))
+        return datetime(year, month, day, tzinfo=UTC)
+    if word in ("end", "late"):
+        return datetime(year, month, calendar.monthrange(year, month)[1], tzinfo=UTC)
+    return datetime(year, month, 15 if word in ("middle", "mid") else 1, tzinfo=UTC)
 
 
 def find_times(text: str, reference: datetime) -> list[TimeMention]:
@@ -261,11 +341,12 @@ def resolve_time(text: str, reference: datetime) -> datetime | None:
     return found[0].when if found else None
 
 
-def clause_dates(times: list[TimeMention], span: tuple[int, int, int]) -> dict[str, TimeMention]:
-    """The dates of a clause: those inside it, else those heading the sentence."""
+def clause_dates(times: list[TimeMention], span: tuple[int, int, int], head_from: int = 0) -> dict[str, TimeMention]:
+    """The dates of a clause: those inside it, else those heading the sentence (from ``head_from``, where the
+    clause the first read one belongs to starts)."""
     start, end, head = span
     inside = [t for t in times if start <= t.start < end]
-    chosen = inside or [t for t in times if t.start < head]
+    chosen = inside or [t for t in times if head_from <= t.start < head]
     picked: dict[str, TimeMention] = {}
     for t in chosen:
         if t.role != "other":
@@ -285,6 +366,6 @@ def time_words(text: str, used: list[TimeMention]) -> str | None:
 _DIGIT = re.compile(r"\d")
 _QUICK = re.compile(
     rf"\b(?:{_FULL_MONTH}|{_WEEKDAY}|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|yesterday|today|tonight|"
-    r"tomorrow|ago|last|past|previous|this|next)\b",
+    r"tomorrow|ago|last|past|previous|this|next|weekend|spring|summer|autumn|fall|winter)\b",
     re.IGNORECASE,
 )

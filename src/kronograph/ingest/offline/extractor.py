@@ -13,8 +13,11 @@ from datetime import UTC, datetime
 
 from ..notes import sentence_note
 from ..schema import Extraction
+from .chat import plain_line, self_named, strip_prefix
 from .context import Context
+from .corrections import correct
 from .dates import find_times
+from .kin import name_pending, read_kin
 from .names import Token, find_runs, name_label, tokenize
 from .reader import SentenceReader
 
@@ -64,14 +67,15 @@ class OfflineExtractor:
         if ctx.speaker:
             ctx.mention(ctx.speaker, "Person")
         reporting = role is None or role.casefold() not in _NOT_REPORTING
-        for line in content.splitlines() or [content]:
-            body = line
+        for raw in content.splitlines() or [content]:
+            line = plain_line(raw)
+            body = line = strip_prefix(line, speaker) if kind == "message" else line
             if kind == "message" and (m := _SPEAKER.match(line)) and m.group(1).lower() not in _NOT_SPEAKERS:
                 if speaker is None or m.group(1).casefold() == speaker.casefold():
                     ctx.speaker = m.group(1).strip()
                     ctx.mention(ctx.speaker, "Person")
                 body = m.group(2)
-            for sentence in _sentences(body):
+            for sentence in [part for whole in _sentences(body) for part in _told_then_asked(whole)]:
                 if reporting:
                     self._sentence(sentence, reference_time, ctx)
                 else:
@@ -85,7 +89,7 @@ class OfflineExtractor:
         tokens = tokenize(text)
         if not tokens:
             return
-        runs = find_runs(text, tokens)
+        runs = self_named(tokens, find_runs(text, tokens), ctx.speaker)
         for run in runs:
             label = name_label(run.name, run.title)
             if label or not run.sentence_initial or run.last > run.first:
@@ -93,12 +97,18 @@ class OfflineExtractor:
         if (why := _skip_reason(tokens)) is not None:
             ctx.skipped[why] = ctx.skipped.get(why, 0) + 1
             ctx.unread.append(sentence_note(text, why))
+            read_kin(text, tokens, runs, [], ctx, told=False)  # "my friend Tom says ..., no idea if true"
             return
-        runs_at = {r.lead: r for r in runs}
-        runs_end = {r.last: r for r in runs}
         times = find_times(text, reference)
+        tied = name_pending(text, tokens, runs, ctx)
+        lowered, found = read_kin(text, tokens, runs, times, ctx)
+        tied += found
+        runs_at = {r.lead: r for r in runs + lowered}
+        runs_end = {r.last: r for r in runs + lowered}
         clauses = SentenceReader(text, tokens, runs_at, runs_end, times, ctx)
-        if clauses.read() == 0:
+        made = clauses.read() + tied
+        made += correct(tokens, runs + lowered, ctx, made > 0)
+        if made == 0:
             ctx.not_understood += 1 if clauses.candidates else 0
             ctx.unread.append(sentence_note(text, None))
 
@@ -121,6 +131,21 @@ def _skip_reason(tokens: list[Token]) -> str | None:
     if not _STRONG_HEDGES.isdisjoint(words) or not _WEAK_HEDGE_PAIRS.isdisjoint(zip(words, words[1:])):
         return "hedged"
     return None
+
+
+_ASKING = re.compile(
+    r",\s+(?:so\s+|but\s+|and\s+)?(?:what|how|why|where|when|which|who|any|anything|can|could|should|would|do|does|"
+    r"is|are|got)\b[^,]*\?$",
+    re.IGNORECASE,
+)
+
+
+def _told_then_asked(sentence: str) -> list[str]:
+    """ "i'm allergic to penicillin, what do they give instead?": a statement, then a question."""
+    m = _ASKING.search(sentence) if sentence.endswith("?") else None
+    if m is None or len(sentence[: m.start()].split()) < 3:
+        return [sentence]
+    return [sentence[: m.start()].strip(), sentence[m.start() + 1 :].strip()]
 
 
 def _sentences(text: str) -> list[str]:

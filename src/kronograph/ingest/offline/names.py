@@ -17,7 +17,7 @@ from functools import lru_cache
 
 __all__ = ["Run", "Token", "name_label", "tokenize", "find_runs"]
 
-_TOKEN = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*|\d[\w/\-:.]*|&|[^\w\s]")
+_TOKEN = re.compile(r"[^\W\d_][^\W_]*(?:['’\-][^\W\d_]+)*|\d[\w/\-:.]*|&|[^\w\s]")
 _CONTRACTION = re.compile(r"(?i)^(.+?)(n't|'(?:m|s|re|ve|ll|d))$")
 
 _STOP = frozenset(
@@ -39,6 +39,11 @@ _STOP = frozenset(
     nobody everyone everybody someone somebody anyone anybody nothing everything something
     """.split()
 )
+# the words after a name's "'s" that make one name of both: "King's College", "Queen's University"
+_PLACE_NOUNS = frozenset(
+    "College University Hospital School Park Cross Road Street Wood Green Church Cathedral Academy Hall Lane "
+    "Square Place Bay Island Head".split()
+)
 _CONNECTORS = frozenset("of de da di del della der den van von la le du dos das do bin al y &".split())
 _TITLES = frozenset("dr mr mrs ms mx prof professor sir dame lady lord".split())
 _ABBREVIATIONS = frozenset("st mt dr mr mrs ms prof jr sr ft".split())
@@ -48,7 +53,7 @@ _ORG_SUFFIXES = frozenset(
     inc ltd llc plc corp corporation co company gmbh ag sa bv labs lab bank capital health energy university
     college institute robotics analytics systems technologies technology software solutions group holdings
     partners ventures consulting media logistics security biotech pharma pharmaceuticals foods motors
-    airlines insurance studios games networks hospital clinic school academy foundation agency engineering
+    airlines insurance studios games networks hospital clinic school academy foundation agency engineering centre center
     industries mining steel textiles legal finance financial ai
     """.split()
 )
@@ -143,9 +148,16 @@ def find_runs(text: str, tokens: list[Token]) -> list[Run]:
             if first > j:
                 i = j + 1
                 continue
+        while j + 1 < n and tokens[j + 1].lower == "'s" and tokens[j + 1].start == tokens[j].end:
+            if j + 2 >= n or not tokens[j + 2].text[0].isalpha():
+                j += 1  # "a job at Queen's.": the name's own "'s", not a possessive
+            elif tokens[j + 2].text in _PLACE_NOUNS:  # "King's College London", "St Thomas's Hospital": one name
+                j += 2
+                while j + 1 < n and _capitalised(tokens[j + 1]) and tokens[j + 1].start == tokens[j].end + 1:
+                    j += 1
+            else:
+                break
         name = text[tokens[first].start : tokens[j].end]
-        if name.endswith("'s"):
-            name = name[:-2]
         runs.append(Run(first, j, name, lead=lead, title=title, sentence_initial=first == 0))
         i = j + 1
     return runs

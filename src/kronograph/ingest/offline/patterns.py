@@ -15,10 +15,15 @@ to it means:
   only with an explicit end ("from X to Y", "until Y"), since on its own it
   does not say whether it still holds.
 
-``closes`` marks the states that "no longer", "used to" and "not ...
-anymore" end: employment and residence. Those become ``LEFT`` facts (the
-resolver or judge closes the open ``WORKS_AT``/``LIVES_IN``), so every way of
-saying that someone left reads the same downstream.
+``closes`` marks the states that "no longer", "used to", "stopped" and
+"not ... anymore" end; such a clause gives the pattern's ``ended`` relation
+instead: ``LEFT`` for employment (so every way of saying that someone left
+reads the same downstream), ``NO_LONGER_LIVES_IN`` for a home,
+``NO_LONGER_USES`` for a tool, and so on. Each ending relation is declared to end its state
+(``ENDINGS``, read into the pipeline's offline relation types).
+
+``lower`` marks the patterns specific enough that a lower-case word after
+them is a name ("i work at google"); see ``lowercase.py``.
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["PATTERNS", "Pattern", "phrase", "title_at_ok", "title_relation"]
+from .vocab import TECH
+
+__all__ = ["COPULA", "ENDINGS", "PATTERNS", "PERSON_TITLES", "Pattern", "phrase", "title_at_ok", "title_relation"]
 
 Kind = Literal["state", "event", "past"]
 
@@ -45,9 +52,43 @@ class Pattern:
     org_relation: str | None = None  # the relation when the subject is an organisation
     appositive: bool = False  # ", the CEO of X": the subject is the name right before the comma
     keys: frozenset[str] = frozenset()  # words one of which a sentence must hold for the regex to be tried
+    ended: str = "LEFT"  # the relation a closing clause gives ("no longer uses X": NO_LONGER_USES)
+    lower: bool = False  # a lower-case name may be the object ("i live in berlin")
+    only_closing: bool = False  # "I'm not at Acme anymore": read only as an ending
+    vocabulary: frozenset[str] = frozenset()  # lower-case words that are names here ("i speak spanish")
+    tech_subject: bool = False  # "our backend runs on X": the speaker's
+    strict: bool = False  # only words of ``vocabulary`` are objects ("I speak Spanish", not "I speak Tom")
+    speakers: bool = False  # the phrase itself says whose it is ("my first week at X"): the speaker's
+    joiners: frozenset[str] = frozenset()  # words besides "and" that join objects ("Django on Postgres")
+    needs_now: bool = False  # "I'm at Helix Labs now": read only with a "now" in the clause, of an organisation
+    org_only: bool = False  # "Colegio San Miguel is in Getafe": only an organisation's place
+    pending: bool = False  # "we had twins!! Zara and Yusuf": the names may come in the next sentence
+    title_words: frozenset[str] = frozenset()  # what a title must end with ("a vet in", not "a believer in")
 
 
 _COPULA_KEYS = "is am are was were been became becomes remains 's 'm 're"
+
+
+# the relations a closing clause or an ending verb gives, and the states each ends between the same two; all
+# start NO_LONGER_ (but LEFT, for jobs), so a reader sees at once that the link ended
+ENDINGS: dict[str, tuple[str, ...]] = {
+    "NO_LONGER_LIVES_IN": ("LIVES_IN", "BASED_IN"),
+    "NO_LONGER_USES": ("USES",),
+    "NO_LONGER_OWNS": ("OWNS", "OWNS_PROPERTY_IN"),
+    "NO_LONGER_LIKES": ("LIKES",),
+    "NO_LONGER_DISLIKES": ("DISLIKES",),
+    "NO_LONGER_SPEAKS": ("SPEAKS",),
+    "NO_LONGER_LEARNING": ("LEARNING",),
+    "NO_LONGER_ALLERGIC_TO": ("ALLERGIC_TO",),
+    "NO_LONGER_MARRIED_TO": ("MARRIED_TO",),
+    "NO_LONGER_DATING": ("DATING", "PARTNER_OF", "ENGAGED_TO"),
+    "NO_LONGER_REPORTS_TO": ("REPORTS_TO",),
+    "NO_LONGER_FRIENDS_WITH": ("FRIENDS_WITH",),
+    "NO_LONGER_MANAGES": ("MANAGES",),
+    "NO_LONGER_LEADS": ("LEADS",),
+    "NO_LONGER_HAS_CONDITION": ("HAS_CONDITION",),
+    "NO_LONGER_VOLUNTEERS_AT": ("VOLUNTEERS_AT",),
+}
 
 
 def _p(
@@ -73,62 +114,69 @@ def _p(
 
 
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised: a name follows
-_COPULA = r"(?:\b(?:is|am|are|was|were|been|became|becomes|remains)|'(?:s|m|re))\s+"
+COPULA = r"(?:\b(?:is|am|are|was|were|been|became|becomes|remains)|'(?:s|m|re))\s+"
 
 # fmt: off
 _P, _O, _L = "Person", "Organization", "Location"
 PATTERNS: tuple[Pattern, ...] = (
     # employment
-    _p("work works working", r"\b(?:works?|working)\s+(?:at|for)\b", "WORKS_AT", "state", _P, _O, closes=True),
-    _p("employed", r"\bemployed\s+(?:at|by)\b", "WORKS_AT", "state", _P, _O, closes=True),
+    _p("work works working", r"\b(?:works?|working)\s+(?:(?:remotely|full-time|part-time|freelance)\s+|as\s+(?:a|an)\s+"
+       r"[\w-]+(?:\s+[\w-]+)?\s+)?(?:at|for)\b", "WORKS_AT", "state", _P, _O, closes=True, lower=True),
+    _p("employed", r"\bemployed\s+(?:at|by)\b", "WORKS_AT", "state", _P, _O, closes=True, lower=True),
     _p("start starts started starting",
        r"\b(?:start(?:s|ed|ing)?)\s+(?:working\s+|(?:a|my|his|her|their|our)\s+(?:new\s+|first\s+)?"
-       r"(?:job|role|position)\s+)?(?:at|for)\b", "WORKS_AT", "state", _P, _O),
+       r"(?:job|role|position)\s+)?(?:at|for)\b", "WORKS_AT", "state", _P, _O, lower=True),
     _p("join joins joined joining rejoined rejoins", r"\b(?:re)?(?:joined|joins|joining|join)\b", "WORKS_AT", "state",
        None, _O),
-    _p("got", r"\bgot\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|offer|position|role)\s+(?:at|with)\b", "WORKS_AT", "state",
-       _P, _O),
+    _p("got", r"\bgot\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\b", "WORKS_AT", "state",
+       _P, _O, lower=True),
     _p("hired", r"\bhired\s+(?:by|at)\b", "WORKS_AT", "state", _P, _O),
     _p("worked", r"\bworked\s+(?:at|for)\b", "WORKS_AT", "past", _P, _O, closes=True),
     _p("left quit quits leaves", r"\b(?:left|quit|quits|leaves)\s+(?:my|his|her|their|our|the)\s+(?:[a-z-]+\s+){0,2}?"
-       r"(?:job|role|position|post)\s+(?:at|with)\b", "LEFT", "event", _P, _O),
-    _p("left quit quits leaves", r"\b(?:left|quit|quits|leaves)\b", "LEFT", "event"),
+       r"(?:job|role|position|post)\s+(?:at|with)\b", "LEFT", "event", _P, _O, lower=True),
+    _p("quit quits", r"\b(?:quit|quits)\b", "LEFT", "event"),
     _p("resign resigned resigns retire retired retires stepped laid fired departed",
        r"\b(?:resign(?:ed|s)?|retire[ds]?|stepped\s+down|laid\s+off|fired|departed)\s+(?:from|by)\b", "LEFT", "event",
        _P, _O),
-    _p("moved", r"\bmoved\s+(?:out\s+of|away\s+from)\b", "LEFT", "event", None, _L),
+    _p("moved", r"\bmoved\s+(?:out\s+of|away\s+from)\b", "NO_LONGER_LIVES_IN", "event", None, _L),
     # residence
     _p("live lives living reside resides residing", r"\b(?:lives?|living|resides?|residing)\s+in\b", "LIVES_IN",
-       "state", _P, _L, closes=True),
-    _p("based", r"\bbased\s+(?:in|out\s+of)\b", "LIVES_IN", "state", _P, _L, closes=True, org_relation="BASED_IN"),
+       "state", _P, _L, closes=True, lower=True, ended="NO_LONGER_LIVES_IN"),
+    _p("based", r"\bbased\s+(?:in|out\s+of)\b", "LIVES_IN", "state", _P, _L, closes=True, org_relation="BASED_IN",
+       lower=True, ended="NO_LONGER_LIVES_IN"),
     _p("headquartered", r"\bheadquartered\s+in\b", "BASED_IN", "state", _O, _L),
     _p("move moves moved moving relocate relocates relocated relocating",
        r"\b(?:mov(?:e|es|ed|ing)|relocat(?:e|es|ed|ing))(?:\s+(?:back|over|here|there|away))?"
-       r"(?:\s+from\s+[^,.;!?]+?)?\s+to\b", "LIVES_IN", "state", _P, _L, org_relation="BASED_IN"),
-    _p("settled", r"\bsettled\s+(?:down\s+)?in\b", "LIVES_IN", "state", _P, _L),
-    _p("lived", r"\blived\s+in\b", "LIVES_IN", "past", _P, _L, closes=True),
-    _p("born", r"\bborn\s+in\b", "BORN_IN", "event", _P, _L),
+       r"(?:\s+from\s+(?P<from>[^,.;!?]+?))?\s+to\b", "LIVES_IN", "state", _P, _L, org_relation="BASED_IN", lower=True,
+       ended="NO_LONGER_LIVES_IN"),
+    _p("settled", r"\bsettled\s+(?:down\s+)?in\b", "LIVES_IN", "state", _P, _L, lower=True),
+    _p("lived", r"\blived\s+in\b", "LIVES_IN", "past", _P, _L, closes=True, ended="NO_LONGER_LIVES_IN"),
+    _p("born", r"\bborn\s+in\b", "BORN_IN", "event", _P, _L, lower=True),
     _p("opened", r"\bopened\s+(?:a\s+|an\s+|its\s+|their\s+)?(?:new\s+|first\s+|second\s+|third\s+)?"
        r"(?:office|offices|branch|hub)\s+in\b", "HAS_OFFICE_IN", "event", _O, _L),
     _p("has have", r"\bha(?:s|ve)\s+(?:had\s+)?(?:an?\s+)?(?:office|offices)\s+in\b", "HAS_OFFICE_IN", "state", _O, _L),
     # tools, things, tastes
-    _p("use uses using", r"\b(?:uses|use|using)\b", "USES", "state", None, "Product", loose_object=True),
-    _p("switched migrated", r"\b(?:switched|migrated)\s+(?:over\s+)?to\b", "USES", "state", None, "Product"),
-    _p("own owns bought purchased", r"\b(?:owns|own|bought|purchased)\b", "OWNS", "state"),
+    _p("use uses using", r"\b(?:uses|use|using)\b", "USES", "state", None, "Product", loose_object=True,
+       closes=True, ended="NO_LONGER_USES", vocabulary=TECH),
+    _p("own owns bought purchased", r"\b(?:owns|own|bought|purchased)\b", "OWNS", "state", closes=True,
+       ended="NO_LONGER_OWNS"),
     _p("like likes love loves enjoy enjoys adore adores",
-       r"\b(?:likes|like|loves|love|enjoys|enjoy|adores|adore)\b", "LIKES", "state", loose_object=True),
+       r"\b(?:likes|like|loves|love|enjoys|enjoy|adores|adore)\b", "LIKES", "state", loose_object=True,
+       closes=True, ended="NO_LONGER_LIKES"),
     _p("fan fond", r"(?:\b(?:is|am|are)|'(?:s|m|re))\s+(?:a\s+)?(?:big\s+|huge\s+|great\s+)?(?:fan|fond)\s+of\b",
        "LIKES", "state", loose_object=True),
     _p("hate hates dislike dislikes detests", r"\b(?:hates|hate|dislikes|dislike|detests)\b", "DISLIKES", "state",
        loose_object=True),
     # people
-    _p("married marries", r"\b(?:married|marries)(?:\s+to)?\b", "MARRIED_TO", "state", _P, _P, pair=True),
-    _p("engaged", r"\bengaged\s+to\b", "ENGAGED_TO", "state", _P, _P),
+    _p("married marries", r"\b(?:married|marries)(?:\s+to)?\b", "MARRIED_TO", "state", _P, _P, pair=True,
+       lower=True, closes=True, ended="NO_LONGER_MARRIED_TO"),
+    _p("engaged", r"\bengaged(?:\s+to)?\b", "ENGAGED_TO", "state", _P, _P, pair=True, lower=True),
     _p("had grabbed having have",
        r"\b(?:had|grabbed|having|have)\s+(?:a\s+)?(?P<meal>lunch|dinner|breakfast|brunch|coffee|drinks|drink|tea)"
        r"\s+with\b", "HAD_{meal}_WITH", "event", _P, _P),
     _p("met", r"\bmet(?:\s+up)?(?:\s+with)?\b", "MET", "event", _P, _P),
-    _p("report reports", r"\breports?\s+(?:directly\s+)?to\b", "REPORTS_TO", "state", _P, _P),
+    _p("report reports", r"\breports?\s+(?:directly\s+)?to\b", "REPORTS_TO", "state", _P, _P, closes=True,
+       ended="NO_LONGER_REPORTS_TO"),
     _p("friends", r"\bfriends\s+with\b", "FRIENDS_WITH", "state", _P, _P),
     _p("visited", r"\bvisited\b", "VISITED", "event", None, _L),
     # projects and organisations
@@ -139,15 +187,16 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("founded co-founded cofounded", r"\b(?:co-?)?founded\b", "FOUNDED", "event", _P, _O),
     _p("acquired", r"\bacquired\b", "ACQUIRED", "event", _O, _O),
     _p("studied studies study studying graduated",
-       r"\b(?:studied|studies|study|studying)\s+at\b|\bgraduated\s+from\b", "STUDIED_AT", "event", _P, _O),
+       r"\b(?:studied|studies|study|studying)\s+(?:[\w-]+\s+){0,3}?at\b|\bgraduated\s+from\b", "STUDIED_AT",
+       "state", _P, _O, lower=True),
     # "is the CEO of X", "is a software engineer at X"
-    _p(_COPULA_KEYS, _COPULA + r"(?:(?:now|still|currently|also|officially)\s+)?"
+    _p(_COPULA_KEYS, COPULA + r"(?:(?:now|still|currently|also|officially)\s+)?"
        r"(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+" + _UP, "", "state"),
-    _p(_COPULA_KEYS, _COPULA + r"(?:now\s+)?(?:the\s+|a\s+|an\s+|our\s+|their\s+)"
+    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?:the\s+|a\s+|an\s+|our\s+|their\s+)"
        r"(?P<title>[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O),
     # an appositive: "Isabel Cruz, the CEO of Acme, ..."
-    _p("of", r",\s+(?:the|a|an|our|their|its|his|her)\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+" + _UP, "",
-       "state", appositive=True),
+    _p("of", r",\s+(?:(?P<det>the|a|an|our|their|its|his|her)\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+"
+       + _UP, "", "state", appositive=True),
 )
 # fmt: on
 
@@ -158,10 +207,11 @@ _NOT_TITLES = frozenset(
     married based working living using moving staying still now also just not never no longer been being
     """.split()
 )
-_PERSON_TITLES = frozenset(
+PERSON_TITLES = frozenset(
     "ceo cto cfo coo cio cmo cpo founder co-founder cofounder president director head manager chair chairman "
     "chairwoman owner partner scientist engineer officer editor principal dean lead vp".split()
 )
+_LINKS = frozenset("at for with in from on by".split())  # "a data engineer at Klarna in ...": no title
 _PLACE_TITLES = frozenset("capital city".split())
 
 # fmt: off
@@ -188,7 +238,7 @@ def title_relation(title: str) -> tuple[str, str | None, str | None] | None:
     relation = "_".join(re.sub(r"[^a-z0-9]+", "_", w).strip("_") for w in words) + "_OF"
     if words[-1] in _PLACE_TITLES:
         return relation.upper(), "Location", "Location"
-    if words[-1] in _PERSON_TITLES:
+    if words[-1] in PERSON_TITLES:
         return relation.upper(), "Person", "Organization"
     if words[-1] in ("mayor", "governor"):
         return relation.upper(), "Person", "Location"
@@ -198,7 +248,9 @@ def title_relation(title: str) -> tuple[str, str | None, str | None] | None:
 def title_at_ok(title: str) -> bool:
     """Whether "is a/the <title> at X" names a job ("a software engineer"), not a state."""
     words = title.lower().split()
-    return bool(words) and not any(w in _NOT_TITLES for w in words) and not words[0].endswith(("ing", "ed"))
+    return (
+        bool(words) and not any(w in _NOT_TITLES or w in _LINKS for w in words) and not words[0].endswith(("ing", "ed"))
+    )
 
 
 def phrase(relation: str, past: bool = False) -> str:

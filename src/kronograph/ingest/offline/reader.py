@@ -7,19 +7,23 @@ the clause it sits in, or, when the clause has none, to the words that head
 the sentence ("Last March, I joined ..."). Plans are not facts: a clause
 with will / going to, a present form of a start ("joins", "is moving to"),
 or a start dated after the reference time with a verb not in the past tense
-yields nothing.
+yields nothing. Nor does what follows someone else's "says" or "told":
+hearsay. A clause that ends a standing state ("no longer", "not ...
+anymore", "used to", "stopped") gives the pattern's ending relation.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..schema import ExtractedFact
-from .clauses import CLAUSE_BREAK, PRONOUNS, Found, read_gap, read_objects, stated
+from .chat_patterns import CHAT_PATTERNS
+from .clauses import CLAUSE_BREAK, PRONOUNS, Found, Obj, Want, read_gap, read_objects, stated
 from .context import Context, Subject
-from .dates import TimeMention, clause_dates, time_words
+from .dates import TimeMention, clause_dates
+from .kin import KIN
+from .lowercase import lower_name
 from .names import Run, Token, name_label
-from .patterns import PATTERNS, Pattern, phrase, title_at_ok, title_relation
+from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
 
 __all__ = ["SentenceReader"]
 
@@ -30,9 +34,36 @@ _SCHEDULED = frozenset(
     "relocating".split()
 )
 _PAST = frozenset("left met had got bought was were became led quit".split())
-_APPOSITIVE = frozenset("the a an our their its his her".split())
+_APPOSITIVE = frozenset("the a an our their its his her my".split())
 _FRONTING = frozenset("after before in at on since during following when while like unlike as with".split())
 _CLOSE = frozenset({",", ".", "!", ";"})
+_ALL_PATTERNS = PATTERNS + CHAT_PATTERNS
+_BY_KEY: dict[str, list[int]] = {}  # a word: the patterns a sentence holding it may match
+for _n, _pattern in enumerate(_ALL_PATTERNS):
+    for _key in _pattern.keys:
+        _BY_KEY.setdefault(_key, []).append(_n)
+_STARTED = frozenset("started start began begun joined".split())
+_THEIRS = frozenset({"his", "her", "their", "my", "our"})
+_SOMEONE_ELSES = frozenset({"'s", "his", "her", "their", "your", "its"})
+_LOWER_SUBJECT_AFTER = frozenset({",", ":", "also", "and", "but", "so", "then", "!", "."})
+_NOT_SUBJECTS = PRONOUNS | frozenset(
+    """
+    you me us them this that these those there here what who which everyone everybody someone somebody nobody
+    anyone anybody everything something nothing anything all both each either neither one none it's
+    """.split()
+)
+_NOT_HEADLESS = frozenset("the a an my our his her their your this that these those it there".split())
+# what someone else says is hearsay: "my friend says Tom quit", "Ana told me she moved"
+_REPORTING = frozenset("says said told tells claims claimed mentioned reckons thinks thought heard hears".split())
+_FIRST_PERSON = frozenset({"i", "we"})
+# "our backend runs on X": the speaker's own system
+_TECH_NOUNS = frozenset(
+    """
+    backend frontend stack app apps api apis infra infrastructure site website database databases db pipeline
+    pipelines service services platform codebase product system systems server servers cluster clusters
+    warehouse data analytics monitoring ci deploys deployment search auth
+    """.split()
+)
 
 
 class SentenceReader:
@@ -53,15 +84,16 @@ class SentenceReader:
         self.consumed = -1  # tokens up to here belong to an earlier clause's object
         self.previous: list[Subject] = []
         self.candidates = 0
+        self.head_from = 0  # where the dates that head the sentence may start: after any ", she ..." before it
 
     def read(self) -> int:
         words = {t.lower for t in self.tokens}
         matches: list[tuple[int, int, Pattern, re.Match[str]]] = []
-        for pattern in PATTERNS:
-            if pattern.keys.isdisjoint(words):
-                continue
+        hearsay = self._hearsay()
+        for n in sorted({n for word in words for n in _BY_KEY.get(word, ())}):  # in the table's order
+            pattern = _ALL_PATTERNS[n]
             for m in pattern.regex.finditer(self.text):
-                if m.start() in self.index:
+                if m.start() in self.index and m.start() < hearsay:
                     matches.append((m.start(), -m.end(), pattern, m))
         matches.sort(key=lambda item: (item[0], item[1]))
         self.candidates = len(matches)
@@ -76,11 +108,13 @@ class SentenceReader:
                 pending.append((subjects, pattern, m, objects, clause_start, flags))
                 used_until = m.end()
         made = 0
-        verbs = [start for start, *_ in matches]
+        breaks = self._new_clauses()
+        verbs = [start for start, *_ in matches] + breaks
         for n, (subjects, pattern, m, objects, clause_start, flags) in enumerate(pending):
             clause_end = pending[n + 1][4] if n + 1 < len(pending) else len(self.text)
             clause_end = min([clause_end] + [v for v in verbs if v >= m.end()])  # a verb not understood ends it too
             head = pending[0][4]
+            self.head_from = max([b for b in breaks if b < head], default=0)
             made += self._emit(subjects, pattern, m, objects, (clause_start, clause_end, head), flags)
         return made
 
@@ -89,36 +123,78 @@ class SentenceReader:
             title = m.group("title")
             if not (title_relation(title) if not pattern.relation else title_at_ok(title)):
                 return None  # "is proud of", "is a big fan of": no title
+            if pattern.title_words and title.split()[-1].lower() not in pattern.title_words:
+                return None  # "a big believer in Agile": no job
         verb_at = self.index[m.start()]
         if pattern.appositive:
+            if not m.group("det") and m.group("title").split()[-1].lower() not in PERSON_TITLES:
+                return None  # ", cofounder of X" needs no article; ", part of X" is no title
             return self._appositive(m, verb_at)
+        if pattern.speakers:
+            return self._speakers(pattern, m)
         gap = read_gap(self.tokens, verb_at)
         if gap is None or gap.negated and not _anymore(self.tokens, verb_at) or gap.hedged or gap.future:
             return None  # "will join", "is going to move": a plan, not a fact yet
         if m.group(0).split()[0].lower() in _SCHEDULED and "did" not in gap.words:
             return None
-        closing = gap.closing or gap.negated
+        closing = gap.closing or gap.negated or pattern.only_closing
+        if pattern.only_closing and not _anymore(self.tokens, verb_at):
+            return None  # "I'm not at Acme" alone: a denial, not an ending
+        if pattern.needs_now and all(t.lower != "now" for t in self.tokens[verb_at : verb_at + 8]):
+            return None  # "I'm at Acme" may be a visit; "I'm at Acme now" is where one works
         if closing and not pattern.closes:
             return None
         behind = self._behind_appositive(gap.subject_at) if gap.has_comma and not gap.relative else None
         subjects, clause_start = behind or self._subjects(gap.subject_at, gap.has_comma and not gap.relative)
+        if not subjects and pattern.tech_subject:
+            subjects, clause_start = self._our_system(gap.subject_at)
+        if not subjects and gap.words == [","] and self.previous:
+            subjects, clause_start = list(self.previous), self.tokens[verb_at - 1].end  # "..., switched to X"
+        if pattern.org_only and any(self.ctx.label(s.name) != "Organization" for s in subjects):
+            return None  # "Tom is in Paris": a visit, maybe; "Acme is in Paris": where it is
         if not subjects:
             return None
+        if all(s.name == self.ctx.speaker for s in subjects):
+            self.previous = subjects  # "i'm from the US but live in Berlin": the clause's subject, if not its object
         end_at = self.index.get(m.end() + 1, self.index.get(m.end()))
-        objects = read_objects(self.text, self.tokens, self.runs_at, end_at, pattern.loose_object) if end_at else []
+        want = Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners)
+        objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at else []
         objs = stated(objects, pattern.relation)
+        if pattern.needs_now and any((name_label(o[0]) or self.ctx.label(o[0])) != "Organization" for o in objs):
+            return None  # "I'm at Heathrow now": a place one is at; "I'm at Helix Labs now": an employer
+        if not objs and pattern.pending and not objects:
+            self.ctx.pending = (subjects, pattern.relation, clause_dates(self.times, (0, len(self.text), 0)))
+            return None
         if not objs:
             if objects or not (pattern.pair and len(subjects) == 2):
                 return None
-            objs = [(subjects[1].name, "Person", "")]
-            subjects = subjects[:1]
+            first, second = subjects if subjects[1].name != self.ctx.speaker else subjects[::-1]
+            objs, subjects = [(second.name, "Person", "")], [first]  # "Maya and I got engaged": the speaker's
         else:
             self.consumed = max(self.consumed, objects[-1].last)
         self.previous = subjects
         if pattern.relation:  # label now, so that a pronoun later in the sentence can find them
             self._label(subjects, objs, pattern)
+        self._located(objects)
         flags = (1 if closing else 0) | (4 if gap.perfect else 0)
         return subjects, objs, clause_start, flags
+
+    def _speakers(self, pattern: Pattern, m: re.Match[str]) -> tuple[list[Subject], list[Found], int, int] | None:
+        """A phrase that is the speaker's by its own words ("my first week at X", "everything's on AWS"); not
+        someone else's ("Tom's first week at X")."""
+        at = self.index[m.start()]
+        if at > 0 and self.tokens[at - 1].lower in _SOMEONE_ELSES:
+            return None
+        end_at = self.index.get(m.end() + 1, self.index.get(m.end()))
+        want = Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners)
+        objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at else []
+        objs = stated(objects, pattern.relation)
+        if not objs or not self.ctx.speaker:
+            return None
+        self.consumed = max(self.consumed, objects[-1].last)
+        subjects = [Subject(self.ctx.speaker, 0.8)]
+        self._label(subjects, objs, pattern)
+        return subjects, objs, m.start(), 0
 
     def _label(self, subjects: list[Subject], objs: list[Found], pattern: Pattern) -> None:
         for subject in subjects:
@@ -133,7 +209,7 @@ class SentenceReader:
         """ ", the CEO of Acme," after a name: a title of that name, closed by a comma or the sentence's end."""
         apposed = self._apposed(comma_at)
         end_at = self.index.get(m.end())
-        objects = read_objects(self.text, self.tokens, self.runs_at, end_at, False) if end_at else []
+        objects = read_objects(self.text, self.tokens, self.runs_at, end_at, Want()) if end_at else []
         if apposed is None or not objects or objects[-1].unit:
             return None
         after = objects[-1].last + 1
@@ -168,7 +244,7 @@ class SentenceReader:
         if at < 0 or self.tokens[at].lower in CLAUSE_BREAK:
             if at >= 0 and self.previous:
                 return list(self.previous), self.tokens[at].end
-            if at < 0 and self.ctx.speaker:
+            if self.ctx.speaker and (at < 0 or self._headless(at)):
                 return [Subject(self.ctx.speaker, 0.6)], 0  # "Had dinner with Marco": a chat message's speaker
             return [], 0
         found: list[Subject] = []
@@ -179,23 +255,71 @@ class SentenceReader:
                 return ([], 0) if not found else (found, self.tokens[k + 1].start)
             found.insert(0, subject)
             k = first - 1
+            if comma and subject.name == self.ctx.speaker:
+                return found, self.tokens[first].start  # "hi i'm sam, studying CS at ...": the speaker, introduced
             if comma and (k < 0 or self.tokens[k].lower != ","):
                 return [], 0  # "Paris, like Berlin": a comma only around an appositive name
             comma = False
+            if k >= 3 and self.tokens[k].lower in KIN and self.tokens[k - 1].lower in _THEIRS:
+                if self.tokens[k - 2].lower == "and":
+                    k -= 2  # "Karim and his wife Nadia": both
             joiner = self.tokens[k].lower if k >= 1 else ""
             if (joiner == "and" or (joiner == "," and len(found) > 1)) and k - 1 > self.consumed:
                 k -= 1  # "Aylin and I", "Tom, Ana and I"; but not "In Madrid, Javier"
                 continue
             return found, self.tokens[first].start
 
+    def _joined(self, k: int) -> bool:
+        """Whether the word at ``k`` is joined to another subject by "and"."""
+        tokens = self.tokens
+        return (k + 1 < len(tokens) and tokens[k + 1].lower == "and") or (k > 0 and tokens[k - 1].lower == "and")
+
+    def _headless(self, at: int) -> bool:
+        """ "Finally passed my test and bought a car": a chat sentence with no subject at all before ``at``."""
+        before = self.tokens[:at]
+        return (
+            self.tokens[0].lower not in _NOT_HEADLESS
+            and all(t.lower not in PRONOUNS and t.lower != "you" for t in before)
+            and all(r.first >= at for r in self.runs_at.values())
+        )
+
+    def _located(self, objects: list[Obj]) -> None:
+        """ "a GP at Riverside Medical Centre in Manchester": where the organisation is."""
+        for o in objects:
+            org = o.org or o
+            after = org.last + 1
+            if org.unit or after + 1 >= len(self.tokens) or self.tokens[after].lower != "in":
+                continue
+            place = self.runs_at.get(after + 1)
+            label = self.ctx.label(org.name) or org.label
+            if place is None or label != "Organization" or name_label(place.name) == "Organization":
+                continue
+            if place.last + 1 < len(self.tokens) and self.tokens[place.last + 1].lower not in _CLOSE | {"and"}:
+                continue
+            self.ctx.mention(place.name, "Location")
+            self.ctx.add_fact(Subject(org.name, 0.8), "LOCATED_IN", (place.name, "Location"), (None, None), self.text)
+
     def _one_subject(self, k: int) -> tuple[Subject | None, int]:
         token = self.tokens[k]
+        if token.lower == "me" and self.ctx.speaker and self._joined(k):
+            return Subject(self.ctx.speaker, 0.9), k  # "me and Kai broke up"
         if token.lower in PRONOUNS:
             return self._pronoun(token.lower, k), k
         run = self.runs_end.get(k)
+        if run is None and k > self.consumed and (name := self._lower_subject(k)) is not None:
+            return Subject(name, 0.7), k
         if run is None or k <= self.consumed:
             return None, k
         return Subject(run.name, 0.9), run.first
+
+    def _lower_subject(self, k: int) -> str | None:
+        """ "also piotr left PwC": a lower-case name heading its clause, when it can be no common word."""
+        tokens = self.tokens
+        if tokens[k].lower in KIN or (k > 0 and tokens[k - 1].lower not in _LOWER_SUBJECT_AFTER):
+            return None
+        verb = frozenset({tokens[k + 1].lower}) if k + 1 < len(tokens) else frozenset()
+        found = lower_name(tokens, k, _NOT_SUBJECTS, verb)
+        return found[0] if found is not None and found[1] == k else None
 
     def _pronoun(self, word: str, k: int) -> Subject | None:
         ctx = self.ctx
@@ -230,7 +354,7 @@ class SentenceReader:
         if "{meal}" in relation:
             meal = m.group("meal").upper().replace("DRINK", "DRINKS").replace("DRINKSS", "DRINKS")
             relation = relation.format(meal=meal)
-        dates = clause_dates(self.times, span)
+        dates = clause_dates(self.times, span, self.head_from)
         kind = "state" if pattern.kind == "past" and flags & 4 else pattern.kind
         valid, invalid = dates.get("since") or dates.get("at"), dates.get("until")
         if valid is not None and self.ctx.reference is not None and valid.when > self.ctx.reference:
@@ -238,12 +362,12 @@ class SentenceReader:
                 return 0  # "starts at Acme next month": a plan; "joined Acme on <a later date>" is still told as done
         past = False
         if flags & 1:
-            relation, invalid, kind = "LEFT", None, "event"
+            relation, invalid, kind = pattern.ended, None, "event"
         elif kind == "past":
             if invalid is None:
                 return 0
             if valid is None and pattern.closes:
-                relation, valid, invalid = "LEFT", invalid, None
+                relation, valid, invalid = pattern.ended, invalid, None
             past = invalid is not None
         elif kind == "event":
             invalid = None
@@ -254,40 +378,58 @@ class SentenceReader:
             self.ctx.mention(subject.name, subject_label)
             for name, label, own in objects:
                 if own:  # "leads the Payments team at Acme": works at Acme, since some time not given
-                    made += self._add(subject, own, (name, label), (None, None), False, 0.8)
+                    obj = (name, name_label(name) or label)
+                    made += self.ctx.add_fact(subject, own, obj, (None, None), self.text, cap=0.8)
                 else:
-                    label = label or (o_label if rel != "LEFT" else None)
-                    made += self._add(subject, rel, (name, label), (valid, invalid), past, 0.9)
+                    label = label or (o_label if rel != pattern.ended else None)
+                    made += self.ctx.add_fact(
+                        subject, rel, (name, name_label(name) or label), (valid, invalid), self.text, past
+                    )
+            for name, label in self._left_behind(m, pattern):
+                made += self.ctx.add_fact(subject, pattern.ended, (name, label), (valid, None), self.text)
         return made
 
-    def _add(
-        self,
-        subject: Subject,
-        rel: str,
-        obj: tuple[str, str | None],
-        bounds: tuple[TimeMention | None, TimeMention | None],
-        past: bool,
-        cap: float,
-    ) -> int:
-        name, label = obj
-        key = (subject.name.casefold(), rel, name.casefold())
-        if name.casefold() == subject.name.casefold() or key in self.ctx.facts:
-            return 0
-        self.ctx.mention(name, name_label(name) or label)
-        known = self.ctx.label(name) is not None
-        valid, invalid = bounds
-        used = [t for t in (valid, invalid) if t is not None]
-        self.ctx.facts[key] = ExtractedFact(
-            subject=subject.name,
-            relation=rel,
-            object=name,
-            fact=f"{subject.name} {phrase(rel, past)} {name}",
-            valid_at=valid.when.isoformat() if valid else None,
-            invalid_at=invalid.when.isoformat() if invalid else None,
-            time_expression=time_words(self.text, used),
-            confidence=round(min(subject.confidence, cap, 0.9 if known else 0.8), 2),
-        )
-        return 1
+    def _left_behind(self, m: re.Match[str], pattern: Pattern) -> list[tuple[str, str | None]]:
+        """ "migrated from Elasticsearch to OpenSearch": what was used before, which the move ends."""
+        if "from" not in m.re.groupindex or m.group("from") is None or pattern.ended == pattern.relation:
+            return []
+        at = self.index.get(m.start("from"))
+        found = read_objects(self.text, self.tokens, self.runs_at, at, Want(lower=pattern.lower)) if at else []
+        if not found or found[-1].last + 1 >= len(self.tokens) or found[-1].unit:
+            return []
+        if self.tokens[found[-1].last + 1].start != m.end("from") + 1:
+            return []  # "from X and some other words to Y": only a name between "from" and "to"
+        return [(o.name, o.label or self.ctx.label(o.name) or pattern.object_label) for o in found]
+
+    def _new_clauses(self) -> list[int]:
+        """Where ", she's ..." or "; we ..." starts another clause: its dates are not the clause's before it; but
+        "..., I started two weeks ago" dates the state before it."""
+        tokens = self.tokens
+        return [
+            tokens[k].start
+            for k in range(len(tokens) - 2)
+            if tokens[k].lower in (",", ";", "-", "—")
+            and tokens[k + 1].lower in PRONOUNS | {"you"}
+            and tokens[k + 2].lower not in _STARTED
+        ]
+
+    def _hearsay(self) -> int:
+        """Where what someone else said begins: nothing after it is the speaker's to tell."""
+        tokens = self.tokens
+        for k, token in enumerate(tokens):
+            if token.lower in _REPORTING and k > 0 and tokens[k - 1].lower not in _FIRST_PERSON:
+                if not (k > 1 and tokens[k - 1].lower in ("'ve", "have") and tokens[k - 2].lower in _FIRST_PERSON):
+                    return token.end
+        return len(self.text) + 1
+
+    def _our_system(self, at: int) -> tuple[list[Subject], int]:
+        """ "Our backend runs on X", "my app is built with Y": the speaker's, for the tools it runs on."""
+        k = at
+        while k >= 0 and at - k < 3 and self.tokens[k].lower in _TECH_NOUNS:
+            k -= 1
+        if k == at or k < 0 or self.tokens[k].lower not in ("our", "my") or not self.ctx.speaker:
+            return [], 0
+        return [Subject(self.ctx.speaker, 0.8)], self.tokens[k].start
 
 
 def _anymore(tokens: list[Token], verb_at: int) -> bool:

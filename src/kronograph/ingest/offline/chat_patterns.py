@@ -1,0 +1,107 @@
+"""The relation patterns of everyday chat: languages, allergies, degrees,
+things owned, partners, and the tools a team runs on (see patterns.py for
+how a pattern is read)."""
+
+from __future__ import annotations
+
+from .kin import KIN
+from .patterns import COPULA, Pattern, _p
+from .vocab import BRANDS, CONDITIONS, JOBS, LANGUAGES, PROGRAMMING, TECH
+
+__all__ = ["CHAT_PATTERNS"]
+
+_DEGREE = r"(?:degree|master'?s|masters|bachelor'?s|bachelors|phd|ph\.d\.?|doctorate|mba|diploma|bsc|msc|ba|ma|bs|ms)"
+_HOME = r"(?:house|flat|apartment|condo|home|place|cottage)"
+_NOT_OWNED = "|".join(sorted(KIN, key=len, reverse=True)) + "|" + _DEGREE[3:-1]
+_TECH = r"(?:runs?|running|ran|built|runs\s+entirely|is\s+written|written|powered|host|hosted|deploy|deployed)"
+
+_COPULA_KEYS = "is am are was 's 'm 're"
+_UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised
+
+# fmt: off
+_P, _O, _L = "Person", "Organization", "Location"
+CHAT_PATTERNS: tuple[Pattern, ...] = (
+    _p("allergic", r"\ballergic\s+to\b", "ALLERGIC_TO", "state", _P, None, loose_object=True, closes=True,
+       ended="NO_LONGER_ALLERGIC_TO"),
+    _p("speak speaks speaking", r"\b(?:speaks?|speaking)\b(?!\s+(?:to|with|about|at|of|for|up|out)\b)", "SPEAKS",
+       "state", _P, "Language", vocabulary=LANGUAGES, strict=True, closes=True, ended="NO_LONGER_SPEAKS"),
+    _p("fluent", r"\bfluent\s+in\b", "SPEAKS", "state", _P, "Language", vocabulary=LANGUAGES, strict=True),
+    _p("native first mother", r"\b(?:my\s+)?(?:native|first|mother)\s+(?:language|tongue)\s+(?:is|'s)\b", "SPEAKS",
+       "state", _P, "Language", vocabulary=LANGUAGES, strict=True, speakers=True),
+    _p("learning studying", r"\b(?:learning|studying)\b(?!\s+(?:to|at|how|about|for|from|with)\b)", "LEARNING",
+       "state", _P, "Language", vocabulary=LANGUAGES | PROGRAMMING, strict=True, closes=True,
+       ended="NO_LONGER_LEARNING"),
+    _p("write writes writing wrote code codes coding program programming",
+       r"\b(?:write|writes|writing|code|codes|coding|program|programming)(?:\s+(?:mostly\s+|mainly\s+)?in)?\b",
+       "USES", "state", _P, "Product", vocabulary=PROGRAMMING, strict=True, closes=True, ended="NO_LONGER_USES"),
+    _p("have has got earned did doing hold holds started finished completed",
+       r"\b(?:have|has|got|earned|did|doing|hold|holds|started|finished|completed)\s+"
+       r"(?:a|an|my|his|her)\s+"
+       rf"(?:[\w'-]+\s+){{0,2}}?{_DEGREE}(?:\s+in\s+[\w-]+(?:\s+[\w-]+){{0,2}}?)?\s+(?:from|at)\b", "STUDIED_AT",
+       "state", _P, _O, lower=True),
+    _p("bought own owns purchased", rf"\b(?:bought|own|owns|purchased)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?{_HOME}"
+       r"\s+in\b", "OWNS_PROPERTY_IN", "state", _P, _L, lower=True, closes=True, ended="NO_LONGER_OWNS"),
+    _p("have has got drive drives ride rides", rf"\b(?:have|has|got|drive|drives|ride|rides)(?=\s+an?\s+"
+       rf"(?!(?:{_NOT_OWNED})\b))", "OWNS", "state", vocabulary=BRANDS),
+    _p("have has diagnosed", r"\b(?:have|has|diagnosed\s+with)\b", "HAS_CONDITION", "state", _P, "Condition",
+       vocabulary=CONDITIONS, strict=True, closes=True, ended="NO_LONGER_HAS_CONDITION"),
+    _p("support supports", r"\b(?:supports?|root\s+for|roots\s+for)\b", "LIKES", "state"),
+    _p("teach teaches teaching intern interning",
+       r"\b(?:teach(?:es|ing)?(?:\s+[\w-]+){0,2}?|intern(?:s|ing)?)\s+at\b", "WORKS_AT", "state", _P, _O,
+       closes=True, lower=True),
+    _p("volunteer volunteers volunteering", r"\bvolunteer(?:s|ing)?\s+(?:at|for|with)\b", "VOLUNTEERS_AT", "state",
+       _P, _O, closes=True, ended="NO_LONGER_VOLUNTEERS_AT"),
+    _p("sold", r"\bsold\b", "NO_LONGER_OWNS", "event"),
+    _p("run runs running opened started", r"\b(?:runs?|running|opened|started)(?=\s+(?:a|an|my|our)\s+"
+       r"(?:[\w-]+\s+){0,2}?(?:called|named)\s)", "OWNS", "state", _P, _O),
+    _p("got accepted admitted", r"\b(?:got\s+into|got\s+(?:accepted|admitted)\s+(?:in)?to|(?:was|been)\s+"
+       r"(?:accepted|admitted)\s+(?:in)?to)\b", "STUDIED_AT", "state", _P, _O),
+    _p("dating", r"\b(?:dating|going\s+out\s+with)\b", "DATING", "state", _P, _P, pair=True, lower=True),
+    _p("together", r"\b(?:(?:are|have\s+been|'ve\s+been|been|'re)\s+(?:still\s+)?together|got\s+back\s+together)\b",
+       "PARTNER_OF", "state", _P, _P, pair=True),
+    _p("broke split", r"\b(?:broke|split)\s+up(?:\s+with)?\b", "NO_LONGER_DATING", "event", _P, _P, pair=True),
+    _p("divorced", r"\b(?:got\s+)?divorced(?:\s+from)?\b", "NO_LONGER_MARRIED_TO", "event", _P, _P, pair=True),
+    _p("moved move moving", rf"\bmov(?:ed|e)\s+into\s+(?:a|an|our|my|the)\s+(?:new\s+|bigger\s+|smaller\s+)?{_HOME}"
+       r"\s+in\b", "LIVES_IN", "state", _P, _L, lower=True),
+    # where people come from
+    _p(_COPULA_KEYS, COPULA + r"(?:originally\s+)?from\b", "COMES_FROM", "state", _P, _L, lower=True),
+    _p("grew raised", r"\b(?:grew\s+up|(?:born\s+and\s+)?raised)\s+in\b", "GREW_UP_IN", "state", _P, _L, lower=True),
+    # births: "had a baby, a little boy named Leo", "had twins!! Zara and Yusuf"
+    _p("had welcomed", r"\b(?:had|welcomed)\s+(?:a\s+)?(?:baby(?:\s+(?:boy|girl))?|son|daughter|twins|triplets|"
+       r"little\s+(?:boy|girl))(?:,?\s+(?:a\s+)?(?:little\s+|baby\s+|beautiful\s+|healthy\s+)?(?:boy|girl|son|daughter))?"
+       r"(?:\s+(?:named|called))?\b", "PARENT_OF", "state", _P, _P, pending=True),
+    # "Lina is a vet in Bristol", "it's a small startup in Toronto", "Colegio San Miguel is in Getafe"
+    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?:a|an)\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,3}?)\s+(?:based\s+)?in\s+"
+       + _UP, "WORKS_IN", "state", _P, _L, org_relation="BASED_IN", title_words=JOBS),
+    _p(_COPULA_KEYS, COPULA + r"(?:located\s+|based\s+)?in\b", "BASED_IN", "state", _O, _L, org_only=True),
+    # a new job, said in passing: "first week at shopify done", "I'm at Helix Labs now"
+    _p("first second third fourth 1st 2nd 3rd 4th in", r"\b(?:(?:my\s+)?(?:first|second|third|fourth|1st|2nd|3rd|4th)"
+       r"\s+(?:full\s+)?(?:day|week|month)|(?:two|three|four|five|six|a\s+few|a\s+couple\s+of|\d+)\s+(?:days|weeks|"
+       r"months)\s+in)\s+(?:at|with)\b", "WORKS_AT", "state", _P, _O, speakers=True, lower=True),
+    _p(_COPULA_KEYS, r"(?:\b(?:am|is|are)|'(?:m|s|re))\s+(?:now\s+)?at\s+" + _UP, "WORKS_AT", "state", _P, _O,
+       needs_now=True),
+    _p("left leaves", r"\b(?:left|leaves)\b", "LEFT", "event", lower=True),
+    # the speaker's stack
+    _p("runs run running ran built written powered host hosted deploy deployed",
+       rf"\b{_TECH}(?:\s+(?:everything|it|all|things|stuff))?\s+(?:on|with|in|by|atop)\b", "USES", "state", None,
+       "Product", tech_subject=True, vocabulary=TECH),
+    _p("everything", r"\beverything(?:'s|\s+is|\s+runs)\s+(?:on|in)\b", "USES", "state", None, "Product",
+       speakers=True, vocabulary=TECH),
+    _p("backend frontend stack infra infrastructure database db api", r"\b(?:backend|frontend|stack|infra|"
+       r"infrastructure|database|db|api)(?:\s+(?:is|are)|'s)\s+(?:(?:all|mostly|entirely|just|still)\s+)?(?:in\s+|on\s+)?",
+       "USES", "state", None, "Product", speakers=True, vocabulary=TECH, joiners=frozenset({"on", "with"})),
+    _p("switched migrated", r"\b(?:switched|migrated)(?:\s+(?:over|everything|it|all))?"
+       r"\s+from\s+(?P<from>[^,.;!?]+?)\s+(?:to|over\s+to)\b", "USES", "state", None, "Product",
+       ended="NO_LONGER_USES", vocabulary=TECH),
+    _p("moved migrated switched ported", r"\b(?:moved|migrated|switched|ported)\s+(?:the|our|my|all|everything)\b"
+       r"[^,.;!?]{0,30}?\s+from\s+(?P<from>[^,.;!?]+?)\s+(?:to|over\s+to)\b", "USES", "state", None, "Product",
+       ended="NO_LONGER_USES", vocabulary=TECH),
+    _p("switched migrated", r"\b(?:switched|migrated)\s+(?:over\s+)?to\b", "USES", "state", None, "Product",
+       vocabulary=TECH),
+    _p("ditched dropped abandoned", r"\b(?:ditched|dropped|abandoned|got\s+rid\s+of)\b", "NO_LONGER_USES", "event",
+       None, "Product"),
+    # "I'm not at Acme anymore", "she's no longer with Initech"
+    _p("not n't longer", r"(?:\b(?:am|is|are)\s+not|\b(?:is|are)n't|'(?:m|s|re)\s+not|(?:\b(?:am|is|are)|'(?:m|s|re))"
+       r"\s+no\s+longer)\s+(?:at|with)\b", "WORKS_AT", "state", _P, _O, closes=True, only_closing=True, lower=True),
+)
+# fmt: on

@@ -1,0 +1,69 @@
+"""Corrections made in passing: "Karim lives in Leicester, sorry, Coventry",
+"we live in Alcalá. Actually, Alcobendas, not Alcalá".
+
+A name right after a correcting word (sorry, I mean, actually, rather) takes
+the place of the name right before it; "Y, not X" puts Y in X's place, in a
+sentence that states nothing else or that also holds a correcting word. Only
+a name that is the object of a fact already read in the same episode is
+replaced, and only by a capitalised name: a correction of something said in
+an earlier message is not seen here.
+"""
+
+from __future__ import annotations
+
+from .context import Context
+from .names import Run, Token
+
+__all__ = ["correct"]
+
+_CUES = frozenset({"sorry", "actually", "rather", "correction", "oops"})
+_GLUE = frozenset({",", ":", "-", "—", "–", "i", "mean", "meant", "it", "'s", "is", "wait"})
+
+
+def correct(tokens: list[Token], runs: list[Run], ctx: Context, stated: bool) -> int:
+    """Apply the corrections of one sentence to the episode's facts; how many facts changed. In a sentence that
+    ``stated`` a fact of its own, "Y, not X" is part of it ("Ana works at Globex, not Acme"), no correction."""
+    cued = any(t.lower in _CUES or t.lower in ("mean", "meant") for t in tokens)
+    by_first = {r.first: r for r in runs}
+    by_last = {r.last: r for r in runs}
+    changed = 0
+    for k, token in enumerate(tokens):
+        word = token.lower
+        if word == "not" and k + 1 in by_first and (cued or not stated):
+            old, new = by_first[k + 1], _before(tokens, k, by_last)
+        elif word in _CUES or (word in ("mean", "meant") and k > 0 and tokens[k - 1].lower == "i"):
+            new, old = _after(tokens, k, by_first), _before(tokens, k - (word in ("mean", "meant")), by_last)
+        else:
+            continue
+        if old is not None and new is not None and old.name.casefold() != new.name.casefold():
+            changed += _replace(ctx, old.name, new.name)
+    return changed
+
+
+def _before(tokens: list[Token], k: int, by_last: dict[int, Run]) -> Run | None:
+    j = k - 1
+    while j >= 0 and k - j <= 3 and tokens[j].lower in _GLUE:
+        j -= 1
+    return by_last.get(j)
+
+
+def _after(tokens: list[Token], k: int, by_first: dict[int, Run]) -> Run | None:
+    j = k + 1
+    while j < len(tokens) and j - k <= 4 and tokens[j].lower in _GLUE:
+        j += 1
+    return by_first.get(j)
+
+
+def _replace(ctx: Context, old: str, new: str) -> int:
+    """Re-point the facts whose object is ``old`` at ``new``."""
+    changed = 0
+    for key, fact in list(ctx.facts.items()):
+        if fact.object.casefold() != old.casefold():
+            continue
+        del ctx.facts[key]
+        ctx.mention(new, ctx.label(old))
+        ctx.facts[(key[0], key[1], new.casefold())] = fact.model_copy(
+            update={"object": new, "fact": fact.fact[: len(fact.fact) - len(fact.object)] + new}
+        )
+        changed += 1
+    return changed

@@ -1,0 +1,313 @@
+"""People and things named through someone: "my girlfriend Maya", "Maya, my
+girlfriend,", "Raj is Priya's husband", "Priya's husband Raj", "my dog Rex",
+"Omar's company, Atlas Freight", "we adopted a cat named Miso".
+
+A relation noun (sister, boss, dog, company ...) links its possessor ("my",
+"our": the speaker; "Priya's": Priya) to the name set beside it. Nothing is
+read without both: "my sister lives in Leeds" names no one. A former tie
+("my ex", "my old boss", "my late husband") and a copula in the past ("Tom
+was my boss") say nothing about now, and give nothing. A lower-case name
+right after the noun ("my sister emma") is taken when it is no common word
+and what follows it fits a name: it is then a name for the rest of the
+sentence too ("my sister emma lives in leeds").
+"""
+
+from __future__ import annotations
+
+from .clauses import FILLER, HEDGE, NEGATION
+from .context import Context, Subject
+from .dates import TimeMention
+from .lowercase import COMMON, lower_name
+from .names import Run, Token
+
+__all__ = ["KIN", "name_pending", "read_kin"]
+
+_P, _O = "Person", "Organization"
+# noun: (relation, whether the possessor is the subject, label of the name)
+KIN: dict[str, tuple[str, bool, str | None]] = {
+    **dict.fromkeys(("wife", "husband", "spouse", "hubby"), ("MARRIED_TO", True, _P)),
+    **dict.fromkeys(("fiance", "fiancee", "fiancé", "fiancée"), ("ENGAGED_TO", True, _P)),
+    **dict.fromkeys(("girlfriend", "boyfriend", "gf", "bf"), ("DATING", True, _P)),
+    "partner": ("PARTNER_OF", True, _P),
+    **dict.fromkeys(("sister", "brother", "sibling", "sis", "bro"), ("SIBLING_OF", True, _P)),
+    **dict.fromkeys(("son", "daughter", "kid", "child", "baby", "stepson", "stepdaughter"), ("PARENT_OF", True, _P)),
+    **dict.fromkeys(("mother", "mom", "mum", "father", "dad", "parent"), ("PARENT_OF", False, _P)),
+    **dict.fromkeys(
+        ("cousin", "aunt", "uncle", "niece", "nephew", "grandma", "grandpa", "grandmother", "grandfather"),
+        ("RELATIVE_OF", True, _P),
+    ),
+    **dict.fromkeys(("grandson", "granddaughter", "grandchild", "grandkid", "grandbaby"), ("GRANDPARENT_OF", True, _P)),
+    **dict.fromkeys(("boss", "manager", "supervisor"), ("REPORTS_TO", True, _P)),
+    **dict.fromkeys(("colleague", "coworker", "co-worker", "teammate"), ("COLLEAGUE_OF", True, _P)),
+    **dict.fromkeys(("friend", "mate", "buddy", "pal", "bestie", "bff"), ("FRIENDS_WITH", True, _P)),
+    **dict.fromkeys(("roommate", "flatmate", "housemate"), ("ROOMMATE_OF", True, _P)),
+    **dict.fromkeys(("neighbor", "neighbour"), ("NEIGHBOR_OF", True, _P)),
+    "mentor": ("MENTORED_BY", True, _P),
+    **dict.fromkeys(("dog", "cat", "puppy", "kitten", "pet", "rabbit", "parrot", "horse"), ("HAS_PET", True, None)),
+    **dict.fromkeys(
+        ("company", "startup", "firm", "business", "school", "university", "college", "uni"),
+        ("ASSOCIATED_WITH", True, _O),
+    ),
+    **dict.fromkeys(("cofounder", "co-founder"), ("COFOUNDER_WITH", True, _P)),
+    "employer": ("WORKS_AT", True, _O),
+}
+_ADJECTIVES = frozenset(
+    "best close good dear older younger little big baby twin new eldest oldest youngest lovely amazing "
+    "step half long-time longtime".split()
+)
+_FORMER = frozenset("ex former late old previous dead future would-be estranged then".split())
+_MINE = frozenset({"my", "our"})
+_GET = frozenset("have has 've got adopted rescued bought".split())
+_BORN = frozenset({"born", "arrived"})
+_HOW_MANY = frozenset("a an two three four five".split())
+_SOFT = frozenset("just finally recently also both officially".split())
+_AT_WORK = frozenset({"REPORTS_TO", "COLLEAGUE_OF", "COFOUNDER_WITH"})
+_CLOSE = frozenset({",", ".", "!", ";", ")", "and"})
+_NOT_NAMES = (
+    FILLER
+    | HEDGE
+    | NEGATION
+    | frozenset(
+        "i me my we us our you your he him his she her they them their it its the a an this that and or but so to "
+        "of in on at for with from by about as is am are was were be been has have had lives works moved lived "
+        "worked got just says said thinks told".split()
+    )
+)
+_AFTER_NAME = frozenset(". , ; ! ? ) and is was has had lives works moved just got also who and".split()) | frozenset(
+    "started joined left quit married loves likes uses lived worked studied".split()
+)
+
+
+def read_kin(
+    text: str, tokens: list[Token], runs: list[Run], times: list[TimeMention], ctx: Context, told: bool = True
+) -> tuple[list[Run], int]:
+    """The facts these phrases state, added to ``ctx``; and the lower-case names they introduce, as runs. A tie
+    named in passing holds even in a sentence that asks or doubts something else ("my friend Tom says ..., no
+    idea if true"); one told ("we adopted a dog named ...") only where the sentence is ``told``."""
+    runs_at = {r.lead: r for r in runs}
+    runs_end = {r.last: r for r in runs}
+    added: list[Run] = _we_two(tokens, runs_at)
+    runs_at.update({r.lead: r for r in added})
+    runs_end.update({r.last: r for r in added})
+    made = 0
+    for k, token in enumerate(tokens):
+        tie = _tie(token.lower)
+        if tie is None:
+            continue
+        owner, start = _possessor(tokens, k, runs_end, ctx)
+        place, k_end = _workplace(tokens, k, runs_at, tie[0])
+        named = _named_after(tokens, k_end, runs_at) if owner is not None else None
+        if named is None and owner is not None:
+            named = _named_before(tokens, start, k_end, runs_end)
+        elif named is not None and named.lead not in runs_at:
+            added.append(named)  # "my sister emma"
+        if owner is None and told:
+            owner, named = _got_one(tokens, k, runs_at, ctx)
+            if owner is not None and named is None:
+                at = [t for t in times if t.role in ("at", "since")][:1]
+                ctx.pending = ([Subject(owner, 0.8)], tie[0], {"at": at[0]} if at else {})
+        if owner is None or named is None or (tie[0] != "FRIENDS_WITH" and _former(tokens, start, k)):
+            continue
+        relation, owner_first, label = tie
+        for one in _and_more(tokens, named, runs_at):
+            made += _state(ctx, text, tokens, times, (owner, relation, one.name, owner_first, label), one.last)
+            if place is not None:  # "Jonas, my cofounder at Quillstack": both work there
+                for who in (owner, one.name):
+                    org = (place.name, "Organization")
+                    made += ctx.add_fact(Subject(who, 0.8), "WORKS_AT", org, (None, None), text)
+    return added, made
+
+
+def _we_two(tokens: list[Token], runs_at: dict[int, Run]) -> list[Run]:
+    """ "rosa and i got married": a lower-case name joined to "i" at a clause's start."""
+    found = []
+    for k in range(len(tokens) - 2):
+        if tokens[k + 1].lower != "and" or tokens[k + 2].lower != "i" or k in runs_at:
+            continue
+        if k > 0 and tokens[k - 1].lower not in (",", ":", ".", "!", "so", "and", "but", "then", "update"):
+            continue
+        named = lower_name(tokens, k, _NOT_NAMES, frozenset({"and"}))
+        if named is not None and named[1] == k:
+            found.append(Run(k, k, named[0], lead=k))
+    return found
+
+
+def _tie(word: str) -> tuple[str, bool, str | None] | None:
+    """The tie a noun names, plurals too ("cats", "kids", "children")."""
+    if word in KIN:
+        return KIN[word]
+    if word == "children":
+        return KIN["child"]
+    return KIN.get(word[:-1]) if word.endswith("s") and len(word) > 3 else None
+
+
+def _workplace(tokens: list[Token], k: int, runs_at: dict[int, Run], relation: str) -> tuple[Run | None, int]:
+    """ "my cofounder at Quillstack", "my boss at Acme": where a tie at work works, and the noun phrase's end."""
+    if relation not in _AT_WORK or k + 2 >= len(tokens) or tokens[k + 1].lower != "at":
+        return None, k
+    run = runs_at.get(k + 2)
+    return (run, run.last) if run is not None else (None, k)
+
+
+def _and_more(tokens: list[Token], first: Run, runs_at: dict[int, Run]) -> list[Run]:
+    """ "Mochi and Tofu": a name and those joined to it."""
+    found = [first]
+    while True:
+        k = found[-1].last + 1
+        if k < len(tokens) and tokens[k].lower == ",":
+            k += 1
+        if k < len(tokens) and tokens[k].lower == "and":
+            k += 1
+        run = runs_at.get(k) if k > found[-1].last + 1 else None
+        if run is None:
+            return found
+        found.append(run)
+
+
+def _not_a_name(run: Run) -> bool:
+    """A capitalised word that starts a sentence and reads as a word, not a name ("Finally.", "Exhausted.")."""
+    word = run.name.lower()
+    return run.first == run.last and (word in COMMON or word.endswith(("ly", "ed", "ing")) or word in _NOT_NAMES)
+
+
+def _state(
+    ctx: Context,
+    text: str,
+    tokens: list[Token],
+    times: list[TimeMention],
+    tie: tuple[str, str, str, bool, str | None],
+    name_last: int,
+) -> int:
+    owner, relation, name, owner_first, label = tie
+    ctx.mention(owner, "Person" if relation != "ASSOCIATED_WITH" or owner == ctx.speaker else None)
+    ctx.mention(name, label)
+    valid = _start(tokens, times, relation, name_last)
+    subject, obj = (owner, name) if owner_first else (name, owner)
+    return ctx.add_fact(Subject(subject, 0.8), relation, (obj, ctx.label(obj)), (valid, None), text, cap=0.8)
+
+
+def _start(tokens: list[Token], times: list[TimeMention], relation: str, name_last: int) -> TimeMention | None:
+    """When the tie began, where the sentence says: "<child> was born in May", "adopted <pet> last week"."""
+    words = [t.lower for t in tokens]
+    born = relation == "PARENT_OF" and any(w in _BORN for w in words[name_last + 1 : name_last + 4])
+    adopted = relation == "HAS_PET" and any(w in ("adopted", "rescued", "got") for w in words)
+    if not (born or adopted):
+        return None
+    return next((t for t in times if t.role in ("at", "since")), None)
+
+
+def _possessor(tokens: list[Token], k: int, runs_end: dict[int, Run], ctx: Context) -> tuple[str | None, int]:
+    """Whose the noun at ``k`` is, and where the possessive starts: "my (older) sister", "Priya's husband"."""
+    j = k - 1
+    while j >= 0 and k - j <= 3 and (tokens[j].lower in _ADJECTIVES or tokens[j].lower in _FORMER):
+        j -= 1
+    if j < 0:
+        return None, k
+    if tokens[j].lower in _MINE:
+        return ctx.speaker, j
+    if tokens[j].lower in ("his", "her"):  # "Priya ... with her husband Raj": the one person named before
+        people = [ctx.entities[key].name for key in ctx.order if ctx.label(ctx.entities[key].name) == "Person"]
+        people = [p for p in people if p != ctx.speaker]
+        return (people[0], j) if len(people) == 1 else (None, k)
+    if tokens[j].lower == "'s" and (run := runs_end.get(j - 1)) is not None:
+        return run.name, run.lead
+    return None, k
+
+
+def _former(tokens: list[Token], start: int, k: int) -> bool:
+    return any(t.lower in _FORMER for t in tokens[start:k])
+
+
+def _named_after(tokens: list[Token], k: int, runs_at: dict[int, Run]) -> Run | None:
+    """The name right after the noun ("my boss Tom"), or set off by commas ("my girlfriend, Maya,")."""
+    n = len(tokens)
+    at = k + 1
+    comma = at < n and tokens[at].lower == ","
+    at += comma
+    if at + 2 < n and tokens[at].lower == "'s" and tokens[at + 1].lower == "name" and tokens[at + 2].lower == "is":
+        at += 2  # "my husband's name is Raj"
+    if not comma and at + 1 < n and tokens[at].lower in ("is", "'s") and (run := runs_at.get(at + 1)) is not None:
+        after = tokens[run.last + 1].lower if run.last + 1 < n else "."
+        return run if after in _CLOSE else None  # "my wife is Emma"
+    run = runs_at.get(at)
+    if run is None and not comma and at < n:
+        found = lower_name(tokens, at, _NOT_NAMES, _AFTER_NAME)
+        if found is not None and found[1] == at:
+            run = Run(at, at, found[0], lead=at)
+    if run is None:
+        return None
+    after = tokens[run.last + 1].lower if run.last + 1 < n else "."
+    if comma and after not in _CLOSE:
+        return None  # "my sister, Oslo was cold": no apposition
+    return run
+
+
+def _named_before(tokens: list[Token], start: int, k: int, runs_end: dict[int, Run]) -> Run | None:
+    """ "Maya, my girlfriend," and "Tom is my best friend": the name before the possessive, when nothing follows
+    the noun."""
+    if k + 1 < len(tokens) and tokens[k + 1].lower not in _CLOSE:
+        return None
+    if start < 2 or tokens[start - 1].lower not in (",", "is", "'s", "("):
+        return None
+    return runs_end.get(start - 2)
+
+
+def _got_one(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context) -> tuple[str | None, Run | None]:
+    """ "I have a sister named Emma", "we adopted a cat called Miso": the speaker's, by name."""
+    n = len(tokens)
+    j = k - 1
+    while j >= 0 and k - j <= 2 and (tokens[j].lower in _ADJECTIVES or _plain_word(tokens[j])):
+        j -= 1  # "a rescue dog", "a little boy"
+    if j < 2 or tokens[j].lower not in _HOW_MANY or tokens[j - 1].lower not in _GET:
+        return None, None
+    s = j - 2
+    while s > 0 and tokens[s].lower in _SOFT:
+        s -= 1  # "Sophie and I just adopted"
+    if tokens[s].lower not in ("i", "we", "'ve") or not ctx.speaker:
+        return None, None
+    if k + 2 < n and tokens[k + 1].lower in ("named", "called"):
+        return ctx.speaker, runs_at.get(k + 2)
+    for c in range(k + 1, n - 2):  # "got a puppy last month, his name is Otto"
+        if tokens[c].lower == "name" and tokens[c + 1].lower in ("is", "'s") and (run := runs_at.get(c + 2)):
+            return ctx.speaker, run
+    for c in range(k + 1, n - 1):  # "adopted a dog in april, Pepper."
+        if tokens[c].lower == "," and (run := runs_at.get(c + 1)) is not None:
+            if run.last + 1 >= n or tokens[run.last + 1].lower in _CLOSE:
+                return ctx.speaker, run
+            break
+    return ctx.speaker, None
+
+
+def _plain_word(token: Token) -> bool:
+    return token.text.isalpha() and token.text.islower() and token.lower not in _NOT_NAMES | _HOW_MANY
+
+
+def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) -> int:
+    """The names a tie of the sentence before was waiting for: "her name's Biscuit", "Zara and Yusuf!"."""
+    pending, ctx.pending = ctx.pending, None
+    if pending is None or not tokens:
+        return 0
+    subjects, relation, dates = pending
+    words = [t.lower for t in tokens]
+    at = 0
+    if len(words) > 3 and words[0] in ("her", "his", "its", "their") and words[1] in ("name", "names"):
+        at = 3 if words[2] in ("'s", "is", "are") else 0
+    by_first = {r.first: r for r in runs}
+    names: list[Run] = []
+    while (run := by_first.get(at)) is not None:
+        names.append(run)
+        at = run.last + 1
+        if at < len(tokens) and tokens[at].lower in (",", "and", "&"):
+            at += 1
+    rest = tokens[at:]
+    if names and words[0] not in ("her", "his", "its", "their") and len(names) == 1 and _not_a_name(names[0]):
+        return 0  # "We had a baby! Finally."
+    if not names or (words[0] not in ("her", "his", "its", "their") and any(t.text.isalnum() for t in rest)):
+        return 0  # "Zara and Yusuf!!" alone, or a name given as a name; not a sentence that goes on about them
+    valid = dates.get("at") or dates.get("since")
+    made = 0
+    for subject in subjects:
+        for run in names:
+            ctx.mention(run.name, "Person" if relation == "PARENT_OF" else None)
+            made += ctx.add_fact(subject, relation, (run.name, ctx.label(run.name)), (valid, None), text, cap=0.8)
+    return made

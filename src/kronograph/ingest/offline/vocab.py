@@ -1,0 +1,58 @@
+"""Words that are names in a known slot even when typed in lower case:
+languages ("i speak spanish") and tools ("we run on gcp", "i write python")."""
+
+from __future__ import annotations
+
+__all__ = ["BRANDS", "CONDITIONS", "JOBS", "LANGUAGES", "PROGRAMMING", "TECH"]
+
+LANGUAGES = frozenset(
+    """
+    english spanish portuguese french german italian dutch swedish norwegian danish finnish icelandic polish czech
+    slovak hungarian romanian bulgarian greek turkish russian ukrainian serbian croatian arabic hebrew persian farsi
+    urdu hindi bengali punjabi tamil telugu marathi gujarati japanese korean chinese mandarin cantonese vietnamese
+    thai indonesian malay tagalog filipino swahili yoruba igbo hausa amharic zulu afrikaans catalan basque galician
+    welsh irish latin esperanto estonian latvian lithuanian
+    """.split()
+)
+# lower-case names of tools, typed as often in lower case as not ("we run on gcp", "i write python")
+PROGRAMMING = frozenset(
+    """
+    python java javascript typescript rust go golang ruby php perl scala kotlin swift elixir erlang haskell clojure
+    julia dart lua sql fortran cobol ocaml matlab
+    """.split()
+)
+TECH = PROGRAMMING | frozenset(
+    """
+    aws gcp azure kubernetes k8s docker terraform ansible kafka spark airflow snowflake bigquery redshift databricks
+    postgres postgresql mysql sqlite mongodb mongo redis elasticsearch opensearch cassandra dynamodb supabase firebase
+    django flask fastapi rails laravel spring node nodejs react vue svelte angular nextjs jquery tailwind graphql
+    grafana prometheus datadog sentry jenkins github gitlab bitbucket jira confluence linear notion slack figma
+    vercel netlify heroku cloudflare hetzner digitalocean linux ubuntu debian windows macos ios android iphone pixel
+    neovim vim emacs vscode excel tableau looker dbt pandas pytorch tensorflow
+    """.split()
+)
+CONDITIONS = frozenset(
+    """
+    asthma diabetes adhd autism celiac coeliac migraines migraine anxiety depression epilepsy arthritis eczema
+    psoriasis endometriosis pcos ibs crohn's dyslexia insomnia tinnitus hypertension covid long-covid lupus
+    """.split()
+)
+BRANDS = frozenset(
+    """
+    tesla bmw audi mercedes toyota honda ford volvo volkswagen vw kia hyundai nissan mazda subaru porsche fiat skoda
+    peugeot renault vespa ducati yamaha kawasaki harley macbook iphone ipad kindle pixel thinkpad playstation xbox
+    """.split()
+)
+# what someone is "in" a place as: "Lina is a vet in Bristol", "it's a small startup in Toronto"
+JOBS = frozenset(
+    """
+    vet nurse doctor gp teacher engineer developer dev designer lawyer solicitor barrister chef cook dentist pharmacist
+    accountant consultant manager analyst scientist researcher professor lecturer student architect journalist
+    writer artist musician pilot driver paramedic firefighter officer policeman policewoman plumber electrician
+    barista waiter waitress baker farmer surgeon therapist psychologist psychiatrist midwife carer cleaner librarian
+    priest vicar rabbi imam banker trader recruiter programmer physio physiotherapist optician tutor coach trainer
+    nanny receptionist administrator technician mechanic builder carpenter translator editor photographer
+    startup company firm agency business bank charity nonprofit school university college hospital clinic practice
+    restaurant shop store brewery bakery cafe studio lab
+    """.split()
+)

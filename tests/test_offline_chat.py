@@ -1,0 +1,459 @@
+"""The offline extractor on messages typed to an assistant: no "Name:" prefix
+(the speaker is given), lower case, contractions, ties between people, life
+events, tools, languages, endings of standing facts, relative dates; and
+still nothing from plans, hearsay, questions and assistants."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from kronograph import Memory
+from kronograph.ingest.offline import ENDINGS, OfflineExtractor
+from kronograph.ingest.offline.dates import find_times
+from kronograph.ingest.pipeline import OFFLINE_RELATION_TYPES
+from kronograph.model import fold_relation
+
+REF = datetime(2024, 5, 15, 14, 30, tzinfo=UTC)  # a Wednesday
+SAM = "Sam Carter"
+
+
+def facts(content: str, speaker: str = SAM, role: str = "user") -> set[tuple[str, str, str]]:
+    result = OfflineExtractor().extract(content, reference_time=REF, speaker=speaker, role=role, addressee="Assistant")
+    return {(f.subject, f.relation, f.object) for f in result.facts}
+
+
+def dated(content: str) -> dict[tuple[str, str], str | None]:
+    result = OfflineExtractor().extract(content, reference_time=REF, speaker=SAM, role="user")
+    return {(f.relation, f.object): (f.valid_at or "")[:10] or None for f in result.facts}
+
+
+# -- how people type ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["sam: I live in Berlin", "user: I live in Berlin", "Me: I live in Berlin", "SAM CARTER: I live in Berlin"],
+)
+def test_a_prefix_naming_the_speaker_is_dropped(content: str) -> None:
+    assert facts(content) == {(SAM, "LIVES_IN", "Berlin")}
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("im based in Leeds", (SAM, "LIVES_IN", "Leeds")),
+        ("I’m allergic to cats", (SAM, "ALLERGIC_TO", "cats")),
+        ("i dont work at Acme anymore", (SAM, "LEFT", "Acme")),
+        ("I’ve been living in Dublin since 2018", (SAM, "LIVES_IN", "Dublin")),
+        ("we’re based in Amsterdam", (SAM, "LIVES_IN", "Amsterdam")),
+    ],
+)
+def test_contractions_with_and_without_apostrophes(content: str, expected: tuple[str, str, str]) -> None:
+    assert facts(content) == {expected}
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("i work at google now", (SAM, "WORKS_AT", "Google")),
+        ("i live in berlin", (SAM, "LIVES_IN", "Berlin")),
+        ("i moved to new york last year", (SAM, "LIVES_IN", "New York")),
+        ("i married jonas", (SAM, "MARRIED_TO", "Jonas")),
+        ("i speak spanish", (SAM, "SPEAKS", "Spanish")),
+        ("i graduated from the university of edinburgh", (SAM, "STUDIED_AT", "University of Edinburgh")),
+        ("i quit my job at amazon", (SAM, "LEFT", "Amazon")),
+    ],
+)
+def test_lower_case_names_after_a_specific_verb(content: str, expected: tuple[str, str, str]) -> None:
+    assert facts(content) == {expected}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "i work at home most days",
+        "i live in a tiny flat near the station",
+        "at the moment i'm working from home",
+        "i work at night",
+        "i live in hope",
+        "i'm married to a doctor",
+        "i speak to Tom every day",
+        "i'm fluent in sarcasm",
+        "I switched to decaf",
+        "my dog died.",
+        "my husband cooked.",
+        "I have a PhD in physics",
+        "i have a meeting with Google tomorrow",
+    ],
+)
+def test_common_words_are_no_names(content: str) -> None:
+    assert facts(content) == set()
+
+
+def test_the_speaker_introducing_themselves_is_the_speaker() -> None:
+    assert facts("hi i'm sam, studying computer science at TU Delft") == {(SAM, "STUDIED_AT", "TU Delft")}
+    assert facts("Hi, I'm Sam, cofounder of Quillstack.") == {(SAM, "COFOUNDER_OF", "Quillstack")}
+    assert facts("hey, sam here. i live in seattle") == {(SAM, "LIVES_IN", "Seattle")}
+
+
+def test_a_statement_before_a_question_is_read() -> None:
+    assert facts("i'm allergic to penicillin, what do they usually give instead?") == {
+        (SAM, "ALLERGIC_TO", "penicillin")
+    }
+    assert facts("If I move to Rome, what should I pack?") == set()
+
+
+# -- people ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("my girlfriend Maya is a nurse", {(SAM, "DATING", "Maya")}),
+        ("Maya, my girlfriend, just moved to Lisbon.", {(SAM, "DATING", "Maya"), ("Maya", "LIVES_IN", "Lisbon")}),
+        ("my sister Emma lives in Leeds", {(SAM, "SIBLING_OF", "Emma"), ("Emma", "LIVES_IN", "Leeds")}),
+        ("my sister emma lives in leeds", {(SAM, "SIBLING_OF", "Emma"), ("Emma", "LIVES_IN", "Leeds")}),
+        ("Raj is Priya's husband.", {("Priya", "MARRIED_TO", "Raj")}),
+        ("Priya's husband Raj is a chef", {("Priya", "MARRIED_TO", "Raj")}),
+        ("my boss Tom is on holiday", {(SAM, "REPORTS_TO", "Tom")}),
+        ("Priya is my manager", {(SAM, "REPORTS_TO", "Priya")}),
+        ("Tom is my best friend", {(SAM, "FRIENDS_WITH", "Tom")}),
+        ("my dog Rex hates the rain", {(SAM, "HAS_PET", "Rex")}),
+        ("my son Leo started school", {(SAM, "PARENT_OF", "Leo")}),
+        ("my mum Linda lives in York", {("Linda", "PARENT_OF", SAM), ("Linda", "LIVES_IN", "York")}),
+        ("my kids Leo and Ana", {(SAM, "PARENT_OF", "Leo"), (SAM, "PARENT_OF", "Ana")}),
+        ("my granddaughter Isla", {(SAM, "GRANDPARENT_OF", "Isla")}),
+        ("we used to have a dog called Bramble, she died last year", set()),
+        ("i have two cats, Mochi and Tofu", {(SAM, "HAS_PET", "Mochi"), (SAM, "HAS_PET", "Tofu")}),
+        ("I have a sister named Emma", {(SAM, "SIBLING_OF", "Emma")}),
+        (
+            "my brother Karim and his wife Nadia live in Coventry",
+            {
+                (SAM, "SIBLING_OF", "Karim"),
+                ("Karim", "MARRIED_TO", "Nadia"),
+                ("Karim", "LIVES_IN", "Coventry"),
+                ("Nadia", "LIVES_IN", "Coventry"),
+            },
+        ),
+        (
+            "Jonas, my cofounder at Quillstack, handles sales",
+            {(SAM, "COFOUNDER_WITH", "Jonas"), (SAM, "WORKS_AT", "Quillstack"), ("Jonas", "WORKS_AT", "Quillstack")},
+        ),
+        (
+            "Omar's company, Atlas Freight, is based in Rotterdam.",
+            {("Omar", "ASSOCIATED_WITH", "Atlas Freight"), ("Atlas Freight", "BASED_IN", "Rotterdam")},
+        ),
+    ],
+)
+def test_ties_between_people(content: str, expected: set[tuple[str, str, str]]) -> None:
+    assert facts(content) == expected
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "my ex Maya lives in Leeds",
+        "my old boss Tom",
+        "my late husband Raj",
+        "Tom was my boss",
+        "Tom isn't my boss",
+        "my sister lives in Leeds",
+        "my friend says Tom quit Acme",
+        "I met Tom and his wife Ana at the party",
+    ],
+)
+def test_ties_that_are_over_unnamed_or_unsure(content: str) -> None:
+    assert {f for f in facts(content) if f[1] not in ("MET", "LIVES_IN")} == set()
+
+
+def test_a_tie_named_in_passing_holds_in_a_doubtful_sentence() -> None:
+    assert facts("my friend Tom told me Hillcrest might merge, no idea if true") == {(SAM, "FRIENDS_WITH", "Tom")}
+    assert facts("Is my sister Emma coming?") == {(SAM, "SIBLING_OF", "Emma")}
+    assert facts("If I had a sister named Emma") == set()
+
+
+def test_x_and_i() -> None:
+    assert facts("Maya and I got engaged last weekend!") == {(SAM, "ENGAGED_TO", "Maya")}
+    assert facts("Lena and I have been dating since last summer") == {(SAM, "DATING", "Lena")}
+    assert facts("My wife Nadia and I moved to Porto in 2021.") == {
+        (SAM, "MARRIED_TO", "Nadia"),
+        (SAM, "LIVES_IN", "Porto"),
+        ("Nadia", "LIVES_IN", "Porto"),
+    }
+    assert facts("Lucía and I broke up last week") == {(SAM, "NO_LONGER_DATING", "Lucía")}
+    assert facts("me and Kai broke up. he moved back to Bristol") == {
+        (SAM, "NO_LONGER_DATING", "Kai"),
+        ("Kai", "LIVES_IN", "Bristol"),
+    }
+
+
+def test_life_events_are_dated() -> None:
+    assert dated("Maya and I got engaged last weekend!") == {("ENGAGED_TO", "Maya"): "2024-05-11"}
+    assert dated("we adopted a cat named Miso two weeks ago") == {("HAS_PET", "Miso"): "2024-05-01"}
+    assert dated("my daughter Ana was born in march") == {("PARENT_OF", "Ana"): "2024-03-01"}
+    assert dated("i graduated from MIT in 2019") == {("STUDIED_AT", "MIT"): "2019-01-01"}
+    assert dated("I was born in Lisbon") == {("BORN_IN", "Lisbon"): None}
+
+
+def test_names_given_in_the_next_sentence() -> None:
+    assert dated("we adopted a dog yesterday! her name's Biscuit, she's a beagle mix") == {
+        ("HAS_PET", "Biscuit"): "2024-05-14"
+    }
+    assert facts("my sister Emma just had twins!! Zara and Yusuf") == {
+        (SAM, "SIBLING_OF", "Emma"),
+        ("Emma", "PARENT_OF", "Zara"),
+        ("Emma", "PARENT_OF", "Yusuf"),
+    }
+    assert facts("my sister Emma just had a baby, a little boy named Leo") == {
+        (SAM, "SIBLING_OF", "Emma"),
+        ("Emma", "PARENT_OF", "Leo"),
+    }
+    assert dated("we got a puppy last month, his name is Otto") == {("HAS_PET", "Otto"): "2024-04-01"}
+    assert facts("my girlfriend Sophie and I just adopted a rescue dog, his name is Biscuit") == {
+        (SAM, "DATING", "Sophie"),
+        (SAM, "HAS_PET", "Biscuit"),
+    }
+    assert facts("We had a baby! Finally.") == set()
+    assert facts("we got a puppy. Tom helped us pick him.") == set()
+
+
+# -- things, places, tools ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("I speak Spanish and Portuguese.", {(SAM, "SPEAKS", "Spanish"), (SAM, "SPEAKS", "Portuguese")}),
+        ("I'm learning Japanese at the moment", {(SAM, "LEARNING", "Japanese")}),
+        ("I'm fluent in German", {(SAM, "SPEAKS", "German")}),
+        ("I speak Russian, Dmitri only speaks Russian", {(SAM, "SPEAKS", "Russian"), ("Dmitri", "SPEAKS", "Russian")}),
+        ("im allergic to peanuts", {(SAM, "ALLERGIC_TO", "peanuts")}),
+        ("I studied CS at Stanford.", {(SAM, "STUDIED_AT", "Stanford")}),
+        ("I have a master's from Imperial College.", {(SAM, "STUDIED_AT", "Imperial College")}),
+        ("I have a Tesla", {(SAM, "OWNS", "Tesla")}),
+        ("I bought a house in Leeds last summer", {(SAM, "OWNS_PROPERTY_IN", "Leeds")}),
+        ("I grew up in Glasgow btw", {(SAM, "GREW_UP_IN", "Glasgow")}),
+        ("i just started a masters at King's College London", {(SAM, "STUDIED_AT", "King's College London")}),
+        ("i'm from the US but live in Berlin now", {(SAM, "LIVES_IN", "Berlin")}),
+        ("Tom's Tesla broke down", set()),
+        ("i run a small bakery called Crumb & Co", {(SAM, "OWNS", "Crumb & Co")}),
+        ("I run a marathon every year", set()),
+        ("i'm allergic to kiwi, weird for a baker", {(SAM, "ALLERGIC_TO", "kiwi")}),
+        ("also piotr left PwC, he's freelancing now", {("Piotr", "LEFT", "PwC")}),
+        ("then traffic moved to the left", set()),
+        (
+            "my daughter Zofia starts uni in october, she got into Jagiellonian",
+            {(SAM, "PARENT_OF", "Zofia"), ("Zofia", "STUDIED_AT", "Jagiellonian")},
+        ),
+        ("I have asthma", {(SAM, "HAS_CONDITION", "Asthma")}),
+        ("I have a cold", set()),
+        ("I drive a Honda Civic", {(SAM, "OWNS", "Honda Civic")}),
+        ("i have a tesla but parking is a nightmare", {(SAM, "OWNS", "Tesla")}),
+        ("I got an offer at Stripe", set()),
+        ("I support Arsenal", {(SAM, "LIKES", "Arsenal")}),
+        ("I teach at Parkside Primary", {(SAM, "WORKS_AT", "Parkside Primary")}),
+        ("I volunteer at Oxfam on weekends", {(SAM, "VOLUNTEERS_AT", "Oxfam")}),
+        ("my husband's name is Raj", {(SAM, "MARRIED_TO", "Raj")}),
+        ("my roommate Lars, he's from Oslo", {(SAM, "ROOMMATE_OF", "Lars"), ("Lars", "COMES_FROM", "Oslo")}),
+        (
+            "i'm a GP at Riverside Medical Centre in Manchester",
+            {(SAM, "WORKS_AT", "Riverside Medical Centre"), ("Riverside Medical Centre", "LOCATED_IN", "Manchester")},
+        ),
+        ("first week at shopify done", {(SAM, "WORKS_AT", "Shopify")}),
+        ("first day at Spotify went well", {(SAM, "WORKS_AT", "Spotify")}),
+        ("two weeks in at monzo and loving it", {(SAM, "WORKS_AT", "Monzo")}),
+        ("I teach maths at Hillcrest Academy", {(SAM, "WORKS_AT", "Hillcrest Academy")}),
+        (
+            "I'm a data engineer at Klarna in Stockholm",
+            {(SAM, "WORKS_AT", "Klarna"), ("Klarna", "LOCATED_IN", "Stockholm")},
+        ),
+        ("oh and I quit Klarna!", {(SAM, "LEFT", "Klarna")}),
+        ("i'm at Helix Labs now, second week", {(SAM, "WORKS_AT", "Helix Labs")}),
+        ("I'm at Heathrow now, flight's delayed", set()),
+        ("Lina is a vet in Bristol, she's coming next week", {("Lina", "WORKS_IN", "Bristol")}),
+        ("I'm a big believer in Agile", set()),
+        ("my native language is Polish", {(SAM, "SPEAKS", "Polish")}),
+        ("Tom's first week at Google went well", set()),
+        ("Maya and I have been together for three years", {(SAM, "PARTNER_OF", "Maya")}),
+    ],
+)
+def test_languages_allergies_education_ownership_origins(content: str, expected: set[tuple[str, str, str]]) -> None:
+    assert facts(content) == expected
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("we use Kubernetes", {(SAM, "USES", "Kubernetes")}),
+        ("we use kubernetes and kafka", {(SAM, "USES", "Kubernetes"), (SAM, "USES", "Kafka")}),
+        ("our backend runs on Snowflake", {(SAM, "USES", "Snowflake")}),
+        ("we run everything on gcp", {(SAM, "USES", "Gcp")}),
+        ("backend is Django on Postgres", {(SAM, "USES", "Django"), (SAM, "USES", "Postgres")}),
+        ("i write python all day", {(SAM, "USES", "Python")}),
+        ("i use an iPhone", {(SAM, "USES", "iPhone")}),
+        (
+            "we moved the online shop from Shopify to WooCommerce",
+            {(SAM, "USES", "WooCommerce"), (SAM, "NO_LONGER_USES", "Shopify")},
+        ),
+        ("I switched to Neovim", {(SAM, "USES", "Neovim")}),
+        (
+            "we migrated from Elasticsearch to OpenSearch last month",
+            {(SAM, "USES", "OpenSearch"), (SAM, "NO_LONGER_USES", "Elasticsearch")},
+        ),
+    ],
+)
+def test_tools_and_stacks(content: str, expected: set[tuple[str, str, str]]) -> None:
+    assert facts(content) == expected
+
+
+def test_a_move_from_one_place_to_another_ends_the_first() -> None:
+    assert dated("we moved from Leeds to York last month") == {
+        ("LIVES_IN", "York"): "2024-04-01",
+        ("NO_LONGER_LIVES_IN", "Leeds"): "2024-04-01",
+    }
+
+
+def test_a_migration_dates_both_ends() -> None:
+    assert dated("we migrated from Elasticsearch to OpenSearch last month") == {
+        ("USES", "OpenSearch"): "2024-04-01",
+        ("NO_LONGER_USES", "Elasticsearch"): "2024-04-01",
+    }
+
+
+# -- endings -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("I don't use Python at work anymore", (SAM, "NO_LONGER_USES", "Python")),
+        ("I stopped using Notion last week", (SAM, "NO_LONGER_USES", "Notion")),
+        ("I used to use Vim", (SAM, "NO_LONGER_USES", "Vim")),
+        ("we ditched Jira", (SAM, "NO_LONGER_USES", "Jira")),
+        ("I no longer live in Paris.", (SAM, "NO_LONGER_LIVES_IN", "Paris")),
+        ("we moved out of Toronto", (SAM, "NO_LONGER_LIVES_IN", "Toronto")),
+        ("I'm not at Acme anymore", (SAM, "LEFT", "Acme")),
+        ("i left acme two weeks ago", (SAM, "LEFT", "Acme")),
+        ("I sold my Tesla", (SAM, "NO_LONGER_OWNS", "Tesla")),
+    ],
+)
+def test_a_negation_that_ends_a_standing_fact(content: str, expected: tuple[str, str, str]) -> None:
+    (fact,) = OfflineExtractor().extract(content, reference_time=REF, speaker=SAM).facts
+    assert (fact.subject, fact.relation, fact.object) == expected
+    assert fact.invalid_at is None
+
+
+def test_every_ending_is_declared_to_end_its_state() -> None:
+    for ending, ended in ENDINGS.items():
+        declared = OFFLINE_RELATION_TYPES[fold_relation(ending)]
+        assert declared.ends_keys == {fold_relation(r) for r in ended}
+        assert ending.startswith("NO_LONGER_")  # read as "the link ended" by whoever counts links
+    assert fold_relation("LIVES_IN") in OFFLINE_RELATION_TYPES[fold_relation("LEFT")].ends_keys
+    assert fold_relation("LIVES_IN") in OFFLINE_RELATION_TYPES[fold_relation("NO_LONGER_LIVES_IN")].ends_keys
+
+
+def test_an_ending_closes_the_standing_fact_in_memory() -> None:
+    with Memory(":memory:", model=None) as memory:
+        memory.add_episode("g", f"{SAM}: we use Jira and Slack", reference_time="2024-01-10T10:00:00Z")
+        memory.add_episode("g", f"{SAM}: we don't use Jira anymore", reference_time="2024-03-10T10:00:00Z")
+        memory.add_episode("g", f"{SAM}: I live in Paris", reference_time="2024-01-10T10:00:00Z")
+        memory.add_episode("g", f"{SAM}: I no longer live in Paris.", reference_time="2024-04-01T10:00:00Z")
+        now = {(f.relation, f.object) for f in memory.facts("g")}
+        before = {(f.relation, f.object) for f in memory.facts("g", as_of="2024-02-01T00:00:00Z")}
+    assert ("USES", "Slack") in now and ("USES", "Jira") not in now and ("LIVES_IN", "Paris") not in now
+    assert {("USES", "Jira"), ("LIVES_IN", "Paris")} <= before
+
+
+def test_a_later_origin_replaces_an_earlier_one() -> None:
+    with Memory(":memory:", model=None) as memory:
+        memory.add_episode("g", f"{SAM}: Maya is from Paris", reference_time="2024-01-10T10:00:00Z")
+        memory.add_episode("g", f"{SAM}: sorry, Maya is from Lyon", reference_time="2024-01-11T10:00:00Z")
+        now = {(f.subject, f.relation, f.object) for f in memory.facts("g")}
+    assert ("Maya", "COMES_FROM", "Lyon") in now and ("Maya", "COMES_FROM", "Paris") not in now
+
+
+def test_corrections_in_passing() -> None:
+    assert facts("Karim lives in Leicester, sorry, Coventry, he moved ages ago") == {("Karim", "LIVES_IN", "Coventry")}
+    assert facts("we live in Alcalá. Actually, Alcobendas, not Alcalá") == {(SAM, "LIVES_IN", "Alcobendas")}
+    assert facts("I work at Acme, I mean Acme Robotics.") == {(SAM, "WORKS_AT", "Acme Robotics")}
+    assert facts("I moved to Uppsala, sorry, I meant Gothenburg") == {(SAM, "LIVES_IN", "Gothenburg")}
+    assert facts("Tom works at Acme. Ana works at Globex, not Acme.") == {
+        ("Tom", "WORKS_AT", "Acme"),
+        ("Ana", "WORKS_AT", "Globex"),
+    }
+
+
+# -- nothing from these ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I'm thinking of moving to Lisbon",
+        "I was going to join Stripe but turned it down.",
+        "i was planning to move to Vancouver in the spring but that's off now",
+        "my friend says Tom quit Acme",
+        "Tom said he moved to Paris",
+        "apparently Nina got engaged",
+        "someone told me Acme is based in Oslo",
+        "should I move to Berlin?",
+        "if I get the job at Google I'll move to Zurich",
+        "we might switch to Postgres next year",
+        "I'd love to live in Japan someday",
+        "I don't live in London",
+        "I'm not allergic to anything",
+        "we're moving to Lisbon in march!",
+        "thinking about doing a part-time masters at LSE. worth it?",
+        "What do you think, should we use Redis or Memcached?",
+        "You use Python, right?",
+    ],
+)
+def test_plans_hearsay_hypotheticals_questions_say_nothing(content: str) -> None:
+    assert facts(content) == set()
+
+
+def test_assistant_messages_say_nothing() -> None:
+    said = "You mentioned you work at Google and live in Berlin. Congrats on the engagement with Maya!"
+    assert facts(said, speaker="Assistant", role="assistant") == set()
+
+
+# -- relative dates ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("last weekend", "2024-05-11"),
+        ("this past weekend", "2024-05-11"),
+        ("over the weekend", "2024-05-11"),
+        ("this weekend", "2024-05-18"),
+        ("two weeks ago", "2024-05-01"),
+        ("a couple of months ago", "2024-03-15"),
+        ("a couple weeks ago", "2024-05-01"),
+        ("a few weeks ago", "2024-04-24"),
+        ("this morning", "2024-05-15"),
+        ("last night", "2024-05-14"),
+        ("on monday", "2024-05-13"),
+        ("last summer", "2023-06-01"),
+        ("last winter", "2023-12-01"),
+        ("in the spring", "2024-03-01"),
+        ("at the end of March", "2024-03-31"),
+        ("in mid-April", "2024-04-15"),
+        ("early May", "2024-05-01"),
+        ("late 2023", "2023-12-31"),
+    ],
+)
+def test_chat_dates(text: str, day: str) -> None:
+    (found,) = find_times(text, REF)
+    assert found.when.date().isoformat() == day
+
+
+def test_weekends_and_seasons_around_the_reference_day() -> None:
+    sunday, monday = datetime(2024, 5, 19, tzinfo=UTC), datetime(2024, 5, 20, tzinfo=UTC)
+    assert find_times("last weekend", sunday)[0].when.day == 11  # this one is not over yet
+    assert find_times("over the weekend", sunday)[0].when.day == 18
+    assert find_times("last weekend", monday)[0].when.day == 18
+    assert find_times("last summer", datetime(2024, 9, 10, tzinfo=UTC))[0].when.year == 2024
+    assert find_times("I fall asleep early", REF) == []
