@@ -471,3 +471,7 @@ def test_assistant_messages_give_no_facts() -> None:
     result = run("You should move to Lisbon. Priya works at Acme.", speaker="Assistant", role="assistant")
     assert result.facts == []
     assert triples_hint("I live in Porto.", "Ann Lee") == {("Ann Lee", "LIVES_IN", "Porto")}
+
+
+def test_tool_output_gives_no_facts() -> None:
+    assert run("Ann Lee works at Acme.", role="tool").facts == []

@@ -36,8 +36,9 @@ _STRONG_HEDGES = frozenset(
 _QUESTION_START = frozenset("do does did is are was were will would can could should shall has have".split())
 _QUESTION_SUBJECTS = frozenset("i we you he she they it there".split())
 # An assistant's suggestions, questions and echoes of what the user said are
-# not new facts, nor is a system prompt's instruction.
-_NOT_REPORTING = frozenset({"assistant", "system"})
+# not new facts, nor is a system prompt's instruction or a tool's output (an agent files what it
+# learns from a tool as an episode of its own).
+_NOT_REPORTING = frozenset({"assistant", "system", "tool"})
 _WEAK_HEDGE_PAIRS = frozenset({("not", "sure"), ("i", "think"), ("i", "believe"), ("no", "idea")})
 
 
