@@ -95,6 +95,10 @@ class OfflineExtractor:
             label = name_label(run.name, run.title)
             if label or not run.sentence_initial or run.last > run.first:
                 ctx.mention(run.name, label)
+            if ctx.speaker and run.name == ctx.speaker:
+                said = " ".join(t.text for t in tokens[run.first : run.last + 1])
+                if said.casefold() != ctx.speaker.casefold():  # "hi, i'm sam": the name they go by, kept as theirs
+                    ctx.mention(" ".join(w[:1].upper() + w[1:] for w in said.split()), "Person")
         if (why := _skip_reason(tokens)) is not None:
             ctx.skipped[why] = ctx.skipped.get(why, 0) + 1
             ctx.unread.append(sentence_note(text, why))
