@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .kin import KIN
 from .patterns import COPULA, Pattern, _p
-from .vocab import BRANDS, CONDITIONS, JOBS, LANGUAGES, PROGRAMMING, TECH
+from .vocab import BRANDS, CONDITIONS, JOBS, LANGUAGE_QUALIFIERS, LANGUAGES, PROGRAMMING, TECH
 
 __all__ = ["CHAT_PATTERNS"]
 
@@ -24,15 +24,19 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("allergic", r"\ballergic\s+to\b", "ALLERGIC_TO", "state", _P, None, loose_object=True, closes=True,
        ended="NO_LONGER_ALLERGIC_TO"),
     _p("speak speaks speaking", r"\b(?:speaks?|speaking)\b(?!\s+(?:to|with|about|at|of|for|up|out)\b)", "SPEAKS",
-       "state", _P, "Language", vocabulary=LANGUAGES, strict=True, closes=True, ended="NO_LONGER_SPEAKS"),
-    _p("fluent", r"\bfluent\s+in\b", "SPEAKS", "state", _P, "Language", vocabulary=LANGUAGES, strict=True),
+       "state", _P, "Language", vocabulary=LANGUAGES, strict=True, named=True, closes=True, ended="NO_LONGER_SPEAKS"),
+    _p("fluent", r"\bfluent\s+in\b", "SPEAKS", "state", _P, "Language", vocabulary=LANGUAGES, strict=True, named=True),
     _p("native first mother", r"\b(?:my\s+)?(?:native|first|mother)\s+(?:language|tongue)\s+(?:is|'s)\b", "SPEAKS",
-       "state", _P, "Language", vocabulary=LANGUAGES, strict=True, speakers=True),
+       "state", _P, "Language", vocabulary=LANGUAGES, strict=True, named=True, speakers=True),
+    _p("native first mother", rf"\b(?P<obj>(?:(?:{'|'.join(sorted(LANGUAGE_QUALIFIERS))})\s+)?[\w-]+)(?:'s|\s+is)\s+"
+       r"(?:my|our)\s+(?:native|first|mother)\s+(?:language|tongue)\b", "SPEAKS", "state", _P, "Language",
+       vocabulary=LANGUAGES, strict=True, named=True, speakers=True),
     _p("learning studying", r"\b(?:learning|studying)\b(?!\s+(?:to|at|how|about|for|from|with)\b)", "LEARNING",
-       "state", _P, "Language", vocabulary=LANGUAGES | PROGRAMMING, strict=True, closes=True,
+       "state", _P, "Language", vocabulary=LANGUAGES | PROGRAMMING, strict=True, named=True, closes=True,
        ended="NO_LONGER_LEARNING"),
     _p("write writes writing wrote code codes coding program programming",
-       r"\b(?:write|writes|writing|code|codes|coding|program|programming)(?:\s+(?:mostly\s+|mainly\s+)?in)?\b",
+       r"\b(?:write|writes|writing|code|codes|coding|program|programming)(?:\s+(?:mostly\s+|mainly\s+)?in|\s+(?:a\s+lot\s+"
+       r"of|lots\s+of|mostly|mainly|some))?\b",
        "USES", "state", _P, "Product", vocabulary=PROGRAMMING, strict=True, closes=True, ended="NO_LONGER_USES"),
     _p("have has got earned did doing hold holds started finished completed",
        r"\b(?:have|has|got|earned|did|doing|hold|holds|started|finished|completed)\s+"
@@ -85,10 +89,27 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("runs run running ran built written powered host hosted deploy deployed",
        rf"\b{_TECH}(?:\s+(?:everything|it|all|things|stuff))?\s+(?:on|with|in|by|atop)\b", "USES", "state", None,
        "Product", tech_subject=True, vocabulary=TECH),
-    _p("everything", r"\beverything(?:'s|\s+is|\s+runs)\s+(?:on|in)\b", "USES", "state", None, "Product",
-       speakers=True, vocabulary=TECH),
-    _p("backend frontend stack infra infrastructure database db api", r"\b(?:backend|frontend|stack|infra|"
-       r"infrastructure|database|db|api)(?:\s+(?:is|are)|'s)\s+(?:(?:all|mostly|entirely|just|still)\s+)?(?:in\s+|on\s+)?",
+    _p("everything", r"\beverything(?:\s+(?:here|now))?(?:'s|\s+is|\s+runs)\s+(?:on|in)\b", "USES", "state", None,
+       "Product", speakers=True, vocabulary=TECH),
+    _p("everything", r"\beverything(?:\s+(?:here|now))?(?:'s|\s+is)\s+(?:(?:all|mostly|just)\s+)?(?!on\b|in\b)", "USES",
+       "state", None, "Product", speakers=True, vocabulary=TECH, strict=True),
+    # "i analyse everything in julia", "we do infra in Pulumi", "logs go to Loki", "deploy to ECS", "i'm on pyspark"
+    _p("analyse analyze analyses analyzes", r"\banaly[sz]es?\s+(?:everything|my\s+data|the\s+data|data|it\s+all)\s+"
+       r"(?:in|with)\b", "USES", "state", _P, "Product", vocabulary=PROGRAMMING, strict=True),
+    _p("do does", r"\bdo(?:es)?\s+(?:all\s+)?(?:(?:of\s+)?(?:our|the|my)\s+)?(?:infra|infrastructure|iac|ci|cd|deploys|"
+       r"deployments|monitoring|logging|orchestration|analytics|dashboards|builds|testing|tests|frontend|backend|auth|"
+       r"billing|payments|docs|documents|design|research|synthesis|analysis)\s+(?:in|on|with|through|via)\b", "USES",
+       "state", _P, "Product", vocabulary=TECH),
+    _p("logs metrics traces alerts errors", r"\b(?:logs|metrics|traces|alerts|errors)\s+(?:all\s+)?(?:go|goes|get\s+sent|"
+       r"are\s+sent|are\s+shipped|end\s+up)\s+(?:to|in|into)\b", "USES", "state", None, "Product", speakers=True,
+       vocabulary=TECH),
+    _p("deploy deploys deployed deploying", r"\bdeploy(?:s|ed|ing)?\s+(?:everything\s+|it\s+|all\s+)?(?:to|onto)\b",
+       "USES", "state", None, "Product", tech_subject=True, vocabulary=TECH),
+    _p(_COPULA_KEYS, r"(?:\b(?:am|are)|'(?:m|re))\s+(?:now\s+|all\s+)?on\s+", "USES", "state", _P, "Product",
+       vocabulary=TECH, strict=True),
+    _p("backend frontend stack infra infrastructure database db api ci cd hosting monitoring logging orchestration",
+       r"\b(?:backend|frontend|stack|infra|infrastructure|database|db|api|ci|cd|hosting|monitoring|logging|"
+       r"orchestration)(?:\s+(?:is|are)|'s)\s+(?:(?:all|mostly|entirely|just|still)\s+)?(?:in\s+|on\s+)?",
        "USES", "state", None, "Product", speakers=True, vocabulary=TECH, joiners=frozenset({"on", "with"})),
     _p("switched migrated", r"\b(?:switched|migrated)(?:\s+(?:over|everything|it|all))?"
        r"\s+from\s+(?P<from>[^,.;!?]+?)\s+(?:to|over\s+to)\b", "USES", "state", None, "Product",
@@ -98,6 +119,11 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        ended="NO_LONGER_USES", vocabulary=TECH),
     _p("switched migrated", r"\b(?:switched|migrated)\s+(?:over\s+)?to\b", "USES", "state", None, "Product",
        vocabulary=TECH),
+    _p("moved migrated switched", r"\b(?:moved|migrated|switched)(?:\s+(?:everything|it|all))?\s+(?:off|away\s+from)\s+"
+       r"(?P<from>[^,.;!?]+?)\s+(?:onto|to|over\s+to)\b", "USES", "state", None, "Product", ended="NO_LONGER_USES",
+       vocabulary=TECH),
+    _p("dropped ditched replaced swapped", r"\b(?:dropped|ditched|replaced|swapped)\s+(?P<from>[^,.;!?]+?)\s+(?:for|with)\b",
+       "USES", "state", None, "Product", ended="NO_LONGER_USES", vocabulary=TECH),
     _p("ditched dropped abandoned", r"\b(?:ditched|dropped|abandoned|got\s+rid\s+of)\b", "NO_LONGER_USES", "event",
        None, "Product"),
     # "I'm not at Acme anymore", "she's no longer with Initech"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .lowercase import institution, lower_name
 from .names import Run, Token
+from .vocab import LANGUAGE_QUALIFIERS
 
 __all__ = ["Found", "Gap", "Obj", "Want", "read_gap", "read_objects", "stated"]
 
@@ -61,6 +62,8 @@ _STOPISH = (
     | HEDGE
     | frozenset("me you him her us them it this that what something everything nothing anything one".split())
 )
+
+_AFTER_LANGUAGE = frozenset("and or so but too now fluently well natively at with".split())  # "I speak Twi and"
 
 
 @dataclass(slots=True)
@@ -130,6 +133,7 @@ class Want:
     vocabulary: frozenset[str] = frozenset()  # lower-case words that are names here ("spanish")
     strict: bool = False  # only words of the vocabulary
     joiners: frozenset[str] = frozenset()  # besides "and", "or" and commas
+    named: bool = False  # with ``strict``: one capitalised word too ("I speak Twi and Ga")
 
 
 def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, want: Want) -> Obj | None:
@@ -162,8 +166,14 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
     if want.strict:
         if i >= n:
             return None
+        if i + 1 < n and tokens[i].lower in LANGUAGE_QUALIFIERS and tokens[i + 1].lower in want.vocabulary:
+            return Obj(f"{_cased(tokens[i].text)} {_cased(tokens[i + 1].text)}", None, i + 1)  # "swiss german"
         if run is not None:
-            return Obj(run.name, None, run.last) if run.name.lower() in want.vocabulary else None
+            known = run.name.lower() in want.vocabulary or (
+                want.named and run.first == run.last == i and (i + 1 >= n or not tokens[i + 1].text.isalpha()
+                or tokens[i + 1].lower in _AFTER_LANGUAGE)
+            )
+            return Obj(run.name, None, run.last) if known else None
         return Obj(_cased(tokens[i].text), None, i) if tokens[i].lower in want.vocabulary else None
     if run is None and i < n and tokens[i].lower in want.vocabulary and tokens[i].text.isalpha():
         return Obj(_cased(tokens[i].text), None, i)  # "we use kafka", "i have a tesla", "an iPhone"
@@ -235,7 +245,11 @@ def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int
         if k == found[-1].last + 1:
             return found
         nxt = _object_at(
-            text, tokens, runs_at, k, Want(want.loose and found[-1].loose, False, want.vocabulary, want.strict)
+            text,
+            tokens,
+            runs_at,
+            k,
+            Want(want.loose and found[-1].loose, False, want.vocabulary, want.strict, named=want.named),
         )
         if nxt is None or nxt.unit:
             return found

@@ -109,7 +109,10 @@ def tokenize(text: str) -> list[Token]:
 
 
 def _capitalised(token: Token) -> bool:
-    return token.text[0].isupper() and token.lower not in _STOP
+    text = token.text
+    if len(text) > 3 and text[0].islower() and text[1].isupper() and text[2:].isalpha() and text[2:].islower():
+        return True  # "iManage", "eBay": a brand's own capitals
+    return text[0].isupper() and token.lower not in _STOP
 
 
 def find_runs(text: str, tokens: list[Token]) -> list[Run]:

@@ -64,6 +64,8 @@ class Pattern:
     org_only: bool = False  # "Colegio San Miguel is in Getafe": only an organisation's place
     pending: bool = False  # "we had twins!! Zara and Yusuf": the names may come in the next sentence
     title_words: frozenset[str] = frozenset()  # what a title must end with ("a vet in", not "a believer in")
+    named: bool = False  # with ``strict``: one capitalised word is an object too ("I speak Twi")
+    place: bool = False  # the regex's ``place`` group is where the object is ("a cafe in Leeds called X")
 
 
 _COPULA_KEYS = "is am are was were been became becomes remains 's 'm 're"

@@ -157,7 +157,7 @@ class SentenceReader:
         if all(s.name == self.ctx.speaker for s in subjects):
             self.previous = subjects  # "i'm from the US but live in Berlin": the clause's subject, if not its object
         end_at = self.index.get(m.end() + 1, self.index.get(m.end()))
-        want = Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners)
+        want = _want(pattern)
         objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at else []
         objs = stated(objects, pattern.relation)
         if pattern.needs_now and any((name_label(o[0]) or self.ctx.label(o[0])) != "Organization" for o in objs):
@@ -186,8 +186,10 @@ class SentenceReader:
         if at > 0 and self.tokens[at - 1].lower in _SOMEONE_ELSES:
             return None
         end_at = self.index.get(m.end() + 1, self.index.get(m.end()))
-        want = Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners)
-        objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at else []
+        if "obj" in m.re.groupindex:  # "mandarin's my first language": the object leads
+            end_at = self.index.get(m.start("obj"))
+        want = _want(pattern)
+        objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at is not None else []
         objs = stated(objects, pattern.relation)
         if not objs or not self.ctx.speaker:
             return None
@@ -430,6 +432,10 @@ class SentenceReader:
         if k == at or k < 0 or self.tokens[k].lower not in ("our", "my") or not self.ctx.speaker:
             return [], 0
         return [Subject(self.ctx.speaker, 0.8)], self.tokens[k].start
+
+
+def _want(pattern: Pattern) -> Want:
+    return Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners, pattern.named)
 
 
 def _anymore(tokens: list[Token], verb_at: int) -> bool:
