@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .kin import KIN
 from .patterns import COPULA, Pattern, _p
-from .vocab import BRANDS, CONDITIONS, JOBS, LANGUAGE_QUALIFIERS, LANGUAGES, PROGRAMMING, TECH
+from .vocab import BRANDS, CONDITIONS, JOBS, LANGUAGE_QUALIFIERS, LANGUAGES, PROGRAMMING, TECH, VEHICLES
 
 __all__ = ["CHAT_PATTERNS"]
 
@@ -45,8 +45,8 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        "state", _P, _O, lower=True),
     _p("bought own owns purchased", rf"\b(?:bought|own|owns|purchased)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?{_HOME}"
        r"\s+in\b", "OWNS_PROPERTY_IN", "state", _P, _L, lower=True, closes=True, ended="NO_LONGER_OWNS"),
-    _p("have has got drive drives ride rides", rf"\b(?:have|has|got|drive|drives|ride|rides)(?=\s+an?\s+"
-       rf"(?!(?:{_NOT_OWNED})\b))", "OWNS", "state", vocabulary=BRANDS),
+    _p("have has got bought drive drives ride rides", rf"\b(?:have|has|got|bought|drive|drives|ride|rides)(?=\s+an?\s+"
+       rf"(?!(?:{_NOT_OWNED})\b))", "OWNS", "state", vocabulary=BRANDS | VEHICLES),
     _p("have has diagnosed", r"\b(?:have|has|diagnosed\s+with)\b", "HAS_CONDITION", "state", _P, "Condition",
        vocabulary=CONDITIONS, strict=True, closes=True, ended="NO_LONGER_HAS_CONDITION"),
     _p("support supports", r"\b(?:supports?|root\s+for|roots\s+for)\b", "LIKES", "state"),
@@ -58,6 +58,16 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("sold", r"\bsold\b", "NO_LONGER_OWNS", "event"),
     _p("run runs running opened started", r"\b(?:runs?|running|opened|started)(?=\s+(?:a|an|my|our)\s+"
        r"(?:[\w-]+\s+){0,2}?(?:called|named)\s)", "OWNS", "state", _P, _O),
+    # "i run a cafe in Leeds called X": the business, and where it is
+    _p("run runs running opened started", r"\b(?:runs?|running|opened|started)\s+(?:a|an|my|our)\s+(?:[\w-]+\s+){0,2}?"
+       r"in\s+(?P<place>(?-i:[A-ZÀ-ÖØ-Þ])[\w-]+(?:\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w-]+)?)\s+(?:called|named)\b", "OWNS",
+       "state", _P, _O),
+    # "I'm Ana, data engineer at Acme": a job in apposition to a name, with no article
+    _p(",", r",\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O,
+       appositive=True, title_words=JOBS),
+    # "we're a fintech in Pune", "we're a shipping saas out of Austin": where the speaker's employer is
+    _p("'re are", r"(?:(?<=\bwe)'re|(?<=\bwe\s)are)\s+(?:now\s+)?(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:based\s+)?"
+       r"(?:in|out\s+of)\s+" + _UP, "BASED_IN", "state", _O, _L, employer=True),
     _p("got accepted admitted", r"\b(?:got\s+into|got\s+(?:accepted|admitted)\s+(?:in)?to|(?:was|been)\s+"
        r"(?:accepted|admitted)\s+(?:in)?to)\b", "STUDIED_AT", "state", _P, _O),
     _p("dating", r"\b(?:dating|going\s+out\s+with)\b", "DATING", "state", _P, _P, pair=True, lower=True),
@@ -65,6 +75,8 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        "PARTNER_OF", "state", _P, _P, pair=True),
     _p("broke split", r"\b(?:broke|split)\s+up(?:\s+with)?\b", "NO_LONGER_DATING", "event", _P, _P, pair=True),
     _p("divorced", r"\b(?:got\s+)?divorced(?:\s+from)?\b", "NO_LONGER_MARRIED_TO", "event", _P, _P, pair=True),
+    _p("rent rents rented renting", rf"\brent(?:s|ed|ing)?(?:\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?{_HOME})?\s+in\b",
+       "LIVES_IN", "state", _P, _L, lower=True),
     _p("moved move moving", rf"\bmov(?:ed|e)\s+into\s+(?:a|an|our|my|the)\s+(?:new\s+|bigger\s+|smaller\s+)?{_HOME}"
        r"\s+in\b", "LIVES_IN", "state", _P, _L, lower=True),
     # where people come from
@@ -73,7 +85,8 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     # births: "had a baby, a little boy named Leo", "had twins!! Zara and Yusuf"
     _p("had welcomed", r"\b(?:had|welcomed)\s+(?:a\s+)?(?:baby(?:\s+(?:boy|girl))?|son|daughter|twins|triplets|"
        r"little\s+(?:boy|girl))(?:,?\s+(?:a\s+)?(?:little\s+|baby\s+|beautiful\s+|healthy\s+)?(?:boy|girl|son|daughter))?"
-       r"(?:\s+(?:named|called))?\b", "PARENT_OF", "state", _P, _P, pending=True),
+       r"(?:\s+(?:on|last|this)\s+[\w-]+)?(?:\s*,|\s+(?:named|called))?(?!\w)", "PARENT_OF", "state", _P, _P,
+       pending=True),
     # "Lina is a vet in Bristol", "it's a small startup in Toronto", "Colegio San Miguel is in Getafe"
     _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?:a|an)\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,3}?)\s+(?:based\s+)?in\s+"
        + _UP, "WORKS_IN", "state", _P, _L, org_relation="BASED_IN", title_words=JOBS),
@@ -82,7 +95,8 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("first second third fourth 1st 2nd 3rd 4th in", r"\b(?:(?:my\s+)?(?:first|second|third|fourth|1st|2nd|3rd|4th)"
        r"\s+(?:full\s+)?(?:day|week|month)|(?:two|three|four|five|six|a\s+few|a\s+couple\s+of|\d+)\s+(?:days|weeks|"
        r"months)\s+in)\s+(?:at|with)\b", "WORKS_AT", "state", _P, _O, speakers=True, lower=True),
-    _p(_COPULA_KEYS, r"(?:\b(?:am|is|are)|'(?:m|s|re))\s+(?:now\s+)?at\s+" + _UP, "WORKS_AT", "state", _P, _O,
+    _p(_COPULA_KEYS, r"(?:\b(?:am|is|are)|'(?:m|s|re))\s+(?:now\s+)?(?:(?:full|part)[\s-]time\s+)?at\s+"
+       + _UP, "WORKS_AT", "state", _P, _O,
        needs_now=True),
     _p("left leaves", r"\b(?:left|leaves)\b", "LEFT", "event", lower=True),
     # the speaker's stack
@@ -100,9 +114,9 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        r"deployments|monitoring|logging|orchestration|analytics|dashboards|builds|testing|tests|frontend|backend|auth|"
        r"billing|payments|docs|documents|design|research|synthesis|analysis)\s+(?:in|on|with|through|via)\b", "USES",
        "state", _P, "Product", vocabulary=TECH),
-    _p("logs metrics traces alerts errors", r"\b(?:logs|metrics|traces|alerts|errors)\s+(?:all\s+)?(?:go|goes|get\s+sent|"
-       r"are\s+sent|are\s+shipped|end\s+up)\s+(?:to|in|into)\b", "USES", "state", None, "Product", speakers=True,
-       vocabulary=TECH),
+    _p("logs metrics traces alerts errors", r"\b(?:logs|metrics|traces|alerts|errors)\s+(?:all\s+)?(?:go|goes|"
+       r"get\s+sent|are\s+sent|are\s+shipped|end\s+up)\s+(?:to|in|into)\b", "USES", "state", None, "Product",
+       speakers=True, vocabulary=TECH),
     _p("deploy deploys deployed deploying", r"\bdeploy(?:s|ed|ing)?\s+(?:everything\s+|it\s+|all\s+)?(?:to|onto)\b",
        "USES", "state", None, "Product", tech_subject=True, vocabulary=TECH),
     _p(_COPULA_KEYS, r"(?:\b(?:am|are)|'(?:m|re))\s+(?:now\s+|all\s+)?on\s+", "USES", "state", _P, "Product",
@@ -122,8 +136,9 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("moved migrated switched", r"\b(?:moved|migrated|switched)(?:\s+(?:everything|it|all))?\s+(?:off|away\s+from)\s+"
        r"(?P<from>[^,.;!?]+?)\s+(?:onto|to|over\s+to)\b", "USES", "state", None, "Product", ended="NO_LONGER_USES",
        vocabulary=TECH),
-    _p("dropped ditched replaced swapped", r"\b(?:dropped|ditched|replaced|swapped)\s+(?P<from>[^,.;!?]+?)\s+(?:for|with)\b",
-       "USES", "state", None, "Product", ended="NO_LONGER_USES", vocabulary=TECH),
+    _p("dropped ditched replaced swapped",
+       r"\b(?:dropped|ditched|replaced|swapped)\s+(?P<from>[^,.;!?]+?)\s+(?:for|with)\b", "USES", "state", None,
+       "Product", ended="NO_LONGER_USES", vocabulary=TECH),
     _p("ditched dropped abandoned", r"\b(?:ditched|dropped|abandoned|got\s+rid\s+of)\b", "NO_LONGER_USES", "event",
        None, "Product"),
     # "I'm not at Acme anymore", "she's no longer with Initech"

@@ -38,7 +38,10 @@ KIN: dict[str, tuple[str, bool, str | None]] = {
     ),
     **dict.fromkeys(("grandson", "granddaughter", "grandchild", "grandkid", "grandbaby"), ("GRANDPARENT_OF", True, _P)),
     **dict.fromkeys(("boss", "manager", "supervisor"), ("REPORTS_TO", True, _P)),
-    **dict.fromkeys(("colleague", "coworker", "co-worker", "teammate"), ("COLLEAGUE_OF", True, _P)),
+    **dict.fromkeys(
+        ("colleague", "coworker", "co-worker", "teammate", "labmate", "employee", "chef", "deputy"),
+        ("COLLEAGUE_OF", True, _P),
+    ),
     **dict.fromkeys(("friend", "mate", "buddy", "pal", "bestie", "bff"), ("FRIENDS_WITH", True, _P)),
     **dict.fromkeys(("roommate", "flatmate", "housemate"), ("ROOMMATE_OF", True, _P)),
     **dict.fromkeys(("neighbor", "neighbour"), ("NEIGHBOR_OF", True, _P)),
@@ -53,7 +56,7 @@ KIN: dict[str, tuple[str, bool, str | None]] = {
 }
 _ADJECTIVES = frozenset(
     "best close good dear older younger little big baby twin new eldest oldest youngest lovely amazing "
-    "step half long-time longtime".split()
+    "step half long-time longtime college school uni university work childhood head sous direct".split()
 )
 _FORMER = frozenset("ex former late old previous dead future would-be estranged then".split())
 _MINE = frozenset({"my", "our"})
@@ -270,7 +273,10 @@ def _got_one(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context)
     for c in range(k + 1, n - 2):  # "got a puppy last month, his name is Otto"
         if tokens[c].lower == "name" and tokens[c + 1].lower in ("is", "'s") and (run := runs_at.get(c + 2)):
             return ctx.speaker, run
-    for c in range(k + 1, n - 1):  # "adopted a dog in april, Pepper."
+    for c in range(k + 1, n - 1):  # "adopted a dog in april, Pepper.", "got a puppy, a collie called Bran"
+        if tokens[c].lower == "," and c + 4 < n and tokens[c + 1].lower in ("a", "an"):
+            if tokens[c + 3].lower in ("named", "called") and (run := runs_at.get(c + 4)) is not None:
+                return ctx.speaker, run
         if tokens[c].lower == "," and (run := runs_at.get(c + 1)) is not None:
             if run.last + 1 >= n or tokens[run.last + 1].lower in _CLOSE:
                 return ctx.speaker, run

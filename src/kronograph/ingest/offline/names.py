@@ -158,6 +158,8 @@ def find_runs(text: str, tokens: list[Token]) -> list[Run]:
                 j += 2
                 while j + 1 < n and _capitalised(tokens[j + 1]) and tokens[j + 1].start == tokens[j].end + 1:
                     j += 1
+            elif tokens[first].lower in ("st", "saint"):
+                j += 1  # "at St Mary's in Leeds": a saint's name is the place's own
             else:
                 break
         name = text[tokens[first].start : tokens[j].end]

@@ -83,6 +83,7 @@ class SentenceReader:
         self.index = {t.start: i for i, t in enumerate(tokens)}
         self.consumed = -1  # tokens up to here belong to an earlier clause's object
         self.previous: list[Subject] = []
+        self.jobs: set[str] = set()  # the employers the speaker named earlier in this sentence
         self.candidates = 0
         self.head_from = 0  # where the dates that head the sentence may start: after any ", she ..." before it
 
@@ -106,6 +107,8 @@ class SentenceReader:
             if built is not None:
                 subjects, objects, clause_start, flags = built
                 pending.append((subjects, pattern, m, objects, clause_start, flags))
+                if pattern.relation == "WORKS_AT" and [s.name for s in subjects] == [self.ctx.speaker]:
+                    self.jobs |= {name for name, _, own in objects if not own}
                 used_until = m.end()
         made = 0
         breaks = self._new_clauses()
@@ -127,9 +130,10 @@ class SentenceReader:
                 return None  # "a big believer in Agile": no job
         verb_at = self.index[m.start()]
         if pattern.appositive:
-            if not m.group("det") and m.group("title").split()[-1].lower() not in PERSON_TITLES:
+            last = m.group("title").split()[-1].lower()
+            if not (pattern.title_words or m.group("det")) and last not in PERSON_TITLES:
                 return None  # ", cofounder of X" needs no article; ", part of X" is no title
-            return self._appositive(m, verb_at)
+            return self._appositive(m, verb_at, bool(pattern.relation))
         if pattern.speakers:
             return self._speakers(pattern, m)
         gap = read_gap(self.tokens, verb_at)
@@ -152,6 +156,8 @@ class SentenceReader:
             subjects, clause_start = list(self.previous), self.tokens[verb_at - 1].end  # "..., switched to X"
         if pattern.org_only and any(self.ctx.label(s.name) != "Organization" for s in subjects):
             return None  # "Tom is in Paris": a visit, maybe; "Acme is in Paris": where it is
+        if pattern.employer:
+            subjects = self._employer(subjects)
         if not subjects:
             return None
         if all(s.name == self.ctx.speaker for s in subjects):
@@ -176,6 +182,7 @@ class SentenceReader:
         if pattern.relation:  # label now, so that a pronoun later in the sentence can find them
             self._label(subjects, objs, pattern)
         self._located(objects)
+        self._placed(m, objs)
         flags = (1 if closing else 0) | (4 if gap.perfect else 0)
         return subjects, objs, clause_start, flags
 
@@ -207,7 +214,9 @@ class SentenceReader:
             default = pattern.object_label if not own else None
             self.ctx.mention(name, name_label(name) or label or self.ctx.label(name) or default)
 
-    def _appositive(self, m: re.Match[str], comma_at: int) -> tuple[list[Subject], list[Found], int, int] | None:
+    def _appositive(
+        self, m: re.Match[str], comma_at: int, job: bool = False
+    ) -> tuple[list[Subject], list[Found], int, int] | None:
         """ ", the CEO of Acme," after a name: a title of that name, closed by a comma or the sentence's end."""
         apposed = self._apposed(comma_at)
         end_at = self.index.get(m.end())
@@ -215,7 +224,9 @@ class SentenceReader:
         if apposed is None or not objects or objects[-1].unit:
             return None
         after = objects[-1].last + 1
-        if after < len(self.tokens) and self.tokens[after].lower not in _CLOSE:
+        if after < len(self.tokens) and self.tokens[after].lower not in _CLOSE and not (
+            job and self.tokens[after].lower == "in"  # ", PhD student at ETH Zurich in biology"
+        ):
             return None
         return apposed[0], [(o.name, o.label, "") for o in objects], apposed[1], 0
 
@@ -300,6 +311,24 @@ class SentenceReader:
                 continue
             self.ctx.mention(place.name, "Location")
             self.ctx.add_fact(Subject(org.name, 0.8), "LOCATED_IN", (place.name, "Location"), (None, None), self.text)
+
+    def _employer(self, subjects: list[Subject]) -> list[Subject]:
+        """ "I'm at Acme ... we're a fintech in Pune": the one employer the speaker named in this message."""
+        speaker = self.ctx.speaker
+        if not speaker or [s.name for s in subjects] != [speaker]:
+            return []
+        found = {f.object for f in self.ctx.facts.values() if f.subject == speaker and f.relation == "WORKS_AT"}
+        found |= self.jobs
+        return [Subject(found.pop(), 0.8)] if len(found) == 1 else []
+
+    def _placed(self, m: re.Match[str], objects: list[Found]) -> None:
+        """ "a restaurant in Peckham called X": where X is."""
+        if "place" not in m.re.groupindex or m.group("place") is None:
+            return
+        place = m.group("place")
+        for name, _, _ in objects:
+            self.ctx.mention(place, "Location")
+            self.ctx.add_fact(Subject(name, 0.8), "BASED_IN", (place, "Location"), (None, None), self.text)
 
     def _one_subject(self, k: int) -> tuple[Subject | None, int]:
         token = self.tokens[k]
@@ -413,6 +442,7 @@ class SentenceReader:
             if tokens[k].lower in (",", ";", "-", "—")
             and tokens[k + 1].lower in PRONOUNS | {"you"}
             and tokens[k + 2].lower not in _STARTED
+            or tokens[k].lower == "but"  # "we're renting in X but thinking of buying next year"
         ]
 
     def _hearsay(self) -> int:

@@ -3,7 +3,7 @@ languages ("i speak spanish") and tools ("we run on gcp", "i write python")."""
 
 from __future__ import annotations
 
-__all__ = ["BRANDS", "CONDITIONS", "JOBS", "LANGUAGES", "LANGUAGE_QUALIFIERS", "PROGRAMMING", "TECH"]
+__all__ = ["BRANDS", "CONDITIONS", "VEHICLES", "JOBS", "LANGUAGES", "LANGUAGE_QUALIFIERS", "PROGRAMMING", "TECH"]
 
 LANGUAGES = frozenset(
     """
@@ -51,6 +51,10 @@ BRANDS = frozenset(
     tesla bmw audi mercedes toyota honda ford volvo volkswagen vw kia hyundai nissan mazda subaru porsche fiat skoda
     peugeot renault vespa ducati yamaha kawasaki harley macbook iphone ipad kindle pixel thinkpad playstation xbox
     """.split()
+)
+# what one owns and names by its kind alone: "we bought a caravan", "i have a motorbike"
+VEHICLES = frozenset(
+    "car caravan campervan motorhome van motorbike motorcycle scooter e-bike ebike boat canoe kayak".split()
 )
 # what someone is "in" a place as: "Lina is a vet in Bristol", "it's a small startup in Toronto"
 JOBS = frozenset(
