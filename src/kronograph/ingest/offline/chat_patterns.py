@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .kin import KIN
 from .patterns import COPULA, Pattern, _p
-from .vocab import BRANDS, CONDITIONS, JOBS, LANGUAGE_QUALIFIERS, LANGUAGES, PROGRAMMING, TECH, VEHICLES
+from .vocab import BRANDS, CONDITIONS, JOBS, LANGUAGE_QUALIFIERS, LANGUAGES, MAKES, PROGRAMMING, TECH, VEHICLES
 
 __all__ = ["CHAT_PATTERNS"]
 
@@ -47,6 +47,12 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        r"\s+in\b", "OWNS_PROPERTY_IN", "state", _P, _L, lower=True, closes=True, ended="NO_LONGER_OWNS"),
     _p("have has got bought drive drives ride rides", rf"\b(?:have|has|got|bought|drive|drives|ride|rides)(?=\s+an?\s+"
        rf"(?!(?:{_NOT_OWNED})\b))", "OWNS", "state", vocabulary=BRANDS | VEHICLES),
+    # "i drive down in my fiat panda"; not "sold my Tesla"
+    _p("my", r"(?<!sold\s)(?<!sell\s)(?<!selling\s)(?<!crashed\s)(?<!totalled\s)\bmy(?:\s+(?:new|old|trusty|little))?"
+       rf"(?=\s+(?:{'|'.join(sorted(MAKES))})\b)", "OWNS", "state", vocabulary=BRANDS, strict=True, speakers=True),
+    # "me and Arjun celebrated six years of marriage", "we celebrated our tenth wedding anniversary"
+    _p("celebrated celebrate", r"\bcelebrated\s+(?:our\s+)?(?:[\w-]+\s+years?\s+of\s+marriage|(?:[\w-]+\s+)?wedding\s+"
+       r"anniversary)\b", "MARRIED_TO", "state", _P, _P, pair=True),
     _p("have has diagnosed", r"\b(?:have|has|diagnosed\s+with)\b", "HAS_CONDITION", "state", _P, "Condition",
        vocabulary=CONDITIONS, strict=True, closes=True, ended="NO_LONGER_HAS_CONDITION"),
     _p("support supports", r"\b(?:supports?|root\s+for|roots\s+for)\b", "LIKES", "state"),
@@ -83,7 +89,7 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p(_COPULA_KEYS, COPULA + r"(?:originally\s+)?from\b", "COMES_FROM", "state", _P, _L, lower=True),
     _p("grew raised", r"\b(?:grew\s+up|(?:born\s+and\s+)?raised)\s+in\b", "GREW_UP_IN", "state", _P, _L, lower=True),
     # births: "had a baby, a little boy named Leo", "had twins!! Zara and Yusuf"
-    _p("had welcomed", r"\b(?:had|welcomed)\s+(?:a\s+)?(?:baby(?:\s+(?:boy|girl))?|son|daughter|twins|triplets|"
+    _p("had welcomed", r"\b(?:had|welcomed)\s+(?:a\s+|the\s+)?(?:baby(?:\s+(?:boy|girl))?|son|daughter|twins|triplets|"
        r"little\s+(?:boy|girl))(?:,?\s+(?:a\s+)?(?:little\s+|baby\s+|beautiful\s+|healthy\s+)?(?:boy|girl|son|daughter))?"
        r"(?:\s+(?:on|last|this)\s+[\w-]+)?(?:\s*,|\s+(?:named|called))?(?!\w)", "PARENT_OF", "state", _P, _P,
        pending=True),

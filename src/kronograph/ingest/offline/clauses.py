@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .lowercase import institution, lower_name
 from .names import Run, Token
-from .vocab import LANGUAGE_QUALIFIERS
+from .vocab import LANGUAGE_QUALIFIERS, MAKES
 
 __all__ = ["Found", "Gap", "Obj", "Want", "read_gap", "read_objects", "stated"]
 
@@ -174,7 +174,11 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
                 or tokens[i + 1].lower in _AFTER_LANGUAGE)
             )
             return Obj(run.name, None, run.last) if known else None
+        if tokens[i].lower in MAKES and want.vocabulary >= MAKES and (model := _model(tokens, i)):
+            return model
         return Obj(_cased(tokens[i].text), None, i) if tokens[i].lower in want.vocabulary else None
+    if run is None and i < n and tokens[i].lower in MAKES and want.vocabulary >= MAKES and (model := _model(tokens, i)):
+        return model
     if run is None and i < n and tokens[i].lower in want.vocabulary and tokens[i].text.isalpha():
         return Obj(_cased(tokens[i].text), None, i)  # "we use kafka", "i have a tesla", "an iPhone"
     if run is None and i == start and want.lower:
@@ -205,6 +209,16 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
         elif follower not in _FOLLOW_OK and not follower.endswith("ly") and follower.isalpha():
             return None  # "the Berlin office": the name only qualifies the real object
     return Obj(run.name, label, last)
+
+
+def _model(tokens: list[Token], i: int) -> Obj | None:
+    """ "my fiat panda": a maker and the model after it, when the model ends the phrase."""
+    if i + 1 >= len(tokens) or tokens[i + 1].lower in _STOPISH or not tokens[i + 1].text.isalpha():
+        return None
+    word = tokens[i + 1].lower
+    if word.endswith(("ed", "ing")) or (i + 2 < len(tokens) and tokens[i + 2].lower not in _CLOSE | {"?"}):
+        return None
+    return Obj(f"{_cased(tokens[i].text)} {_cased(tokens[i + 1].text)}", None, i + 1)
 
 
 def _cased(word: str) -> str:

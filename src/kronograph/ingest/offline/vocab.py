@@ -3,7 +3,17 @@ languages ("i speak spanish") and tools ("we run on gcp", "i write python")."""
 
 from __future__ import annotations
 
-__all__ = ["BRANDS", "CONDITIONS", "VEHICLES", "JOBS", "LANGUAGES", "LANGUAGE_QUALIFIERS", "PROGRAMMING", "TECH"]
+__all__ = [
+    "BRANDS",
+    "CONDITIONS",
+    "JOBS",
+    "LANGUAGES",
+    "LANGUAGE_QUALIFIERS",
+    "MAKES",
+    "PROGRAMMING",
+    "TECH",
+    "VEHICLES",
+]
 
 LANGUAGES = frozenset(
     """
@@ -46,12 +56,14 @@ CONDITIONS = frozenset(
     psoriasis endometriosis pcos ibs crohn's dyslexia insomnia tinnitus hypertension covid long-covid lupus
     """.split()
 )
-BRANDS = frozenset(
+# the makers whose next word is a model's name: "my fiat panda", "a Honda Civic"
+MAKES = frozenset(
     """
     tesla bmw audi mercedes toyota honda ford volvo volkswagen vw kia hyundai nissan mazda subaru porsche fiat skoda
-    peugeot renault vespa ducati yamaha kawasaki harley macbook iphone ipad kindle pixel thinkpad playstation xbox
+    peugeot renault vespa ducati yamaha kawasaki harley
     """.split()
 )
+BRANDS = MAKES | frozenset("macbook iphone ipad kindle pixel thinkpad playstation xbox".split())
 # what one owns and names by its kind alone: "we bought a caravan", "i have a motorbike"
 VEHICLES = frozenset(
     "car caravan campervan motorhome van motorbike motorcycle scooter e-bike ebike boat canoe kayak".split()
