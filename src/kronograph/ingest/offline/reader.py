@@ -56,6 +56,10 @@ _NOT_HEADLESS = frozenset("the a an my our his her their your this that these th
 # what someone else says is hearsay: "my friend says Tom quit", "Ana told me she moved"
 _REPORTING = frozenset("says said told tells claims claimed mentioned reckons thinks thought heard hears".split())
 _FIRST_PERSON = frozenset({"i", "we"})
+_ORG_KINDS = frozenset(
+    "firm company startup agency business bank charity nonprofit school university college hospital clinic practice "
+    "restaurant shop store brewery bakery cafe studio lab fintech saas consultancy".split()
+)
 # "our backend runs on X": the speaker's own system
 _TECH_NOUNS = frozenset(
     """
@@ -166,7 +170,10 @@ class SentenceReader:
         want = _want(pattern)
         objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at else []
         objs = stated(objects, pattern.relation)
-        if pattern.needs_now and any((name_label(o[0]) or self.ctx.label(o[0])) != "Organization" for o in objs):
+        employed = "time" in m.group(0).lower()  # "she's full time at Jollof House now": a job, whatever the name
+        if pattern.needs_now and not employed and any(
+            (name_label(o[0]) or self.ctx.label(o[0])) != "Organization" for o in objs
+        ):
             return None  # "I'm at Heathrow now": a place one is at; "I'm at Helix Labs now": an employer
         if not objs and pattern.pending and not objects:
             self.ctx.pending = (subjects, pattern.relation, clause_dates(self.times, (0, len(self.text), 0)))
@@ -183,6 +190,8 @@ class SentenceReader:
             self._label(subjects, objs, pattern)
         self._located(objects)
         self._placed(m, objs)
+        if pattern.relation == "WORKS_AT" and objects:
+            self._remote(subjects, objects[-1].last)
         flags = (1 if closing else 0) | (4 if gap.perfect else 0)
         return subjects, objs, clause_start, flags
 
@@ -300,7 +309,7 @@ class SentenceReader:
         """ "a GP at Riverside Medical Centre in Manchester": where the organisation is."""
         for o in objects:
             org = o.org or o
-            after = org.last + 1
+            after = self._apposed_kind(org.last + 1)
             if org.unit or after + 1 >= len(self.tokens) or self.tokens[after].lower != "in":
                 continue
             place = self.runs_at.get(after + 1)
@@ -311,6 +320,19 @@ class SentenceReader:
                 continue
             self.ctx.mention(place.name, "Location")
             self.ctx.add_fact(Subject(org.name, 0.8), "LOCATED_IN", (place.name, "Location"), (None, None), self.text)
+
+    def _remote(self, subjects: list[Subject], last: int) -> None:
+        """ "i work remotely for Acme from Osaka": where one lives, who works from there."""
+        tokens = self.tokens
+        if last + 2 >= len(tokens) or tokens[last + 1].lower != "from" or (place := self.runs_at.get(last + 2)) is None:
+            return
+        if not any(t.lower in ("remote", "remotely") for t in tokens) or name_label(place.name) == "Organization":
+            return
+        if place.last + 1 < len(tokens) and tokens[place.last + 1].lower not in _CLOSE | {"and", "now"}:
+            return
+        self.ctx.mention(place.name, "Location")
+        for subject in subjects:
+            self.ctx.add_fact(subject, "LIVES_IN", (place.name, "Location"), (None, None), self.text)
 
     def _employer(self, subjects: list[Subject]) -> list[Subject]:
         """ "I'm at Acme ... we're a fintech in Pune": the one employer the speaker named in this message."""
@@ -329,6 +351,16 @@ class SentenceReader:
         for name, _, _ in objects:
             self.ctx.mention(place, "Location")
             self.ctx.add_fact(Subject(name, 0.8), "BASED_IN", (place, "Location"), (None, None), self.text)
+
+    def _apposed_kind(self, after: int) -> int:
+        """ "Bellini & Ferri, a law firm in Milan": past the kind of organisation set after its name, to its "in"."""
+        tokens = self.tokens
+        if after + 2 >= len(tokens) or tokens[after].lower != "," or tokens[after + 1].lower not in ("a", "an"):
+            return after
+        for k in range(after + 2, min(len(tokens) - 1, after + 6)):
+            if tokens[k].lower == "in" and tokens[k - 1].lower in _ORG_KINDS:
+                return k
+        return after
 
     def _one_subject(self, k: int) -> tuple[Subject | None, int]:
         token = self.tokens[k]
@@ -416,7 +448,7 @@ class SentenceReader:
                     made += self.ctx.add_fact(
                         subject, rel, (name, name_label(name) or label), (valid, invalid), self.text, past
                     )
-            for name, label in self._left_behind(m, pattern):
+            for name, label in self._left_behind(m, pattern) + self._instead(m, pattern):
                 made += self.ctx.add_fact(subject, pattern.ended, (name, label), (valid, None), self.text)
         return made
 
@@ -431,6 +463,20 @@ class SentenceReader:
         if self.tokens[found[-1].last + 1].start != m.end("from") + 1:
             return []  # "from X and some other words to Y": only a name between "from" and "to"
         return [(o.name, o.label or self.ctx.label(o.name) or pattern.object_label) for o in found]
+
+    def _instead(self, m: re.Match[str], pattern: Pattern) -> list[tuple[str, str | None]]:
+        """ "learning french now instead of german": what the new state replaces, which it ends."""
+        if not pattern.closes or pattern.ended == pattern.relation or pattern.kind != "state":
+            return []
+        at = self.index.get(m.end() + 1, self.index.get(m.end()))
+        tokens = self.tokens
+        for k in range(at or len(tokens), min(len(tokens) - 2, (at or 0) + 8)):
+            if tokens[k].lower == "instead" and tokens[k + 1].lower == "of":
+                found = read_objects(self.text, tokens, self.runs_at, k + 2, _want(pattern))
+                return [(o.name, o.label or self.ctx.label(o.name)) for o in found if not o.unit]
+            if tokens[k].lower in (".", ";", "but"):
+                break
+        return []
 
     def _new_clauses(self) -> list[int]:
         """Where ", she's ..." or "; we ..." starts another clause: its dates are not the clause's before it; but
