@@ -457,3 +457,82 @@ def test_weekends_and_seasons_around_the_reference_day() -> None:
     assert find_times("last weekend", monday)[0].when.day == 18
     assert find_times("last summer", datetime(2024, 9, 10, tzinfo=UTC))[0].when.year == 2024
     assert find_times("I fall asleep early", REF) == []
+
+
+# -- more of how people say it in chat (issue 14) ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        # languages beyond the list: a capitalised word, a qualified language, the language said first
+        ("I speak Wolof and Fula", {(SAM, "SPEAKS", "Wolof"), (SAM, "SPEAKS", "Fula")}),
+        ("i'm fluent in Bislama", {(SAM, "SPEAKS", "Bislama")}),
+        ("cantonese is my mother tongue", {(SAM, "SPEAKS", "Cantonese")}),
+        ("i'm learning brazilian portuguese", {(SAM, "LEARNING", "Brazilian Portuguese")}),
+        ("I speak English and Maria teaches", {(SAM, "SPEAKS", "English")}),
+        (
+            "i'm learning korean now instead of japanese",
+            {(SAM, "LEARNING", "Korean"), (SAM, "NO_LONGER_LEARNING", "Japanese")},
+        ),
+        # the stack, said every which way
+        ("we deploy everything to GKE", {(SAM, "USES", "GKE")}),
+        ("our metrics go to Honeycomb", {(SAM, "USES", "Honeycomb")}),
+        ("we do monitoring with Grafana", {(SAM, "USES", "Grafana")}),
+        ("orchestration is Prefect", {(SAM, "USES", "Prefect")}),
+        ("everything here is rust", {(SAM, "USES", "Rust")}),
+        ("i'm on duckdb now", {(SAM, "USES", "Duckdb")}),
+        ("i write a lot of kotlin", {(SAM, "USES", "Kotlin")}),
+        ("i analyze the data in matlab", {(SAM, "USES", "Matlab")}),
+        ("we moved off Jenkins onto Buildkite", {(SAM, "USES", "Buildkite"), (SAM, "NO_LONGER_USES", "Jenkins")}),
+        ("we replaced Trello with Linear", {(SAM, "USES", "Linear"), (SAM, "NO_LONGER_USES", "Trello")}),
+        ("we dropped iCloud for Dropbox", {(SAM, "USES", "Dropbox"), (SAM, "NO_LONGER_USES", "iCloud")}),
+        # work and where it is
+        ("I'm Sam, product designer at Quillstack.", {(SAM, "WORKS_AT", "Quillstack")}),
+        (
+            "I teach at St Brigid's in Galway",
+            {(SAM, "WORKS_AT", "St Brigid's"), ("St Brigid's", "LOCATED_IN", "Galway")},
+        ),
+        ("started a residency at Northgate Clinic last month", {(SAM, "WORKS_AT", "Northgate Clinic")}),
+        (
+            "I work at Northwind and we're a logistics startup in Lisbon",
+            {(SAM, "WORKS_AT", "Northwind"), ("Northwind", "BASED_IN", "Lisbon")},
+        ),
+        (
+            "I work at Tandem Labs, a robotics firm in Turin",
+            {(SAM, "WORKS_AT", "Tandem Labs"), ("Tandem Labs", "LOCATED_IN", "Turin")},
+        ),
+        ("i work remotely for Acme from Porto", {(SAM, "WORKS_AT", "Acme"), (SAM, "LIVES_IN", "Porto")}),
+        ("i run a bakery in Leeds called Crumbs", {(SAM, "OWNS", "Crumbs"), ("Crumbs", "BASED_IN", "Leeds")}),
+        ("we rented a house in Clontarf", {(SAM, "LIVES_IN", "Clontarf")}),
+        ("we're renting in Clontarf but might buy next year", {(SAM, "LIVES_IN", "Clontarf")}),
+        # people, pets and things
+        ("my uni friend Ola is visiting", {(SAM, "FRIENDS_WITH", "Ola")}),
+        ("my sous chef Marco is off sick", {(SAM, "COLLEAGUE_OF", "Marco")}),
+        ("we adopted a kitten, a tabby called Mango", {(SAM, "HAS_PET", "Mango")}),
+        ("Priya and I celebrated our fifth wedding anniversary", {(SAM, "MARRIED_TO", "Priya")}),
+        ("Nadia had a baby boy last week, Idris!", {("Nadia", "PARENT_OF", "Idris")}),
+        ("we bought a campervan", {(SAM, "OWNS", "Campervan")}),
+        ("i commute in my toyota yaris", {(SAM, "OWNS", "Toyota Yaris")}),
+        ("Tom lives in Leeds, no wait, York", {("Tom", "LIVES_IN", "York")}),
+    ],
+)
+def test_more_chat_phrasings(content: str, expected: set[tuple[str, str, str]]) -> None:
+    assert facts(content) == expected
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "we're a family of four in Lisbon",  # no employer named: whose place is it?
+        "we might move off Heroku onto Render",
+        "are you thinking of replacing Jira with Linear?",
+        "should we buy a caravan?",
+        "we might rent a flat in Paris",
+        "i'm on holiday in Crete",
+        "my friend says Tom speaks Quechua",
+        "I never write scala",
+    ],
+)
+def test_more_chat_phrasings_stay_precise(content: str) -> None:
+    assert facts(content) == set()

@@ -42,7 +42,7 @@ _DETERMINERS = frozenset("the a an my his her their our its your".split())
 _FOLLOW_OK = frozenset(
     """
     . , ; : ! ? ) - and or but so then as at in on for with since until till from to by during after before about
-    of now still too again ago every each this last next today yesterday tomorrow tonight recently together
+    of now still too again ago every each this last next today yesterday tomorrow tonight recently together onto
     nowadays anymore these those there here which who where when while because full-time part-time project team
     a an the one two three four five six seven eight nine ten eleven twelve several few couple some many almost
     over nearly around just early late mid earlier later soon right last since all

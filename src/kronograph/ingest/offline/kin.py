@@ -73,7 +73,7 @@ _NOT_NAMES = (
     | frozenset(
         "i me my we us our you your he him his she her they them their it its the a an this that and or but so to "
         "of in on at for with from by about as is am are was were be been has have had lives works moved lived "
-        "worked got just says said thinks told".split()
+        "worked got just says said thinks told tongue language".split()
     )
 )
 _AFTER_NAME = frozenset(". , ; ! ? ) and is was has had lives works moved just got also who and".split()) | frozenset(
