@@ -170,8 +170,9 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
             return Obj(f"{_cased(tokens[i].text)} {_cased(tokens[i + 1].text)}", None, i + 1)  # "swiss german"
         if run is not None:
             known = run.name.lower() in want.vocabulary or (
-                want.named and run.first == run.last == i and (i + 1 >= n or not tokens[i + 1].text.isalpha()
-                or tokens[i + 1].lower in _AFTER_LANGUAGE)
+                want.named
+                and run.first == run.last == i
+                and (i + 1 >= n or not tokens[i + 1].text.isalpha() or tokens[i + 1].lower in _AFTER_LANGUAGE)
             )
             return Obj(run.name, None, run.last) if known else None
         if tokens[i].lower in MAKES and want.vocabulary >= MAKES and (model := _model(tokens, i)):

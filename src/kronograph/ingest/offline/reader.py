@@ -171,8 +171,10 @@ class SentenceReader:
         objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at else []
         objs = stated(objects, pattern.relation)
         employed = "time" in m.group(0).lower()  # "she's full time at Jollof House now": a job, whatever the name
-        if pattern.needs_now and not employed and any(
-            (name_label(o[0]) or self.ctx.label(o[0])) != "Organization" for o in objs
+        if (
+            pattern.needs_now
+            and not employed
+            and any((name_label(o[0]) or self.ctx.label(o[0])) != "Organization" for o in objs)
         ):
             return None  # "I'm at Heathrow now": a place one is at; "I'm at Helix Labs now": an employer
         if not objs and pattern.pending and not objects:
@@ -233,8 +235,12 @@ class SentenceReader:
         if apposed is None or not objects or objects[-1].unit:
             return None
         after = objects[-1].last + 1
-        if after < len(self.tokens) and self.tokens[after].lower not in _CLOSE and not (
-            job and self.tokens[after].lower == "in"  # ", PhD student at ETH Zurich in biology"
+        if (
+            after < len(self.tokens)
+            and self.tokens[after].lower not in _CLOSE
+            and not (
+                job and self.tokens[after].lower == "in"  # ", PhD student at ETH Zurich in biology"
+            )
         ):
             return None
         return apposed[0], [(o.name, o.label, "") for o in objects], apposed[1], 0
