@@ -515,6 +515,14 @@ def test_weekends_and_seasons_around_the_reference_day() -> None:
         ("we bought a campervan", {(SAM, "OWNS", "Campervan")}),
         ("i commute in my toyota yaris", {(SAM, "OWNS", "Toyota Yaris")}),
         ("Tom lives in Leeds, no wait, York", {("Tom", "LIVES_IN", "York")}),
+        ("we promoted Lena, she's my deputy now", {(SAM, "COLLEAGUE_OF", "Lena")}),
+        # a child through a third person: both parents
+        (
+            "Mira had the baby! our daughter Noor, born at dawn",
+            {("Mira", "PARENT_OF", "Noor"), (SAM, "PARENT_OF", "Noor")},
+        ),
+        ("Lina and I have a daughter, Sara", {("Lina", "PARENT_OF", "Sara"), (SAM, "PARENT_OF", "Sara")}),
+        ("Lina and I took my son Omar to the zoo", {(SAM, "PARENT_OF", "Omar")}),
     ],
 )
 def test_more_chat_phrasings(content: str, expected: set[tuple[str, str, str]]) -> None:

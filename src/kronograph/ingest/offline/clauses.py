@@ -155,7 +155,9 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
             i += 1
         if i < n and tokens[i].lower in ("called", "named"):
             i += 1
-        elif i > start + 1 and i + 1 < n and tokens[i].lower == "," and (named := runs_at.get(i + 1)):
+        elif (
+            not want.strict and i > start + 1 and i + 1 < n and tokens[i].lower == "," and (named := runs_at.get(i + 1))
+        ):
             # "my old boss, Daniel Brooks": the name in apposition, when nothing else follows it
             if named.last + 1 < n and tokens[named.last + 1].lower not in _CLOSE:
                 return None

@@ -62,6 +62,7 @@ _FORMER = frozenset("ex former late old previous dead future would-be estranged 
 _MINE = frozenset({"my", "our"})
 _GET = frozenset("have has 've got adopted rescued bought".split())
 _BORN = frozenset({"born", "arrived"})
+_NEWBORN = frozenset("son daughter baby boy girl twins".split())
 _HOW_MANY = frozenset("a an two three four five".split())
 _SOFT = frozenset("just finally recently also both officially".split())
 _AT_WORK = frozenset({"REPORTS_TO", "COLLEAGUE_OF", "COFOUNDER_WITH"})
@@ -112,8 +113,10 @@ def read_kin(
         if owner is None or named is None or (tie[0] != "FRIENDS_WITH" and _former(tokens, start, k)):
             continue
         relation, owner_first, label = tie
+        owners = [owner] + _co_parent(tokens, start, k, runs_end, relation, ctx)
         for one in _and_more(tokens, named, runs_at):
-            made += _state(ctx, text, tokens, times, (owner, relation, one.name, owner_first, label), one.last)
+            for who in owners:
+                made += _state(ctx, text, tokens, times, (who, relation, one.name, owner_first, label), one.last)
             if place is not None:  # "Jonas, my cofounder at Quillstack": both work there
                 for who in (owner, one.name):
                     org = (place.name, "Organization")
@@ -133,6 +136,18 @@ def _we_two(tokens: list[Token], runs_at: dict[int, Run]) -> list[Run]:
         if named is not None and named[1] == k:
             found.append(Run(k, k, named[0], lead=k))
     return found
+
+
+def _co_parent(
+    tokens: list[Token], start: int, k: int, runs_end: dict[int, Run], relation: str, ctx: Context
+) -> list[str]:
+    """ "Efua and I have a son, Kofi", "Tom and I ... our daughter": the speaker's child is the other one's too."""
+    if relation != "PARENT_OF" or not ctx.speaker or tokens[start].lower == "my":
+        return []
+    for j in range(2, k):
+        if tokens[j].lower == "i" and tokens[j - 1].lower == "and" and (run := runs_end.get(j - 2)) is not None:
+            return [run.name] if run.name != ctx.speaker else []
+    return []
 
 
 def _tie(word: str) -> tuple[str, bool, str | None] | None:
@@ -248,10 +263,12 @@ def _named_after(tokens: list[Token], k: int, runs_at: dict[int, Run]) -> Run | 
 def _named_before(tokens: list[Token], start: int, k: int, runs_end: dict[int, Run]) -> Run | None:
     """ "Maya, my girlfriend," and "Tom is my best friend": the name before the possessive, when nothing follows
     the noun."""
-    if k + 1 < len(tokens) and tokens[k + 1].lower not in _CLOSE:
+    if k + 1 < len(tokens) and tokens[k + 1].lower not in _CLOSE | {"now"}:
         return None
     if start < 2 or tokens[start - 1].lower not in (",", "is", "'s", "("):
         return None
+    if start >= 4 and tokens[start - 2].lower in ("she", "he") and tokens[start - 3].lower == ",":
+        return runs_end.get(start - 4)  # "promoted Ama, she's my head chef now"
     return runs_end.get(start - 2)
 
 
@@ -298,6 +315,8 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
     at = 0
     if len(words) > 3 and words[0] in ("her", "his", "its", "their") and words[1] in ("name", "names"):
         at = 3 if words[2] in ("'s", "is", "are") else 0
+    elif len(words) > 2 and words[0] in _MINE | {"her", "his", "their"} and words[1] in _NEWBORN:
+        at = 2  # "Efua had the baby!! our son Kofi, born sunday"
     by_first = {r.first: r for r in runs}
     names: list[Run] = []
     while (run := by_first.get(at)) is not None:
@@ -306,6 +325,8 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
         if at < len(tokens) and tokens[at].lower in (",", "and", "&"):
             at += 1
     rest = tokens[at:]
+    if words[1] in _NEWBORN and rest and rest[0].lower in _BORN and tokens[at - 1].lower == ",":
+        rest = []  # "our son Kofi, born sunday morning": still about the birth
     if names and words[0] not in ("her", "his", "its", "their") and len(names) == 1 and _not_a_name(names[0]):
         return 0  # "We had a baby! Finally."
     if not names or (words[0] not in ("her", "his", "its", "their") and any(t.text.isalnum() for t in rest)):
