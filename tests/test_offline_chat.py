@@ -514,6 +514,7 @@ def test_weekends_and_seasons_around_the_reference_day() -> None:
         ("Nadia had a baby boy last week, Idris!", {("Nadia", "PARENT_OF", "Idris")}),
         ("we bought a campervan", {(SAM, "OWNS", "Campervan")}),
         ("i commute in my toyota yaris", {(SAM, "OWNS", "Toyota Yaris")}),
+        ("my Honda Civic is in the shop", {(SAM, "OWNS", "Honda Civic")}),
         ("Tom lives in Leeds, no wait, York", {("Tom", "LIVES_IN", "York")}),
         ("we promoted Lena, she's my deputy now", {(SAM, "COLLEAGUE_OF", "Lena")}),
         # a child through a third person: both parents
@@ -540,6 +541,11 @@ def test_more_chat_phrasings(content: str, expected: set[tuple[str, str, str]]) 
         "i'm on holiday in Crete",
         "my friend says Tom speaks Quechua",
         "I never write scala",
+        "i'm fluent in Excel",
+        "i'm learning Paris by heart lol",
+        "I speak to Maria every day",
+        "we were going to switch from Square to Toast but didn't",
+        "my boss says we're a fintech in Bangalore",
     ],
 )
 def test_more_chat_phrasings_stay_precise(content: str) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .lowercase import institution, lower_name
 from .names import Run, Token
-from .vocab import LANGUAGE_QUALIFIERS, MAKES
+from .vocab import LANGUAGE_QUALIFIERS, MAKES, TECH
 
 __all__ = ["Found", "Gap", "Obj", "Want", "read_gap", "read_objects", "stated"]
 
@@ -171,10 +171,16 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
         if i + 1 < n and tokens[i].lower in LANGUAGE_QUALIFIERS and tokens[i + 1].lower in want.vocabulary:
             return Obj(f"{_cased(tokens[i].text)} {_cased(tokens[i + 1].text)}", None, i + 1)  # "swiss german"
         if run is not None:
-            known = run.name.lower() in want.vocabulary or (
-                want.named
-                and run.first == run.last == i
-                and (i + 1 >= n or not tokens[i + 1].text.isalpha() or tokens[i + 1].lower in _AFTER_LANGUAGE)
+            maker = run.name.split()[0].lower() in MAKES and want.vocabulary >= MAKES  # "my Honda Civic"
+            known = (
+                run.name.lower() in want.vocabulary
+                or maker
+                or (
+                    want.named
+                    and run.first == run.last == i
+                    and run.name.lower() not in TECH  # "fluent in Excel": no language
+                    and (i + 1 >= n or not tokens[i + 1].text.isalpha() or tokens[i + 1].lower in _AFTER_LANGUAGE)
+                )
             )
             return Obj(run.name, None, run.last) if known else None
         if tokens[i].lower in MAKES and want.vocabulary >= MAKES and (model := _model(tokens, i)):
