@@ -13,7 +13,10 @@ __all__ = ["CHAT_PATTERNS"]
 _DEGREE = r"(?:degree|master'?s|masters|bachelor'?s|bachelors|phd|ph\.d\.?|doctorate|mba|diploma|bsc|msc|ba|ma|bs|ms)"
 _HOME = r"(?:house|flat|apartment|condo|home|place|cottage)"
 _NOT_OWNED = "|".join(sorted(KIN, key=len, reverse=True)) + "|" + _DEGREE[3:-1]
-_TECH = r"(?:runs?|running|ran|built|runs\s+entirely|is\s+written|written|powered|host|hosted|deploy|deployed)"
+_TECH = (
+    r"(?:runs?|running|ran|built(?:\s+(?:our|my|the)\s+[\w-]+)?|runs\s+entirely|is\s+written|written|powered|host|"
+    r"hosted|deploy|deployed)"
+)
 
 _COPULA_KEYS = "is am are was 's 'm 're"
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised
@@ -137,6 +140,24 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("moved migrated switched ported", r"\b(?:moved|migrated|switched|ported)\s+(?:the|our|my|all|everything)\b"
        r"[^,.;!?]{0,30}?\s+from\s+(?P<from>[^,.;!?]+?)\s+(?:to|over\s+to)\b", "USES", "state", None, "Product",
        ended="NO_LONGER_USES", vocabulary=TECH),
+    # "i moved from Airtable to Notion": tools, not homes (longer than the move's match, so tried first)
+    _p("moved", r"\bmoved(?:\s+(?:over|everything|it|all))?\s+from\s+(?P<from>[^,.;!?]+?)\s+to\s+", "USES", "state",
+       None, "Product", ended="NO_LONGER_USES", vocabulary=TECH, strict=True),
+    _p("switched migrated", r"\b(?:switched|migrated)\s+(?:our|the|my)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:over\s+)?to\b",
+       "USES", "state", None, "Product", vocabulary=TECH),
+    # "i work in python mostly", "our pipelines are in Airflow", "our data lives in Snowflake"
+    _p("work works working", r"\bwork(?:s|ing)?\s+(?:mostly\s+|mainly\s+|primarily\s+)?in\b", "USES", "state", _P,
+       "Product", vocabulary=PROGRAMMING, strict=True),
+    _p("pipelines services jobs apps models dashboards workloads", r"\b(?:pipelines|services|jobs|apps|models|"
+       r"dashboards|workloads)\s+(?:are|run)\s+(?:(?:all|mostly|entirely|still)\s+)?(?:in|on)\b", "USES", "state",
+       None, "Product", speakers=True, vocabulary=TECH),
+    _p("lives live sits stored", r"\b(?:data|docs|documents|code|files)\s+(?:lives?|sits?|is\s+stored|are\s+stored)\s+"
+       r"in\b", "USES", "state", None, "Product", speakers=True, vocabulary=TECH),
+    # a workplace in passing: "at work (Paytrail) ...", "my team at Stripe", "i've been at Monzo for two years"
+    _p("work", r"\bat\s+work\s*\(\s*" + _UP, "WORKS_AT", "state", _P, _O, speakers=True),
+    _p("my", r"\bmy\s+(?:team|office|job|colleagues|coworkers)\s+at\b", "WORKS_AT", "state", _P, _O, speakers=True),
+    _p("'ve have 's has", r"(?:'ve|\bhave|'s|\bhas)\s+been\s+(?:working\s+)?at\s+(?=(?-i:[A-Z])[^,.;!?]*?\s(?:for\s+"
+       r"(?:[\w-]+\s+)?(?:years?|months?)|since)\b)", "WORKS_AT", "state", _P, _O),
     _p("switched migrated", r"\b(?:switched|migrated)\s+(?:over\s+)?to\b", "USES", "state", None, "Product",
        vocabulary=TECH),
     _p("moved migrated switched", r"\b(?:moved|migrated|switched)(?:\s+(?:everything|it|all))?\s+(?:off|away\s+from)\s+"
