@@ -526,6 +526,8 @@ def test_weekends_and_seasons_around_the_reference_day() -> None:
         ("my Honda Civic is in the shop", {(SAM, "OWNS", "Honda Civic")}),
         ("Tom lives in Leeds, no wait, York", {("Tom", "LIVES_IN", "York")}),
         ("we promoted Lena, she's my deputy now", {(SAM, "COLLEAGUE_OF", "Lena")}),
+        ("my sister-in-law Gita is visiting", {(SAM, "RELATIVE_OF", "Gita")}),
+        ("my stepmum Carol is retiring", {("Carol", "PARENT_OF", SAM)}),
         # a child through a third person: both parents
         (
             "Mira had the baby! our daughter Noor, born at dawn",

@@ -31,7 +31,27 @@ KIN: dict[str, tuple[str, bool, str | None]] = {
     "partner": ("PARTNER_OF", True, _P),
     **dict.fromkeys(("sister", "brother", "sibling", "sis", "bro"), ("SIBLING_OF", True, _P)),
     **dict.fromkeys(("son", "daughter", "kid", "child", "baby", "stepson", "stepdaughter"), ("PARENT_OF", True, _P)),
-    **dict.fromkeys(("mother", "mom", "mum", "father", "dad", "parent"), ("PARENT_OF", False, _P)),
+    **dict.fromkeys(
+        (
+            "mother",
+            "mom",
+            "mum",
+            "father",
+            "dad",
+            "parent",
+            "stepdad",
+            "stepmom",
+            "stepmum",
+            "stepfather",
+            "stepmother",
+        ),
+        ("PARENT_OF", False, _P),
+    ),
+    **dict.fromkeys(("stepbrother", "stepsister", "half-brother", "half-sister"), ("SIBLING_OF", True, _P)),
+    **dict.fromkeys(
+        ("brother-in-law", "sister-in-law", "mother-in-law", "father-in-law", "son-in-law", "daughter-in-law"),
+        ("RELATIVE_OF", True, _P),
+    ),
     **dict.fromkeys(
         ("cousin", "aunt", "uncle", "niece", "nephew", "grandma", "grandpa", "grandmother", "grandfather"),
         ("RELATIVE_OF", True, _P),
