@@ -527,6 +527,11 @@ def test_weekends_and_seasons_around_the_reference_day() -> None:
         ("Tom lives in Leeds, no wait, York", {("Tom", "LIVES_IN", "York")}),
         ("we promoted Lena, she's my deputy now", {(SAM, "COLLEAGUE_OF", "Lena")}),
         ("my sister-in-law Gita is visiting", {(SAM, "RELATIVE_OF", "Gita")}),
+        # what a bare "i'm allergic" is to: what the message asked to do without
+        ("any soup recipes without celery? i'm allergic", {(SAM, "ALLERGIC_TO", "celery")}),
+        ("i freelance as an illustrator, mostly in figma", {(SAM, "USES", "Figma")}),
+        ("the analytics lives in ClickHouse", {(SAM, "USES", "ClickHouse")}),
+        ("new job, so no more jira for me", {(SAM, "NO_LONGER_USES", "Jira")}),
         ("my stepmum Carol is retiring", {("Carol", "PARENT_OF", SAM)}),
         # a child through a third person: both parents
         (
@@ -554,6 +559,9 @@ def test_more_chat_phrasings(content: str, expected: set[tuple[str, str, str]]) 
         "I never write scala",
         "i'm fluent in Excel",
         "I've been at Disneyland for two days",
+        "i'm allergic, sadly",
+        "any soup recipes without celery? i'm not allergic, i just hate it",
+        "no more meetings on fridays",
         "her team at Google is great",
         "do your pipelines run on Airflow?",
         "should i work in python?",

@@ -26,6 +26,7 @@ _P, _O, _L = "Person", "Organization", "Location"
 CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("allergic", r"\ballergic\s+to\b", "ALLERGIC_TO", "state", _P, None, loose_object=True, closes=True,
        ended="NO_LONGER_ALLERGIC_TO"),
+    _p("allergic", r"\ballergic\b(?!\s+to\b)", "ALLERGIC_TO", "state", _P, None),  # "... without nuts? i'm allergic"
     _p("speak speaks speaking", r"\b(?:speaks?|speaking)\b(?!\s+(?:to|with|about|at|of|for|up|out)\b)", "SPEAKS",
        "state", _P, "Language", vocabulary=LANGUAGES, strict=True, named=True, closes=True, ended="NO_LONGER_SPEAKS"),
     _p("fluent", r"\bfluent\s+in\b", "SPEAKS", "state", _P, "Language", vocabulary=LANGUAGES, strict=True, named=True),
@@ -148,11 +149,13 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     # "i work in python mostly", "our pipelines are in Airflow", "our data lives in Snowflake"
     _p("work works working", r"\bwork(?:s|ing)?\s+(?:mostly\s+|mainly\s+|primarily\s+)?in\b", "USES", "state", _P,
        "Product", vocabulary=PROGRAMMING, strict=True),
+    _p("mostly mainly primarily", r"\b(?:mostly|mainly|primarily)\s+in\b", "USES", "state", _P, "Product",
+       vocabulary=TECH, strict=True, speakers=True),
     _p("pipelines services jobs apps models dashboards workloads", r"\b(?:pipelines|services|jobs|apps|models|"
        r"dashboards|workloads)\s+(?:are|run)\s+(?:(?:all|mostly|entirely|still)\s+)?(?:in|on)\b", "USES", "state",
        None, "Product", speakers=True, vocabulary=TECH),
-    _p("lives live sits stored", r"\b(?:data|docs|documents|code|files)\s+(?:lives?|sits?|is\s+stored|are\s+stored)\s+"
-       r"in\b", "USES", "state", None, "Product", speakers=True, vocabulary=TECH),
+    _p("lives live sits stored", r"\b(?:data|analytics|docs|documents|code|files)\s+(?:lives?|sits?|is\s+stored|"
+       r"are\s+stored)\s+in\b", "USES", "state", None, "Product", speakers=True, vocabulary=TECH),
     # a workplace in passing: "at work (Paytrail) ...", "my team at Stripe", "i've been at Monzo for two years"
     _p("work", r"\bat\s+work\s*\(\s*" + _UP, "WORKS_AT", "state", _P, _O, speakers=True),
     _p("my", r"\bmy\s+(?:team|office|job|colleagues|coworkers)\s+at\b", "WORKS_AT", "state", _P, _O, speakers=True),
@@ -166,6 +169,8 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("dropped ditched replaced swapped",
        r"\b(?:dropped|ditched|replaced|swapped)\s+(?P<from>[^,.;!?]+?)\s+(?:for|with)\b", "USES", "state", None,
        "Product", ended="NO_LONGER_USES", vocabulary=TECH),
+    _p("more", r"\bno\s+more\b", "NO_LONGER_USES", "event", None, "Product", vocabulary=TECH, strict=True,
+       speakers=True),  # "no more bigquery for me"
     _p("ditched dropped abandoned", r"\b(?:ditched|dropped|abandoned|got\s+rid\s+of)\b", "NO_LONGER_USES", "event",
        None, "Product"),
     # "I'm not at Acme anymore", "she's no longer with Initech"

@@ -131,7 +131,7 @@ PATTERNS: tuple[Pattern, ...] = (
        r"(?:at|for)\b", "WORKS_AT", "state", _P, _O, lower=True),
     _p("join joins joined joining rejoined rejoins", r"\b(?:re)?(?:joined|joins|joining|join)\b", "WORKS_AT", "state",
        None, _O),
-    _p("got", r"\bgot\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\b", "WORKS_AT", "state",
+    _p("got", r"\bgot\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|position|role|postdoc)\s+(?:at|with)\b", "WORKS_AT", "state",
        _P, _O, lower=True),
     _p("hired", r"\bhired\s+(?:by|at)\b", "WORKS_AT", "state", _P, _O),
     _p("worked", r"\bworked\s+(?:at|for)\b", "WORKS_AT", "past", _P, _O, closes=True),

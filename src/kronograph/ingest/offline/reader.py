@@ -177,6 +177,10 @@ class SentenceReader:
             and any((name_label(o[0]) or self.ctx.label(o[0])) != "Organization" for o in objs)
         ):
             return None  # "I'm at Heathrow now": a place one is at; "I'm at Helix Labs now": an employer
+        if not objs and not objects and pattern.relation == "ALLERGIC_TO" and self.ctx.avoided:
+            after = self.index[m.start()] + 1
+            if after >= len(self.tokens) or self.tokens[after].lower in _CLOSE | {"and"}:
+                objs = [(self.ctx.avoided, None, "")]  # "... without shellfish? i'm allergic"
         if not objs and pattern.pending and not objects:
             self.ctx.pending = (subjects, pattern.relation, clause_dates(self.times, (0, len(self.text), 0)))
             return None
@@ -185,7 +189,7 @@ class SentenceReader:
                 return None
             first, second = subjects if subjects[1].name != self.ctx.speaker else subjects[::-1]
             objs, subjects = [(second.name, "Person", "")], [first]  # "Maya and I got engaged": the speaker's
-        else:
+        elif objects:
             self.consumed = max(self.consumed, objects[-1].last)
         self.previous = subjects
         if pattern.relation:  # label now, so that a pronoun later in the sentence can find them
