@@ -527,6 +527,10 @@ def test_weekends_and_seasons_around_the_reference_day() -> None:
         ("Tom lives in Leeds, no wait, York", {("Tom", "LIVES_IN", "York")}),
         ("we promoted Lena, she's my deputy now", {(SAM, "COLLEAGUE_OF", "Lena")}),
         ("my sister-in-law Gita is visiting", {(SAM, "RELATIVE_OF", "Gita")}),
+        ("we have two grandchildren, Ivo and Pia", {(SAM, "GRANDPARENT_OF", "Ivo"), (SAM, "GRANDPARENT_OF", "Pia")}),
+        ("I proposed to Noor last night and she said yes!!", {(SAM, "ENGAGED_TO", "Noor")}),
+        ("I help out at Shelterbox on Tuesdays", {(SAM, "VOLUNTEERS_AT", "Shelterbox")}),
+        ("I do my invoicing in FreeAgent", {(SAM, "USES", "FreeAgent")}),
         # what a bare "i'm allergic" is to: what the message asked to do without
         ("any soup recipes without celery? i'm allergic", {(SAM, "ALLERGIC_TO", "celery")}),
         ("i freelance as an illustrator, mostly in figma", {(SAM, "USES", "Figma")}),
@@ -560,6 +564,7 @@ def test_more_chat_phrasings(content: str, expected: set[tuple[str, str, str]]) 
         "i'm fluent in Excel",
         "I've been at Disneyland for two days",
         "i'm allergic, sadly",
+        "I proposed to Noor but she said no",
         "any soup recipes without celery? i'm not allergic, i just hate it",
         "no more meetings on fridays",
         "her team at Google is great",

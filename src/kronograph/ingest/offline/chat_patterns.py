@@ -63,6 +63,9 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("teach teaches teaching intern interning",
        r"\b(?:teach(?:es|ing)?(?:\s+[\w-]+){0,2}?|intern(?:s|ing)?)\s+at\b", "WORKS_AT", "state", _P, _O,
        closes=True, lower=True),
+    _p("help helps helping", r"\bhelp(?:s|ing)?\s+out\s+(?:at|with)\b", "VOLUNTEERS_AT", "state", _P, _O),
+    # "proposed to Aoife on christmas eve and she said yes!!"
+    _p("proposed", r"\bproposed\s+to\b(?=[^.!?]*\bsaid\s+yes\b)", "ENGAGED_TO", "state", _P, _P),
     _p("volunteer volunteers volunteering", r"\bvolunteer(?:s|ing)?\s+(?:at|for|with)\b", "VOLUNTEERS_AT", "state",
        _P, _O, closes=True, ended="NO_LONGER_VOLUNTEERS_AT"),
     _p("sold", r"\bsold\b", "NO_LONGER_OWNS", "event"),
@@ -122,7 +125,8 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        r"(?:in|with)\b", "USES", "state", _P, "Product", vocabulary=PROGRAMMING, strict=True),
     _p("do does", r"\bdo(?:es)?\s+(?:all\s+)?(?:(?:of\s+)?(?:our|the|my)\s+)?(?:infra|infrastructure|iac|ci|cd|deploys|"
        r"deployments|monitoring|logging|orchestration|analytics|dashboards|builds|testing|tests|frontend|backend|auth|"
-       r"billing|payments|docs|documents|design|research|synthesis|analysis)\s+(?:in|on|with|through|via)\b", "USES",
+       r"billing|payments|docs|documents|design|research|synthesis|analysis|accounts|books|bookkeeping|invoicing|"
+       r"invoices|taxes|payroll|scheduling|notes|planning)\s+(?:in|on|with|through|via)\b", "USES",
        "state", _P, "Product", vocabulary=TECH),
     _p("logs metrics traces alerts errors", r"\b(?:logs|metrics|traces|alerts|errors)\s+(?:all\s+)?(?:go|goes|"
        r"get\s+sent|are\s+sent|are\s+shipped|end\s+up)\s+(?:to|in|into)\b", "USES", "state", None, "Product",

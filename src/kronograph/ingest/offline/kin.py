@@ -30,7 +30,9 @@ KIN: dict[str, tuple[str, bool, str | None]] = {
     **dict.fromkeys(("girlfriend", "boyfriend", "gf", "bf"), ("DATING", True, _P)),
     "partner": ("PARTNER_OF", True, _P),
     **dict.fromkeys(("sister", "brother", "sibling", "sis", "bro"), ("SIBLING_OF", True, _P)),
-    **dict.fromkeys(("son", "daughter", "kid", "child", "baby", "stepson", "stepdaughter"), ("PARENT_OF", True, _P)),
+    **dict.fromkeys(
+        ("son", "daughter", "kid", "child", "baby", "stepson", "stepdaughter", "stepchild"), ("PARENT_OF", True, _P)
+    ),
     **dict.fromkeys(
         (
             "mother",
@@ -174,8 +176,8 @@ def _tie(word: str) -> tuple[str, bool, str | None] | None:
     """The tie a noun names, plurals too ("cats", "kids", "children")."""
     if word in KIN:
         return KIN[word]
-    if word == "children":
-        return KIN["child"]
+    if word in ("children", "grandchildren", "stepchildren"):
+        return KIN.get(word[:-3])
     return KIN.get(word[:-1]) if word.endswith("s") and len(word) > 3 else None
 
 
