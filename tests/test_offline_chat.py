@@ -457,3 +457,124 @@ def test_weekends_and_seasons_around_the_reference_day() -> None:
     assert find_times("last weekend", monday)[0].when.day == 18
     assert find_times("last summer", datetime(2024, 9, 10, tzinfo=UTC))[0].when.year == 2024
     assert find_times("I fall asleep early", REF) == []
+
+
+# -- more of how people say it in chat (issue 14) ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        # languages beyond the list: a capitalised word, a qualified language, the language said first
+        ("I speak Wolof and Fula", {(SAM, "SPEAKS", "Wolof"), (SAM, "SPEAKS", "Fula")}),
+        ("i'm fluent in Bislama", {(SAM, "SPEAKS", "Bislama")}),
+        ("cantonese is my mother tongue", {(SAM, "SPEAKS", "Cantonese")}),
+        ("i'm learning brazilian portuguese", {(SAM, "LEARNING", "Brazilian Portuguese")}),
+        ("I speak English and Maria teaches", {(SAM, "SPEAKS", "English")}),
+        (
+            "i'm learning korean now instead of japanese",
+            {(SAM, "LEARNING", "Korean"), (SAM, "NO_LONGER_LEARNING", "Japanese")},
+        ),
+        # the stack, said every which way
+        ("we deploy everything to GKE", {(SAM, "USES", "GKE")}),
+        ("our metrics go to Honeycomb", {(SAM, "USES", "Honeycomb")}),
+        ("we do monitoring with Grafana", {(SAM, "USES", "Grafana")}),
+        ("orchestration is Prefect", {(SAM, "USES", "Prefect")}),
+        ("everything here is rust", {(SAM, "USES", "Rust")}),
+        ("i'm on duckdb now", {(SAM, "USES", "Duckdb")}),
+        ("i write a lot of kotlin", {(SAM, "USES", "Kotlin")}),
+        ("i analyze the data in matlab", {(SAM, "USES", "Matlab")}),
+        ("we moved off Jenkins onto Buildkite", {(SAM, "USES", "Buildkite"), (SAM, "NO_LONGER_USES", "Jenkins")}),
+        ("we replaced Trello with Linear", {(SAM, "USES", "Linear"), (SAM, "NO_LONGER_USES", "Trello")}),
+        ("we dropped iCloud for Dropbox", {(SAM, "USES", "Dropbox"), (SAM, "NO_LONGER_USES", "iCloud")}),
+        ("i moved from Airtable to Notion", {(SAM, "USES", "Notion"), (SAM, "NO_LONGER_USES", "Airtable")}),
+        ("we switched our CI to Woodpecker", {(SAM, "USES", "Woodpecker")}),
+        ("i mostly work in typescript", {(SAM, "USES", "Typescript")}),
+        ("our pipelines are all on Dagster now", {(SAM, "USES", "Dagster")}),
+        ("our data lives in Snowflake", {(SAM, "USES", "Snowflake")}),
+        ("we built our backend in Elixir", {(SAM, "USES", "Elixir")}),
+        ("at work (Lumen Bank) we use Kafka", {(SAM, "WORKS_AT", "Lumen Bank"), (SAM, "USES", "Kafka")}),
+        ("my team at Ostrom is great", {(SAM, "WORKS_AT", "Ostrom")}),
+        ("i've been at Monzo for two years", {(SAM, "WORKS_AT", "Monzo")}),
+        # work and where it is
+        ("I'm Sam, product designer at Quillstack.", {(SAM, "WORKS_AT", "Quillstack")}),
+        (
+            "I teach at St Brigid's in Galway",
+            {(SAM, "WORKS_AT", "St Brigid's"), ("St Brigid's", "LOCATED_IN", "Galway")},
+        ),
+        ("started a residency at Northgate Clinic last month", {(SAM, "WORKS_AT", "Northgate Clinic")}),
+        (
+            "I work at Northwind and we're a logistics startup in Lisbon",
+            {(SAM, "WORKS_AT", "Northwind"), ("Northwind", "BASED_IN", "Lisbon")},
+        ),
+        (
+            "I work at Tandem Labs, a robotics firm in Turin",
+            {(SAM, "WORKS_AT", "Tandem Labs"), ("Tandem Labs", "LOCATED_IN", "Turin")},
+        ),
+        ("i work remotely for Acme from Porto", {(SAM, "WORKS_AT", "Acme"), (SAM, "LIVES_IN", "Porto")}),
+        ("i run a bakery in Leeds called Crumbs", {(SAM, "OWNS", "Crumbs"), ("Crumbs", "BASED_IN", "Leeds")}),
+        ("we rented a house in Clontarf", {(SAM, "LIVES_IN", "Clontarf")}),
+        ("we're renting in Clontarf but might buy next year", {(SAM, "LIVES_IN", "Clontarf")}),
+        # people, pets and things
+        ("my uni friend Ola is visiting", {(SAM, "FRIENDS_WITH", "Ola")}),
+        ("my sous chef Marco is off sick", {(SAM, "COLLEAGUE_OF", "Marco")}),
+        ("we adopted a kitten, a tabby called Mango", {(SAM, "HAS_PET", "Mango")}),
+        ("Priya and I celebrated our fifth wedding anniversary", {(SAM, "MARRIED_TO", "Priya")}),
+        ("Nadia had a baby boy last week, Idris!", {("Nadia", "PARENT_OF", "Idris")}),
+        ("we bought a campervan", {(SAM, "OWNS", "Campervan")}),
+        ("i commute in my toyota yaris", {(SAM, "OWNS", "Toyota Yaris")}),
+        ("my Honda Civic is in the shop", {(SAM, "OWNS", "Honda Civic")}),
+        ("Tom lives in Leeds, no wait, York", {("Tom", "LIVES_IN", "York")}),
+        ("we promoted Lena, she's my deputy now", {(SAM, "COLLEAGUE_OF", "Lena")}),
+        ("my sister-in-law Gita is visiting", {(SAM, "RELATIVE_OF", "Gita")}),
+        ("we have two grandchildren, Ivo and Pia", {(SAM, "GRANDPARENT_OF", "Ivo"), (SAM, "GRANDPARENT_OF", "Pia")}),
+        ("I proposed to Noor last night and she said yes!!", {(SAM, "ENGAGED_TO", "Noor")}),
+        ("I help out at Shelterbox on Tuesdays", {(SAM, "VOLUNTEERS_AT", "Shelterbox")}),
+        ("I do my invoicing in FreeAgent", {(SAM, "USES", "FreeAgent")}),
+        # what a bare "i'm allergic" is to: what the message asked to do without
+        ("any soup recipes without celery? i'm allergic", {(SAM, "ALLERGIC_TO", "celery")}),
+        ("i freelance as an illustrator, mostly in figma", {(SAM, "USES", "Figma")}),
+        ("the analytics lives in ClickHouse", {(SAM, "USES", "ClickHouse")}),
+        ("new job, so no more jira for me", {(SAM, "NO_LONGER_USES", "Jira")}),
+        ("my stepmum Carol is retiring", {("Carol", "PARENT_OF", SAM)}),
+        # a child through a third person: both parents
+        (
+            "Mira had the baby! our daughter Noor, born at dawn",
+            {("Mira", "PARENT_OF", "Noor"), (SAM, "PARENT_OF", "Noor")},
+        ),
+        ("Lina and I have a daughter, Sara", {("Lina", "PARENT_OF", "Sara"), (SAM, "PARENT_OF", "Sara")}),
+        ("Lina and I took my son Omar to the zoo", {(SAM, "PARENT_OF", "Omar")}),
+    ],
+)
+def test_more_chat_phrasings(content: str, expected: set[tuple[str, str, str]]) -> None:
+    assert facts(content) == expected
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "we're a family of four in Lisbon",  # no employer named: whose place is it?
+        "we might move off Heroku onto Render",
+        "are you thinking of replacing Jira with Linear?",
+        "should we buy a caravan?",
+        "we might rent a flat in Paris",
+        "i'm on holiday in Crete",
+        "my friend says Tom speaks Quechua",
+        "I never write scala",
+        "i'm fluent in Excel",
+        "I've been at Disneyland for two days",
+        "i'm allergic, sadly",
+        "I proposed to Noor but she said no",
+        "any soup recipes without celery? i'm not allergic, i just hate it",
+        "no more meetings on fridays",
+        "her team at Google is great",
+        "do your pipelines run on Airflow?",
+        "should i work in python?",
+        "i'm learning Paris by heart lol",
+        "I speak to Maria every day",
+        "we were going to switch from Square to Toast but didn't",
+        "my boss says we're a fintech in Bangalore",
+    ],
+)
+def test_more_chat_phrasings_stay_precise(content: str) -> None:
+    assert facts(content) == set()

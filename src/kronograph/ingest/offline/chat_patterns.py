@@ -6,14 +6,17 @@ from __future__ import annotations
 
 from .kin import KIN
 from .patterns import COPULA, Pattern, _p
-from .vocab import BRANDS, CONDITIONS, JOBS, LANGUAGES, PROGRAMMING, TECH
+from .vocab import BRANDS, CONDITIONS, JOBS, LANGUAGE_QUALIFIERS, LANGUAGES, MAKES, PROGRAMMING, TECH, VEHICLES
 
 __all__ = ["CHAT_PATTERNS"]
 
 _DEGREE = r"(?:degree|master'?s|masters|bachelor'?s|bachelors|phd|ph\.d\.?|doctorate|mba|diploma|bsc|msc|ba|ma|bs|ms)"
 _HOME = r"(?:house|flat|apartment|condo|home|place|cottage)"
 _NOT_OWNED = "|".join(sorted(KIN, key=len, reverse=True)) + "|" + _DEGREE[3:-1]
-_TECH = r"(?:runs?|running|ran|built|runs\s+entirely|is\s+written|written|powered|host|hosted|deploy|deployed)"
+_TECH = (
+    r"(?:runs?|running|ran|built(?:\s+(?:our|my|the)\s+[\w-]+)?|runs\s+entirely|is\s+written|written|powered|host|"
+    r"hosted|deploy|deployed)"
+)
 
 _COPULA_KEYS = "is am are was 's 'm 're"
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised
@@ -23,16 +26,21 @@ _P, _O, _L = "Person", "Organization", "Location"
 CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("allergic", r"\ballergic\s+to\b", "ALLERGIC_TO", "state", _P, None, loose_object=True, closes=True,
        ended="NO_LONGER_ALLERGIC_TO"),
+    _p("allergic", r"\ballergic\b(?!\s+to\b)", "ALLERGIC_TO", "state", _P, None),  # "... without nuts? i'm allergic"
     _p("speak speaks speaking", r"\b(?:speaks?|speaking)\b(?!\s+(?:to|with|about|at|of|for|up|out)\b)", "SPEAKS",
-       "state", _P, "Language", vocabulary=LANGUAGES, strict=True, closes=True, ended="NO_LONGER_SPEAKS"),
-    _p("fluent", r"\bfluent\s+in\b", "SPEAKS", "state", _P, "Language", vocabulary=LANGUAGES, strict=True),
+       "state", _P, "Language", vocabulary=LANGUAGES, strict=True, named=True, closes=True, ended="NO_LONGER_SPEAKS"),
+    _p("fluent", r"\bfluent\s+in\b", "SPEAKS", "state", _P, "Language", vocabulary=LANGUAGES, strict=True, named=True),
     _p("native first mother", r"\b(?:my\s+)?(?:native|first|mother)\s+(?:language|tongue)\s+(?:is|'s)\b", "SPEAKS",
-       "state", _P, "Language", vocabulary=LANGUAGES, strict=True, speakers=True),
+       "state", _P, "Language", vocabulary=LANGUAGES, strict=True, named=True, speakers=True),
+    _p("native first mother", rf"\b(?P<obj>(?:(?:{'|'.join(sorted(LANGUAGE_QUALIFIERS))})\s+)?[\w-]+)(?:'s|\s+is)\s+"
+       r"(?:my|our)\s+(?:native|first|mother)\s+(?:language|tongue)\b", "SPEAKS", "state", _P, "Language",
+       vocabulary=LANGUAGES, strict=True, named=True, speakers=True),
     _p("learning studying", r"\b(?:learning|studying)\b(?!\s+(?:to|at|how|about|for|from|with)\b)", "LEARNING",
-       "state", _P, "Language", vocabulary=LANGUAGES | PROGRAMMING, strict=True, closes=True,
+       "state", _P, "Language", vocabulary=LANGUAGES | PROGRAMMING, strict=True, named=True, closes=True,
        ended="NO_LONGER_LEARNING"),
     _p("write writes writing wrote code codes coding program programming",
-       r"\b(?:write|writes|writing|code|codes|coding|program|programming)(?:\s+(?:mostly\s+|mainly\s+)?in)?\b",
+       r"\b(?:write|writes|writing|code|codes|coding|program|programming)(?:\s+(?:mostly\s+|mainly\s+)?in|\s+(?:a\s+lot\s+"
+       r"of|lots\s+of|mostly|mainly|some))?\b",
        "USES", "state", _P, "Product", vocabulary=PROGRAMMING, strict=True, closes=True, ended="NO_LONGER_USES"),
     _p("have has got earned did doing hold holds started finished completed",
        r"\b(?:have|has|got|earned|did|doing|hold|holds|started|finished|completed)\s+"
@@ -41,19 +49,38 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        "state", _P, _O, lower=True),
     _p("bought own owns purchased", rf"\b(?:bought|own|owns|purchased)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?{_HOME}"
        r"\s+in\b", "OWNS_PROPERTY_IN", "state", _P, _L, lower=True, closes=True, ended="NO_LONGER_OWNS"),
-    _p("have has got drive drives ride rides", rf"\b(?:have|has|got|drive|drives|ride|rides)(?=\s+an?\s+"
-       rf"(?!(?:{_NOT_OWNED})\b))", "OWNS", "state", vocabulary=BRANDS),
+    _p("have has got bought drive drives ride rides", rf"\b(?:have|has|got|bought|drive|drives|ride|rides)(?=\s+an?\s+"
+       rf"(?!(?:{_NOT_OWNED})\b))", "OWNS", "state", vocabulary=BRANDS | VEHICLES),
+    # "i drive down in my fiat panda"; not "sold my Tesla"
+    _p("my", r"(?<!sold\s)(?<!sell\s)(?<!selling\s)(?<!crashed\s)(?<!totalled\s)\bmy(?:\s+(?:new|old|trusty|little))?"
+       rf"(?=\s+(?:{'|'.join(sorted(MAKES))})\b)", "OWNS", "state", vocabulary=BRANDS, strict=True, speakers=True),
+    # "me and Arjun celebrated six years of marriage", "we celebrated our tenth wedding anniversary"
+    _p("celebrated celebrate", r"\bcelebrated\s+(?:our\s+)?(?:[\w-]+\s+years?\s+of\s+marriage|(?:[\w-]+\s+)?wedding\s+"
+       r"anniversary)\b", "MARRIED_TO", "state", _P, _P, pair=True),
     _p("have has diagnosed", r"\b(?:have|has|diagnosed\s+with)\b", "HAS_CONDITION", "state", _P, "Condition",
        vocabulary=CONDITIONS, strict=True, closes=True, ended="NO_LONGER_HAS_CONDITION"),
     _p("support supports", r"\b(?:supports?|root\s+for|roots\s+for)\b", "LIKES", "state"),
     _p("teach teaches teaching intern interning",
        r"\b(?:teach(?:es|ing)?(?:\s+[\w-]+){0,2}?|intern(?:s|ing)?)\s+at\b", "WORKS_AT", "state", _P, _O,
        closes=True, lower=True),
+    _p("help helps helping", r"\bhelp(?:s|ing)?\s+out\s+(?:at|with)\b", "VOLUNTEERS_AT", "state", _P, _O),
+    # "proposed to Aoife on christmas eve and she said yes!!"
+    _p("proposed", r"\bproposed\s+to\b(?=[^.!?]*\bsaid\s+yes\b)", "ENGAGED_TO", "state", _P, _P),
     _p("volunteer volunteers volunteering", r"\bvolunteer(?:s|ing)?\s+(?:at|for|with)\b", "VOLUNTEERS_AT", "state",
        _P, _O, closes=True, ended="NO_LONGER_VOLUNTEERS_AT"),
     _p("sold", r"\bsold\b", "NO_LONGER_OWNS", "event"),
     _p("run runs running opened started", r"\b(?:runs?|running|opened|started)(?=\s+(?:a|an|my|our)\s+"
        r"(?:[\w-]+\s+){0,2}?(?:called|named)\s)", "OWNS", "state", _P, _O),
+    # "i run a cafe in Leeds called X": the business, and where it is
+    _p("run runs running opened started", r"\b(?:runs?|running|opened|started)\s+(?:a|an|my|our)\s+(?:[\w-]+\s+){0,2}?"
+       r"in\s+(?P<place>(?-i:[A-ZÀ-ÖØ-Þ])[\w-]+(?:\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w-]+)?)\s+(?:called|named)\b", "OWNS",
+       "state", _P, _O),
+    # "I'm Ana, data engineer at Acme": a job in apposition to a name, with no article
+    _p(",", r",\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O,
+       appositive=True, title_words=JOBS),
+    # "we're a fintech in Pune", "we're a shipping saas out of Austin": where the speaker's employer is
+    _p("'re are", r"(?:(?<=\bwe)'re|(?<=\bwe\s)are)\s+(?:now\s+)?(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:based\s+)?"
+       r"(?:in|out\s+of)\s+" + _UP, "BASED_IN", "state", _O, _L, employer=True),
     _p("got accepted admitted", r"\b(?:got\s+into|got\s+(?:accepted|admitted)\s+(?:in)?to|(?:was|been)\s+"
        r"(?:accepted|admitted)\s+(?:in)?to)\b", "STUDIED_AT", "state", _P, _O),
     _p("dating", r"\b(?:dating|going\s+out\s+with)\b", "DATING", "state", _P, _P, pair=True, lower=True),
@@ -61,15 +88,18 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        "PARTNER_OF", "state", _P, _P, pair=True),
     _p("broke split", r"\b(?:broke|split)\s+up(?:\s+with)?\b", "NO_LONGER_DATING", "event", _P, _P, pair=True),
     _p("divorced", r"\b(?:got\s+)?divorced(?:\s+from)?\b", "NO_LONGER_MARRIED_TO", "event", _P, _P, pair=True),
+    _p("rent rents rented renting", rf"\brent(?:s|ed|ing)?(?:\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?{_HOME})?\s+in\b",
+       "LIVES_IN", "state", _P, _L, lower=True),
     _p("moved move moving", rf"\bmov(?:ed|e)\s+into\s+(?:a|an|our|my|the)\s+(?:new\s+|bigger\s+|smaller\s+)?{_HOME}"
        r"\s+in\b", "LIVES_IN", "state", _P, _L, lower=True),
     # where people come from
     _p(_COPULA_KEYS, COPULA + r"(?:originally\s+)?from\b", "COMES_FROM", "state", _P, _L, lower=True),
     _p("grew raised", r"\b(?:grew\s+up|(?:born\s+and\s+)?raised)\s+in\b", "GREW_UP_IN", "state", _P, _L, lower=True),
     # births: "had a baby, a little boy named Leo", "had twins!! Zara and Yusuf"
-    _p("had welcomed", r"\b(?:had|welcomed)\s+(?:a\s+)?(?:baby(?:\s+(?:boy|girl))?|son|daughter|twins|triplets|"
+    _p("had welcomed", r"\b(?:had|welcomed)\s+(?:a\s+|the\s+)?(?:baby(?:\s+(?:boy|girl))?|son|daughter|twins|triplets|"
        r"little\s+(?:boy|girl))(?:,?\s+(?:a\s+)?(?:little\s+|baby\s+|beautiful\s+|healthy\s+)?(?:boy|girl|son|daughter))?"
-       r"(?:\s+(?:named|called))?\b", "PARENT_OF", "state", _P, _P, pending=True),
+       r"(?:\s+(?:on|last|this)\s+[\w-]+)?(?:\s*,|\s+(?:named|called))?(?!\w)", "PARENT_OF", "state", _P, _P,
+       pending=True),
     # "Lina is a vet in Bristol", "it's a small startup in Toronto", "Colegio San Miguel is in Getafe"
     _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?:a|an)\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,3}?)\s+(?:based\s+)?in\s+"
        + _UP, "WORKS_IN", "state", _P, _L, org_relation="BASED_IN", title_words=JOBS),
@@ -78,17 +108,36 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("first second third fourth 1st 2nd 3rd 4th in", r"\b(?:(?:my\s+)?(?:first|second|third|fourth|1st|2nd|3rd|4th)"
        r"\s+(?:full\s+)?(?:day|week|month)|(?:two|three|four|five|six|a\s+few|a\s+couple\s+of|\d+)\s+(?:days|weeks|"
        r"months)\s+in)\s+(?:at|with)\b", "WORKS_AT", "state", _P, _O, speakers=True, lower=True),
-    _p(_COPULA_KEYS, r"(?:\b(?:am|is|are)|'(?:m|s|re))\s+(?:now\s+)?at\s+" + _UP, "WORKS_AT", "state", _P, _O,
+    _p(_COPULA_KEYS, r"(?:\b(?:am|is|are)|'(?:m|s|re))\s+(?:now\s+)?(?:(?:full|part)[\s-]time\s+)?at\s+"
+       + _UP, "WORKS_AT", "state", _P, _O,
        needs_now=True),
     _p("left leaves", r"\b(?:left|leaves)\b", "LEFT", "event", lower=True),
     # the speaker's stack
     _p("runs run running ran built written powered host hosted deploy deployed",
        rf"\b{_TECH}(?:\s+(?:everything|it|all|things|stuff))?\s+(?:on|with|in|by|atop)\b", "USES", "state", None,
        "Product", tech_subject=True, vocabulary=TECH),
-    _p("everything", r"\beverything(?:'s|\s+is|\s+runs)\s+(?:on|in)\b", "USES", "state", None, "Product",
+    _p("everything", r"\beverything(?:\s+(?:here|now))?(?:'s|\s+is|\s+runs)\s+(?:on|in)\b", "USES", "state", None,
+       "Product", speakers=True, vocabulary=TECH),
+    _p("everything", r"\beverything(?:\s+(?:here|now))?(?:'s|\s+is)\s+(?:(?:all|mostly|just)\s+)?(?!on\b|in\b)", "USES",
+       "state", None, "Product", speakers=True, vocabulary=TECH, strict=True),
+    # "i analyse everything in julia", "we do infra in Pulumi", "logs go to Loki", "deploy to ECS", "i'm on pyspark"
+    _p("analyse analyze analyses analyzes", r"\banaly[sz]es?\s+(?:everything|my\s+data|the\s+data|data|it\s+all)\s+"
+       r"(?:in|with)\b", "USES", "state", _P, "Product", vocabulary=PROGRAMMING, strict=True),
+    _p("do does", r"\bdo(?:es)?\s+(?:all\s+)?(?:(?:of\s+)?(?:our|the|my)\s+)?(?:infra|infrastructure|iac|ci|cd|deploys|"
+       r"deployments|monitoring|logging|orchestration|analytics|dashboards|builds|testing|tests|frontend|backend|auth|"
+       r"billing|payments|docs|documents|design|research|synthesis|analysis|accounts|books|bookkeeping|invoicing|"
+       r"invoices|taxes|payroll|scheduling|notes|planning)\s+(?:in|on|with|through|via)\b", "USES",
+       "state", _P, "Product", vocabulary=TECH),
+    _p("logs metrics traces alerts errors", r"\b(?:logs|metrics|traces|alerts|errors)\s+(?:all\s+)?(?:go|goes|"
+       r"get\s+sent|are\s+sent|are\s+shipped|end\s+up)\s+(?:to|in|into)\b", "USES", "state", None, "Product",
        speakers=True, vocabulary=TECH),
-    _p("backend frontend stack infra infrastructure database db api", r"\b(?:backend|frontend|stack|infra|"
-       r"infrastructure|database|db|api)(?:\s+(?:is|are)|'s)\s+(?:(?:all|mostly|entirely|just|still)\s+)?(?:in\s+|on\s+)?",
+    _p("deploy deploys deployed deploying", r"\bdeploy(?:s|ed|ing)?\s+(?:everything\s+|it\s+|all\s+)?(?:to|onto)\b",
+       "USES", "state", None, "Product", tech_subject=True, vocabulary=TECH),
+    _p(_COPULA_KEYS, r"(?:\b(?:am|are)|'(?:m|re))\s+(?:now\s+|all\s+)?on\s+", "USES", "state", _P, "Product",
+       vocabulary=TECH, strict=True),
+    _p("backend frontend stack infra infrastructure database db api ci cd hosting monitoring logging orchestration",
+       r"\b(?:backend|frontend|stack|infra|infrastructure|database|db|api|ci|cd|hosting|monitoring|logging|"
+       r"orchestration)(?:\s+(?:is|are)|'s)\s+(?:(?:all|mostly|entirely|just|still)\s+)?(?:in\s+|on\s+)?",
        "USES", "state", None, "Product", speakers=True, vocabulary=TECH, joiners=frozenset({"on", "with"})),
     _p("switched migrated", r"\b(?:switched|migrated)(?:\s+(?:over|everything|it|all))?"
        r"\s+from\s+(?P<from>[^,.;!?]+?)\s+(?:to|over\s+to)\b", "USES", "state", None, "Product",
@@ -96,8 +145,36 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("moved migrated switched ported", r"\b(?:moved|migrated|switched|ported)\s+(?:the|our|my|all|everything)\b"
        r"[^,.;!?]{0,30}?\s+from\s+(?P<from>[^,.;!?]+?)\s+(?:to|over\s+to)\b", "USES", "state", None, "Product",
        ended="NO_LONGER_USES", vocabulary=TECH),
+    # "i moved from Airtable to Notion": tools, not homes (longer than the move's match, so tried first)
+    _p("moved", r"\bmoved(?:\s+(?:over|everything|it|all))?\s+from\s+(?P<from>[^,.;!?]+?)\s+to\s+", "USES", "state",
+       None, "Product", ended="NO_LONGER_USES", vocabulary=TECH, strict=True),
+    _p("switched migrated", r"\b(?:switched|migrated)\s+(?:our|the|my)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:over\s+)?to\b",
+       "USES", "state", None, "Product", vocabulary=TECH),
+    # "i work in python mostly", "our pipelines are in Airflow", "our data lives in Snowflake"
+    _p("work works working", r"\bwork(?:s|ing)?\s+(?:mostly\s+|mainly\s+|primarily\s+)?in\b", "USES", "state", _P,
+       "Product", vocabulary=PROGRAMMING, strict=True),
+    _p("mostly mainly primarily", r"\b(?:mostly|mainly|primarily)\s+in\b", "USES", "state", _P, "Product",
+       vocabulary=TECH, strict=True, speakers=True),
+    _p("pipelines services jobs apps models dashboards workloads", r"\b(?:pipelines|services|jobs|apps|models|"
+       r"dashboards|workloads)\s+(?:are|run)\s+(?:(?:all|mostly|entirely|still)\s+)?(?:in|on)\b", "USES", "state",
+       None, "Product", speakers=True, vocabulary=TECH),
+    _p("lives live sits stored", r"\b(?:data|analytics|docs|documents|code|files)\s+(?:lives?|sits?|is\s+stored|"
+       r"are\s+stored)\s+in\b", "USES", "state", None, "Product", speakers=True, vocabulary=TECH),
+    # a workplace in passing: "at work (Paytrail) ...", "my team at Stripe", "i've been at Monzo for two years"
+    _p("work", r"\bat\s+work\s*\(\s*" + _UP, "WORKS_AT", "state", _P, _O, speakers=True),
+    _p("my", r"\bmy\s+(?:team|office|job|colleagues|coworkers)\s+at\b", "WORKS_AT", "state", _P, _O, speakers=True),
+    _p("'ve have 's has", r"(?:'ve|\bhave|'s|\bhas)\s+been\s+(?:working\s+)?at\s+(?=(?-i:[A-Z])[^,.;!?]*?\s(?:for\s+"
+       r"(?:[\w-]+\s+)?(?:years?|months?)|since)\b)", "WORKS_AT", "state", _P, _O),
     _p("switched migrated", r"\b(?:switched|migrated)\s+(?:over\s+)?to\b", "USES", "state", None, "Product",
        vocabulary=TECH),
+    _p("moved migrated switched", r"\b(?:moved|migrated|switched)(?:\s+(?:everything|it|all))?\s+(?:off|away\s+from)\s+"
+       r"(?P<from>[^,.;!?]+?)\s+(?:onto|to|over\s+to)\b", "USES", "state", None, "Product", ended="NO_LONGER_USES",
+       vocabulary=TECH),
+    _p("dropped ditched replaced swapped",
+       r"\b(?:dropped|ditched|replaced|swapped)\s+(?P<from>[^,.;!?]+?)\s+(?:for|with)\b", "USES", "state", None,
+       "Product", ended="NO_LONGER_USES", vocabulary=TECH),
+    _p("more", r"\bno\s+more\b", "NO_LONGER_USES", "event", None, "Product", vocabulary=TECH, strict=True,
+       speakers=True),  # "no more bigquery for me"
     _p("ditched dropped abandoned", r"\b(?:ditched|dropped|abandoned|got\s+rid\s+of)\b", "NO_LONGER_USES", "event",
        None, "Product"),
     # "I'm not at Acme anymore", "she's no longer with Initech"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .lowercase import institution, lower_name
 from .names import Run, Token
+from .vocab import LANGUAGE_QUALIFIERS, MAKES, TECH
 
 __all__ = ["Found", "Gap", "Obj", "Want", "read_gap", "read_objects", "stated"]
 
@@ -41,7 +42,7 @@ _DETERMINERS = frozenset("the a an my his her their our its your".split())
 _FOLLOW_OK = frozenset(
     """
     . , ; : ! ? ) - and or but so then as at in on for with since until till from to by during after before about
-    of now still too again ago every each this last next today yesterday tomorrow tonight recently together
+    of now still too again ago every each this last next today yesterday tomorrow tonight recently together onto
     nowadays anymore these those there here which who where when while because full-time part-time project team
     a an the one two three four five six seven eight nine ten eleven twelve several few couple some many almost
     over nearly around just early late mid earlier later soon right last since all
@@ -61,6 +62,8 @@ _STOPISH = (
     | HEDGE
     | frozenset("me you him her us them it this that what something everything nothing anything one".split())
 )
+
+_AFTER_LANGUAGE = frozenset("and or so but too now fluently well natively at with".split())  # "I speak Twi and"
 
 
 @dataclass(slots=True)
@@ -130,6 +133,7 @@ class Want:
     vocabulary: frozenset[str] = frozenset()  # lower-case words that are names here ("spanish")
     strict: bool = False  # only words of the vocabulary
     joiners: frozenset[str] = frozenset()  # besides "and", "or" and commas
+    named: bool = False  # with ``strict``: one capitalised word too ("I speak Twi and Ga")
 
 
 def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, want: Want) -> Obj | None:
@@ -151,7 +155,9 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
             i += 1
         if i < n and tokens[i].lower in ("called", "named"):
             i += 1
-        elif i > start + 1 and i + 1 < n and tokens[i].lower == "," and (named := runs_at.get(i + 1)):
+        elif (
+            not want.strict and i > start + 1 and i + 1 < n and tokens[i].lower == "," and (named := runs_at.get(i + 1))
+        ):
             # "my old boss, Daniel Brooks": the name in apposition, when nothing else follows it
             if named.last + 1 < n and tokens[named.last + 1].lower not in _CLOSE:
                 return None
@@ -162,9 +168,26 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
     if want.strict:
         if i >= n:
             return None
+        if i + 1 < n and tokens[i].lower in LANGUAGE_QUALIFIERS and tokens[i + 1].lower in want.vocabulary:
+            return Obj(f"{_cased(tokens[i].text)} {_cased(tokens[i + 1].text)}", None, i + 1)  # "swiss german"
         if run is not None:
-            return Obj(run.name, None, run.last) if run.name.lower() in want.vocabulary else None
+            maker = run.name.split()[0].lower() in MAKES and want.vocabulary >= MAKES  # "my Honda Civic"
+            known = (
+                run.name.lower() in want.vocabulary
+                or maker
+                or (
+                    want.named
+                    and run.first == run.last == i
+                    and run.name.lower() not in TECH  # "fluent in Excel": no language
+                    and (i + 1 >= n or not tokens[i + 1].text.isalpha() or tokens[i + 1].lower in _AFTER_LANGUAGE)
+                )
+            )
+            return Obj(run.name, None, run.last) if known else None
+        if tokens[i].lower in MAKES and want.vocabulary >= MAKES and (model := _model(tokens, i)):
+            return model
         return Obj(_cased(tokens[i].text), None, i) if tokens[i].lower in want.vocabulary else None
+    if run is None and i < n and tokens[i].lower in MAKES and want.vocabulary >= MAKES and (model := _model(tokens, i)):
+        return model
     if run is None and i < n and tokens[i].lower in want.vocabulary and tokens[i].text.isalpha():
         return Obj(_cased(tokens[i].text), None, i)  # "we use kafka", "i have a tesla", "an iPhone"
     if run is None and i == start and want.lower:
@@ -195,6 +218,16 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
         elif follower not in _FOLLOW_OK and not follower.endswith("ly") and follower.isalpha():
             return None  # "the Berlin office": the name only qualifies the real object
     return Obj(run.name, label, last)
+
+
+def _model(tokens: list[Token], i: int) -> Obj | None:
+    """ "my fiat panda": a maker and the model after it, when the model ends the phrase."""
+    if i + 1 >= len(tokens) or tokens[i + 1].lower in _STOPISH or not tokens[i + 1].text.isalpha():
+        return None
+    word = tokens[i + 1].lower
+    if word.endswith(("ed", "ing")) or (i + 2 < len(tokens) and tokens[i + 2].lower not in _CLOSE | {"?"}):
+        return None
+    return Obj(f"{_cased(tokens[i].text)} {_cased(tokens[i + 1].text)}", None, i + 1)
 
 
 def _cased(word: str) -> str:
@@ -235,7 +268,11 @@ def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int
         if k == found[-1].last + 1:
             return found
         nxt = _object_at(
-            text, tokens, runs_at, k, Want(want.loose and found[-1].loose, False, want.vocabulary, want.strict)
+            text,
+            tokens,
+            runs_at,
+            k,
+            Want(want.loose and found[-1].loose, False, want.vocabulary, want.strict, named=want.named),
         )
         if nxt is None or nxt.unit:
             return found

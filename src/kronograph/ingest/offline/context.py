@@ -27,6 +27,8 @@ class Context:
     addressee: str | None = None  # whom "you" means: the assistant, in a user's message
     # a tie whose names come next ("we adopted a dog! her name's Biscuit"): its subjects, relation and dates
     pending: tuple[list[Subject], str, dict[str, TimeMention]] | None = None
+    # what an earlier sentence asked to do without ("ideas without shellfish?"): what a bare "i'm allergic" is to
+    avoided: str | None = None
 
     def mention(self, name: str, label: str | None) -> None:
         key = name.casefold()

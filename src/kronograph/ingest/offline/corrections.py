@@ -1,4 +1,4 @@
-"""Corrections made in passing: "Karim lives in Leicester, sorry, Coventry",
+"""Corrections made in passing: "Karim lives in Leicester, sorry, Coventry", "in Turin, no wait, Genoa",
 "we live in Alcalá. Actually, Alcobendas, not Alcalá".
 
 A name right after a correcting word (sorry, I mean, actually, rather) takes
@@ -16,8 +16,8 @@ from .names import Run, Token
 
 __all__ = ["correct"]
 
-_CUES = frozenset({"sorry", "actually", "rather", "correction", "oops"})
-_GLUE = frozenset({",", ":", "-", "—", "–", "i", "mean", "meant", "it", "'s", "is", "wait"})
+_CUES = frozenset({"sorry", "actually", "rather", "correction", "oops", "wait"})
+_GLUE = frozenset({",", ":", "-", "—", "–", "i", "mean", "meant", "it", "'s", "is", "wait", "no"})
 
 
 def correct(tokens: list[Token], runs: list[Run], ctx: Context, stated: bool) -> int:

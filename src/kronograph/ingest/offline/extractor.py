@@ -26,6 +26,8 @@ __all__ = ["OfflineExtractor"]
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'’.\-]*(?:\s+[A-Za-z][\w'’.\-]*){0,3})\s*:\s+(.*)$")
 _NOT_SPEAKERS = frozenset("note update re fyi ps edit subject summary warning todo question answer".split())
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?:\s+|$)|\n+")
+# "dinner ideas without shellfish?", "recipes with no tree nuts": what the next "i'm allergic" is to
+_WITHOUT = re.compile(r"\b(?:without|with\s+no|free\s+of)\s+([a-z]+(?:\s+[a-z]+)?)\s*[?.!,]")
 _ABBREVIATIONS = frozenset("dr mr mrs ms st prof mt jr sr vs etc".split())
 _STRONG_HEDGES = frozenset(
     """
@@ -99,6 +101,8 @@ class OfflineExtractor:
                 said = " ".join(t.text for t in tokens[run.first : run.last + 1])
                 if said.casefold() != ctx.speaker.casefold():  # "hi, i'm sam": the name they go by, kept as theirs
                     ctx.mention(" ".join(w[:1].upper() + w[1:] for w in said.split()), "Person")
+        if (avoided := _WITHOUT.search(text)) is not None:
+            ctx.avoided = avoided.group(1)
         if (why := _skip_reason(tokens)) is not None:
             ctx.skipped[why] = ctx.skipped.get(why, 0) + 1
             ctx.unread.append(sentence_note(text, why))

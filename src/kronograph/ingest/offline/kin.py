@@ -30,15 +30,40 @@ KIN: dict[str, tuple[str, bool, str | None]] = {
     **dict.fromkeys(("girlfriend", "boyfriend", "gf", "bf"), ("DATING", True, _P)),
     "partner": ("PARTNER_OF", True, _P),
     **dict.fromkeys(("sister", "brother", "sibling", "sis", "bro"), ("SIBLING_OF", True, _P)),
-    **dict.fromkeys(("son", "daughter", "kid", "child", "baby", "stepson", "stepdaughter"), ("PARENT_OF", True, _P)),
-    **dict.fromkeys(("mother", "mom", "mum", "father", "dad", "parent"), ("PARENT_OF", False, _P)),
+    **dict.fromkeys(
+        ("son", "daughter", "kid", "child", "baby", "stepson", "stepdaughter", "stepchild"), ("PARENT_OF", True, _P)
+    ),
+    **dict.fromkeys(
+        (
+            "mother",
+            "mom",
+            "mum",
+            "father",
+            "dad",
+            "parent",
+            "stepdad",
+            "stepmom",
+            "stepmum",
+            "stepfather",
+            "stepmother",
+        ),
+        ("PARENT_OF", False, _P),
+    ),
+    **dict.fromkeys(("stepbrother", "stepsister", "half-brother", "half-sister"), ("SIBLING_OF", True, _P)),
+    **dict.fromkeys(
+        ("brother-in-law", "sister-in-law", "mother-in-law", "father-in-law", "son-in-law", "daughter-in-law"),
+        ("RELATIVE_OF", True, _P),
+    ),
     **dict.fromkeys(
         ("cousin", "aunt", "uncle", "niece", "nephew", "grandma", "grandpa", "grandmother", "grandfather"),
         ("RELATIVE_OF", True, _P),
     ),
     **dict.fromkeys(("grandson", "granddaughter", "grandchild", "grandkid", "grandbaby"), ("GRANDPARENT_OF", True, _P)),
     **dict.fromkeys(("boss", "manager", "supervisor"), ("REPORTS_TO", True, _P)),
-    **dict.fromkeys(("colleague", "coworker", "co-worker", "teammate"), ("COLLEAGUE_OF", True, _P)),
+    **dict.fromkeys(
+        ("colleague", "coworker", "co-worker", "teammate", "labmate", "employee", "chef", "deputy"),
+        ("COLLEAGUE_OF", True, _P),
+    ),
     **dict.fromkeys(("friend", "mate", "buddy", "pal", "bestie", "bff"), ("FRIENDS_WITH", True, _P)),
     **dict.fromkeys(("roommate", "flatmate", "housemate"), ("ROOMMATE_OF", True, _P)),
     **dict.fromkeys(("neighbor", "neighbour"), ("NEIGHBOR_OF", True, _P)),
@@ -53,12 +78,13 @@ KIN: dict[str, tuple[str, bool, str | None]] = {
 }
 _ADJECTIVES = frozenset(
     "best close good dear older younger little big baby twin new eldest oldest youngest lovely amazing "
-    "step half long-time longtime".split()
+    "step half long-time longtime college school uni university work childhood head sous direct".split()
 )
 _FORMER = frozenset("ex former late old previous dead future would-be estranged then".split())
 _MINE = frozenset({"my", "our"})
 _GET = frozenset("have has 've got adopted rescued bought".split())
 _BORN = frozenset({"born", "arrived"})
+_NEWBORN = frozenset("son daughter baby boy girl twins".split())
 _HOW_MANY = frozenset("a an two three four five".split())
 _SOFT = frozenset("just finally recently also both officially".split())
 _AT_WORK = frozenset({"REPORTS_TO", "COLLEAGUE_OF", "COFOUNDER_WITH"})
@@ -70,7 +96,7 @@ _NOT_NAMES = (
     | frozenset(
         "i me my we us our you your he him his she her they them their it its the a an this that and or but so to "
         "of in on at for with from by about as is am are was were be been has have had lives works moved lived "
-        "worked got just says said thinks told".split()
+        "worked got just says said thinks told tongue language".split()
     )
 )
 _AFTER_NAME = frozenset(". , ; ! ? ) and is was has had lives works moved just got also who and".split()) | frozenset(
@@ -109,8 +135,10 @@ def read_kin(
         if owner is None or named is None or (tie[0] != "FRIENDS_WITH" and _former(tokens, start, k)):
             continue
         relation, owner_first, label = tie
+        owners = [owner] + _co_parent(tokens, start, k, runs_end, relation, ctx)
         for one in _and_more(tokens, named, runs_at):
-            made += _state(ctx, text, tokens, times, (owner, relation, one.name, owner_first, label), one.last)
+            for who in owners:
+                made += _state(ctx, text, tokens, times, (who, relation, one.name, owner_first, label), one.last)
             if place is not None:  # "Jonas, my cofounder at Quillstack": both work there
                 for who in (owner, one.name):
                     org = (place.name, "Organization")
@@ -132,12 +160,24 @@ def _we_two(tokens: list[Token], runs_at: dict[int, Run]) -> list[Run]:
     return found
 
 
+def _co_parent(
+    tokens: list[Token], start: int, k: int, runs_end: dict[int, Run], relation: str, ctx: Context
+) -> list[str]:
+    """ "Efua and I have a son, Kofi", "Tom and I ... our daughter": the speaker's child is the other one's too."""
+    if relation != "PARENT_OF" or not ctx.speaker or tokens[start].lower == "my":
+        return []
+    for j in range(2, k):
+        if tokens[j].lower == "i" and tokens[j - 1].lower == "and" and (run := runs_end.get(j - 2)) is not None:
+            return [run.name] if run.name != ctx.speaker else []
+    return []
+
+
 def _tie(word: str) -> tuple[str, bool, str | None] | None:
     """The tie a noun names, plurals too ("cats", "kids", "children")."""
     if word in KIN:
         return KIN[word]
-    if word == "children":
-        return KIN["child"]
+    if word in ("children", "grandchildren", "stepchildren"):
+        return KIN.get(word[:-3])
     return KIN.get(word[:-1]) if word.endswith("s") and len(word) > 3 else None
 
 
@@ -245,10 +285,12 @@ def _named_after(tokens: list[Token], k: int, runs_at: dict[int, Run]) -> Run | 
 def _named_before(tokens: list[Token], start: int, k: int, runs_end: dict[int, Run]) -> Run | None:
     """ "Maya, my girlfriend," and "Tom is my best friend": the name before the possessive, when nothing follows
     the noun."""
-    if k + 1 < len(tokens) and tokens[k + 1].lower not in _CLOSE:
+    if k + 1 < len(tokens) and tokens[k + 1].lower not in _CLOSE | {"now"}:
         return None
     if start < 2 or tokens[start - 1].lower not in (",", "is", "'s", "("):
         return None
+    if start >= 4 and tokens[start - 2].lower in ("she", "he") and tokens[start - 3].lower == ",":
+        return runs_end.get(start - 4)  # "promoted Ama, she's my head chef now"
     return runs_end.get(start - 2)
 
 
@@ -270,7 +312,10 @@ def _got_one(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context)
     for c in range(k + 1, n - 2):  # "got a puppy last month, his name is Otto"
         if tokens[c].lower == "name" and tokens[c + 1].lower in ("is", "'s") and (run := runs_at.get(c + 2)):
             return ctx.speaker, run
-    for c in range(k + 1, n - 1):  # "adopted a dog in april, Pepper."
+    for c in range(k + 1, n - 1):  # "adopted a dog in april, Pepper.", "got a puppy, a collie called Bran"
+        if tokens[c].lower == "," and c + 4 < n and tokens[c + 1].lower in ("a", "an"):
+            if tokens[c + 3].lower in ("named", "called") and (run := runs_at.get(c + 4)) is not None:
+                return ctx.speaker, run
         if tokens[c].lower == "," and (run := runs_at.get(c + 1)) is not None:
             if run.last + 1 >= n or tokens[run.last + 1].lower in _CLOSE:
                 return ctx.speaker, run
@@ -292,6 +337,8 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
     at = 0
     if len(words) > 3 and words[0] in ("her", "his", "its", "their") and words[1] in ("name", "names"):
         at = 3 if words[2] in ("'s", "is", "are") else 0
+    elif len(words) > 2 and words[0] in _MINE | {"her", "his", "their"} and words[1] in _NEWBORN:
+        at = 2  # "Efua had the baby!! our son Kofi, born sunday"
     by_first = {r.first: r for r in runs}
     names: list[Run] = []
     while (run := by_first.get(at)) is not None:
@@ -300,6 +347,8 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
         if at < len(tokens) and tokens[at].lower in (",", "and", "&"):
             at += 1
     rest = tokens[at:]
+    if words[1] in _NEWBORN and rest and rest[0].lower in _BORN and tokens[at - 1].lower == ",":
+        rest = []  # "our son Kofi, born sunday morning": still about the birth
     if names and words[0] not in ("her", "his", "its", "their") and len(names) == 1 and _not_a_name(names[0]):
         return 0  # "We had a baby! Finally."
     if not names or (words[0] not in ("her", "his", "its", "their") and any(t.text.isalnum() for t in rest)):

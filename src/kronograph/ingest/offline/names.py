@@ -109,7 +109,10 @@ def tokenize(text: str) -> list[Token]:
 
 
 def _capitalised(token: Token) -> bool:
-    return token.text[0].isupper() and token.lower not in _STOP
+    text = token.text
+    if len(text) > 3 and text[0].islower() and text[1].isupper() and text[2:].isalpha() and text[2:].islower():
+        return True  # "iManage", "eBay": a brand's own capitals
+    return text[0].isupper() and token.lower not in _STOP
 
 
 def find_runs(text: str, tokens: list[Token]) -> list[Run]:
@@ -155,6 +158,8 @@ def find_runs(text: str, tokens: list[Token]) -> list[Run]:
                 j += 2
                 while j + 1 < n and _capitalised(tokens[j + 1]) and tokens[j + 1].start == tokens[j].end + 1:
                     j += 1
+            elif tokens[first].lower in ("st", "saint"):
+                j += 1  # "at St Mary's in Leeds": a saint's name is the place's own
             else:
                 break
         name = text[tokens[first].start : tokens[j].end]

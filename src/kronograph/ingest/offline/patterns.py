@@ -64,6 +64,8 @@ class Pattern:
     org_only: bool = False  # "Colegio San Miguel is in Getafe": only an organisation's place
     pending: bool = False  # "we had twins!! Zara and Yusuf": the names may come in the next sentence
     title_words: frozenset[str] = frozenset()  # what a title must end with ("a vet in", not "a believer in")
+    named: bool = False  # with ``strict``: one capitalised word is an object too ("I speak Twi")
+    employer: bool = False  # "we're a fintech in Pune": said of the speaker's employer, named in the same message
 
 
 _COPULA_KEYS = "is am are was were been became becomes remains 's 'm 're"
@@ -125,10 +127,11 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("employed", r"\bemployed\s+(?:at|by)\b", "WORKS_AT", "state", _P, _O, closes=True, lower=True),
     _p("start starts started starting",
        r"\b(?:start(?:s|ed|ing)?)\s+(?:working\s+|(?:a|my|his|her|their|our)\s+(?:new\s+|first\s+)?"
-       r"(?:job|role|position)\s+)?(?:at|for)\b", "WORKS_AT", "state", _P, _O, lower=True),
+       r"(?:job|role|position|postdoc|phd|internship|residency|apprenticeship|fellowship|placement|traineeship)\s+)?"
+       r"(?:at|for)\b", "WORKS_AT", "state", _P, _O, lower=True),
     _p("join joins joined joining rejoined rejoins", r"\b(?:re)?(?:joined|joins|joining|join)\b", "WORKS_AT", "state",
        None, _O),
-    _p("got", r"\bgot\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\b", "WORKS_AT", "state",
+    _p("got", r"\bgot\s+(?:a\s+|an\s+)?(?:new\s+)?(?:job|position|role|postdoc)\s+(?:at|with)\b", "WORKS_AT", "state",
        _P, _O, lower=True),
     _p("hired", r"\bhired\s+(?:by|at)\b", "WORKS_AT", "state", _P, _O),
     _p("worked", r"\bworked\s+(?:at|for)\b", "WORKS_AT", "past", _P, _O, closes=True),

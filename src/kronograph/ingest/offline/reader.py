@@ -56,6 +56,10 @@ _NOT_HEADLESS = frozenset("the a an my our his her their your this that these th
 # what someone else says is hearsay: "my friend says Tom quit", "Ana told me she moved"
 _REPORTING = frozenset("says said told tells claims claimed mentioned reckons thinks thought heard hears".split())
 _FIRST_PERSON = frozenset({"i", "we"})
+_ORG_KINDS = frozenset(
+    "firm company startup agency business bank charity nonprofit school university college hospital clinic practice "
+    "restaurant shop store brewery bakery cafe studio lab fintech saas consultancy".split()
+)
 # "our backend runs on X": the speaker's own system
 _TECH_NOUNS = frozenset(
     """
@@ -83,6 +87,7 @@ class SentenceReader:
         self.index = {t.start: i for i, t in enumerate(tokens)}
         self.consumed = -1  # tokens up to here belong to an earlier clause's object
         self.previous: list[Subject] = []
+        self.jobs: set[str] = set()  # the employers the speaker named earlier in this sentence
         self.candidates = 0
         self.head_from = 0  # where the dates that head the sentence may start: after any ", she ..." before it
 
@@ -106,6 +111,8 @@ class SentenceReader:
             if built is not None:
                 subjects, objects, clause_start, flags = built
                 pending.append((subjects, pattern, m, objects, clause_start, flags))
+                if pattern.relation == "WORKS_AT" and [s.name for s in subjects] == [self.ctx.speaker]:
+                    self.jobs |= {name for name, _, own in objects if not own}
                 used_until = m.end()
         made = 0
         breaks = self._new_clauses()
@@ -127,9 +134,10 @@ class SentenceReader:
                 return None  # "a big believer in Agile": no job
         verb_at = self.index[m.start()]
         if pattern.appositive:
-            if not m.group("det") and m.group("title").split()[-1].lower() not in PERSON_TITLES:
+            last = m.group("title").split()[-1].lower()
+            if not (pattern.title_words or m.group("det")) and last not in PERSON_TITLES:
                 return None  # ", cofounder of X" needs no article; ", part of X" is no title
-            return self._appositive(m, verb_at)
+            return self._appositive(m, verb_at, bool(pattern.relation))
         if pattern.speakers:
             return self._speakers(pattern, m)
         gap = read_gap(self.tokens, verb_at)
@@ -152,16 +160,27 @@ class SentenceReader:
             subjects, clause_start = list(self.previous), self.tokens[verb_at - 1].end  # "..., switched to X"
         if pattern.org_only and any(self.ctx.label(s.name) != "Organization" for s in subjects):
             return None  # "Tom is in Paris": a visit, maybe; "Acme is in Paris": where it is
+        if pattern.employer:
+            subjects = self._employer(subjects)
         if not subjects:
             return None
         if all(s.name == self.ctx.speaker for s in subjects):
             self.previous = subjects  # "i'm from the US but live in Berlin": the clause's subject, if not its object
         end_at = self.index.get(m.end() + 1, self.index.get(m.end()))
-        want = Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners)
+        want = _want(pattern)
         objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at else []
         objs = stated(objects, pattern.relation)
-        if pattern.needs_now and any((name_label(o[0]) or self.ctx.label(o[0])) != "Organization" for o in objs):
+        employed = "time" in m.group(0).lower()  # "she's full time at Jollof House now": a job, whatever the name
+        if (
+            pattern.needs_now
+            and not employed
+            and any((name_label(o[0]) or self.ctx.label(o[0])) != "Organization" for o in objs)
+        ):
             return None  # "I'm at Heathrow now": a place one is at; "I'm at Helix Labs now": an employer
+        if not objs and not objects and pattern.relation == "ALLERGIC_TO" and self.ctx.avoided:
+            after = self.index[m.start()] + 1
+            if after >= len(self.tokens) or self.tokens[after].lower in _CLOSE | {"and"}:
+                objs = [(self.ctx.avoided, None, "")]  # "... without shellfish? i'm allergic"
         if not objs and pattern.pending and not objects:
             self.ctx.pending = (subjects, pattern.relation, clause_dates(self.times, (0, len(self.text), 0)))
             return None
@@ -170,12 +189,15 @@ class SentenceReader:
                 return None
             first, second = subjects if subjects[1].name != self.ctx.speaker else subjects[::-1]
             objs, subjects = [(second.name, "Person", "")], [first]  # "Maya and I got engaged": the speaker's
-        else:
+        elif objects:
             self.consumed = max(self.consumed, objects[-1].last)
         self.previous = subjects
         if pattern.relation:  # label now, so that a pronoun later in the sentence can find them
             self._label(subjects, objs, pattern)
         self._located(objects)
+        self._placed(m, objs)
+        if pattern.relation == "WORKS_AT" and objects:
+            self._remote(subjects, objects[-1].last)
         flags = (1 if closing else 0) | (4 if gap.perfect else 0)
         return subjects, objs, clause_start, flags
 
@@ -186,8 +208,10 @@ class SentenceReader:
         if at > 0 and self.tokens[at - 1].lower in _SOMEONE_ELSES:
             return None
         end_at = self.index.get(m.end() + 1, self.index.get(m.end()))
-        want = Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners)
-        objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at else []
+        if "obj" in m.re.groupindex:  # "mandarin's my first language": the object leads
+            end_at = self.index.get(m.start("obj"))
+        want = _want(pattern)
+        objects = read_objects(self.text, self.tokens, self.runs_at, end_at, want) if end_at is not None else []
         objs = stated(objects, pattern.relation)
         if not objs or not self.ctx.speaker:
             return None
@@ -205,7 +229,9 @@ class SentenceReader:
             default = pattern.object_label if not own else None
             self.ctx.mention(name, name_label(name) or label or self.ctx.label(name) or default)
 
-    def _appositive(self, m: re.Match[str], comma_at: int) -> tuple[list[Subject], list[Found], int, int] | None:
+    def _appositive(
+        self, m: re.Match[str], comma_at: int, job: bool = False
+    ) -> tuple[list[Subject], list[Found], int, int] | None:
         """ ", the CEO of Acme," after a name: a title of that name, closed by a comma or the sentence's end."""
         apposed = self._apposed(comma_at)
         end_at = self.index.get(m.end())
@@ -213,7 +239,13 @@ class SentenceReader:
         if apposed is None or not objects or objects[-1].unit:
             return None
         after = objects[-1].last + 1
-        if after < len(self.tokens) and self.tokens[after].lower not in _CLOSE:
+        if (
+            after < len(self.tokens)
+            and self.tokens[after].lower not in _CLOSE
+            and not (
+                job and self.tokens[after].lower == "in"  # ", PhD student at ETH Zurich in biology"
+            )
+        ):
             return None
         return apposed[0], [(o.name, o.label, "") for o in objects], apposed[1], 0
 
@@ -287,7 +319,7 @@ class SentenceReader:
         """ "a GP at Riverside Medical Centre in Manchester": where the organisation is."""
         for o in objects:
             org = o.org or o
-            after = org.last + 1
+            after = self._apposed_kind(org.last + 1)
             if org.unit or after + 1 >= len(self.tokens) or self.tokens[after].lower != "in":
                 continue
             place = self.runs_at.get(after + 1)
@@ -298,6 +330,47 @@ class SentenceReader:
                 continue
             self.ctx.mention(place.name, "Location")
             self.ctx.add_fact(Subject(org.name, 0.8), "LOCATED_IN", (place.name, "Location"), (None, None), self.text)
+
+    def _remote(self, subjects: list[Subject], last: int) -> None:
+        """ "i work remotely for Acme from Osaka": where one lives, who works from there."""
+        tokens = self.tokens
+        if last + 2 >= len(tokens) or tokens[last + 1].lower != "from" or (place := self.runs_at.get(last + 2)) is None:
+            return
+        if not any(t.lower in ("remote", "remotely") for t in tokens) or name_label(place.name) == "Organization":
+            return
+        if place.last + 1 < len(tokens) and tokens[place.last + 1].lower not in _CLOSE | {"and", "now"}:
+            return
+        self.ctx.mention(place.name, "Location")
+        for subject in subjects:
+            self.ctx.add_fact(subject, "LIVES_IN", (place.name, "Location"), (None, None), self.text)
+
+    def _employer(self, subjects: list[Subject]) -> list[Subject]:
+        """ "I'm at Acme ... we're a fintech in Pune": the one employer the speaker named in this message."""
+        speaker = self.ctx.speaker
+        if not speaker or [s.name for s in subjects] != [speaker]:
+            return []
+        found = {f.object for f in self.ctx.facts.values() if f.subject == speaker and f.relation == "WORKS_AT"}
+        found |= self.jobs
+        return [Subject(found.pop(), 0.8)] if len(found) == 1 else []
+
+    def _placed(self, m: re.Match[str], objects: list[Found]) -> None:
+        """ "a restaurant in Peckham called X": where X is."""
+        if "place" not in m.re.groupindex or m.group("place") is None:
+            return
+        place = m.group("place")
+        for name, _, _ in objects:
+            self.ctx.mention(place, "Location")
+            self.ctx.add_fact(Subject(name, 0.8), "BASED_IN", (place, "Location"), (None, None), self.text)
+
+    def _apposed_kind(self, after: int) -> int:
+        """ "Bellini & Ferri, a law firm in Milan": past the kind of organisation set after its name, to its "in"."""
+        tokens = self.tokens
+        if after + 2 >= len(tokens) or tokens[after].lower != "," or tokens[after + 1].lower not in ("a", "an"):
+            return after
+        for k in range(after + 2, min(len(tokens) - 1, after + 6)):
+            if tokens[k].lower == "in" and tokens[k - 1].lower in _ORG_KINDS:
+                return k
+        return after
 
     def _one_subject(self, k: int) -> tuple[Subject | None, int]:
         token = self.tokens[k]
@@ -385,7 +458,7 @@ class SentenceReader:
                     made += self.ctx.add_fact(
                         subject, rel, (name, name_label(name) or label), (valid, invalid), self.text, past
                     )
-            for name, label in self._left_behind(m, pattern):
+            for name, label in self._left_behind(m, pattern) + self._instead(m, pattern):
                 made += self.ctx.add_fact(subject, pattern.ended, (name, label), (valid, None), self.text)
         return made
 
@@ -401,6 +474,20 @@ class SentenceReader:
             return []  # "from X and some other words to Y": only a name between "from" and "to"
         return [(o.name, o.label or self.ctx.label(o.name) or pattern.object_label) for o in found]
 
+    def _instead(self, m: re.Match[str], pattern: Pattern) -> list[tuple[str, str | None]]:
+        """ "learning french now instead of german": what the new state replaces, which it ends."""
+        if not pattern.closes or pattern.ended == pattern.relation or pattern.kind != "state":
+            return []
+        at = self.index.get(m.end() + 1, self.index.get(m.end()))
+        tokens = self.tokens
+        for k in range(at or len(tokens), min(len(tokens) - 2, (at or 0) + 8)):
+            if tokens[k].lower == "instead" and tokens[k + 1].lower == "of":
+                found = read_objects(self.text, tokens, self.runs_at, k + 2, _want(pattern))
+                return [(o.name, o.label or self.ctx.label(o.name)) for o in found if not o.unit]
+            if tokens[k].lower in (".", ";", "but"):
+                break
+        return []
+
     def _new_clauses(self) -> list[int]:
         """Where ", she's ..." or "; we ..." starts another clause: its dates are not the clause's before it; but
         "..., I started two weeks ago" dates the state before it."""
@@ -411,6 +498,7 @@ class SentenceReader:
             if tokens[k].lower in (",", ";", "-", "—")
             and tokens[k + 1].lower in PRONOUNS | {"you"}
             and tokens[k + 2].lower not in _STARTED
+            or tokens[k].lower == "but"  # "we're renting in X but thinking of buying next year"
         ]
 
     def _hearsay(self) -> int:
@@ -430,6 +518,10 @@ class SentenceReader:
         if k == at or k < 0 or self.tokens[k].lower not in ("our", "my") or not self.ctx.speaker:
             return [], 0
         return [Subject(self.ctx.speaker, 0.8)], self.tokens[k].start
+
+
+def _want(pattern: Pattern) -> Want:
+    return Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners, pattern.named)
 
 
 def _anymore(tokens: list[Token], verb_at: int) -> bool:

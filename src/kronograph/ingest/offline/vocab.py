@@ -3,7 +3,17 @@ languages ("i speak spanish") and tools ("we run on gcp", "i write python")."""
 
 from __future__ import annotations
 
-__all__ = ["BRANDS", "CONDITIONS", "JOBS", "LANGUAGES", "PROGRAMMING", "TECH"]
+__all__ = [
+    "BRANDS",
+    "CONDITIONS",
+    "JOBS",
+    "LANGUAGES",
+    "LANGUAGE_QUALIFIERS",
+    "MAKES",
+    "PROGRAMMING",
+    "TECH",
+    "VEHICLES",
+]
 
 LANGUAGES = frozenset(
     """
@@ -11,8 +21,15 @@ LANGUAGES = frozenset(
     slovak hungarian romanian bulgarian greek turkish russian ukrainian serbian croatian arabic hebrew persian farsi
     urdu hindi bengali punjabi tamil telugu marathi gujarati japanese korean chinese mandarin cantonese vietnamese
     thai indonesian malay tagalog filipino swahili yoruba igbo hausa amharic zulu afrikaans catalan basque galician
-    welsh irish latin esperanto estonian latvian lithuanian
+    welsh irish latin esperanto estonian latvian lithuanian kannada malayalam nepali sinhala khmer lao burmese
+    mongolian kazakh uzbek georgian armenian azerbaijani albanian macedonian slovenian bosnian maltese
+    luxembourgish somali twi akan wolof xhosa shona kinyarwanda quechua guarani hawaiian maori samoan tongan
+    gaelic cornish breton sindhi pashto dari kurdish tigrinya oromo lingala
     """.split()
+)
+# the words that make one language of two: "swiss german", "brazilian portuguese"
+LANGUAGE_QUALIFIERS = frozenset(
+    "swiss brazilian european canadian mexican castilian egyptian levantine moroccan gulf scottish sign".split()
 )
 # lower-case names of tools, typed as often in lower case as not ("we run on gcp", "i write python")
 PROGRAMMING = frozenset(
@@ -28,7 +45,9 @@ TECH = PROGRAMMING | frozenset(
     django flask fastapi rails laravel spring node nodejs react vue svelte angular nextjs jquery tailwind graphql
     grafana prometheus datadog sentry jenkins github gitlab bitbucket jira confluence linear notion slack figma
     vercel netlify heroku cloudflare hetzner digitalocean linux ubuntu debian windows macos ios android iphone pixel
-    neovim vim emacs vscode excel tableau looker dbt pandas pytorch tensorflow
+    neovim vim emacs vscode excel tableau looker dbt pandas pytorch tensorflow pulumi ecs eks gke lambda splunk
+    loki circleci buildkite dagster prefect pyspark jupyter kibana honeycomb argocd helm nomad vault consul
+    clickhouse duckdb pinecone mlflow sagemaker vertex
     """.split()
 )
 CONDITIONS = frozenset(
@@ -37,11 +56,17 @@ CONDITIONS = frozenset(
     psoriasis endometriosis pcos ibs crohn's dyslexia insomnia tinnitus hypertension covid long-covid lupus
     """.split()
 )
-BRANDS = frozenset(
+# the makers whose next word is a model's name: "my fiat panda", "a Honda Civic"
+MAKES = frozenset(
     """
     tesla bmw audi mercedes toyota honda ford volvo volkswagen vw kia hyundai nissan mazda subaru porsche fiat skoda
-    peugeot renault vespa ducati yamaha kawasaki harley macbook iphone ipad kindle pixel thinkpad playstation xbox
+    peugeot renault vespa ducati yamaha kawasaki harley
     """.split()
+)
+BRANDS = MAKES | frozenset("macbook iphone ipad kindle pixel thinkpad playstation xbox".split())
+# what one owns and names by its kind alone: "we bought a caravan", "i have a motorbike"
+VEHICLES = frozenset(
+    "car caravan campervan motorhome van motorbike motorcycle scooter e-bike ebike boat canoe kayak".split()
 )
 # what someone is "in" a place as: "Lina is a vet in Bristol", "it's a small startup in Toronto"
 JOBS = frozenset(
