@@ -20,6 +20,7 @@ from .dates import find_times
 from .kin import name_pending, read_kin
 from .names import Token, find_runs, name_label, tokenize
 from .reader import SentenceReader
+from .stops import read_stops, spread_switch
 
 __all__ = ["OfflineExtractor"]
 
@@ -66,7 +67,7 @@ class OfflineExtractor:
         """``speaker`` is whom "I", "me" and "my" mean (else a "Name:" prefix
         names it); ``role`` the message's role ("user", "assistant", ...);
         ``addressee`` whom "you" means (the assistant, in a user's message)."""
-        ctx = Context(speaker=speaker, reference=_aware(reference_time), addressee=addressee)
+        ctx = Context(speaker=speaker, reference=_aware(reference_time), addressee=addressee, message=content)
         if ctx.speaker:
             ctx.mention(ctx.speaker, "Person")
         reporting = role is None or role.casefold() not in _NOT_REPORTING
@@ -83,6 +84,8 @@ class OfflineExtractor:
                     self._sentence(sentence, reference_time, ctx)
                 else:
                     ctx.unread.append(sentence_note(sentence, f"said by the {role.casefold()}"))  # type: ignore[union-attr]
+        if reporting:
+            spread_switch(ctx)
         self.notes = ctx.unread
         return Extraction(
             reasoning=_reasoning(ctx), entities=list(ctx.entities.values()), facts=list(ctx.facts.values())
@@ -116,6 +119,7 @@ class OfflineExtractor:
         runs_end = {r.last: r for r in runs + lowered}
         clauses = SentenceReader(text, tokens, runs_at, runs_end, times, ctx)
         made = clauses.read() + tied
+        made += read_stops(text, ctx, None)
         made += correct(tokens, runs + lowered, ctx, made > 0)
         if made == 0:
             ctx.not_understood += 1 if clauses.candidates else 0
