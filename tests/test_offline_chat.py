@@ -578,3 +578,80 @@ def test_more_chat_phrasings(content: str, expected: set[tuple[str, str, str]]) 
 )
 def test_more_chat_phrasings_stay_precise(content: str) -> None:
     assert facts(content) == set()
+
+
+# -- endings in the speaker's own words (round three) ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("we've stopped using Trello, too clunky", (SAM, "NO_LONGER_USES", "Trello")),
+        ("also i gave up italian, no time for it", (SAM, "NO_LONGER_LEARNING", "italian")),
+        ("i quit using Evernote last year", (SAM, "NO_LONGER_USES", "Evernote")),
+        ("the office runs on zoom workplace. so no more workplace for me", (SAM, "NO_LONGER_USES", "zoom workplace")),
+        ("my Stripe internship ended last week", (SAM, "LEFT", "Stripe")),
+        ("my contract with Lumen Health ended in april", (SAM, "LEFT", "Lumen Health")),
+        ("oh and the Shopify co-op is over", (SAM, "LEFT", "Shopify")),
+        ("i've finished at Ocado, taking the summer off", (SAM, "LEFT", "Ocado")),
+    ],
+)
+def test_an_ending_in_the_speakers_words(content: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I'm retired now, 68. I was a plumber for Thames Water for 30 years",
+        "I worked at Unilever for decades before I retired",
+    ],
+)
+def test_a_past_job_is_no_current_job(content: str) -> None:
+    assert not any(rel == "WORKS_AT" for _, rel, _ in facts(content))
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "i stopped for a bit to eat",  # no object
+        "I quit Brightline Media last Friday",  # a job left, not a tool dropped
+        "we might stop using Asana",  # a plan
+        "did you stop using Asana?",  # a question
+    ],
+)
+def test_no_tool_ending_without_a_tool_stopped(content: str) -> None:
+    assert not any(rel == "NO_LONGER_USES" for _, rel, _ in facts(content))
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["the summer term ended yesterday", "our spring term is over", "the school term ended, kids are home"],
+)
+def test_a_term_that_ended_is_no_job_left(content: str) -> None:
+    assert not any(rel == "LEFT" for _, rel, _ in facts(content))
+
+
+def test_a_switch_ends_the_old_tool_for_whoever_moved() -> None:
+    found = facts("we've dropped freeagent, my husband Tariq moved the invoices over to QuickBooks")
+    assert {("Tariq", "USES", "QuickBooks"), ("Tariq", "NO_LONGER_USES", "freeagent")} <= found
+    assert not any(rel == "USES" for _, rel, _ in facts("we moved the office to Leeds"))
+
+
+def test_taking_back_a_name_said_in_an_earlier_message() -> None:
+    assert (SAM, "NO_LONGER_LINKED_TO", "Braga") in facts("sorry, my mistake, the house is in Guimarães, not braga")
+    assert not any(rel == "NO_LONGER_LINKED_TO" for _, rel, _ in facts("i'm tired, not sure why"))
+    with Memory(":memory:", model=None) as memory:
+        memory.add_episode("g", f"{SAM}: we bought a house in Braga", reference_time="2024-01-10T10:00:00Z")
+        memory.add_episode(
+            "g", f"{SAM}: sorry, wrong, the house is in Guimarães, not braga", reference_time="2024-01-10T10:05:00Z"
+        )
+        now = {(f.relation, f.object) for f in memory.facts("g")}
+    assert ("OWNS_PROPERTY_IN", "Braga") not in now
+
+
+def test_a_sentence_without_a_subject_after_one_about_someone_else_is_not_the_speakers() -> None:
+    assert not facts("my cousin arrived in Lyon, she's sharing a flat. learning french every day") & {
+        (SAM, "LEARNING", "French")
+    }
+    assert (SAM, "LEARNING", "French") in facts("finally sorted my visa. learning french every day")

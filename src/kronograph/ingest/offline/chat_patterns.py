@@ -148,8 +148,10 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     # "i moved from Airtable to Notion": tools, not homes (longer than the move's match, so tried first)
     _p("moved", r"\bmoved(?:\s+(?:over|everything|it|all))?\s+from\s+(?P<from>[^,.;!?]+?)\s+to\s+", "USES", "state",
        None, "Product", ended="NO_LONGER_USES", vocabulary=TECH, strict=True),
-    _p("switched migrated moved", r"\b(?:(?:switched|migrated)\s+(?:our|the|my)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:over\s+)?to|moved\s+"
-       r"(?:our|the|my)\s+[\w-]+(?:\s+[\w-]+)?\s+over\s+to)\b(?=\s+(?-i:[A-Z])|\s+(?:" + "|".join(sorted(TECH)) + r")\b)",
+    # "we switched our ci to GitLab", "rhian moved the accounts over to Sage"; not "we moved the office to Leeds"
+    _p("switched migrated moved", r"\b(?:(?:switched|migrated)\s+(?:our|the|my)\s+[\w-]+(?:\s+[\w-]+)?\s+"
+       r"(?:over\s+)?to|moved\s+(?:our|the|my)\s+[\w-]+(?:\s+[\w-]+)?\s+over\s+to)\b(?=\s+(?-i:[A-Z])|\s+(?:"
+       + "|".join(sorted(TECH)) + r")\b)",
        "USES", "state", None, "Product", vocabulary=TECH),
     # "i work in python mostly", "our pipelines are in Airflow", "our data lives in Snowflake"
     _p("work works working", r"\bwork(?:s|ing)?\s+(?:mostly\s+|mainly\s+|primarily\s+)?in\b", "USES", "state", _P,

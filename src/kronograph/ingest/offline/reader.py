@@ -276,7 +276,7 @@ class SentenceReader:
         if at < 0 or self.tokens[at].lower in CLAUSE_BREAK:
             if at >= 0 and self.previous:
                 return list(self.previous), self.tokens[at].end
-            if self.ctx.speaker and (at < 0 or self._headless(at)):
+            if self.ctx.speaker and (self._headless(at) if at >= 0 else not self.ctx.about_other):
                 return [Subject(self.ctx.speaker, 0.6)], 0  # "Had dinner with Marco": a chat message's speaker
             return [], 0
         found: list[Subject] = []
@@ -310,7 +310,8 @@ class SentenceReader:
         """ "Finally passed my test and bought a car": a chat sentence with no subject at all before ``at``."""
         before = self.tokens[:at]
         return (
-            self.tokens[0].lower not in _NOT_HEADLESS
+            not self.ctx.about_other  # "kevin landed in aachen, he's in a flat. learning german like crazy": his
+            and self.tokens[0].lower not in _NOT_HEADLESS
             and all(t.lower not in PRONOUNS and t.lower != "you" for t in before)
             and all(r.first >= at for r in self.runs_at.values())
         )
