@@ -655,3 +655,31 @@ def test_a_sentence_without_a_subject_after_one_about_someone_else_is_not_the_sp
         (SAM, "LEARNING", "French")
     }
     assert (SAM, "LEARNING", "French") in facts("finally sorted my visa. learning french every day")
+
+
+# -- jobs and places typed in passing (round three) --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("i'm a midwife at rosie hospital, mostly nights", (SAM, "WORKS_AT", "Rosie Hospital")),
+        ("my son Idris just started at bangor university", ("Idris", "WORKS_AT", "Bangor University")),
+        ("my wife Mele works nights at Fonterra", ("Mele", "WORKS_AT", "Fonterra")),
+        ("i'm in the cardiology team at St Vincent's now", (SAM, "WORKS_AT", "St Vincent's")),
+        ("my brother Kofi is doing an internship at Unilever", ("Kofi", "WORKS_AT", "Unilever")),
+    ],
+)
+def test_a_job_typed_in_passing(content: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(content)
+
+
+@pytest.mark.parametrize("content", ["i'm a nurse at night", "i'm a believer at heart", "she's a big fan at home"])
+def test_a_title_before_a_common_word_is_no_job(content: str) -> None:
+    assert not any(rel == "WORKS_AT" for _, rel, _ in facts(content))
+
+
+def test_a_self_introduction_with_here_takes_an_appositive_job() -> None:
+    assert ("Lea Fontaine", "WORKS_AT", "Chez Marius") in facts(
+        "bonjour, lea here, line cook at Chez Marius in lyon.", speaker="Lea Fontaine"
+    )

@@ -63,6 +63,16 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("teach teaches teaching intern interning",
        r"\b(?:teach(?:es|ing)?(?:\s+[\w-]+){0,2}?|intern(?:s|ing)?)\s+at\b", "WORKS_AT", "state", _P, _O,
        closes=True, lower=True),
+    # "i'm a nurse at middlemore hospital": a job at a lower-case name
+    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?:a|an)\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:at|for)\s+"
+       r"(?!(?-i:[A-ZÀ-ÖØ-Þ]))", "WORKS_AT", "state", _P, _O, lower=True, title_words=JOBS),
+    # "i'm in the day surgery unit at X now", "she works nights at X", "she's doing an internship at X"
+    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?in\s+the\s+(?:[\w-]+\s+){0,3}?(?:unit|ward|team|department|dept|group|"
+       r"office)\s+(?:at|of)\b", "WORKS_AT", "state", _P, _O, lower=True),
+    _p("work works working", r"\bwork(?:s|ing)?\s+(?:days|nights|weekends|shifts|evenings|mornings)\s+(?:at|for)\b",
+       "WORKS_AT", "state", _P, _O, lower=True),
+    _p("doing does", r"\b(?:doing|does)\s+(?:an?|her|his|my|their)\s+(?:summer\s+|paid\s+)?(?:internship|placement|"
+       r"residency|co-?op|traineeship|apprenticeship)\s+(?:at|with)\b", "WORKS_AT", "state", _P, _O, lower=True),
     _p("help helps helping", r"\bhelp(?:s|ing)?\s+out\s+(?:at|with)\b", "VOLUNTEERS_AT", "state", _P, _O),
     # "proposed to Aoife on christmas eve and she said yes!!"
     _p("proposed", r"\bproposed\s+to\b(?=[^.!?]*\bsaid\s+yes\b)", "ENGAGED_TO", "state", _P, _P),

@@ -83,12 +83,25 @@ def lower_name(tokens: list[Token], i: int, stop: frozenset[str], follow: frozen
 
 
 _INSTITUTIONS = frozenset({"university", "college", "school", "institute", "academy"})
+# "middlemore hospital", "aberystwyth university": one or two lower-case words before the kind of place
+_HEADS = _INSTITUTIONS | frozenset({"hospital", "clinic", "polytechnic", "infirmary"})
+
+
+def _headed(tokens: list[Token], j: int, stop: frozenset[str]) -> tuple[str, int] | None:
+    k = j
+    while k < len(tokens) and k - j < 2 and _wordlike(tokens[k], stop) and tokens[k].lower not in _PLACE_HEADS:
+        k += 1
+    if k == j or k >= len(tokens) or tokens[k].lower not in _HEADS or not tokens[k].text.islower():
+        return None
+    return " ".join(t.text.capitalize() for t in tokens[j : k + 1]), k
 
 
 def institution(tokens: list[Token], i: int, stop: frozenset[str], follow: frozenset[str]) -> tuple[str, int] | None:
     """ "the university of edinburgh": a lower-case institution named by its place, capitalised."""
     n = len(tokens)
     j = i + (i < n and tokens[i].lower == "the")
+    if (headed := _headed(tokens, j, stop)) is not None:
+        return headed
     if j + 2 >= n or tokens[j].lower not in _INSTITUTIONS or tokens[j + 1].lower != "of":
         return None
     found = lower_name(tokens, j + 2, stop, follow)

@@ -252,6 +252,9 @@ class SentenceReader:
     def _apposed(self, comma_at: int) -> tuple[list[Subject], int] | None:
         """The name right before an appositive's comma; not the end of a fronted phrase ("In Madrid, the ...")."""
         run = self.runs_end.get(comma_at - 1)
+        if run is None and comma_at > 1 and self.tokens[comma_at - 1].lower == "here":
+            run = self.runs_end.get(comma_at - 2)  # "youssef here, sous chef at Table Noailles"
+            run = run if run is not None and run.name == self.ctx.speaker else None
         if run is None or (run.first == run.last and run.sentence_initial and not self.ctx.label(run.name)):
             return None  # "However, the head of ..."
         tokens = self.tokens
