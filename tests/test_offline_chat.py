@@ -683,3 +683,34 @@ def test_a_self_introduction_with_here_takes_an_appositive_job() -> None:
     assert ("Lea Fontaine", "WORKS_AT", "Chez Marius") in facts(
         "bonjour, lea here, line cook at Chez Marius in lyon.", speaker="Lea Fontaine"
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("we finally got a new van, a little citroen berlingo", (SAM, "OWNS", "Citroen Berlingo")),
+        ("i bought a banjo last week", (SAM, "OWNS", "Banjo")),
+        ("i'm learning the mandolin from videos", (SAM, "LEARNING", "Mandolin")),
+        ("the figs grow so well here in Mildura", (SAM, "LIVES_IN", "Mildura")),
+        ("back in guelph for the summer term", (SAM, "LIVES_IN", "Guelph")),
+        ("i'm living in a sublet in Leith with two students", (SAM, "LIVES_IN", "Leith")),
+        ("I play darts at the Red Lion Darts Club on fridays", (SAM, "MEMBER_OF", "Red Lion Darts Club")),
+        ("my wife Ana sings with the Harbour Community Choir", ("Ana", "MEMBER_OF", "Harbour Community Choir")),
+    ],
+)
+def test_things_owned_learned_places_and_clubs_in_passing(content: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "we got a new car, a kia picanto, the old fiat died last month",  # the old one is no longer owned
+        "back in the day we all played guitar",  # no place
+        "i might join the Riverside Rowing Club",  # a plan
+    ],
+)
+def test_no_ownership_place_or_club_from_these(content: str) -> None:
+    found = facts(content)
+    assert not {(SAM, "OWNS", "Fiat"), (SAM, "LIVES_IN", "The Day")} & found
+    assert not any(rel == "MEMBER_OF" for _, rel, _ in found)

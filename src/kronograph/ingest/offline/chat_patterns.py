@@ -6,7 +6,18 @@ from __future__ import annotations
 
 from .kin import KIN
 from .patterns import COPULA, Pattern, _p
-from .vocab import BRANDS, CONDITIONS, JOBS, LANGUAGE_QUALIFIERS, LANGUAGES, MAKES, PROGRAMMING, TECH, VEHICLES
+from .vocab import (
+    BRANDS,
+    CONDITIONS,
+    INSTRUMENTS,
+    JOBS,
+    LANGUAGE_QUALIFIERS,
+    LANGUAGES,
+    MAKES,
+    PROGRAMMING,
+    TECH,
+    VEHICLES,
+)
 
 __all__ = ["CHAT_PATTERNS"]
 
@@ -19,6 +30,7 @@ _TECH = (
 )
 
 _COPULA_KEYS = "is am are was 's 'm 're"
+_KINDS = "car|quad|van|bike|motorbike|truck|ute|suv|scooter|tractor|motorcycle|hatchback|estate"
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised
 
 # fmt: off
@@ -50,7 +62,26 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("bought own owns purchased", rf"\b(?:bought|own|owns|purchased)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?{_HOME}"
        r"\s+in\b", "OWNS_PROPERTY_IN", "state", _P, _L, lower=True, closes=True, ended="NO_LONGER_OWNS"),
     _p("have has got bought drive drives ride rides", rf"\b(?:have|has|got|bought|drive|drives|ride|rides)(?=\s+an?\s+"
-       rf"(?!(?:{_NOT_OWNED})\b))", "OWNS", "state", vocabulary=BRANDS | VEHICLES),
+       rf"(?!(?:{_NOT_OWNED})\b))", "OWNS", "state", vocabulary=BRANDS | VEHICLES | INSTRUMENTS),
+    # "we bought a second car, a little suzuki swift", "got a new quad, a honda fourtrax"
+    _p("have has got get bought", rf"\b(?:have|has|got|get|bought)\s+(?:a|an)\s+(?:[\w-]+\s+){{0,2}}?(?:{_KINDS})"
+       r"(?:\s+(?:though|too|as\s+well))?\s*,\s+(?:a|an)\s+(?:(?:new|little|old|second-hand|used|shiny)\s+)?"
+       rf"(?=(?:{'|'.join(sorted(MAKES))})\b)", "OWNS", "state", vocabulary=BRANDS, strict=True),
+    # "learning the ukulele", "i play the cello"
+    _p("learning learn play plays playing", r"\b(?:learning|learn|play|plays|playing)\s+(?:to\s+play\s+)?(?:the\s+)?"
+       r"(?=(?:" + "|".join(sorted(INSTRUMENTS)) + r")\b)", "LEARNING", "state", _P, "Instrument",
+       vocabulary=INSTRUMENTS, strict=True, closes=True, ended="NO_LONGER_LEARNING"),
+    # "here in Glenelg", "back in waterloo for the term", "living in a sublet in Leith"
+    _p("here", r"\bhere\s+in\b", "LIVES_IN", "state", _P, _L, lower=True, speakers=True),
+    _p("back", r"^(?:(?:so|and|but|now|anyway)\s+)?(?:(?:i'm|we're|i\s+am|we\s+are)\s+)?back\s+in\b", "LIVES_IN",
+       "state", _P, _L, lower=True, speakers=True),
+    _p("living live lives", r"\b(?:living|live|lives)\s+in\s+(?:a|an|our|my|the)\s+(?:[\w-]+\s+)?"
+       rf"(?:sublet|{_HOME[3:-1]}|room|studio|dorm|flatshare|houseshare|caravan)\s+in\b", "LIVES_IN", "state", _P, _L, lower=True),
+    # "I play bowls at the Holdfast Bowling Club", "now I bowl at the X Club", "she sings with the X Choir"
+    _p("play plays playing bowl bowls bowling swim swims row rows train trains sing sings run runs golf member",
+       r"\b(?:play(?:s|ing)?(?:\s+[\w-]+)?|bowl(?:s|ing)?|swim(?:s|ming)?|rows?|rowing|train(?:s|ing)?|sing(?:s|ing)?|"
+       r"runs?|running|golf(?:s|ing)?|(?:a\s+)?member)\s+(?:at|with|of|for)\s+(?=(?:the\s+)?(?-i:[A-Z])[^,.;!?]*?\b"
+       r"(?-i:Club|Society|Choir|League|Association|Orchestra|Band)\b)", "MEMBER_OF", "state", _P, _O),
     # "i drive down in my fiat panda"; not "sold my Tesla"
     _p("my", r"(?<!sold\s)(?<!sell\s)(?<!selling\s)(?<!crashed\s)(?<!totalled\s)\bmy(?:\s+(?:new|old|trusty|little))?"
        rf"(?=\s+(?:{'|'.join(sorted(MAKES))})\b)", "OWNS", "state", vocabulary=BRANDS, strict=True, speakers=True),

@@ -13,6 +13,7 @@ __all__ = [
     "PROGRAMMING",
     "TECH",
     "VEHICLES",
+    "INSTRUMENTS",
 ]
 
 LANGUAGES = frozenset(
@@ -60,13 +61,21 @@ CONDITIONS = frozenset(
 MAKES = frozenset(
     """
     tesla bmw audi mercedes toyota honda ford volvo volkswagen vw kia hyundai nissan mazda subaru porsche fiat skoda
-    peugeot renault vespa ducati yamaha kawasaki harley
+    peugeot renault vespa ducati yamaha kawasaki harley suzuki mitsubishi citroen citroën opel dacia lexus jeep
+    chevrolet chevy dodge gmc holden isuzu polaris
     """.split()
 )
 BRANDS = MAKES | frozenset("macbook iphone ipad kindle pixel thinkpad playstation xbox".split())
 # what one owns and names by its kind alone: "we bought a caravan", "i have a motorbike"
 VEHICLES = frozenset(
     "car caravan campervan motorhome van motorbike motorcycle scooter e-bike ebike boat canoe kayak".split()
+)
+# what one plays, owns and learns: "bought a ukulele", "learning the cello"
+INSTRUMENTS = frozenset(
+    """
+    ukulele guitar piano violin cello viola bass drums saxophone sax trumpet trombone flute clarinet oboe harp banjo
+    mandolin accordion harmonica keyboard bagpipes oud sitar tabla
+    """.split()
 )
 # what someone is "in" a place as: "Lina is a vet in Bristol", "it's a small startup in Toronto"
 JOBS = frozenset(
