@@ -76,7 +76,8 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("back", r"^(?:(?:so|and|but|now|anyway)\s+)?(?:(?:i'm|we're|i\s+am|we\s+are)\s+)?back\s+in\b", "LIVES_IN",
        "state", _P, _L, lower=True, speakers=True),
     _p("living live lives", r"\b(?:living|live|lives)\s+in\s+(?:a|an|our|my|the)\s+(?:[\w-]+\s+)?"
-       rf"(?:sublet|{_HOME[3:-1]}|room|studio|dorm|flatshare|houseshare|caravan)\s+in\b", "LIVES_IN", "state", _P, _L, lower=True),
+       rf"(?:sublet|{_HOME[3:-1]}|room|studio|dorm|flatshare|houseshare|caravan)\s+in\b", "LIVES_IN", "state", _P, _L,
+       lower=True),
     # "I play bowls at the Holdfast Bowling Club", "now I bowl at the X Club", "she sings with the X Choir"
     _p("play plays playing bowl bowls bowling swim swims row rows train trains sing sings run runs golf member",
        r"\b(?:play(?:s|ing)?(?:\s+[\w-]+)?|bowl(?:s|ing)?|swim(?:s|ming)?|rows?|rowing|train(?:s|ing)?|sing(?:s|ing)?|"
