@@ -714,3 +714,36 @@ def test_no_ownership_place_or_club_from_these(content: str) -> None:
     found = facts(content)
     assert not {(SAM, "OWNS", "Fiat"), (SAM, "LIVES_IN", "The Day")} & found
     assert not any(rel == "MEMBER_OF" for _, rel, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            "we're a tiny design studio in porto, Casa Forma",
+            {(SAM, "WORKS_AT", "Casa Forma"), ("Casa Forma", "BASED_IN", "Porto")},
+        ),
+        (
+            "my cousin Rui runs a bakery in Braga, Pão Quente",
+            {("Rui", "OWNS", "Pão Quente"), ("Pão Quente", "BASED_IN", "Braga")},
+        ),
+        ("hey im sam, 2nd year physics at the university of bath", {(SAM, "STUDIED_AT", "University of Bath")}),
+    ],
+)
+def test_a_business_named_after_a_comma_and_a_year_of_study(
+    content: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert expected <= facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "we're not a studio in porto, Casa Forma is",  # a negation
+        "my friend Ana is a 2nd year at the university of bath",  # someone else's year
+        "we might open a bakery in Braga, Pão Quente",  # a plan
+    ],
+)
+def test_no_business_or_study_from_these(content: str) -> None:
+    found = facts(content)
+    assert not any(s == SAM and rel in ("WORKS_AT", "STUDIED_AT", "OWNS") for s, rel, _ in found)

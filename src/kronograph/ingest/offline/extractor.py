@@ -21,6 +21,7 @@ from .kin import name_pending, read_kin
 from .names import Token, find_runs, name_label, tokenize
 from .reader import SentenceReader
 from .stops import read_stops, spread_switch
+from .ventures import read_ventures
 
 __all__ = ["OfflineExtractor"]
 
@@ -122,7 +123,7 @@ class OfflineExtractor:
         runs_end = {r.last: r for r in runs + lowered}
         clauses = SentenceReader(text, tokens, runs_at, runs_end, times, ctx)
         made = clauses.read() + tied
-        made += read_stops(text, ctx, None)
+        made += read_stops(text, ctx, None) + read_ventures(text, ctx)
         made += correct(tokens, runs + lowered, ctx, made > 0)
         made += take_back(tokens, ctx)
         ctx.about_other = _about_other(tokens)
