@@ -730,9 +730,7 @@ def test_no_ownership_place_or_club_from_these(content: str) -> None:
         ("hey im sam, 2nd year physics at the university of bath", {(SAM, "STUDIED_AT", "University of Bath")}),
     ],
 )
-def test_a_business_named_after_a_comma_and_a_year_of_study(
-    content: str, expected: set[tuple[str, str, str]]
-) -> None:
+def test_a_business_named_after_a_comma_and_a_year_of_study(content: str, expected: set[tuple[str, str, str]]) -> None:
     assert expected <= facts(content)
 
 
@@ -747,3 +745,18 @@ def test_a_business_named_after_a_comma_and_a_year_of_study(
 def test_no_business_or_study_from_these(content: str) -> None:
     found = facts(content)
     assert not any(s == SAM and rel in ("WORKS_AT", "STUDIED_AT", "OWNS") for s, rel, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("phew, ported everything to unreal last month", (SAM, "USES", "Unreal")),
+        ("i keep it simple and do everything in obsidian", (SAM, "USES", "Obsidian")),
+    ],
+)
+def test_the_speakers_tool_said_in_passing(content: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(content)
+
+
+def test_someone_elses_everything_is_not_the_speakers() -> None:
+    assert not any(s == SAM and rel == "USES" for s, rel, _ in facts("my wife Rhian does everything in xero"))

@@ -30,6 +30,8 @@ _TECH = (
 )
 
 _COPULA_KEYS = "is am are was 's 'm 're"
+# a verb that is the speaker's: after "i", "we", a comma or "and" ("ok we did it, ported everything to godot")
+_OWN_CLAUSE = r"(?:(?<=\bi\s)|(?<=\bwe\s)|(?<=,\s)|(?<=\band\s)|^)"
 _KINDS = "car|quad|van|bike|motorbike|truck|ute|suv|scooter|tractor|motorcycle|hatchback|estate"
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised
 
@@ -184,6 +186,12 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("switched migrated", r"\b(?:switched|migrated)(?:\s+(?:over|everything|it|all))?"
        r"\s+from\s+(?P<from>[^,.;!?]+?)\s+(?:to|over\s+to)\b", "USES", "state", None, "Product",
        ended="NO_LONGER_USES", vocabulary=TECH),
+    # "we ported everything to godot", "moved it all over to Figma"
+    _p("ported migrated moved", _OWN_CLAUSE + r"(?:ported|migrated|moved)\s+(?:everything|it\s+all|all\s+of\s+it)\s+"
+       r"(?:over\s+)?(?:to|onto)\b", "USES", "state", None, "Product", vocabulary=TECH, strict=True, speakers=True),
+    # "i do everything in neovim", "we do everything on notion"
+    _p("do", _OWN_CLAUSE + r"do\s+everything\s+(?:in|on|with)\b", "USES", "state", _P, "Product", vocabulary=TECH,
+       strict=True, speakers=True),
     _p("moved migrated switched ported", r"\b(?:moved|migrated|switched|ported)\s+(?:the|our|my|all|everything)\b"
        r"[^,.;!?]{0,30}?\s+from\s+(?P<from>[^,.;!?]+?)\s+(?:to|over\s+to)\b", "USES", "state", None, "Product",
        ended="NO_LONGER_USES", vocabulary=TECH),

@@ -48,7 +48,8 @@ TECH = PROGRAMMING | frozenset(
     vercel netlify heroku cloudflare hetzner digitalocean linux ubuntu debian windows macos ios android iphone pixel
     neovim vim emacs vscode excel tableau looker dbt pandas pytorch tensorflow pulumi ecs eks gke lambda splunk
     loki circleci buildkite dagster prefect pyspark jupyter kibana honeycomb argocd helm nomad vault consul
-    clickhouse duckdb pinecone mlflow sagemaker vertex
+    clickhouse duckdb pinecone mlflow sagemaker vertex zoom moodle xero quickbooks freeagent trello asana evernote
+    obsidian todoist discord whatsapp duolingo godot unity unreal blender photoshop illustrator procreate canva
     """.split()
 )
 CONDITIONS = frozenset(
