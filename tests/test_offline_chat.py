@@ -760,3 +760,14 @@ def test_the_speakers_tool_said_in_passing(content: str, expected: tuple[str, st
 
 def test_someone_elses_everything_is_not_the_speakers() -> None:
     assert not any(s == SAM and rel == "USES" for s, rel, _ in facts("my wife Rhian does everything in xero"))
+
+
+def test_she_is_the_one_a_kin_word_calls_a_woman() -> None:
+    found = facts("my sister Priya got engaged to Arun. she lives in Pune")
+    assert ("Priya", "LIVES_IN", "Pune") in found and ("Arun", "LIVES_IN", "Pune") not in found
+    assert not any(rel == "LIVES_IN" for _, rel, _ in facts("my brother Tom met Ana. she lives in Pune"))
+
+
+def test_living_in_between_is_no_place() -> None:
+    assert facts("she works in Leeds, we live in between, in Wakefield") >= {(SAM, "LIVES_IN", "Wakefield")}
+    assert not any(rel == "LIVES_IN" for _, rel, _ in facts("we live in between"))

@@ -74,6 +74,7 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        r"(?=(?:" + "|".join(sorted(INSTRUMENTS)) + r")\b)", "LEARNING", "state", _P, "Instrument",
        vocabulary=INSTRUMENTS, strict=True, closes=True, ended="NO_LONGER_LEARNING"),
     # "here in Glenelg", "back in waterloo for the term", "living in a sublet in Leith"
+    _p("between", r"\blive\s+(?:in\s+)?between(?:\s+the\s+two)?\s*,?\s+in\b", "LIVES_IN", "state", _P, _L, lower=True),
     _p("here", r"\bhere\s+in\b", "LIVES_IN", "state", _P, _L, lower=True, speakers=True),
     _p("back", r"^(?:(?:so|and|but|now|anyway)\s+)?(?:(?:i'm|we're|i\s+am|we\s+are)\s+)?back\s+in\b", "LIVES_IN",
        "state", _P, _L, lower=True, speakers=True),

@@ -33,6 +33,7 @@ COMMON = frozenset(
     summer winter spring autumn fall january february march april may june july august september october november
     december monday tuesday wednesday thursday friday saturday sunday today tonight tomorrow yesterday
     lol haha ok okay yes yeah no nope thanks thank please btw tbh idk imo rn atm done finished general particular
+    between
     case person anyway though oh ah um uh hmm hey hi hello omg ugh yay wow cool nice sure well so also
     """.split()
 )

@@ -20,7 +20,7 @@ from .chat_patterns import CHAT_PATTERNS
 from .clauses import CLAUSE_BREAK, PRONOUNS, Found, Obj, Want, read_gap, read_objects, stated
 from .context import Context, Subject
 from .dates import TimeMention, clause_dates
-from .kin import KIN
+from .kin import KIN, of_gender
 from .lowercase import lower_name
 from .names import Run, Token, name_label
 from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
@@ -409,6 +409,9 @@ class SentenceReader:
             chosen = people
         else:
             chosen = orgs
+        if len(chosen) > 1 and word in ("he", "she"):  # "my sister Lakshmi got engaged to Vikram. she ..."
+            names = of_gender(word, ctx.message, [ctx.entities[key].name for key in chosen])
+            return Subject(names[0], 0.7) if len(names) == 1 else None
         return Subject(ctx.entities[chosen[0]].name, 0.7) if len(chosen) == 1 else None
 
     def _emit(
