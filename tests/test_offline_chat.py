@@ -771,3 +771,19 @@ def test_she_is_the_one_a_kin_word_calls_a_woman() -> None:
 def test_living_in_between_is_no_place() -> None:
     assert facts("she works in Leeds, we live in between, in Wakefield") >= {(SAM, "LIVES_IN", "Wakefield")}
     assert not any(rel == "LIVES_IN" for _, rel, _ in facts("we live in between"))
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("already handed in my notice at brightwater legal", (SAM, "LEFT", "Brightwater Legal")),
+        ("i resigned from Globex today", (SAM, "LEFT", "Globex")),
+        ("hi, i'm sam, junior associate at Vieira Costa in porto", (SAM, "WORKS_AT", "Vieira Costa")),
+    ],
+)
+def test_notice_handed_in_and_a_title_in_an_introduction(content: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(content)
+
+
+def test_notice_only_planned_ends_nothing() -> None:
+    assert facts("i might hand in my notice at Globex") == set()

@@ -55,6 +55,13 @@ _LEFT = (
         re.IGNORECASE,
     ),
 )
+# "already handed in my notice at teixeira lobo", "i resigned from Acme"
+_NOTICE = re.compile(
+    r"\b(?:(?:handed|handing|put|putting|gave|giving)\s+in\s+(?:my|our)\s+notice|i(?:'ve|\s+have)?\s+resigned)\s+"
+    r"(?:at|to|from)\s+(?P<obj>[^\s,.;!?()]+(?:\s+[^\s,.;!?()]+){0,2}?)(?=\s*(?:[,.;!?]|$|\s+(?:after|last|this|"
+    r"in|and|now|for|today|yesterday|on)\b))",
+    re.IGNORECASE,
+)
 # "I was an electrician for X for 38 years", "retired ... I was a nurse at X", "I worked at X for years"
 _PAST_JOB = re.compile(
     r"\bi\s+(?:was\s+(?:an?\s+)?[\w-]+(?:\s+[\w-]+)?|worked)\s+(?:at|for|with)\s+(?P<obj>[^,.;!?]+?)\s+"
@@ -94,10 +101,11 @@ def read_stops(text: str, ctx: Context, when: TimeMention | None) -> int:
                 continue
             relation = "NO_LONGER_LEARNING" if name.casefold() in LANGUAGES else "NO_LONGER_USES"
             made += ctx.add_fact(me, relation, (name, None), (when, None), text)
-    for regex in _LEFT:
+    for regex in (*_LEFT, _NOTICE):
         for m in regex.finditer(text):
             name = _longer(ctx, m.group("obj").strip(), text)
             if name is not None and _TERMS.isdisjoint(name.casefold().split()):
+                name = " ".join(w[:1].upper() + w[1:] for w in name.split()) if name.islower() else name
                 made += ctx.add_fact(me, "LEFT", (name, ctx.label(name) or "Organization"), (when, None), text)
     past = _PAST_JOB.search(text) or (_PAST_JOB_RETIRED.search(text) if _RETIRED.search(text) else None)
     if past is not None:

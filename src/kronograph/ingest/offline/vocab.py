@@ -87,6 +87,7 @@ JOBS = frozenset(
     barista waiter waitress baker farmer surgeon therapist psychologist psychiatrist midwife carer cleaner librarian
     priest vicar rabbi imam banker trader recruiter programmer physio physiotherapist optician tutor coach trainer
     nanny receptionist administrator technician mechanic builder carpenter translator editor photographer
+    associate paralegal clerk intern assistant director coordinator supervisor specialist
     startup company firm agency business bank charity nonprofit school university college hospital clinic practice
     restaurant shop store brewery bakery cafe studio lab
     """.split()
