@@ -787,3 +787,12 @@ def test_notice_handed_in_and_a_title_in_an_introduction(content: str, expected:
 
 def test_notice_only_planned_ends_nothing() -> None:
     assert facts("i might hand in my notice at Globex") == set()
+
+
+def test_a_girlfriend_named_after_a_comma() -> None:
+    assert ("Idris", "DATING", "Mari") in facts("Idris has a girlfriend now, Mari, from his course")
+    assert facts("my cousin says Idris has a girlfriend called Mari") == set()  # hearsay
+
+
+def test_builds_run_on_a_tool() -> None:
+    assert (SAM, "USES", "Jenkins") in facts("our builds run on jenkins")

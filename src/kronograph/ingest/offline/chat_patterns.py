@@ -128,6 +128,9 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        r"(?:in|out\s+of)\s+" + _UP, "BASED_IN", "state", _O, _L, employer=True),
     _p("got accepted admitted", r"\b(?:got\s+into|got\s+(?:accepted|admitted)\s+(?:in)?to|(?:was|been)\s+"
        r"(?:accepted|admitted)\s+(?:in)?to)\b", "STUDIED_AT", "state", _P, _O),
+    # "he has a girlfriend now, Chloe", "she's got a new boyfriend, Tariq"
+    _p("has have got", r"\b(?:has|have|got)\s+a\s+(?:new\s+)?(?:girlfriend|boyfriend)(?:\s+now)?\s*,?\s+(?:called\s+|"
+       r"named\s+)?(?=(?-i:[A-ZÀ-ÖØ-Þ]))", "DATING", "state", _P, _P),
     _p("dating", r"\b(?:dating|going\s+out\s+with)\b", "DATING", "state", _P, _P, pair=True, lower=True),
     _p("together", r"\b(?:(?:are|have\s+been|'ve\s+been|been|'re)\s+(?:still\s+)?together|got\s+back\s+together)\b",
        "PARTNER_OF", "state", _P, _P, pair=True),
@@ -209,8 +212,8 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        "Product", vocabulary=PROGRAMMING, strict=True),
     _p("mostly mainly primarily", r"\b(?:mostly|mainly|primarily)\s+in\b", "USES", "state", _P, "Product",
        vocabulary=TECH, strict=True, speakers=True),
-    _p("pipelines services jobs apps models dashboards workloads", r"\b(?:pipelines|services|jobs|apps|models|"
-       r"dashboards|workloads)\s+(?:are|run)\s+(?:(?:all|mostly|entirely|still)\s+)?(?:in|on)\b", "USES", "state",
+    _p("pipelines services jobs apps models dashboards workloads builds tests backups", r"\b(?:pipelines|services|"
+       r"jobs|apps|models|dashboards|workloads|builds|tests|backups)\s+(?:are|run)\s+(?:(?:all|mostly|entirely|still)\s+)?(?:in|on)\b", "USES", "state",
        None, "Product", speakers=True, vocabulary=TECH),
     _p("lives live sits stored", r"\b(?:data|analytics|docs|documents|code|files)\s+(?:lives?|sits?|is\s+stored|"
        r"are\s+stored)\s+in\b", "USES", "state", None, "Product", speakers=True, vocabulary=TECH),
