@@ -213,7 +213,8 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("mostly mainly primarily", r"\b(?:mostly|mainly|primarily)\s+in\b", "USES", "state", _P, "Product",
        vocabulary=TECH, strict=True, speakers=True),
     _p("pipelines services jobs apps models dashboards workloads builds tests backups", r"\b(?:pipelines|services|"
-       r"jobs|apps|models|dashboards|workloads|builds|tests|backups)\s+(?:are|run)\s+(?:(?:all|mostly|entirely|still)\s+)?(?:in|on)\b", "USES", "state",
+       r"jobs|apps|models|dashboards|workloads|builds|tests|backups)\s+(?:are|run)\s+"
+       r"(?:(?:all|mostly|entirely|still)\s+)?(?:in|on)\b", "USES", "state",
        None, "Product", speakers=True, vocabulary=TECH),
     _p("lives live sits stored", r"\b(?:data|analytics|docs|documents|code|files)\s+(?:lives?|sits?|is\s+stored|"
        r"are\s+stored)\s+in\b", "USES", "state", None, "Product", speakers=True, vocabulary=TECH),
