@@ -796,3 +796,8 @@ def test_a_girlfriend_named_after_a_comma() -> None:
 
 def test_builds_run_on_a_tool() -> None:
     assert (SAM, "USES", "Jenkins") in facts("our builds run on jenkins")
+
+
+def test_an_acronym_and_its_version_are_one_name() -> None:
+    assert (SAM, "USES", "ROS 2") in facts("we're using ROS 2 and a jetson for the robot")
+    assert (SAM, "MET", "TOM") in facts("I met TOM 2 times")  # a count, no version
