@@ -801,3 +801,29 @@ def test_builds_run_on_a_tool() -> None:
 def test_an_acronym_and_its_version_are_one_name() -> None:
     assert (SAM, "USES", "ROS 2") in facts("we're using ROS 2 and a jetson for the robot")
     assert (SAM, "MET", "TOM") in facts("I met TOM 2 times")  # a count, no version
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("our daughter was born on tuesday, Niamh", (SAM, "PARENT_OF", "Niamh")),
+        ("my nephew gave me his old kindle, so nice", (SAM, "OWNS", "Kindle")),
+        ("we farm cattle just outside Builth Wells", (SAM, "LIVES_IN", "Builth Wells")),
+        ("we're flying to Madeira, where I was born", (SAM, "BORN_IN", "Madeira")),
+        ("big news!! deputy head at Riverside Academy, started monday", (SAM, "WORKS_AT", "Riverside Academy")),
+    ],
+)
+def test_births_gifts_farms_birthplaces_and_a_new_job_in_passing(content: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "my friend Ola gave me her old guitar? no",  # a question
+        "she's a teacher at Riverside Academy, started monday",  # someone else's job: no subjectless start
+        "maybe we'll farm near Hay",  # a hedge
+    ],
+)
+def test_no_gift_farm_or_new_job_from_these(content: str) -> None:
+    assert not any(s == SAM and rel in ("OWNS", "LIVES_IN", "WORKS_AT") for s, rel, _ in facts(content))

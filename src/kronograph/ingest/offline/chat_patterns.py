@@ -148,6 +148,16 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        r"little\s+(?:boy|girl))(?:,?\s+(?:a\s+)?(?:little\s+|baby\s+|beautiful\s+|healthy\s+)?(?:boy|girl|son|daughter))?"
        r"(?:\s+(?:on|last|this)\s+[\w-]+)?(?:\s*,|\s+(?:named|called))?(?!\w)", "PARENT_OF", "state", _P, _P,
        pending=True),
+    # "our son was born on friday!!! Adam, 3.4kg": the name may come in the next sentence
+    _p("son daughter baby", r"\b(?:our|my)\s+(?:son|daughter|baby(?:\s+(?:boy|girl))?|twins|little\s+(?:boy|girl))\s+"
+       r"(?:was|were)\s+born(?:\s+(?:on|last|this)\s+[\w-]+)?(?:\s*,|\s+(?:named|called))?(?!\w)", "PARENT_OF",
+       "state", _P, _P, speakers=True, pending=True),
+    # "Nikos gave me his old iphone": the speaker's now
+    _p("gave", r"\bgave\s+me\s+(?:his|her|their|a|an)\s+(?:(?:old|new|spare|used)\s+)?", "OWNS", "state",
+       vocabulary=BRANDS | VEHICLES | INSTRUMENTS, strict=True, speakers=True),
+    # "i farm sheep near Tregaron", "we live just outside Ludlow"
+    _p("live lives living farm farms farming", r"\b(?:live|lives|living|farm|farms|farming)\s+(?:[\w-]+\s+){0,3}?"
+       r"(?:near|(?:just\s+)?outside(?:\s+of)?)\b", "LIVES_IN", "state", _P, _L, lower=True),
     # "Lina is a vet in Bristol", "it's a small startup in Toronto", "Colegio San Miguel is in Getafe"
     _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?:a|an)\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,3}?)\s+(?:based\s+)?in\s+"
        + _UP, "WORKS_IN", "state", _P, _L, org_relation="BASED_IN", title_words=JOBS),

@@ -36,6 +36,19 @@ _YEAR = re.compile(
     r"[\w'’-]+(?:\s+[\w'’-]+)?|[\w'’-]+(?:\s+[\w'’-]+)?\s+(?:university|college|polytechnic))\b",
     re.IGNORECASE,
 )
+# "we are going to Crete, where I was born"
+_BORN = re.compile(
+    r"\b(?:in|to|from|visit|visiting|back\s+to)\s+(?P<place>(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]+(?:\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]+)?)"
+    r"\s*,?\s+where\s+i\s+was\s+(?:born|raised)\b",
+    re.IGNORECASE,
+)
+# "head of science at Brookhouse School, started this week": a new job with no subject, the speaker's
+_STARTED = re.compile(
+    rf"^(?:(?:new\s+job|update|news|big\s+news)\W+)*(?P<title>[\w-]+(?:\s+[\w-]+){{0,4}}?)\s+at\s+{_ORG}\s*,\s+"
+    r"(?:i\s+)?(?:just\s+)?started\b",
+    re.IGNORECASE,
+)
+_NOT_TITLE = frozenset("i we he she they my his her their our you it".split())
 _MINE = re.compile(r"\b(?:i'm|im|i\s+am)\b", re.IGNORECASE)
 _SMALL = frozenset("of the de du des la le and".split())
 
@@ -54,6 +67,14 @@ def read_ventures(text: str, ctx: Context) -> int:
             continue
         made += ctx.add_fact(subject, relation, (org, "Organization"), (None, None), text)
         made += ctx.add_fact(Subject(org, 0.8), "BASED_IN", (place, "Location"), (None, None), text)
+    if ctx.speaker and (born := _BORN.search(text)) is not None:
+        place = born.group("place")
+        made += ctx.add_fact(Subject(ctx.speaker, 0.8), "BORN_IN", (place, "Location"), (None, None), text)
+    started = _STARTED.search(text)
+    if ctx.speaker and started is not None and _NOT_TITLE.isdisjoint(started.group("title").lower().split()):
+        made += ctx.add_fact(
+            Subject(ctx.speaker, 0.8), "WORKS_AT", (started.group("org"), "Organization"), (None, None), text
+        )
     year = _YEAR.search(text)
     if year is not None and ctx.speaker and _MINE.search(text[: year.start()]):
         org = _titled(re.sub(r"^the\s+", "", year.group("org"), flags=re.IGNORECASE))
