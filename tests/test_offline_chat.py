@@ -578,3 +578,252 @@ def test_more_chat_phrasings(content: str, expected: set[tuple[str, str, str]]) 
 )
 def test_more_chat_phrasings_stay_precise(content: str) -> None:
     assert facts(content) == set()
+
+
+# -- endings in the speaker's own words (round three) ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("we've stopped using Trello, too clunky", (SAM, "NO_LONGER_USES", "Trello")),
+        ("also i gave up italian, no time for it", (SAM, "NO_LONGER_LEARNING", "italian")),
+        ("i quit using Evernote last year", (SAM, "NO_LONGER_USES", "Evernote")),
+        ("the office runs on zoom workplace. so no more workplace for me", (SAM, "NO_LONGER_USES", "zoom workplace")),
+        ("my Stripe internship ended last week", (SAM, "LEFT", "Stripe")),
+        ("my contract with Lumen Health ended in april", (SAM, "LEFT", "Lumen Health")),
+        ("oh and the Shopify co-op is over", (SAM, "LEFT", "Shopify")),
+        ("i've finished at Ocado, taking the summer off", (SAM, "LEFT", "Ocado")),
+    ],
+)
+def test_an_ending_in_the_speakers_words(content: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I'm retired now, 68. I was a plumber for Thames Water for 30 years",
+        "I worked at Unilever for decades before I retired",
+    ],
+)
+def test_a_past_job_is_no_current_job(content: str) -> None:
+    assert not any(rel == "WORKS_AT" for _, rel, _ in facts(content))
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "i stopped for a bit to eat",  # no object
+        "I quit Brightline Media last Friday",  # a job left, not a tool dropped
+        "we might stop using Asana",  # a plan
+        "did you stop using Asana?",  # a question
+    ],
+)
+def test_no_tool_ending_without_a_tool_stopped(content: str) -> None:
+    assert not any(rel == "NO_LONGER_USES" for _, rel, _ in facts(content))
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["the summer term ended yesterday", "our spring term is over", "the school term ended, kids are home"],
+)
+def test_a_term_that_ended_is_no_job_left(content: str) -> None:
+    assert not any(rel == "LEFT" for _, rel, _ in facts(content))
+
+
+def test_a_switch_ends_the_old_tool_for_whoever_moved() -> None:
+    found = facts("we've dropped freeagent, my husband Tariq moved the invoices over to QuickBooks")
+    assert {("Tariq", "USES", "QuickBooks"), ("Tariq", "NO_LONGER_USES", "freeagent")} <= found
+    assert not any(rel == "USES" for _, rel, _ in facts("we moved the office to Leeds"))
+
+
+def test_taking_back_a_name_said_in_an_earlier_message() -> None:
+    assert (SAM, "NO_LONGER_LINKED_TO", "Braga") in facts("sorry, my mistake, the house is in Guimarães, not braga")
+    assert not any(rel == "NO_LONGER_LINKED_TO" for _, rel, _ in facts("i'm tired, not sure why"))
+    with Memory(":memory:", model=None) as memory:
+        memory.add_episode("g", f"{SAM}: we bought a house in Braga", reference_time="2024-01-10T10:00:00Z")
+        memory.add_episode(
+            "g", f"{SAM}: sorry, wrong, the house is in Guimarães, not braga", reference_time="2024-01-10T10:05:00Z"
+        )
+        now = {(f.relation, f.object) for f in memory.facts("g")}
+    assert ("OWNS_PROPERTY_IN", "Braga") not in now
+
+
+def test_a_sentence_without_a_subject_after_one_about_someone_else_is_not_the_speakers() -> None:
+    assert not facts("my cousin arrived in Lyon, she's sharing a flat. learning french every day") & {
+        (SAM, "LEARNING", "French")
+    }
+    assert (SAM, "LEARNING", "French") in facts("finally sorted my visa. learning french every day")
+
+
+# -- jobs and places typed in passing (round three) --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("i'm a midwife at rosie hospital, mostly nights", (SAM, "WORKS_AT", "Rosie Hospital")),
+        ("my son Idris just started at bangor university", ("Idris", "WORKS_AT", "Bangor University")),
+        ("my wife Mele works nights at Fonterra", ("Mele", "WORKS_AT", "Fonterra")),
+        ("i'm in the cardiology team at St Vincent's now", (SAM, "WORKS_AT", "St Vincent's")),
+        ("my brother Kofi is doing an internship at Unilever", ("Kofi", "WORKS_AT", "Unilever")),
+    ],
+)
+def test_a_job_typed_in_passing(content: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(content)
+
+
+@pytest.mark.parametrize("content", ["i'm a nurse at night", "i'm a believer at heart", "she's a big fan at home"])
+def test_a_title_before_a_common_word_is_no_job(content: str) -> None:
+    assert not any(rel == "WORKS_AT" for _, rel, _ in facts(content))
+
+
+def test_a_self_introduction_with_here_takes_an_appositive_job() -> None:
+    assert ("Lea Fontaine", "WORKS_AT", "Chez Marius") in facts(
+        "bonjour, lea here, line cook at Chez Marius in lyon.", speaker="Lea Fontaine"
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("we finally got a new van, a little citroen berlingo", (SAM, "OWNS", "Citroen Berlingo")),
+        ("i bought a banjo last week", (SAM, "OWNS", "Banjo")),
+        ("i'm learning the mandolin from videos", (SAM, "LEARNING", "Mandolin")),
+        ("the figs grow so well here in Mildura", (SAM, "LIVES_IN", "Mildura")),
+        ("back in guelph for the summer term", (SAM, "LIVES_IN", "Guelph")),
+        ("i'm living in a sublet in Leith with two students", (SAM, "LIVES_IN", "Leith")),
+        ("I play darts at the Red Lion Darts Club on fridays", (SAM, "MEMBER_OF", "Red Lion Darts Club")),
+        ("my wife Ana sings with the Harbour Community Choir", ("Ana", "MEMBER_OF", "Harbour Community Choir")),
+    ],
+)
+def test_things_owned_learned_places_and_clubs_in_passing(content: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "we got a new car, a kia picanto, the old fiat died last month",  # the old one is no longer owned
+        "back in the day we all played guitar",  # no place
+        "i might join the Riverside Rowing Club",  # a plan
+    ],
+)
+def test_no_ownership_place_or_club_from_these(content: str) -> None:
+    found = facts(content)
+    assert not {(SAM, "OWNS", "Fiat"), (SAM, "LIVES_IN", "The Day")} & found
+    assert not any(rel == "MEMBER_OF" for _, rel, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            "we're a tiny design studio in porto, Casa Forma",
+            {(SAM, "WORKS_AT", "Casa Forma"), ("Casa Forma", "BASED_IN", "Porto")},
+        ),
+        (
+            "my cousin Rui runs a bakery in Braga, Pão Quente",
+            {("Rui", "OWNS", "Pão Quente"), ("Pão Quente", "BASED_IN", "Braga")},
+        ),
+        ("hey im sam, 2nd year physics at the university of bath", {(SAM, "STUDIED_AT", "University of Bath")}),
+    ],
+)
+def test_a_business_named_after_a_comma_and_a_year_of_study(content: str, expected: set[tuple[str, str, str]]) -> None:
+    assert expected <= facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "we're not a studio in porto, Casa Forma is",  # a negation
+        "my friend Ana is a 2nd year at the university of bath",  # someone else's year
+        "we might open a bakery in Braga, Pão Quente",  # a plan
+    ],
+)
+def test_no_business_or_study_from_these(content: str) -> None:
+    found = facts(content)
+    assert not any(s == SAM and rel in ("WORKS_AT", "STUDIED_AT", "OWNS") for s, rel, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("phew, ported everything to unreal last month", (SAM, "USES", "Unreal")),
+        ("i keep it simple and do everything in obsidian", (SAM, "USES", "Obsidian")),
+    ],
+)
+def test_the_speakers_tool_said_in_passing(content: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(content)
+
+
+def test_someone_elses_everything_is_not_the_speakers() -> None:
+    assert not any(s == SAM and rel == "USES" for s, rel, _ in facts("my wife Rhian does everything in xero"))
+
+
+def test_she_is_the_one_a_kin_word_calls_a_woman() -> None:
+    found = facts("my sister Priya got engaged to Arun. she lives in Pune")
+    assert ("Priya", "LIVES_IN", "Pune") in found and ("Arun", "LIVES_IN", "Pune") not in found
+    assert not any(rel == "LIVES_IN" for _, rel, _ in facts("my brother Tom met Ana. she lives in Pune"))
+
+
+def test_living_in_between_is_no_place() -> None:
+    assert facts("she works in Leeds, we live in between, in Wakefield") >= {(SAM, "LIVES_IN", "Wakefield")}
+    assert not any(rel == "LIVES_IN" for _, rel, _ in facts("we live in between"))
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("already handed in my notice at brightwater legal", (SAM, "LEFT", "Brightwater Legal")),
+        ("i resigned from Globex today", (SAM, "LEFT", "Globex")),
+        ("hi, i'm sam, junior associate at Vieira Costa in porto", (SAM, "WORKS_AT", "Vieira Costa")),
+    ],
+)
+def test_notice_handed_in_and_a_title_in_an_introduction(content: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(content)
+
+
+def test_notice_only_planned_ends_nothing() -> None:
+    assert facts("i might hand in my notice at Globex") == set()
+
+
+def test_a_girlfriend_named_after_a_comma() -> None:
+    assert ("Idris", "DATING", "Mari") in facts("Idris has a girlfriend now, Mari, from his course")
+    assert facts("my cousin says Idris has a girlfriend called Mari") == set()  # hearsay
+
+
+def test_builds_run_on_a_tool() -> None:
+    assert (SAM, "USES", "Jenkins") in facts("our builds run on jenkins")
+
+
+def test_an_acronym_and_its_version_are_one_name() -> None:
+    assert (SAM, "USES", "ROS 2") in facts("we're using ROS 2 and a jetson for the robot")
+    assert (SAM, "MET", "TOM") in facts("I met TOM 2 times")  # a count, no version
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("our daughter was born on tuesday, Niamh", (SAM, "PARENT_OF", "Niamh")),
+        ("my nephew gave me his old kindle, so nice", (SAM, "OWNS", "Kindle")),
+        ("we farm cattle just outside Builth Wells", (SAM, "LIVES_IN", "Builth Wells")),
+        ("we're flying to Madeira, where I was born", (SAM, "BORN_IN", "Madeira")),
+        ("big news!! deputy head at Riverside Academy, started monday", (SAM, "WORKS_AT", "Riverside Academy")),
+    ],
+)
+def test_births_gifts_farms_birthplaces_and_a_new_job_in_passing(content: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "my friend Ola gave me her old guitar? no",  # a question
+        "she's a teacher at Riverside Academy, started monday",  # someone else's job: no subjectless start
+        "maybe we'll farm near Hay",  # a hedge
+    ],
+)
+def test_no_gift_farm_or_new_job_from_these(content: str) -> None:
+    assert not any(s == SAM and rel in ("OWNS", "LIVES_IN", "WORKS_AT") for s, rel, _ in facts(content))

@@ -6,7 +6,18 @@ from __future__ import annotations
 
 from .kin import KIN
 from .patterns import COPULA, Pattern, _p
-from .vocab import BRANDS, CONDITIONS, JOBS, LANGUAGE_QUALIFIERS, LANGUAGES, MAKES, PROGRAMMING, TECH, VEHICLES
+from .vocab import (
+    BRANDS,
+    CONDITIONS,
+    INSTRUMENTS,
+    JOBS,
+    LANGUAGE_QUALIFIERS,
+    LANGUAGES,
+    MAKES,
+    PROGRAMMING,
+    TECH,
+    VEHICLES,
+)
 
 __all__ = ["CHAT_PATTERNS"]
 
@@ -19,6 +30,9 @@ _TECH = (
 )
 
 _COPULA_KEYS = "is am are was 's 'm 're"
+# a verb that is the speaker's: after "i", "we", a comma or "and" ("ok we did it, ported everything to godot")
+_OWN_CLAUSE = r"(?:(?<=\bi\s)|(?<=\bwe\s)|(?<=,\s)|(?<=\band\s)|^)"
+_KINDS = "car|quad|van|bike|motorbike|truck|ute|suv|scooter|tractor|motorcycle|hatchback|estate"
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised
 
 # fmt: off
@@ -50,7 +64,28 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("bought own owns purchased", rf"\b(?:bought|own|owns|purchased)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?{_HOME}"
        r"\s+in\b", "OWNS_PROPERTY_IN", "state", _P, _L, lower=True, closes=True, ended="NO_LONGER_OWNS"),
     _p("have has got bought drive drives ride rides", rf"\b(?:have|has|got|bought|drive|drives|ride|rides)(?=\s+an?\s+"
-       rf"(?!(?:{_NOT_OWNED})\b))", "OWNS", "state", vocabulary=BRANDS | VEHICLES),
+       rf"(?!(?:{_NOT_OWNED})\b))", "OWNS", "state", vocabulary=BRANDS | VEHICLES | INSTRUMENTS),
+    # "we bought a second car, a little suzuki swift", "got a new quad, a honda fourtrax"
+    _p("have has got get bought", rf"\b(?:have|has|got|get|bought)\s+(?:a|an)\s+(?:[\w-]+\s+){{0,2}}?(?:{_KINDS})"
+       r"(?:\s+(?:though|too|as\s+well))?\s*,\s+(?:a|an)\s+(?:(?:new|little|old|second-hand|used|shiny)\s+)?"
+       rf"(?=(?:{'|'.join(sorted(MAKES))})\b)", "OWNS", "state", vocabulary=BRANDS, strict=True),
+    # "learning the ukulele", "i play the cello"
+    _p("learning learn play plays playing", r"\b(?:learning|learn|play|plays|playing)\s+(?:to\s+play\s+)?(?:the\s+)?"
+       r"(?=(?:" + "|".join(sorted(INSTRUMENTS)) + r")\b)", "LEARNING", "state", _P, "Instrument",
+       vocabulary=INSTRUMENTS, strict=True, closes=True, ended="NO_LONGER_LEARNING"),
+    # "here in Glenelg", "back in waterloo for the term", "living in a sublet in Leith"
+    _p("between", r"\blive\s+(?:in\s+)?between(?:\s+the\s+two)?\s*,?\s+in\b", "LIVES_IN", "state", _P, _L, lower=True),
+    _p("here", r"\bhere\s+in\b", "LIVES_IN", "state", _P, _L, lower=True, speakers=True),
+    _p("back", r"^(?:(?:so|and|but|now|anyway)\s+)?(?:(?:i'm|we're|i\s+am|we\s+are)\s+)?back\s+in\b", "LIVES_IN",
+       "state", _P, _L, lower=True, speakers=True),
+    _p("living live lives", r"\b(?:living|live|lives)\s+in\s+(?:a|an|our|my|the)\s+(?:[\w-]+\s+)?"
+       rf"(?:sublet|{_HOME[3:-1]}|room|studio|dorm|flatshare|houseshare|caravan)\s+in\b", "LIVES_IN", "state", _P, _L,
+       lower=True),
+    # "I play bowls at the Holdfast Bowling Club", "now I bowl at the X Club", "she sings with the X Choir"
+    _p("play plays playing bowl bowls bowling swim swims row rows train trains sing sings run runs golf member",
+       r"\b(?:play(?:s|ing)?(?:\s+[\w-]+)?|bowl(?:s|ing)?|swim(?:s|ming)?|rows?|rowing|train(?:s|ing)?|sing(?:s|ing)?|"
+       r"runs?|running|golf(?:s|ing)?|(?:a\s+)?member)\s+(?:at|with|of|for)\s+(?=(?:the\s+)?(?-i:[A-Z])[^,.;!?]*?\b"
+       r"(?-i:Club|Society|Choir|League|Association|Orchestra|Band)\b)", "MEMBER_OF", "state", _P, _O),
     # "i drive down in my fiat panda"; not "sold my Tesla"
     _p("my", r"(?<!sold\s)(?<!sell\s)(?<!selling\s)(?<!crashed\s)(?<!totalled\s)\bmy(?:\s+(?:new|old|trusty|little))?"
        rf"(?=\s+(?:{'|'.join(sorted(MAKES))})\b)", "OWNS", "state", vocabulary=BRANDS, strict=True, speakers=True),
@@ -63,6 +98,16 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("teach teaches teaching intern interning",
        r"\b(?:teach(?:es|ing)?(?:\s+[\w-]+){0,2}?|intern(?:s|ing)?)\s+at\b", "WORKS_AT", "state", _P, _O,
        closes=True, lower=True),
+    # "i'm a nurse at middlemore hospital": a job at a lower-case name
+    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?:a|an)\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:at|for)\s+"
+       r"(?!(?-i:[A-ZÀ-ÖØ-Þ]))", "WORKS_AT", "state", _P, _O, lower=True, title_words=JOBS),
+    # "i'm in the day surgery unit at X now", "she works nights at X", "she's doing an internship at X"
+    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?in\s+the\s+(?:[\w-]+\s+){0,3}?(?:unit|ward|team|department|dept|group|"
+       r"office)\s+(?:at|of)\b", "WORKS_AT", "state", _P, _O, lower=True),
+    _p("work works working", r"\bwork(?:s|ing)?\s+(?:days|nights|weekends|shifts|evenings|mornings)\s+(?:at|for)\b",
+       "WORKS_AT", "state", _P, _O, lower=True),
+    _p("doing does", r"\b(?:doing|does)\s+(?:an?|her|his|my|their)\s+(?:summer\s+|paid\s+)?(?:internship|placement|"
+       r"residency|co-?op|traineeship|apprenticeship)\s+(?:at|with)\b", "WORKS_AT", "state", _P, _O, lower=True),
     _p("help helps helping", r"\bhelp(?:s|ing)?\s+out\s+(?:at|with)\b", "VOLUNTEERS_AT", "state", _P, _O),
     # "proposed to Aoife on christmas eve and she said yes!!"
     _p("proposed", r"\bproposed\s+to\b(?=[^.!?]*\bsaid\s+yes\b)", "ENGAGED_TO", "state", _P, _P),
@@ -83,6 +128,9 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        r"(?:in|out\s+of)\s+" + _UP, "BASED_IN", "state", _O, _L, employer=True),
     _p("got accepted admitted", r"\b(?:got\s+into|got\s+(?:accepted|admitted)\s+(?:in)?to|(?:was|been)\s+"
        r"(?:accepted|admitted)\s+(?:in)?to)\b", "STUDIED_AT", "state", _P, _O),
+    # "he has a girlfriend now, Chloe", "she's got a new boyfriend, Tariq"
+    _p("has have got", r"\b(?:has|have|got)\s+a\s+(?:new\s+)?(?:girlfriend|boyfriend)(?:\s+now)?\s*,?\s+(?:called\s+|"
+       r"named\s+)?(?=(?-i:[A-ZÀ-ÖØ-Þ]))", "DATING", "state", _P, _P),
     _p("dating", r"\b(?:dating|going\s+out\s+with)\b", "DATING", "state", _P, _P, pair=True, lower=True),
     _p("together", r"\b(?:(?:are|have\s+been|'ve\s+been|been|'re)\s+(?:still\s+)?together|got\s+back\s+together)\b",
        "PARTNER_OF", "state", _P, _P, pair=True),
@@ -100,6 +148,16 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        r"little\s+(?:boy|girl))(?:,?\s+(?:a\s+)?(?:little\s+|baby\s+|beautiful\s+|healthy\s+)?(?:boy|girl|son|daughter))?"
        r"(?:\s+(?:on|last|this)\s+[\w-]+)?(?:\s*,|\s+(?:named|called))?(?!\w)", "PARENT_OF", "state", _P, _P,
        pending=True),
+    # "our son was born on friday!!! Adam, 3.4kg": the name may come in the next sentence
+    _p("son daughter baby", r"\b(?:our|my)\s+(?:son|daughter|baby(?:\s+(?:boy|girl))?|twins|little\s+(?:boy|girl))\s+"
+       r"(?:was|were)\s+born(?:\s+(?:on|last|this)\s+[\w-]+)?(?:\s*,|\s+(?:named|called))?(?!\w)", "PARENT_OF",
+       "state", _P, _P, speakers=True, pending=True),
+    # "Nikos gave me his old iphone": the speaker's now
+    _p("gave", r"\bgave\s+me\s+(?:his|her|their|a|an)\s+(?:(?:old|new|spare|used)\s+)?", "OWNS", "state",
+       vocabulary=BRANDS | VEHICLES | INSTRUMENTS, strict=True, speakers=True),
+    # "i farm sheep near Tregaron", "we live just outside Ludlow"
+    _p("live lives living farm farms farming", r"\b(?:live|lives|living|farm|farms|farming)\s+(?:[\w-]+\s+){0,3}?"
+       r"(?:near|(?:just\s+)?outside(?:\s+of)?)\b", "LIVES_IN", "state", _P, _L, lower=True),
     # "Lina is a vet in Bristol", "it's a small startup in Toronto", "Colegio San Miguel is in Getafe"
     _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?:a|an)\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,3}?)\s+(?:based\s+)?in\s+"
        + _UP, "WORKS_IN", "state", _P, _L, org_relation="BASED_IN", title_words=JOBS),
@@ -142,21 +200,31 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("switched migrated", r"\b(?:switched|migrated)(?:\s+(?:over|everything|it|all))?"
        r"\s+from\s+(?P<from>[^,.;!?]+?)\s+(?:to|over\s+to)\b", "USES", "state", None, "Product",
        ended="NO_LONGER_USES", vocabulary=TECH),
+    # "we ported everything to godot", "moved it all over to Figma"
+    _p("ported migrated moved", _OWN_CLAUSE + r"(?:ported|migrated|moved)\s+(?:everything|it\s+all|all\s+of\s+it)\s+"
+       r"(?:over\s+)?(?:to|onto)\b", "USES", "state", None, "Product", vocabulary=TECH, strict=True, speakers=True),
+    # "i do everything in neovim", "we do everything on notion"
+    _p("do", _OWN_CLAUSE + r"do\s+everything\s+(?:in|on|with)\b", "USES", "state", _P, "Product", vocabulary=TECH,
+       strict=True, speakers=True),
     _p("moved migrated switched ported", r"\b(?:moved|migrated|switched|ported)\s+(?:the|our|my|all|everything)\b"
        r"[^,.;!?]{0,30}?\s+from\s+(?P<from>[^,.;!?]+?)\s+(?:to|over\s+to)\b", "USES", "state", None, "Product",
        ended="NO_LONGER_USES", vocabulary=TECH),
     # "i moved from Airtable to Notion": tools, not homes (longer than the move's match, so tried first)
     _p("moved", r"\bmoved(?:\s+(?:over|everything|it|all))?\s+from\s+(?P<from>[^,.;!?]+?)\s+to\s+", "USES", "state",
        None, "Product", ended="NO_LONGER_USES", vocabulary=TECH, strict=True),
-    _p("switched migrated", r"\b(?:switched|migrated)\s+(?:our|the|my)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:over\s+)?to\b",
+    # "we switched our ci to GitLab", "rhian moved the accounts over to Sage"; not "we moved the office to Leeds"
+    _p("switched migrated moved", r"\b(?:(?:switched|migrated)\s+(?:our|the|my)\s+[\w-]+(?:\s+[\w-]+)?\s+"
+       r"(?:over\s+)?to|moved\s+(?:our|the|my)\s+[\w-]+(?:\s+[\w-]+)?\s+over\s+to)\b(?=\s+(?-i:[A-Z])|\s+(?:"
+       + "|".join(sorted(TECH)) + r")\b)",
        "USES", "state", None, "Product", vocabulary=TECH),
     # "i work in python mostly", "our pipelines are in Airflow", "our data lives in Snowflake"
     _p("work works working", r"\bwork(?:s|ing)?\s+(?:mostly\s+|mainly\s+|primarily\s+)?in\b", "USES", "state", _P,
        "Product", vocabulary=PROGRAMMING, strict=True),
     _p("mostly mainly primarily", r"\b(?:mostly|mainly|primarily)\s+in\b", "USES", "state", _P, "Product",
        vocabulary=TECH, strict=True, speakers=True),
-    _p("pipelines services jobs apps models dashboards workloads", r"\b(?:pipelines|services|jobs|apps|models|"
-       r"dashboards|workloads)\s+(?:are|run)\s+(?:(?:all|mostly|entirely|still)\s+)?(?:in|on)\b", "USES", "state",
+    _p("pipelines services jobs apps models dashboards workloads builds tests backups", r"\b(?:pipelines|services|"
+       r"jobs|apps|models|dashboards|workloads|builds|tests|backups)\s+(?:are|run)\s+"
+       r"(?:(?:all|mostly|entirely|still)\s+)?(?:in|on)\b", "USES", "state",
        None, "Product", speakers=True, vocabulary=TECH),
     _p("lives live sits stored", r"\b(?:data|analytics|docs|documents|code|files)\s+(?:lives?|sits?|is\s+stored|"
        r"are\s+stored)\s+in\b", "USES", "state", None, "Product", speakers=True, vocabulary=TECH),

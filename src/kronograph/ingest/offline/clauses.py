@@ -251,6 +251,9 @@ def _unit(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int) -> Ob
     return Obj(name, "Team" if name else None, org.last if org else at, unit=True, org=org)
 
 
+_OWNERS = frozenset("the my our his her their".split())
+
+
 def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, want: Want) -> list[Obj]:
     """The object after a verb, and any joined to it by "and" or commas ("Notion and Linear")."""
     first = _object_at(text, tokens, runs_at, i, want)
@@ -277,8 +280,9 @@ def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int
         if nxt is None or nxt.unit:
             return found
         after = tokens[nxt.last + 1].lower if nxt.last + 1 < len(tokens) else "."
-        if nxt.loose and bare_comma and after not in (",", "and", "or"):
+        if (nxt.loose or tokens[k].lower in _OWNERS) and bare_comma and after not in (",", "and", "or"):
             return found  # "allergic to kiwi, weird for a baker": a list goes on with "and", or ends the clause
+            # (and "a honda fourtrax, the old yamaha finally died": a new clause)
         found.append(nxt)
     return found
 

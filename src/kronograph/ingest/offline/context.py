@@ -29,6 +29,8 @@ class Context:
     pending: tuple[list[Subject], str, dict[str, TimeMention]] | None = None
     # what an earlier sentence asked to do without ("ideas without shellfish?"): what a bare "i'm allergic" is to
     avoided: str | None = None
+    about_other: bool = False  # the last sentence spoke of someone else ("he's ...") and not of the speaker
+    message: str = ""  # the whole message: where a shortened name's longer form is looked for
 
     def mention(self, name: str, label: str | None) -> None:
         key = name.casefold()

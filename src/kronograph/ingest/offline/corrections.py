@@ -6,15 +6,17 @@ the place of the name right before it; "Y, not X" puts Y in X's place, in a
 sentence that states nothing else or that also holds a correcting word. Only
 a name that is the object of a fact already read in the same episode is
 replaced, and only by a capitalised name: a correction of something said in
-an earlier message is not seen here.
+an earlier message is not seen here: ``take_back`` ends the speaker's link
+to what "not X" names in a sentence that says it corrects ("sorry, wrong, the
+flat is in Maia, not matosinhos"), when nothing read in this episode was X.
 """
 
 from __future__ import annotations
 
-from .context import Context
+from .context import Context, Subject
 from .names import Run, Token
 
-__all__ = ["correct"]
+__all__ = ["correct", "take_back"]
 
 _CUES = frozenset({"sorry", "actually", "rather", "correction", "oops", "wait"})
 _GLUE = frozenset({",", ":", "-", "—", "–", "i", "mean", "meant", "it", "'s", "is", "wait", "no"})
@@ -67,3 +69,27 @@ def _replace(ctx: Context, old: str, new: str) -> int:
         )
         changed += 1
     return changed
+
+
+_OWNED_UP = frozenset({"sorry", "wrong", "correction", "oops", "mistake", "typo"})
+_NOT_NAMES = frozenset("a an the my our that this it sure really yet now there here even just only".split())
+
+
+def take_back(tokens: list[Token], ctx: Context) -> int:
+    """ "sorry, wrong, it's in Maia, not matosinhos": the speaker's standing link to the name after "not" ends."""
+    words = [t.lower for t in tokens]
+    if not ctx.speaker or _OWNED_UP.isdisjoint(words):
+        return 0
+    made = 0
+    for k, word in enumerate(words[:-1]):
+        if word != "not" or k == 0 or words[k - 1] != "," or words[k + 1] in _NOT_NAMES:
+            continue
+        end = k + 1
+        while end < len(tokens) and end - k <= 3 and tokens[end].text[:1].isalpha():
+            end += 1
+        said = " ".join(t.text for t in tokens[k + 1 : end])
+        if any(f.object.casefold() == said.casefold() for f in ctx.facts.values()):
+            continue  # corrected within this episode already
+        name = " ".join(w[:1].upper() + w[1:] for w in said.split())
+        made += ctx.add_fact(Subject(ctx.speaker, 0.8), "NO_LONGER_LINKED_TO", (name, None), (None, None), "")
+    return made

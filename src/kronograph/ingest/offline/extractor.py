@@ -15,11 +15,13 @@ from ..notes import sentence_note
 from ..schema import Extraction
 from .chat import plain_line, self_named, strip_prefix
 from .context import Context
-from .corrections import correct
+from .corrections import correct, take_back
 from .dates import find_times
 from .kin import name_pending, read_kin
 from .names import Token, find_runs, name_label, tokenize
 from .reader import SentenceReader
+from .stops import read_stops, spread_switch
+from .ventures import read_ventures
 
 __all__ = ["OfflineExtractor"]
 
@@ -41,6 +43,8 @@ _QUESTION_SUBJECTS = frozenset("i we you he she they it there".split())
 # not new facts, nor is a system prompt's instruction or a tool's output (an agent files what it
 # learns from a tool as an episode of its own).
 _NOT_REPORTING = frozenset({"assistant", "system", "tool"})
+_FIRST_PERSON = frozenset("i me we us".split())
+_THIRD_PERSON = frozenset("he she they he's she's they're his her their him them".split())
 _WEAK_HEDGE_PAIRS = frozenset({("not", "sure"), ("i", "think"), ("i", "believe"), ("no", "idea")})
 
 
@@ -66,7 +70,7 @@ class OfflineExtractor:
         """``speaker`` is whom "I", "me" and "my" mean (else a "Name:" prefix
         names it); ``role`` the message's role ("user", "assistant", ...);
         ``addressee`` whom "you" means (the assistant, in a user's message)."""
-        ctx = Context(speaker=speaker, reference=_aware(reference_time), addressee=addressee)
+        ctx = Context(speaker=speaker, reference=_aware(reference_time), addressee=addressee, message=content)
         if ctx.speaker:
             ctx.mention(ctx.speaker, "Person")
         reporting = role is None or role.casefold() not in _NOT_REPORTING
@@ -83,6 +87,8 @@ class OfflineExtractor:
                     self._sentence(sentence, reference_time, ctx)
                 else:
                     ctx.unread.append(sentence_note(sentence, f"said by the {role.casefold()}"))  # type: ignore[union-attr]
+        if reporting:
+            spread_switch(ctx)
         self.notes = ctx.unread
         return Extraction(
             reasoning=_reasoning(ctx), entities=list(ctx.entities.values()), facts=list(ctx.facts.values())
@@ -107,6 +113,7 @@ class OfflineExtractor:
             ctx.skipped[why] = ctx.skipped.get(why, 0) + 1
             ctx.unread.append(sentence_note(text, why))
             read_kin(text, tokens, runs, [], ctx, told=False)  # "my friend Tom says ..., no idea if true"
+            ctx.about_other = _about_other(tokens)
             return
         times = find_times(text, reference)
         tied = name_pending(text, tokens, runs, ctx)
@@ -116,7 +123,10 @@ class OfflineExtractor:
         runs_end = {r.last: r for r in runs + lowered}
         clauses = SentenceReader(text, tokens, runs_at, runs_end, times, ctx)
         made = clauses.read() + tied
+        made += read_stops(text, ctx, None) + read_ventures(text, ctx)
         made += correct(tokens, runs + lowered, ctx, made > 0)
+        made += take_back(tokens, ctx)
+        ctx.about_other = _about_other(tokens)
         if made == 0:
             ctx.not_understood += 1 if clauses.candidates else 0
             ctx.unread.append(sentence_note(text, None))
@@ -126,6 +136,12 @@ def _aware(when: datetime) -> datetime:
     """Naive is UTC; an aware time keeps its zone, whose calendar days
     relative dates count in."""
     return when.replace(tzinfo=UTC) if when.tzinfo is None else when
+
+
+def _about_other(tokens: list[Token]) -> bool:
+    """A sentence about a third person ("he's in a student flat"), with no word of the speaker's own."""
+    words = {t.lower for t in tokens}
+    return _FIRST_PERSON.isdisjoint(words) and not _THIRD_PERSON.isdisjoint(words)
 
 
 def _skip_reason(tokens: list[Token]) -> str | None:

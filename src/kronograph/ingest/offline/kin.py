@@ -14,13 +14,15 @@ sentence too ("my sister emma lives in leeds").
 
 from __future__ import annotations
 
+import re
+
 from .clauses import FILLER, HEDGE, NEGATION
 from .context import Context, Subject
 from .dates import TimeMention
 from .lowercase import COMMON, lower_name
 from .names import Run, Token
 
-__all__ = ["KIN", "name_pending", "read_kin"]
+__all__ = ["of_gender", "KIN", "name_pending", "read_kin"]
 
 _P, _O = "Person", "Organization"
 # noun: (relation, whether the possessor is the subject, label of the name)
@@ -360,3 +362,20 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
             ctx.mention(run.name, "Person" if relation == "PARENT_OF" else None)
             made += ctx.add_fact(subject, relation, (run.name, ctx.label(run.name)), (valid, None), text, cap=0.8)
     return made
+
+
+_FEMALE = "sister mum mom mother wife daughter girlfriend aunt niece grandma grandmother gran nan fiancee fiancée"
+_MALE = "brother dad father husband son boyfriend uncle nephew grandpa grandfather grandad granddad fiance fiancé"
+_GENDERED = {
+    "she": re.compile(rf"\b(?:{'|'.join(_FEMALE.split())}),?\s+(?P<name>[\w'’-]+)", re.IGNORECASE),
+    "he": re.compile(rf"\b(?:{'|'.join(_MALE.split())}),?\s+(?P<name>[\w'’-]+)", re.IGNORECASE),
+}
+
+
+def of_gender(pronoun: str, message: str, names: list[str]) -> list[str]:
+    """Of ``names``, those the message calls by a kin word of the pronoun's gender ("my sister Lakshmi": she)."""
+    regex = _GENDERED.get(pronoun)
+    if regex is None:
+        return []
+    said = {m.group("name").casefold() for m in regex.finditer(message)}
+    return [n for n in names if n.split()[0].casefold() in said]

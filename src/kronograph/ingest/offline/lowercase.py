@@ -33,6 +33,7 @@ COMMON = frozenset(
     summer winter spring autumn fall january february march april may june july august september october november
     december monday tuesday wednesday thursday friday saturday sunday today tonight tomorrow yesterday
     lol haha ok okay yes yeah no nope thanks thank please btw tbh idk imo rn atm done finished general particular
+    between
     case person anyway though oh ah um uh hmm hey hi hello omg ugh yay wow cool nice sure well so also
     """.split()
 )
@@ -83,12 +84,25 @@ def lower_name(tokens: list[Token], i: int, stop: frozenset[str], follow: frozen
 
 
 _INSTITUTIONS = frozenset({"university", "college", "school", "institute", "academy"})
+# "middlemore hospital", "aberystwyth university": one or two lower-case words before the kind of place
+_HEADS = _INSTITUTIONS | frozenset({"hospital", "clinic", "polytechnic", "infirmary"})
+
+
+def _headed(tokens: list[Token], j: int, stop: frozenset[str]) -> tuple[str, int] | None:
+    k = j
+    while k < len(tokens) and k - j < 2 and _wordlike(tokens[k], stop) and tokens[k].lower not in _PLACE_HEADS:
+        k += 1
+    if k == j or k >= len(tokens) or tokens[k].lower not in _HEADS or not tokens[k].text.islower():
+        return None
+    return " ".join(t.text.capitalize() for t in tokens[j : k + 1]), k
 
 
 def institution(tokens: list[Token], i: int, stop: frozenset[str], follow: frozenset[str]) -> tuple[str, int] | None:
     """ "the university of edinburgh": a lower-case institution named by its place, capitalised."""
     n = len(tokens)
     j = i + (i < n and tokens[i].lower == "the")
+    if (headed := _headed(tokens, j, stop)) is not None:
+        return headed
     if j + 2 >= n or tokens[j].lower not in _INSTITUTIONS or tokens[j + 1].lower != "of":
         return None
     found = lower_name(tokens, j + 2, stop, follow)

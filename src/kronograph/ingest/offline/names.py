@@ -115,6 +115,19 @@ def _capitalised(token: Token) -> bool:
     return text[0].isupper() and token.lower not in _STOP
 
 
+def _version(tokens: list[Token], j: int) -> bool:
+    """Whether the token after ``j`` is the version of an acronym ending at ``j``, closing a list or clause."""
+    n, word = len(tokens), tokens[j].text
+    if j + 1 >= n or not (word.isupper() and len(word) >= 2 and word.isalpha()):
+        return False
+    nxt = tokens[j + 1]
+    after = tokens[j + 2].lower if j + 2 < n else "."
+    return nxt.text.isdigit() and len(nxt.text) <= 2 and nxt.start == tokens[j].end + 1 and after in _VERSION_END
+
+
+_VERSION_END = frozenset({",", ".", "!", "?", ";", "and", "or", ")"})
+
+
 def find_runs(text: str, tokens: list[Token]) -> list[Run]:
     """Every name in a sentence, left to right."""
     runs: list[Run] = []
@@ -144,6 +157,8 @@ def find_runs(text: str, tokens: list[Token]) -> list[Run]:
                 j += 2
             else:
                 break
+        if _version(tokens, j):
+            j += 1  # "ROS 2", "PHP 8": an acronym and its version, one name
         if tokens[first].lower in _TITLES:
             first += 1
             while first <= j and not _capitalised(tokens[first]):

@@ -90,6 +90,18 @@ ENDINGS: dict[str, tuple[str, ...]] = {
     "NO_LONGER_LEADS": ("LEADS",),
     "NO_LONGER_HAS_CONDITION": ("HAS_CONDITION",),
     "NO_LONGER_VOLUNTEERS_AT": ("VOLUNTEERS_AT",),
+    # "sorry, wrong, the flat is in Maia, not Matosinhos": a place or organisation said before, taken back
+    "NO_LONGER_LINKED_TO": (
+        "LIVES_IN",
+        "BASED_IN",
+        "OWNS_PROPERTY_IN",
+        "WORKS_AT",
+        "WORKS_IN",
+        "STUDIED_AT",
+        "VOLUNTEERS_AT",
+        "MEMBER_OF",
+        "USES",
+    ),
 }
 
 

@@ -20,7 +20,7 @@ from .chat_patterns import CHAT_PATTERNS
 from .clauses import CLAUSE_BREAK, PRONOUNS, Found, Obj, Want, read_gap, read_objects, stated
 from .context import Context, Subject
 from .dates import TimeMention, clause_dates
-from .kin import KIN
+from .kin import KIN, of_gender
 from .lowercase import lower_name
 from .names import Run, Token, name_label
 from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
@@ -252,6 +252,9 @@ class SentenceReader:
     def _apposed(self, comma_at: int) -> tuple[list[Subject], int] | None:
         """The name right before an appositive's comma; not the end of a fronted phrase ("In Madrid, the ...")."""
         run = self.runs_end.get(comma_at - 1)
+        if run is None and comma_at > 1 and self.tokens[comma_at - 1].lower == "here":
+            run = self.runs_end.get(comma_at - 2)  # "youssef here, sous chef at Table Noailles"
+            run = run if run is not None and run.name == self.ctx.speaker else None
         if run is None or (run.first == run.last and run.sentence_initial and not self.ctx.label(run.name)):
             return None  # "However, the head of ..."
         tokens = self.tokens
@@ -276,7 +279,7 @@ class SentenceReader:
         if at < 0 or self.tokens[at].lower in CLAUSE_BREAK:
             if at >= 0 and self.previous:
                 return list(self.previous), self.tokens[at].end
-            if self.ctx.speaker and (at < 0 or self._headless(at)):
+            if self.ctx.speaker and (self._headless(at) if at >= 0 else not self.ctx.about_other):
                 return [Subject(self.ctx.speaker, 0.6)], 0  # "Had dinner with Marco": a chat message's speaker
             return [], 0
         found: list[Subject] = []
@@ -310,7 +313,8 @@ class SentenceReader:
         """ "Finally passed my test and bought a car": a chat sentence with no subject at all before ``at``."""
         before = self.tokens[:at]
         return (
-            self.tokens[0].lower not in _NOT_HEADLESS
+            not self.ctx.about_other  # "kevin landed in aachen, he's in a flat. learning german like crazy": his
+            and self.tokens[0].lower not in _NOT_HEADLESS
             and all(t.lower not in PRONOUNS and t.lower != "you" for t in before)
             and all(r.first >= at for r in self.runs_at.values())
         )
@@ -405,6 +409,9 @@ class SentenceReader:
             chosen = people
         else:
             chosen = orgs
+        if len(chosen) > 1 and word in ("he", "she"):  # "my sister Lakshmi got engaged to Vikram. she ..."
+            names = of_gender(word, ctx.message, [ctx.entities[key].name for key in chosen])
+            return Subject(names[0], 0.7) if len(names) == 1 else None
         return Subject(ctx.entities[chosen[0]].name, 0.7) if len(chosen) == 1 else None
 
     def _emit(

@@ -13,6 +13,7 @@ __all__ = [
     "PROGRAMMING",
     "TECH",
     "VEHICLES",
+    "INSTRUMENTS",
 ]
 
 LANGUAGES = frozenset(
@@ -47,7 +48,8 @@ TECH = PROGRAMMING | frozenset(
     vercel netlify heroku cloudflare hetzner digitalocean linux ubuntu debian windows macos ios android iphone pixel
     neovim vim emacs vscode excel tableau looker dbt pandas pytorch tensorflow pulumi ecs eks gke lambda splunk
     loki circleci buildkite dagster prefect pyspark jupyter kibana honeycomb argocd helm nomad vault consul
-    clickhouse duckdb pinecone mlflow sagemaker vertex
+    clickhouse duckdb pinecone mlflow sagemaker vertex zoom moodle xero quickbooks freeagent trello asana evernote
+    obsidian todoist discord whatsapp duolingo godot unity unreal blender photoshop illustrator procreate canva
     """.split()
 )
 CONDITIONS = frozenset(
@@ -60,13 +62,21 @@ CONDITIONS = frozenset(
 MAKES = frozenset(
     """
     tesla bmw audi mercedes toyota honda ford volvo volkswagen vw kia hyundai nissan mazda subaru porsche fiat skoda
-    peugeot renault vespa ducati yamaha kawasaki harley
+    peugeot renault vespa ducati yamaha kawasaki harley suzuki mitsubishi citroen citroën opel dacia lexus jeep
+    chevrolet chevy dodge gmc holden isuzu polaris
     """.split()
 )
 BRANDS = MAKES | frozenset("macbook iphone ipad kindle pixel thinkpad playstation xbox".split())
 # what one owns and names by its kind alone: "we bought a caravan", "i have a motorbike"
 VEHICLES = frozenset(
     "car caravan campervan motorhome van motorbike motorcycle scooter e-bike ebike boat canoe kayak".split()
+)
+# what one plays, owns and learns: "bought a ukulele", "learning the cello"
+INSTRUMENTS = frozenset(
+    """
+    ukulele guitar piano violin cello viola bass drums saxophone sax trumpet trombone flute clarinet oboe harp banjo
+    mandolin accordion harmonica keyboard bagpipes oud sitar tabla
+    """.split()
 )
 # what someone is "in" a place as: "Lina is a vet in Bristol", "it's a small startup in Toronto"
 JOBS = frozenset(
@@ -77,6 +87,7 @@ JOBS = frozenset(
     barista waiter waitress baker farmer surgeon therapist psychologist psychiatrist midwife carer cleaner librarian
     priest vicar rabbi imam banker trader recruiter programmer physio physiotherapist optician tutor coach trainer
     nanny receptionist administrator technician mechanic builder carpenter translator editor photographer
+    associate paralegal clerk intern assistant director coordinator supervisor specialist
     startup company firm agency business bank charity nonprofit school university college hospital clinic practice
     restaurant shop store brewery bakery cafe studio lab
     """.split()
