@@ -827,3 +827,36 @@ def test_births_gifts_farms_birthplaces_and_a_new_job_in_passing(content: str, e
 )
 def test_no_gift_farm_or_new_job_from_these(content: str) -> None:
     assert not any(s == SAM and rel in ("OWNS", "LIVES_IN", "WORKS_AT") for s, rel, _ in facts(content))
+
+
+# -- fourth round: jobs with no article, subjectless job lines -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("hey, sam here. backend developer at Quillfin in leeds", (SAM, "WORKS_AT", "Quillfin")),
+        ("i'm head-chef at Mosswood Bistro these days", (SAM, "WORKS_AT", "Mosswood Bistro")),
+        ("update: left the old place. now staff nurse at Riverside Clinic", (SAM, "WORKS_AT", "Riverside Clinic")),
+        ("Dana's senior architect at Brightwell Partners", ("Dana", "WORKS_AT", "Brightwell Partners")),
+    ],
+)
+def test_a_job_title_without_an_article(content: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "good at Scrabble, bad at Monopoly",
+        "nurse at Riverside Clinic? is that a good job?",
+        "I might be developer at Quillfin next year",
+        "backend developer at Quillfin would be a dream",
+    ],
+)
+def test_a_title_line_that_is_no_job_of_the_speaker_stays_empty(content: str) -> None:
+    assert not {f for f in facts(content) if f[1] == "WORKS_AT"}
+
+
+def test_an_assistant_title_line_stays_empty() -> None:
+    assert facts("senior developer at Quillfin, that sounds great!", role="assistant") == set()

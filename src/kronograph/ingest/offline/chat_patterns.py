@@ -120,6 +120,12 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("run runs running opened started", r"\b(?:runs?|running|opened|started)\s+(?:a|an|my|our)\s+(?:[\w-]+\s+){0,2}?"
        r"in\s+(?P<place>(?-i:[A-ZÀ-ÖØ-Þ])[\w-]+(?:\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w-]+)?)\s+(?:called|named)\b", "OWNS",
        "state", _P, _O),
+    # "i'm sous-chef at X", "she's head nurse at X": a job title with no article
+    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?P<title>[\w-]+(?:\s+[\w-]+)?)\s+(?:at|for|with)\s+" + _UP, "WORKS_AT",
+       "state", _P, _O, title_words=JOBS),
+    # "hi, sam here. civil engineer at X", "now sous-chef at X": a subjectless line, the speaker's own job
+    _p("at for with", r"^(?:(?:and|now|currently)\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:at|for|with)\s+"
+       + _UP, "WORKS_AT", "state", _P, _O, speakers=True, title_words=JOBS),
     # "I'm Ana, data engineer at Acme": a job in apposition to a name, with no article
     _p(",", r",\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O,
        appositive=True, title_words=JOBS),

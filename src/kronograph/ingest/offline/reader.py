@@ -130,7 +130,7 @@ class SentenceReader:
             title = m.group("title")
             if not (title_relation(title) if not pattern.relation else title_at_ok(title)):
                 return None  # "is proud of", "is a big fan of": no title
-            if pattern.title_words and title.split()[-1].lower() not in pattern.title_words:
+            if pattern.title_words and title.split()[-1].lower().split("-")[-1] not in pattern.title_words:
                 return None  # "a big believer in Agile": no job
         verb_at = self.index[m.start()]
         if pattern.appositive:
