@@ -860,3 +860,40 @@ def test_a_title_line_that_is_no_job_of_the_speaker_stays_empty(content: str) ->
 
 def test_an_assistant_title_line_stays_empty() -> None:
     assert facts("senior developer at Quillfin, that sounds great!", role="assistant") == set()
+
+
+# -- fourth round: tools listed with their purposes, moves between camel-case tools -------------------
+
+
+def test_tools_listed_each_with_its_purpose_are_all_used() -> None:
+    assert facts("we use Trello for the roadmap and Zeplin Pro for handoffs") >= {
+        (SAM, "USES", "Trello"),
+        (SAM, "USES", "Zeplin Pro"),
+    }
+    assert (SAM, "USES", "Quibly") in facts("i use Noteworth at home and Quibly for work stuff")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "we use Trello for the roadmap and Dana says it's fine",
+        "should we use Trello for the roadmap and Zeplin for handoffs?",
+        "we don't use Trello for the roadmap and Zeplin for handoffs",
+    ],
+)
+def test_a_purpose_list_that_names_no_second_tool_adds_none(content: str) -> None:
+    found = facts(content)
+    assert (SAM, "USES", "Dana") not in found and (SAM, "USES", "Zeplin") not in found
+
+
+def test_a_move_between_camel_case_names_is_between_tools() -> None:
+    assert facts("we moved from PlanGrid to Fieldwire this spring") == {
+        (SAM, "NO_LONGER_USES", "PlanGrid"),
+        (SAM, "USES", "Fieldwire"),
+    }
+    assert (SAM, "LIVES_IN", "Dallas") in facts("we moved from McKinney to Dallas in 2020")
+    assert (SAM, "LIVES_IN", "Porto") in facts("i moved from Lisbon to Porto last year")
+
+
+def test_an_assistant_tool_move_stays_empty() -> None:
+    assert facts("Many teams moved from PlanGrid to Fieldwire.", role="assistant") == set()

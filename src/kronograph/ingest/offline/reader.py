@@ -15,6 +15,7 @@ anymore", "used to", "stopped") gives the pattern's ending relation.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from .chat_patterns import CHAT_PATTERNS
 from .clauses import CLAUSE_BREAK, PRONOUNS, Found, Obj, Want, read_gap, read_objects, stated
@@ -25,6 +26,7 @@ from .lowercase import lower_name
 from .names import Run, Token, name_label
 from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
 
+_CAMEL = re.compile(r"(?!Mc|Mac)[A-Za-z]*[a-z][A-Z]")  # "AutoCAD", "ezyVet": a product's spelling
 __all__ = ["SentenceReader"]
 
 _ANYMORE = frozenset({"anymore", "nowadays"})
@@ -107,6 +109,7 @@ class SentenceReader:
         for start, _, pattern, m in matches:
             if start < used_until:
                 continue
+            pattern = _tool_move(pattern, m)
             built = self._clause(pattern, m)
             if built is not None:
                 subjects, objects, clause_start, flags = built
@@ -528,7 +531,35 @@ class SentenceReader:
 
 
 def _want(pattern: Pattern) -> Want:
-    return Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners, pattern.named)
+    return Want(
+        pattern.loose_object,
+        pattern.lower,
+        pattern.vocabulary,
+        pattern.strict,
+        pattern.joiners,
+        pattern.named,
+        purposes=pattern.relation == "USES",
+    )
+
+
+def _tool_move(pattern: Pattern, m: re.Match[str]) -> Pattern:
+    """ "we moved from AutoCAD to Revit", "moved from VetPraxis to ezyVet": a move from or to a camel-case name
+    is between tools, not homes (the tool patterns know only the tools in the vocabulary)."""
+    if pattern.relation != "LIVES_IN" or "from" not in m.re.groupindex or m.group("from") is None:
+        return pattern
+    after = m.string[m.end() :].split()
+    names = [m.group("from").strip(), after[0] if after else ""]
+    if len(names[0].split()) != 1 or not any(_CAMEL.match(n) for n in names):
+        return pattern
+    return replace(
+        pattern,
+        relation="USES",
+        subject_label=None,
+        object_label="Product",
+        org_relation=None,
+        ended="NO_LONGER_USES",
+        lower=False,
+    )
 
 
 def _anymore(tokens: list[Token], verb_at: int) -> bool:
