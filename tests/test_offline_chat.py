@@ -897,3 +897,12 @@ def test_a_move_between_camel_case_names_is_between_tools() -> None:
 
 def test_an_assistant_tool_move_stays_empty() -> None:
     assert facts("Many teams moved from PlanGrid to Fieldwire.", role="assistant") == set()
+
+
+def test_a_name_after_a_kin_word_is_a_person_even_when_it_is_a_city() -> None:
+    assert facts("my son Austin is doing well. he works at Pellwick Labs") >= {
+        (SAM, "PARENT_OF", "Austin"),
+        ("Austin", "WORKS_AT", "Pellwick Labs"),
+    }
+    assert (SAM, "LIVES_IN", "Austin") in facts("we moved to Austin last year")
+    assert facts("my son Austin might work at Pellwick Labs someday") == {(SAM, "PARENT_OF", "Austin")}

@@ -406,7 +406,7 @@ class SentenceReader:
         if word in ("i", "we"):
             return Subject(ctx.speaker, 0.9) if ctx.speaker else None
         before = [key for key in ctx.order if ctx.entities[key].name != ctx.speaker]
-        people = [key for key in before if ctx.label(ctx.entities[key].name) == "Person"]
+        people = [key for key in before if ctx.label(ctx.entities[key].name) == "Person" or key in ctx.people]
         orgs = [key for key in before if ctx.label(ctx.entities[key].name) == "Organization"]
         if word in ("he", "she") or (word == "they" and people):
             chosen = people
