@@ -259,7 +259,8 @@ def test_names_given_in_the_next_sentence() -> None:
         ("my roommate Lars, he's from Oslo", {(SAM, "ROOMMATE_OF", "Lars"), ("Lars", "COMES_FROM", "Oslo")}),
         (
             "i'm a GP at Riverside Medical Centre in Manchester",
-            {(SAM, "WORKS_AT", "Riverside Medical Centre"), ("Riverside Medical Centre", "LOCATED_IN", "Manchester")},
+            {(SAM, "WORKS_AT", "Riverside Medical Centre"), ("Riverside Medical Centre", "LOCATED_IN", "Manchester"),
+             (SAM, "WORKS_IN", "Manchester")},
         ),
         ("first week at shopify done", {(SAM, "WORKS_AT", "Shopify")}),
         ("first day at Spotify went well", {(SAM, "WORKS_AT", "Spotify")}),
@@ -267,7 +268,8 @@ def test_names_given_in_the_next_sentence() -> None:
         ("I teach maths at Hillcrest Academy", {(SAM, "WORKS_AT", "Hillcrest Academy")}),
         (
             "I'm a data engineer at Klarna in Stockholm",
-            {(SAM, "WORKS_AT", "Klarna"), ("Klarna", "LOCATED_IN", "Stockholm")},
+            {(SAM, "WORKS_AT", "Klarna"), ("Klarna", "LOCATED_IN", "Stockholm"),
+             (SAM, "WORKS_IN", "Stockholm")},
         ),
         ("oh and I quit Klarna!", {(SAM, "LEFT", "Klarna")}),
         ("i'm at Helix Labs now, second week", {(SAM, "WORKS_AT", "Helix Labs")}),
@@ -500,7 +502,8 @@ def test_weekends_and_seasons_around_the_reference_day() -> None:
         ("I'm Sam, product designer at Quillstack.", {(SAM, "WORKS_AT", "Quillstack")}),
         (
             "I teach at St Brigid's in Galway",
-            {(SAM, "WORKS_AT", "St Brigid's"), ("St Brigid's", "LOCATED_IN", "Galway")},
+            {(SAM, "WORKS_AT", "St Brigid's"), ("St Brigid's", "LOCATED_IN", "Galway"),
+             (SAM, "WORKS_IN", "Galway")},
         ),
         ("started a residency at Northgate Clinic last month", {(SAM, "WORKS_AT", "Northgate Clinic")}),
         (
@@ -509,7 +512,8 @@ def test_weekends_and_seasons_around_the_reference_day() -> None:
         ),
         (
             "I work at Tandem Labs, a robotics firm in Turin",
-            {(SAM, "WORKS_AT", "Tandem Labs"), ("Tandem Labs", "LOCATED_IN", "Turin")},
+            {(SAM, "WORKS_AT", "Tandem Labs"), ("Tandem Labs", "LOCATED_IN", "Turin"),
+             (SAM, "WORKS_IN", "Turin")},
         ),
         ("i work remotely for Acme from Porto", {(SAM, "WORKS_AT", "Acme"), (SAM, "LIVES_IN", "Porto")}),
         ("i run a bakery in Leeds called Crumbs", {(SAM, "OWNS", "Crumbs"), ("Crumbs", "BASED_IN", "Leeds")}),
@@ -906,3 +910,23 @@ def test_a_name_after_a_kin_word_is_a_person_even_when_it_is_a_city() -> None:
     }
     assert (SAM, "LIVES_IN", "Austin") in facts("we moved to Austin last year")
     assert facts("my son Austin might work at Pellwick Labs someday") == {(SAM, "PARENT_OF", "Austin")}
+
+
+def test_a_job_at_an_organisation_in_a_city_is_work_in_that_city() -> None:
+    assert facts("i'm a pharmacist at Greenvale Clinic in berlin, mostly weekends") >= {
+        (SAM, "WORKS_AT", "Greenvale Clinic"),
+        ("Greenvale Clinic", "LOCATED_IN", "Berlin"),
+        (SAM, "WORKS_IN", "Berlin"),
+    }
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "i met a pharmacist at Greenvale Clinic in berlin",
+        "i might be a pharmacist at Greenvale Clinic in berlin next year",
+        "is she a pharmacist at Greenvale Clinic in berlin?",
+    ],
+)
+def test_no_work_in_a_city_without_a_job_stated(content: str) -> None:
+    assert not {f for f in facts(content) if f[1] == "WORKS_IN"}

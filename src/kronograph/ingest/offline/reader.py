@@ -23,7 +23,7 @@ from .context import Context, Subject
 from .dates import TimeMention, clause_dates
 from .kin import KIN, of_gender
 from .lowercase import lower_name
-from .names import Run, Token, name_label
+from .names import PLACES, Run, Token, name_label
 from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
 
 _CAMEL = re.compile(r"(?!Mc|Mac)[A-Za-z]*[a-z][A-Z]")  # "AutoCAD", "ezyVet": a product's spelling
@@ -197,7 +197,7 @@ class SentenceReader:
         self.previous = subjects
         if pattern.relation:  # label now, so that a pronoun later in the sentence can find them
             self._label(subjects, objs, pattern)
-        self._located(objects)
+        self._located(objects, subjects if pattern.relation == "WORKS_AT" else [])
         self._placed(m, objs)
         if pattern.relation == "WORKS_AT" and objects:
             self._remote(subjects, objects[-1].last)
@@ -322,14 +322,15 @@ class SentenceReader:
             and all(r.first >= at for r in self.runs_at.values())
         )
 
-    def _located(self, objects: list[Obj]) -> None:
-        """ "a GP at Riverside Medical Centre in Manchester": where the organisation is."""
+    def _located(self, objects: list[Obj], workers: list[Subject]) -> None:
+        """ "a GP at Riverside Medical Centre in Manchester": where the organisation is, and where its ``workers``
+        work; a well-known city may be typed in lower case ("a nurse at X in nairobi")."""
         for o in objects:
             org = o.org or o
             after = self._apposed_kind(org.last + 1)
             if org.unit or after + 1 >= len(self.tokens) or self.tokens[after].lower != "in":
                 continue
-            place = self.runs_at.get(after + 1)
+            place = self.runs_at.get(after + 1) or _known_city(self.tokens, after + 1)
             label = self.ctx.label(org.name) or org.label
             if place is None or label != "Organization" or name_label(place.name) == "Organization":
                 continue
@@ -337,6 +338,8 @@ class SentenceReader:
                 continue
             self.ctx.mention(place.name, "Location")
             self.ctx.add_fact(Subject(org.name, 0.8), "LOCATED_IN", (place.name, "Location"), (None, None), self.text)
+            for worker in workers:
+                self.ctx.add_fact(worker, "WORKS_IN", (place.name, "Location"), (None, None), self.text)
 
     def _remote(self, subjects: list[Subject], last: int) -> None:
         """ "i work remotely for Acme from Osaka": where one lives, who works from there."""
@@ -540,6 +543,13 @@ def _want(pattern: Pattern) -> Want:
         pattern.named,
         purposes=pattern.relation == "USES",
     )
+
+
+def _known_city(tokens: list[Token], k: int) -> Run | None:
+    """ "in nairobi": a lower-case word that is a known place, as a name."""
+    if k >= len(tokens) or not tokens[k].text.islower() or tokens[k].lower not in PLACES:
+        return None
+    return Run(k, k, tokens[k].text[:1].upper() + tokens[k].text[1:])
 
 
 def _tool_move(pattern: Pattern, m: re.Match[str]) -> Pattern:
