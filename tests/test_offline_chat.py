@@ -930,3 +930,28 @@ def test_a_job_at_an_organisation_in_a_city_is_work_in_that_city() -> None:
 )
 def test_no_work_in_a_city_without_a_job_stated(content: str) -> None:
     assert not {f for f in facts(content) if f[1] == "WORKS_IN"}
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("i'm taking evening pottery classes at Hollow Lane Studio", (SAM, "STUDIED_AT", "Hollow Lane Studio")),
+        ("i started a baking course at Maple School of Cookery", (SAM, "STUDIED_AT", "Maple School of Cookery")),
+        ("my son Theo is doing german lessons at Sprachhaus now", ("Theo", "STUDIED_AT", "Sprachhaus")),
+    ],
+)
+def test_classes_or_a_course_at_a_place_is_study_there(content: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "i'm thinking about taking pottery classes at Hollow Lane Studio",
+        "should i start a baking course at Maple School of Cookery?",
+        "my friend said she's taking pottery classes at Hollow Lane Studio",
+        "i'm not taking pottery classes at Hollow Lane Studio",
+    ],
+)
+def test_classes_planned_asked_or_heard_of_add_no_study(content: str) -> None:
+    assert not {f for f in facts(content) if f[1] == "STUDIED_AT"}

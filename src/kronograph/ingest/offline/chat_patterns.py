@@ -35,6 +35,9 @@ _OWN_CLAUSE = r"(?:(?<=\bi\s)|(?<=\bwe\s)|(?<=,\s)|(?<=\band\s)|^)"
 _KINDS = "car|quad|van|bike|motorbike|truck|ute|suv|scooter|tractor|motorcycle|hatchback|estate"
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised
 
+_CLASS_KEYS = "doing taking started attending"
+_CLASS_VERB = r"\b(?:doing|taking|started|attending)\s+(?:a\s+|an\s+|some\s+|evening\s+|night\s+)?"
+
 # fmt: off
 _P, _O, _L = "Person", "Organization", "Location"
 CHAT_PATTERNS: tuple[Pattern, ...] = (
@@ -126,6 +129,9 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     # "hi, sam here. civil engineer at X", "now sous-chef at X": a subjectless line, the speaker's own job
     _p("at for with", r"^(?:(?:and|now|currently)\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:at|for|with)\s+"
        + _UP, "WORKS_AT", "state", _P, _O, speakers=True, title_words=JOBS),
+    # "she's doing french classes at X", "i started a pastry course at X": where one studies
+    _p(_CLASS_KEYS, _CLASS_VERB + r"(?:[\w-]+\s+){0,2}?(?:classes|lessons|courses?)\s+at\b", "STUDIED_AT", "state", _P,
+       _O),
     # "I'm Ana, data engineer at Acme": a job in apposition to a name, with no article
     _p(",", r",\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O,
        appositive=True, title_words=JOBS),
