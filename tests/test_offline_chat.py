@@ -955,3 +955,15 @@ def test_classes_or_a_course_at_a_place_is_study_there(content: str, expected: t
 )
 def test_classes_planned_asked_or_heard_of_add_no_study(content: str) -> None:
     assert not {f for f in facts(content) if f[1] == "STUDIED_AT"}
+
+
+def test_a_nationality_then_from_a_place_is_where_one_comes_from() -> None:
+    assert ("Maren", "COMES_FROM", "Bergen") in facts("my wife Maren is norwegian, from Bergen")
+    assert (SAM, "COMES_FROM", "Cork") in facts("i'm irish, from Cork originally")
+
+
+@pytest.mark.parametrize(
+    "content", ["Maren is tired, from Bristol traffic", "is she norwegian, from Bergen?", "Maren isn't norwegian"]
+)
+def test_no_origin_from_a_tiredness_or_a_question(content: str) -> None:
+    assert not {f for f in facts(content) if f[1] == "COMES_FROM"}

@@ -154,6 +154,9 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        r"\s+in\b", "LIVES_IN", "state", _P, _L, lower=True),
     # where people come from
     _p(_COPULA_KEYS, COPULA + r"(?:originally\s+)?from\b", "COMES_FROM", "state", _P, _L, lower=True),
+    # "she's swedish, from Umeå": a nationality, then the place
+    _p(_COPULA_KEYS, COPULA + rf"(?:{'|'.join(sorted(LANGUAGES))})\s*,\s+(?:originally\s+)?from\s+" + _UP,
+       "COMES_FROM", "state", _P, _L),
     _p("grew raised", r"\b(?:grew\s+up|(?:born\s+and\s+)?raised)\s+in\b", "GREW_UP_IN", "state", _P, _L, lower=True),
     # births: "had a baby, a little boy named Leo", "had twins!! Zara and Yusuf"
     _p("had welcomed", r"\b(?:had|welcomed)\s+(?:a\s+|the\s+)?(?:baby(?:\s+(?:boy|girl))?|son|daughter|twins|triplets|"
