@@ -259,7 +259,8 @@ def test_names_given_in_the_next_sentence() -> None:
         ("my roommate Lars, he's from Oslo", {(SAM, "ROOMMATE_OF", "Lars"), ("Lars", "COMES_FROM", "Oslo")}),
         (
             "i'm a GP at Riverside Medical Centre in Manchester",
-            {(SAM, "WORKS_AT", "Riverside Medical Centre"), ("Riverside Medical Centre", "LOCATED_IN", "Manchester")},
+            {(SAM, "WORKS_AT", "Riverside Medical Centre"), ("Riverside Medical Centre", "LOCATED_IN", "Manchester"),
+             (SAM, "WORKS_IN", "Manchester")},
         ),
         ("first week at shopify done", {(SAM, "WORKS_AT", "Shopify")}),
         ("first day at Spotify went well", {(SAM, "WORKS_AT", "Spotify")}),
@@ -267,7 +268,8 @@ def test_names_given_in_the_next_sentence() -> None:
         ("I teach maths at Hillcrest Academy", {(SAM, "WORKS_AT", "Hillcrest Academy")}),
         (
             "I'm a data engineer at Klarna in Stockholm",
-            {(SAM, "WORKS_AT", "Klarna"), ("Klarna", "LOCATED_IN", "Stockholm")},
+            {(SAM, "WORKS_AT", "Klarna"), ("Klarna", "LOCATED_IN", "Stockholm"),
+             (SAM, "WORKS_IN", "Stockholm")},
         ),
         ("oh and I quit Klarna!", {(SAM, "LEFT", "Klarna")}),
         ("i'm at Helix Labs now, second week", {(SAM, "WORKS_AT", "Helix Labs")}),
@@ -500,7 +502,8 @@ def test_weekends_and_seasons_around_the_reference_day() -> None:
         ("I'm Sam, product designer at Quillstack.", {(SAM, "WORKS_AT", "Quillstack")}),
         (
             "I teach at St Brigid's in Galway",
-            {(SAM, "WORKS_AT", "St Brigid's"), ("St Brigid's", "LOCATED_IN", "Galway")},
+            {(SAM, "WORKS_AT", "St Brigid's"), ("St Brigid's", "LOCATED_IN", "Galway"),
+             (SAM, "WORKS_IN", "Galway")},
         ),
         ("started a residency at Northgate Clinic last month", {(SAM, "WORKS_AT", "Northgate Clinic")}),
         (
@@ -509,7 +512,8 @@ def test_weekends_and_seasons_around_the_reference_day() -> None:
         ),
         (
             "I work at Tandem Labs, a robotics firm in Turin",
-            {(SAM, "WORKS_AT", "Tandem Labs"), ("Tandem Labs", "LOCATED_IN", "Turin")},
+            {(SAM, "WORKS_AT", "Tandem Labs"), ("Tandem Labs", "LOCATED_IN", "Turin"),
+             (SAM, "WORKS_IN", "Turin")},
         ),
         ("i work remotely for Acme from Porto", {(SAM, "WORKS_AT", "Acme"), (SAM, "LIVES_IN", "Porto")}),
         ("i run a bakery in Leeds called Crumbs", {(SAM, "OWNS", "Crumbs"), ("Crumbs", "BASED_IN", "Leeds")}),
@@ -827,3 +831,139 @@ def test_births_gifts_farms_birthplaces_and_a_new_job_in_passing(content: str, e
 )
 def test_no_gift_farm_or_new_job_from_these(content: str) -> None:
     assert not any(s == SAM and rel in ("OWNS", "LIVES_IN", "WORKS_AT") for s, rel, _ in facts(content))
+
+
+# -- fourth round: jobs with no article, subjectless job lines -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("hey, sam here. backend developer at Quillfin in leeds", (SAM, "WORKS_AT", "Quillfin")),
+        ("i'm head-chef at Mosswood Bistro these days", (SAM, "WORKS_AT", "Mosswood Bistro")),
+        ("update: left the old place. now staff nurse at Riverside Clinic", (SAM, "WORKS_AT", "Riverside Clinic")),
+        ("Dana's senior architect at Brightwell Partners", ("Dana", "WORKS_AT", "Brightwell Partners")),
+    ],
+)
+def test_a_job_title_without_an_article(content: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "good at Scrabble, bad at Monopoly",
+        "nurse at Riverside Clinic? is that a good job?",
+        "I might be developer at Quillfin next year",
+        "backend developer at Quillfin would be a dream",
+    ],
+)
+def test_a_title_line_that_is_no_job_of_the_speaker_stays_empty(content: str) -> None:
+    assert not {f for f in facts(content) if f[1] == "WORKS_AT"}
+
+
+def test_an_assistant_title_line_stays_empty() -> None:
+    assert facts("senior developer at Quillfin, that sounds great!", role="assistant") == set()
+
+
+# -- fourth round: tools listed with their purposes, moves between camel-case tools -------------------
+
+
+def test_tools_listed_each_with_its_purpose_are_all_used() -> None:
+    assert facts("we use Trello for the roadmap and Zeplin Pro for handoffs") >= {
+        (SAM, "USES", "Trello"),
+        (SAM, "USES", "Zeplin Pro"),
+    }
+    assert (SAM, "USES", "Quibly") in facts("i use Noteworth at home and Quibly for work stuff")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "we use Trello for the roadmap and Dana says it's fine",
+        "should we use Trello for the roadmap and Zeplin for handoffs?",
+        "we don't use Trello for the roadmap and Zeplin for handoffs",
+    ],
+)
+def test_a_purpose_list_that_names_no_second_tool_adds_none(content: str) -> None:
+    found = facts(content)
+    assert (SAM, "USES", "Dana") not in found and (SAM, "USES", "Zeplin") not in found
+
+
+def test_a_move_between_camel_case_names_is_between_tools() -> None:
+    assert facts("we moved from PlanGrid to Fieldwire this spring") == {
+        (SAM, "NO_LONGER_USES", "PlanGrid"),
+        (SAM, "USES", "Fieldwire"),
+    }
+    assert (SAM, "LIVES_IN", "Dallas") in facts("we moved from McKinney to Dallas in 2020")
+    assert (SAM, "LIVES_IN", "Porto") in facts("i moved from Lisbon to Porto last year")
+
+
+def test_an_assistant_tool_move_stays_empty() -> None:
+    assert facts("Many teams moved from PlanGrid to Fieldwire.", role="assistant") == set()
+
+
+def test_a_name_after_a_kin_word_is_a_person_even_when_it_is_a_city() -> None:
+    assert facts("my son Austin is doing well. he works at Pellwick Labs") >= {
+        (SAM, "PARENT_OF", "Austin"),
+        ("Austin", "WORKS_AT", "Pellwick Labs"),
+    }
+    assert (SAM, "LIVES_IN", "Austin") in facts("we moved to Austin last year")
+    assert facts("my son Austin might work at Pellwick Labs someday") == {(SAM, "PARENT_OF", "Austin")}
+
+
+def test_a_job_at_an_organisation_in_a_city_is_work_in_that_city() -> None:
+    assert facts("i'm a pharmacist at Greenvale Clinic in berlin, mostly weekends") >= {
+        (SAM, "WORKS_AT", "Greenvale Clinic"),
+        ("Greenvale Clinic", "LOCATED_IN", "Berlin"),
+        (SAM, "WORKS_IN", "Berlin"),
+    }
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "i met a pharmacist at Greenvale Clinic in berlin",
+        "i might be a pharmacist at Greenvale Clinic in berlin next year",
+        "is she a pharmacist at Greenvale Clinic in berlin?",
+    ],
+)
+def test_no_work_in_a_city_without_a_job_stated(content: str) -> None:
+    assert not {f for f in facts(content) if f[1] == "WORKS_IN"}
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("i'm taking evening pottery classes at Hollow Lane Studio", (SAM, "STUDIED_AT", "Hollow Lane Studio")),
+        ("i started a baking course at Maple School of Cookery", (SAM, "STUDIED_AT", "Maple School of Cookery")),
+        ("my son Theo is doing german lessons at Sprachhaus now", ("Theo", "STUDIED_AT", "Sprachhaus")),
+    ],
+)
+def test_classes_or_a_course_at_a_place_is_study_there(content: str, expected: tuple[str, str, str]) -> None:
+    assert expected in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "i'm thinking about taking pottery classes at Hollow Lane Studio",
+        "should i start a baking course at Maple School of Cookery?",
+        "my friend said she's taking pottery classes at Hollow Lane Studio",
+        "i'm not taking pottery classes at Hollow Lane Studio",
+    ],
+)
+def test_classes_planned_asked_or_heard_of_add_no_study(content: str) -> None:
+    assert not {f for f in facts(content) if f[1] == "STUDIED_AT"}
+
+
+def test_a_nationality_then_from_a_place_is_where_one_comes_from() -> None:
+    assert ("Maren", "COMES_FROM", "Bergen") in facts("my wife Maren is norwegian, from Bergen")
+    assert (SAM, "COMES_FROM", "Cork") in facts("i'm irish, from Cork originally")
+
+
+@pytest.mark.parametrize(
+    "content", ["Maren is tired, from Bristol traffic", "is she norwegian, from Bergen?", "Maren isn't norwegian"]
+)
+def test_no_origin_from_a_tiredness_or_a_question(content: str) -> None:
+    assert not {f for f in facts(content) if f[1] == "COMES_FROM"}

@@ -35,6 +35,9 @@ _OWN_CLAUSE = r"(?:(?<=\bi\s)|(?<=\bwe\s)|(?<=,\s)|(?<=\band\s)|^)"
 _KINDS = "car|quad|van|bike|motorbike|truck|ute|suv|scooter|tractor|motorcycle|hatchback|estate"
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised
 
+_CLASS_KEYS = "doing taking started attending"
+_CLASS_VERB = r"\b(?:doing|taking|started|attending)\s+(?:a\s+|an\s+|some\s+|evening\s+|night\s+)?"
+
 # fmt: off
 _P, _O, _L = "Person", "Organization", "Location"
 CHAT_PATTERNS: tuple[Pattern, ...] = (
@@ -120,6 +123,15 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("run runs running opened started", r"\b(?:runs?|running|opened|started)\s+(?:a|an|my|our)\s+(?:[\w-]+\s+){0,2}?"
        r"in\s+(?P<place>(?-i:[A-ZÀ-ÖØ-Þ])[\w-]+(?:\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w-]+)?)\s+(?:called|named)\b", "OWNS",
        "state", _P, _O),
+    # "i'm sous-chef at X", "she's head nurse at X": a job title with no article
+    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?P<title>[\w-]+(?:\s+[\w-]+)?)\s+(?:at|for|with)\s+" + _UP, "WORKS_AT",
+       "state", _P, _O, title_words=JOBS),
+    # "hi, sam here. civil engineer at X", "now sous-chef at X": a subjectless line, the speaker's own job
+    _p("at for with", r"^(?:(?:and|now|currently)\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:at|for|with)\s+"
+       + _UP, "WORKS_AT", "state", _P, _O, speakers=True, title_words=JOBS),
+    # "she's doing french classes at X", "i started a pastry course at X": where one studies
+    _p(_CLASS_KEYS, _CLASS_VERB + r"(?:[\w-]+\s+){0,2}?(?:classes|lessons|courses?)\s+at\b", "STUDIED_AT", "state", _P,
+       _O),
     # "I'm Ana, data engineer at Acme": a job in apposition to a name, with no article
     _p(",", r",\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O,
        appositive=True, title_words=JOBS),
@@ -142,6 +154,9 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        r"\s+in\b", "LIVES_IN", "state", _P, _L, lower=True),
     # where people come from
     _p(_COPULA_KEYS, COPULA + r"(?:originally\s+)?from\b", "COMES_FROM", "state", _P, _L, lower=True),
+    # "she's swedish, from Umeå": a nationality, then the place
+    _p(_COPULA_KEYS, COPULA + rf"(?:{'|'.join(sorted(LANGUAGES))})\s*,\s+(?:originally\s+)?from\s+" + _UP,
+       "COMES_FROM", "state", _P, _L),
     _p("grew raised", r"\b(?:grew\s+up|(?:born\s+and\s+)?raised)\s+in\b", "GREW_UP_IN", "state", _P, _L, lower=True),
     # births: "had a baby, a little boy named Leo", "had twins!! Zara and Yusuf"
     _p("had welcomed", r"\b(?:had|welcomed)\s+(?:a\s+|the\s+)?(?:baby(?:\s+(?:boy|girl))?|son|daughter|twins|triplets|"

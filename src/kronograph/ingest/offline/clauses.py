@@ -134,6 +134,7 @@ class Want:
     strict: bool = False  # only words of the vocabulary
     joiners: frozenset[str] = frozenset()  # besides "and", "or" and commas
     named: bool = False  # with ``strict``: one capitalised word too ("I speak Twi and Ga")
+    purposes: bool = False  # tools listed with what each is for ("X for drawings and Y for scheduling")
 
 
 def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, want: Want) -> Obj | None:
@@ -254,6 +255,21 @@ def _unit(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int) -> Ob
 _OWNERS = frozenset("the my our his her their".split())
 
 
+def _past_purpose(tokens: list[Token], runs_at: dict[int, Run], k: int) -> int:
+    """ "X for drawings and Y for scheduling": the "and" after the first tool's purpose, where a second name
+    with a purpose of its own follows; else ``k``."""
+    if k >= len(tokens) or tokens[k].lower not in ("for", "in", "at"):
+        return k
+    for j in range(k + 2, min(k + 6, len(tokens) - 1)):
+        if j - 1 in runs_at or not tokens[j - 1].text.isalpha() or not tokens[j - 1].text.islower():
+            return k
+        run = runs_at.get(j + 1)
+        if tokens[j].lower == "and" and run is not None:
+            after = tokens[run.last + 1].lower if run.last + 1 < len(tokens) else ""
+            return j if after in ("for", "in", "to") else k
+    return k
+
+
 def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, want: Want) -> list[Obj]:
     """The object after a verb, and any joined to it by "and" or commas ("Notion and Linear")."""
     first = _object_at(text, tokens, runs_at, i, want)
@@ -262,6 +278,8 @@ def read_objects(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int
     found = [first]
     while not first.unit:
         k = found[-1].last + 1
+        if want.purposes:
+            k = _past_purpose(tokens, runs_at, k)
         if k < len(tokens) and tokens[k].lower == ",":
             k += 1
         bare_comma = k > found[-1].last + 1

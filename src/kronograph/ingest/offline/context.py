@@ -30,6 +30,7 @@ class Context:
     # what an earlier sentence asked to do without ("ideas without shellfish?"): what a bare "i'm allergic" is to
     avoided: str | None = None
     about_other: bool = False  # the last sentence spoke of someone else ("he's ...") and not of the speaker
+    people: set[str] = field(default_factory=set)  # place-like names a kin word called people ("my son Austin")
     message: str = ""  # the whole message: where a shortened name's longer form is looked for
 
     def mention(self, name: str, label: str | None) -> None:

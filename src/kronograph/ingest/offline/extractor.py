@@ -17,7 +17,7 @@ from .chat import plain_line, self_named, strip_prefix
 from .context import Context
 from .corrections import correct, take_back
 from .dates import find_times
-from .kin import name_pending, read_kin
+from .kin import KIN, name_pending, read_kin
 from .names import Token, find_runs, name_label, tokenize
 from .reader import SentenceReader
 from .stops import read_stops, spread_switch
@@ -27,6 +27,7 @@ __all__ = ["OfflineExtractor"]
 
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'’.\-]*(?:\s+[A-Za-z][\w'’.\-]*){0,3})\s*:\s+(.*)$")
 _NOT_SPEAKERS = frozenset("note update re fyi ps edit subject summary warning todo question answer".split())
+_KIN_PEOPLE = frozenset(word for word, (_, _, label) in KIN.items() if label == "Person")
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?:\s+|$)|\n+")
 # "dinner ideas without shellfish?", "recipes with no tree nuts": what the next "i'm allergic" is to
 _WITHOUT = re.compile(r"\b(?:without|with\s+no|free\s+of)\s+([a-z]+(?:\s+[a-z]+)?)\s*[?.!,]")
@@ -101,6 +102,8 @@ class OfflineExtractor:
         runs = self_named(tokens, find_runs(text, tokens), ctx.speaker)
         for run in runs:
             label = name_label(run.name, run.title)
+            if label == "Location" and run.first > 0 and tokens[run.first - 1].lower in _KIN_PEOPLE:
+                ctx.people.add(run.name.casefold())  # "my boyfriend Santiago": a person for "he", though a city
             if label or not run.sentence_initial or run.last > run.first:
                 ctx.mention(run.name, label)
             if ctx.speaker and run.name == ctx.speaker:

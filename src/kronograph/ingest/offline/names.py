@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-__all__ = ["Run", "Token", "name_label", "tokenize", "find_runs"]
+__all__ = ["PLACES", "Run", "Token", "name_label", "tokenize", "find_runs"]
 
 _TOKEN = re.compile(r"[^\W\d_][^\W_]*(?:['’\-][^\W\d_]+)*|\d[\w/\-:.]*|&|[^\w\s]")
 _CONTRACTION = re.compile(r"(?i)^(.+?)(n't|'(?:m|s|re|ve|ll|d))$")
@@ -57,7 +57,7 @@ _ORG_SUFFIXES = frozenset(
     industries mining steel textiles legal finance financial ai
     """.split()
 )
-_PLACES = frozenset(
+PLACES = frozenset(
     """
     london paris berlin madrid rome lisbon amsterdam brussels vienna zurich geneva munich dublin oslo
     stockholm copenhagen helsinki warsaw prague budapest athens istanbul moscow cairo nairobi lagos
@@ -193,6 +193,6 @@ def name_label(name: str, title: bool = False) -> str | None:
         return "Organization"
     if words[0] == "project":
         return "Project"
-    if all(w in _PLACES for w in words):
+    if all(w in PLACES for w in words):
         return "Location"
     return None

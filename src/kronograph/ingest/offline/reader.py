@@ -15,6 +15,7 @@ anymore", "used to", "stopped") gives the pattern's ending relation.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from .chat_patterns import CHAT_PATTERNS
 from .clauses import CLAUSE_BREAK, PRONOUNS, Found, Obj, Want, read_gap, read_objects, stated
@@ -22,9 +23,10 @@ from .context import Context, Subject
 from .dates import TimeMention, clause_dates
 from .kin import KIN, of_gender
 from .lowercase import lower_name
-from .names import Run, Token, name_label
+from .names import PLACES, Run, Token, name_label
 from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
 
+_CAMEL = re.compile(r"(?!Mc|Mac)[A-Za-z]*[a-z][A-Z]")  # "AutoCAD", "ezyVet": a product's spelling
 __all__ = ["SentenceReader"]
 
 _ANYMORE = frozenset({"anymore", "nowadays"})
@@ -107,6 +109,7 @@ class SentenceReader:
         for start, _, pattern, m in matches:
             if start < used_until:
                 continue
+            pattern = _tool_move(pattern, m)
             built = self._clause(pattern, m)
             if built is not None:
                 subjects, objects, clause_start, flags = built
@@ -130,7 +133,7 @@ class SentenceReader:
             title = m.group("title")
             if not (title_relation(title) if not pattern.relation else title_at_ok(title)):
                 return None  # "is proud of", "is a big fan of": no title
-            if pattern.title_words and title.split()[-1].lower() not in pattern.title_words:
+            if pattern.title_words and title.split()[-1].lower().split("-")[-1] not in pattern.title_words:
                 return None  # "a big believer in Agile": no job
         verb_at = self.index[m.start()]
         if pattern.appositive:
@@ -194,7 +197,7 @@ class SentenceReader:
         self.previous = subjects
         if pattern.relation:  # label now, so that a pronoun later in the sentence can find them
             self._label(subjects, objs, pattern)
-        self._located(objects)
+        self._located(objects, subjects if pattern.relation == "WORKS_AT" else [])
         self._placed(m, objs)
         if pattern.relation == "WORKS_AT" and objects:
             self._remote(subjects, objects[-1].last)
@@ -319,14 +322,15 @@ class SentenceReader:
             and all(r.first >= at for r in self.runs_at.values())
         )
 
-    def _located(self, objects: list[Obj]) -> None:
-        """ "a GP at Riverside Medical Centre in Manchester": where the organisation is."""
+    def _located(self, objects: list[Obj], workers: list[Subject]) -> None:
+        """ "a GP at Riverside Medical Centre in Manchester": where the organisation is, and where its ``workers``
+        work; a well-known city may be typed in lower case ("a nurse at X in nairobi")."""
         for o in objects:
             org = o.org or o
             after = self._apposed_kind(org.last + 1)
             if org.unit or after + 1 >= len(self.tokens) or self.tokens[after].lower != "in":
                 continue
-            place = self.runs_at.get(after + 1)
+            place = self.runs_at.get(after + 1) or _known_city(self.tokens, after + 1)
             label = self.ctx.label(org.name) or org.label
             if place is None or label != "Organization" or name_label(place.name) == "Organization":
                 continue
@@ -334,6 +338,8 @@ class SentenceReader:
                 continue
             self.ctx.mention(place.name, "Location")
             self.ctx.add_fact(Subject(org.name, 0.8), "LOCATED_IN", (place.name, "Location"), (None, None), self.text)
+            for worker in workers:
+                self.ctx.add_fact(worker, "WORKS_IN", (place.name, "Location"), (None, None), self.text)
 
     def _remote(self, subjects: list[Subject], last: int) -> None:
         """ "i work remotely for Acme from Osaka": where one lives, who works from there."""
@@ -403,7 +409,7 @@ class SentenceReader:
         if word in ("i", "we"):
             return Subject(ctx.speaker, 0.9) if ctx.speaker else None
         before = [key for key in ctx.order if ctx.entities[key].name != ctx.speaker]
-        people = [key for key in before if ctx.label(ctx.entities[key].name) == "Person"]
+        people = [key for key in before if ctx.label(ctx.entities[key].name) == "Person" or key in ctx.people]
         orgs = [key for key in before if ctx.label(ctx.entities[key].name) == "Organization"]
         if word in ("he", "she") or (word == "they" and people):
             chosen = people
@@ -528,7 +534,42 @@ class SentenceReader:
 
 
 def _want(pattern: Pattern) -> Want:
-    return Want(pattern.loose_object, pattern.lower, pattern.vocabulary, pattern.strict, pattern.joiners, pattern.named)
+    return Want(
+        pattern.loose_object,
+        pattern.lower,
+        pattern.vocabulary,
+        pattern.strict,
+        pattern.joiners,
+        pattern.named,
+        purposes=pattern.relation == "USES",
+    )
+
+
+def _known_city(tokens: list[Token], k: int) -> Run | None:
+    """ "in nairobi": a lower-case word that is a known place, as a name."""
+    if k >= len(tokens) or not tokens[k].text.islower() or tokens[k].lower not in PLACES:
+        return None
+    return Run(k, k, tokens[k].text[:1].upper() + tokens[k].text[1:])
+
+
+def _tool_move(pattern: Pattern, m: re.Match[str]) -> Pattern:
+    """ "we moved from AutoCAD to Revit", "moved from VetPraxis to ezyVet": a move from or to a camel-case name
+    is between tools, not homes (the tool patterns know only the tools in the vocabulary)."""
+    if pattern.relation != "LIVES_IN" or "from" not in m.re.groupindex or m.group("from") is None:
+        return pattern
+    after = m.string[m.end() :].split()
+    names = [m.group("from").strip(), after[0] if after else ""]
+    if len(names[0].split()) != 1 or not any(_CAMEL.match(n) for n in names):
+        return pattern
+    return replace(
+        pattern,
+        relation="USES",
+        subject_label=None,
+        object_label="Product",
+        org_relation=None,
+        ended="NO_LONGER_USES",
+        lower=False,
+    )
 
 
 def _anymore(tokens: list[Token], verb_at: int) -> bool:

@@ -82,6 +82,7 @@ INSTRUMENTS = frozenset(
 JOBS = frozenset(
     """
     vet nurse doctor gp teacher engineer developer dev designer lawyer solicitor barrister chef cook dentist pharmacist
+    cardiologist surgeon guide
     accountant consultant manager analyst scientist researcher professor lecturer student architect journalist
     writer artist musician pilot driver paramedic firefighter officer policeman policewoman plumber electrician
     barista waiter waitress baker farmer surgeon therapist psychologist psychiatrist midwife carer cleaner librarian
