@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...model import Episode
 from ..records import EpisodeProgress
@@ -21,11 +21,11 @@ class QueueCalls:
     whose ``_outside_unit`` refuses a claim inside a unit of work (the
     group's lock would wait on the unit itself)."""
 
-    async def _run(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by PostgresStore
 
-    def _outside_unit(self) -> None:
-        raise NotImplementedError
+        async def _run(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T: ...
+
+        def _outside_unit(self) -> None: ...
 
     async def queued_groups(self, limit: int = 100) -> list[str]:
         return await self._run(queue_rows.queued_groups, limit)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -21,8 +21,9 @@ class SearchCalls:
     """Mixed into PostgresStore, whose ``_run`` (translated errors, the
     unit of work's connection) every search goes through."""
 
-    async def _run(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by PostgresStore
+
+        async def _run(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T: ...
 
     async def search_text(
         self,

@@ -10,7 +10,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from ...errors import ClosedError, KronographError, StoreError
 from ..plan import Plan
@@ -33,8 +33,9 @@ class UnitOfWork(StoreLifecycle):
     _unit_plans: list[Plan] | None
     _unit_token: object | None
 
-    def _apply(self, conn: sqlite3.Connection, plan: Plan) -> None:
-        raise NotImplementedError  # the store's one write
+    if TYPE_CHECKING:  # provided by SQLiteStore: the store's one write
+
+        def _apply(self, conn: sqlite3.Connection, plan: Plan) -> None: ...
 
     def _gate_lock(self) -> asyncio.Lock:
         """The lock that keeps calls out of another task's unit of work. One per
