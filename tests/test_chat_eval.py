@@ -4,28 +4,18 @@ score on the conversation sets is asserted elsewhere."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import SimpleNamespace
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "chat_eval.py"
+from .bench_modules import load_bench
+
 DATA = Path(__file__).resolve().parent / "data"
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("chat_eval", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("chat_eval", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-ce = _load()
+ce = load_bench("chat_eval", "chat_eval")
 
 
 def fact(subject: str, relation: str, obj: str) -> SimpleNamespace:

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from .test_chat_eval import ce as chat_eval
+from .bench_modules import load_bench
+
+chat_eval = load_bench("chat_eval")
 
 DATA = Path(__file__).resolve().parent / "data"
 

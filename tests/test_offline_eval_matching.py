@@ -4,28 +4,16 @@ addressee a line passes to the extractor."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from datetime import date
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import SimpleNamespace
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "offline_eval.py"
+from .bench_modules import load_bench
 
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("offline_eval_matching", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("offline_eval_matching", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-oe = _load()
+oe = load_bench("offline_eval", "offline_eval_matching")
 
 
 def gold(subject: str, relation: str, obj: str) -> dict[str, str]:
