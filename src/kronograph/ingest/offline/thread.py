@@ -1,0 +1,306 @@
+"""What the conversation said before this message, as the rules can use it.
+
+A message is read alone unless it is given a :class:`Thread`: the names the
+earlier messages of its thread (saga) said, in their longest form and with
+their labels; the people each message named, for "he" and "she"; and the
+assistant's yes/no question right before it. With it:
+
+- a name said earlier in full is recognised when typed in lower case later
+  ("tom's brother", "i left brightpath"), and a shortened mention is the
+  full name ("kickapoo valley": Kickapoo Valley Creamery, "Kenji": Kenji
+  Sato); two candidates give none;
+- "he"/"she" with no one named before it in the message is the one person
+  the latest message naming people named (or the one of the pronoun's
+  gender), unless a person was since spoken of without a name ("how's
+  your mum?");
+- a short "yes" to "Do you use X?", "Are you still at X?", "Is X your
+  boss?" is read as the user saying it ("yep DelPro" to "Do you use their
+  herd software?": I use DelPro); a "no" to a "still" question ends the
+  state. The question alone, or a "no", states nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import NamedTuple
+
+from ..schema import ExtractedEntity
+from .context import Context
+from .kin import KIN, of_gender
+from .lowercase import COMMON
+from .names import Token, tokenize
+
+__all__ = ["Said", "Thread", "answer", "expand_names", "recapitalise", "read_thread", "rename", "thread_person"]
+
+_RECENT = 4  # messages walked back for "he"/"she"
+_PERSON_NOUNS = frozenset(w for w, (_, _, label) in KIN.items() if label == "Person") | frozenset(
+    "guy girl boy man woman lady baby doctor vet teacher".split()
+)
+_DETERMINERS = frozenset("a an the this that these those my your our his her their some any no every".split())
+_NEVER = COMMON | frozenset(
+    """
+    i me my we us our you your he him his she her they them their it its the a an and or but so to of in on at
+    for with from by is am are was were be been has have had do does did will would can could may might must
+    not no yes yeah yep nope ok okay oh well sure hi hello hey thanks lol this that what who when where why how
+    all any some one just also still now then here there good great nice new old big little mark will grace
+    """.split()
+)
+
+
+class Said(NamedTuple):
+    """One earlier message: its role, its speaker and its text."""
+
+    role: str | None
+    speaker: str | None
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class Thread:
+    """The conversation before a message, oldest first where order matters."""
+
+    names: dict[str, str | None] = field(default_factory=dict)  # full names said earlier -> label
+    people: tuple[tuple[str, ...], ...] = ()  # per earlier message: the people it named (full names)
+    unnamed: tuple[bool, ...] = ()  # per earlier message: whether it spoke of a person without a name
+    genders: dict[str, str] = field(default_factory=dict)  # name casefolded -> "he"/"she", from kin words
+    speakers: frozenset[str] = frozenset()  # casefolded speakers' names and their first names
+    question: str | None = None  # the assistant's question, when it is the message right before
+
+
+def read_thread(previous: Iterable[Said], reference_time: datetime) -> Thread:
+    """The thread of ``previous`` (oldest first): each message read with what came before it."""
+    from .extractor import OfflineExtractor  # the extractor reads each earlier message
+
+    thread = Thread()
+    for said in previous:
+        if not said.content.strip():
+            continue
+        reader = OfflineExtractor()
+        speakers = {said.speaker} if said.speaker else set()
+        result = reader.extract(
+            said.content, reference_time=reference_time, speaker=said.speaker, role="user", thread=thread
+        )
+        names = dict(thread.names)
+        for entity in result.entities:
+            if entity.name in speakers or entity.name.casefold() in thread.speakers:
+                continue
+            label = entity.labels[0] if entity.labels else None
+            full = _fold(entity.name, label, names)
+            names.setdefault(full, label)
+            if label and not names.get(full):
+                names[full] = label
+        # a name said earlier in short ("Sorensen") is the full one said later ("Pia Sorensen")
+        names = {n: lab for n, lab in names.items() if _fold(n, lab, names) == n}
+        people = tuple(
+            dict.fromkeys(
+                _fold(e.name, "Person", names) for e in result.entities
+                if names.get(_fold(e.name, "Person", names)) == "Person" and e.name not in speakers
+                and e.name.casefold() not in thread.speakers
+            )
+        )
+        genders = dict(thread.genders)
+        for pronoun in ("he", "she"):
+            for name in of_gender(pronoun, said.content, list(names)):
+                genders[name.casefold()] = pronoun
+        tokens = tokenize(said.content)
+        unnamed = any(
+            t.lower in _PERSON_NOUNS and (i + 1 >= len(tokens) or not _named(tokens[i + 1]))
+            for i, t in enumerate(tokens)
+        )
+        who = set(thread.speakers)
+        if said.speaker:
+            who |= {said.speaker.casefold(), said.speaker.split()[0].casefold()}
+        asked = None
+        if (said.role or "").casefold() == "assistant":
+            asked = next((s for s in reversed(re.split(r"(?<=[.!?])\s+", said.content.strip())) if s.endswith("?")),
+                         None)
+        thread = Thread(
+            names=names, people=(*thread.people, people), unnamed=(*thread.unnamed, unnamed), genders=genders,
+            speakers=frozenset(who), question=asked,
+        )
+    return thread
+
+
+def _named(token: Token) -> bool:
+    return token.text[:1].isupper()
+
+
+def _fold(name: str, label: str | None, names: dict[str, str | None]) -> str:
+    """The one longer name ``name`` shortens ("Sorensen": Pia Sorensen), else ``name``."""
+    found = _longer(name, label, names)
+    return found if found is not None else name
+
+
+def _longer(name: str, label: str | None, names: dict[str, str | None]) -> str | None:
+    words = name.casefold().split()
+    if not words or all(w in _NEVER for w in words):
+        return None
+    found = []
+    for full, known in names.items():
+        parts = full.casefold().split()
+        if parts == words or (label and known and (label == "Person") != (known == "Person")):
+            continue
+        if parts[: len(words)] == words or (
+            len(words) == 1 and (
+                (known == "Person" and parts[-1] == words[0])
+                or (len(parts) == 1 and "-" in parts[0] and parts[0].rsplit("-", 1)[1] == words[0])
+            )
+        ):
+            found.append(full)
+    return found[0] if len(found) == 1 else None
+
+
+def expand_names(thread: Thread, names: Iterable[tuple[str, str | None]], speaker: str | None) -> dict[str, str]:
+    """This message's names that shorten (or miscapitalise) one full name said earlier: name -> that name."""
+    out: dict[str, str] = {}
+    known = {n.casefold(): n for n in thread.names}
+    for name, label in names:
+        folded = name.casefold()
+        if speaker and folded in (speaker.casefold(), speaker.split()[0].casefold()):
+            continue
+        if folded in thread.speakers:
+            continue
+        if folded in known:
+            if known[folded] != name:
+                out[name] = known[folded]
+            continue
+        longer = _longer(name, label, thread.names)
+        if longer is not None:
+            out[name] = longer
+    return out
+
+
+def recapitalise(text: str, thread: Thread, speaker: str | None) -> str:
+    """``text`` with the lower-case words that can only be a name said earlier written as it was written
+    ("tom's brother" after "my husband Tom"), the same length."""
+    if not thread.names:
+        return text
+    mine = set(thread.speakers)
+    if speaker:
+        mine |= {speaker.casefold(), speaker.split()[0].casefold()}
+    starts: dict[str, list[str]] = {}
+    for full in thread.names:
+        words = full.split()
+        if len(words[0]) < 3 or words[0].casefold() in _NEVER or words[0].casefold() in mine:
+            continue
+        starts.setdefault(words[0].casefold(), []).append(full)
+    tokens = tokenize(text)
+    out = list(text)
+    for i, token in enumerate(tokens):
+        base = re.split(r"['’]", token.text)[0]
+        fulls = starts.get(base.lower())
+        if not fulls or not token.text.islower() or base.lower() in _PERSON_NOUNS or len(set(fulls)) > 1:
+            continue
+        full = fulls[0]
+        if thread.names.get(full) != "Person" and i > 0 and tokens[i - 1].lower in _DETERMINERS and " " not in full:
+            continue  # "the logic of it": a word, not the tool said earlier
+        for j, part in enumerate(full.split()):
+            if i + j >= len(tokens):
+                break
+            said = re.split(r"['’]", tokens[i + j].text)[0] if j == 0 else tokens[i + j].text
+            if said.lower() != part.lower() or len(said) != len(part) or not said.islower():
+                break
+            start = tokens[i + j].start
+            out[start : start + len(part)] = part
+            if said != tokens[i + j].text:
+                break  # "tom's": the name, then what follows it
+    return "".join(out)
+
+
+def thread_person(thread: Thread | None, pronoun: str) -> str | None:
+    """Whom "he"/"she" means when the message named no one before it: the one person (of that gender) the
+    latest message naming people named, within the last few messages."""
+    if thread is None or pronoun not in ("he", "she"):
+        return None
+    for people, unnamed in list(zip(thread.people, thread.unnamed, strict=True))[::-1][:_RECENT]:
+        if unnamed and not people:
+            return None  # "how's your mum?": someone without a name came since
+        if not people:
+            continue
+        fits = [p for p in people if thread.genders.get(p.casefold(), pronoun) == pronoun]
+        known = [p for p in fits if p.casefold() in thread.genders]
+        if len(fits) == 1:
+            return fits[0]
+        return known[0] if len(known) == 1 else None
+    return None
+
+
+_AFFIRM = re.compile(
+    r"^\W*(?:yes+|yeah+|yep+|yup|ya|yea|sure|definitely|absolutely|correct|exactly|indeed|of\s+course|"
+    r"that's\s+right|i\s+do|we\s+do|i\s+am|we\s+are|i\s+have|we\s+have)\b[\s,.!:;—-]*",
+    re.IGNORECASE,
+)
+_DENY = re.compile(r"^\W*(?:no+|nope|nah|not\s+any\s*more|not\s+anymore)\b", re.IGNORECASE)
+_TAIL = re.compile(r"(?:\s+(?:too|also|as\s+well|yet|now|currently|these\s+days|then|right))+\s*$", re.IGNORECASE)
+_ASKED = (
+    (re.compile(r"^(?:so\s+|and\s+)?do\s+you\s+(?P<still>still\s+)?(?P<rest>[a-z]+\s+.+?)\?$", re.I), "I {still}{rest}"),
+    (re.compile(r"^(?:so\s+|and\s+)?are\s+you\s+(?P<still>still\s+)?(?P<rest>.+?)\?$", re.I), "I'm {still}{rest}"),
+    (re.compile(r"^(?:so\s+|and\s+)?have\s+you\s+(?P<still>)(?P<rest>[a-z]+\s+.+?)\?$", re.I), "I have {rest}"),
+    (re.compile(r"^(?:so\s+|and\s+)?is\s+(?P<still>)(?P<rest>[A-Z][\w.'’ -]*?\s+your\s+.+?)\?$"), "{rest}"),
+)
+_NAME_FIRST = re.compile(r"^(?P<name>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})\b")
+
+
+def answer(thread: Thread | None, content: str) -> str | None:
+    """The user's statement a short answer makes of the assistant's yes/no question right before, if any."""
+    if thread is None or thread.question is None:
+        return None
+    question = " ".join(thread.question.split())
+    if " or " in question.casefold() or re.search(r"\b(?:ever|would|could|might|should)\b", question, re.I):
+        return None
+    for regex, template in _ASKED:
+        m = regex.match(question)
+        if m is not None:
+            break
+    else:
+        return None
+    rest = _TAIL.sub("", m.group("rest"))
+    rest = re.sub(r"\byour\b", "my", re.sub(r"\byours\b", "mine", re.sub(r"\byou\b", "me", rest)))
+    still = m.group("still")
+    yes, no = _AFFIRM.match(content), _DENY.match(content)
+    if yes is not None:
+        given = _NAME_FIRST.match(content[yes.end() :])
+        if given is not None and not re.search(r"\b[A-Z]", rest) and template.startswith("I {"):
+            words = rest.split()  # "yep DelPro" to "do you use their herd software": I use DelPro
+            rest = f"{words[0]} {given.group('name')}"
+        statement = template.format(still=still, rest=rest)
+    elif no is not None and still:
+        statement = template.format(still="no longer ", rest=rest)
+    else:
+        return None
+    if not any(w[:1].isupper() for w in statement.split()[1:]) and statement.split()[0] in ("I", "I'm"):
+        return None  # nothing named: nothing to link
+    return statement + "."
+
+
+def rename(ctx: Context, names: dict[str, str]) -> None:
+    """This message's entities and facts with the shortened names written in full."""
+    if not names:
+        return
+    entities: dict[str, ExtractedEntity] = {}
+    for entity in ctx.entities.values():
+        name = names.get(entity.name, entity.name)
+        known = entities.get(name.casefold())
+        if known is None:
+            entities[name.casefold()] = entity.model_copy(update={"name": name})
+        else:
+            known.labels.extend(label for label in entity.labels if label not in known.labels)
+    new_keys = {key: names.get(e.name, e.name).casefold() for key, e in ctx.entities.items()}
+    ctx.entities = entities
+    ctx.order = list(dict.fromkeys(new_keys.get(k, k) for k in ctx.order if new_keys.get(k, k) in entities))
+    facts = {}
+    for fact in ctx.facts.values():
+        subject, obj = names.get(fact.subject, fact.subject), names.get(fact.object, fact.object)
+        if subject.casefold() == obj.casefold():
+            continue
+        text = fact.fact
+        for old, new in ((fact.subject, subject), (fact.object, obj)):
+            if old != new:
+                text = re.sub(rf"\b{re.escape(old)}\b", new, text)
+        facts[(subject.casefold(), fact.relation, obj.casefold())] = fact.model_copy(
+            update={"subject": subject, "object": obj, "fact": text}
+        )
+    ctx.facts = facts
