@@ -85,7 +85,7 @@ OFFLINE_RELATION_TYPES: dict[str, RelationType] = {
     fold_relation("COMES_FROM"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
 }
 
-OFFLINE_THREAD = 12  # earlier messages of a thread the offline rules read (each once, about 0.5 ms)
+OFFLINE_THREAD = 24  # earlier messages of a thread the offline rules read (each once, about 0.5 ms)
 
 REDOS = 3  # times an episode's entity and judge decisions are made again when the group moved under them
 

@@ -416,7 +416,8 @@ class SentenceReader:
             chosen = people
         else:
             chosen = orgs
-        if not chosen and (earlier := thread_person(ctx.thread, word)) is not None:
+        at = max(0, ctx.message.find(self.text)) + self.tokens[k].start
+        if not chosen and (earlier := thread_person(ctx, word, at)) is not None:
             return Subject(earlier, 0.6)  # "how's Lerato?" "she teaches at ...": named in the thread
         if len(chosen) > 1 and word in ("he", "she"):  # "my sister Lakshmi got engaged to Vikram. she ..."
             names = of_gender(word, ctx.message, [ctx.entities[key].name for key in chosen])

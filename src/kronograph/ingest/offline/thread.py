@@ -24,7 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
+from functools import lru_cache
 from typing import NamedTuple
 
 from ..schema import ExtractedEntity
@@ -35,6 +36,7 @@ from .names import Token, tokenize
 
 __all__ = ["Said", "Thread", "answer", "expand_names", "recapitalise", "read_thread", "rename", "thread_person"]
 
+_WHENEVER = datetime(2000, 1, 1, tzinfo=UTC)  # names do not depend on the day
 _RECENT = 4  # messages walked back for "he"/"she"
 _PERSON_NOUNS = frozenset(w for w, (_, _, label) in KIN.items() if label == "Person") | frozenset(
     "guy girl boy man woman lady baby doctor vet teacher".split()
@@ -70,35 +72,30 @@ class Thread:
     question: str | None = None  # the assistant's question, when it is the message right before
 
 
-def read_thread(previous: Iterable[Said], reference_time: datetime) -> Thread:
-    """The thread of ``previous`` (oldest first): each message read with what came before it."""
-    from .extractor import OfflineExtractor  # the extractor reads each earlier message
-
+def read_thread(previous: Iterable[Said]) -> Thread:
+    """The thread of ``previous`` (oldest first): each message's names, with what came before it."""
     thread = Thread()
     for said in previous:
         if not said.content.strip():
             continue
-        reader = OfflineExtractor()
         speakers = {said.speaker} if said.speaker else set()
-        result = reader.extract(
-            said.content, reference_time=reference_time, speaker=said.speaker, role="user", thread=thread
-        )
+        content = recapitalise(said.content, thread, said.speaker)
+        entities = _entities(content, said.speaker)
         names = dict(thread.names)
-        for entity in result.entities:
-            if entity.name in speakers or entity.name.casefold() in thread.speakers:
+        for name, label in entities:
+            if name in speakers or name.casefold() in thread.speakers:
                 continue
-            label = entity.labels[0] if entity.labels else None
-            full = _fold(entity.name, label, names)
+            full = _fold(name, label, names)
             names.setdefault(full, label)
             if label and not names.get(full):
                 names[full] = label
         # a name said earlier in short ("Sorensen") is the full one said later ("Pia Sorensen")
         names = {n: lab for n, lab in names.items() if _fold(n, lab, names) == n}
-        people = tuple(
+        people = tuple(  # the people it named, or may have: a name known as nothing else
             dict.fromkeys(
-                _fold(e.name, "Person", names) for e in result.entities
-                if names.get(_fold(e.name, "Person", names)) == "Person" and e.name not in speakers
-                and e.name.casefold() not in thread.speakers
+                full for name, _ in entities
+                if names.get(full := _fold(name, "Person", names)) in ("Person", None) and name not in speakers
+                and name.casefold() not in thread.speakers
             )
         )
         genders = dict(thread.genders)
@@ -122,6 +119,16 @@ def read_thread(previous: Iterable[Said], reference_time: datetime) -> Thread:
             speakers=frozenset(who), question=asked,
         )
     return thread
+
+
+@lru_cache(maxsize=2048)
+def _entities(content: str, speaker: str | None) -> tuple[tuple[str, str | None], ...]:
+    """The names one message says and their labels, as the rules read it (a thread's messages are read again
+    for each message after them: once each, here)."""
+    from .extractor import OfflineExtractor  # the extractor imports this module
+
+    result = OfflineExtractor().extract(content, reference_time=_WHENEVER, speaker=speaker, role="user")
+    return tuple((e.name, e.labels[0] if e.labels else None) for e in result.entities)
 
 
 def _named(token: Token) -> bool:
@@ -210,11 +217,16 @@ def recapitalise(text: str, thread: Thread, speaker: str | None) -> str:
     return "".join(out)
 
 
-def thread_person(thread: Thread | None, pronoun: str) -> str | None:
-    """Whom "he"/"she" means when the message named no one before it: the one person (of that gender) the
-    latest message naming people named, within the last few messages."""
+def thread_person(ctx: Context, pronoun: str, at: int) -> str | None:
+    """Whom "he"/"she" at ``at`` in the message means when the message named no one before it: the one person
+    (of that gender) the latest message naming people named, within the last few messages."""
+    thread = ctx.thread
     if thread is None or pronoun not in ("he", "she"):
         return None
+    for entity in ctx.entities.values():
+        if entity.name != ctx.speaker and (not entity.labels or entity.labels[0] == "Person"):
+            if 0 <= ctx.message.find(entity.name) < at:
+                return None  # "we hired Luis. he ...": the message's own
     for people, unnamed in list(zip(thread.people, thread.unnamed, strict=True))[::-1][:_RECENT]:
         if unnamed and not people:
             return None  # "how's your mum?": someone without a name came since
@@ -259,7 +271,7 @@ def answer(thread: Thread | None, content: str) -> str | None:
         return None
     rest = _TAIL.sub("", m.group("rest"))
     rest = re.sub(r"\byour\b", "my", re.sub(r"\byours\b", "mine", re.sub(r"\byou\b", "me", rest)))
-    still = m.group("still")
+    still = m.group("still") or ""
     yes, no = _AFFIRM.match(content), _DENY.match(content)
     if yes is not None:
         given = _NAME_FIRST.match(content[yes.end() :])
