@@ -247,11 +247,16 @@ _AFFIRM = re.compile(
 )
 _DENY = re.compile(r"^\W*(?:no+|nope|nah|not\s+any\s*more|not\s+anymore)\b", re.IGNORECASE)
 _TAIL = re.compile(r"(?:\s+(?:too|also|as\s+well|yet|now|currently|these\s+days|then|right))+\s*$", re.IGNORECASE)
+_LEAD = r"^(?:[Ss]o\s+|[Aa]nd\s+)?"
 _ASKED = (
-    (re.compile(r"^(?:so\s+|and\s+)?do\s+you\s+(?P<still>still\s+)?(?P<rest>[a-z]+\s+.+?)\?$", re.I), "I {still}{rest}"),
-    (re.compile(r"^(?:so\s+|and\s+)?are\s+you\s+(?P<still>still\s+)?(?P<rest>.+?)\?$", re.I), "I'm {still}{rest}"),
-    (re.compile(r"^(?:so\s+|and\s+)?have\s+you\s+(?P<still>)(?P<rest>[a-z]+\s+.+?)\?$", re.I), "I have {rest}"),
-    (re.compile(r"^(?:so\s+|and\s+)?is\s+(?P<still>)(?P<rest>[A-Z][\w.'’ -]*?\s+your\s+.+?)\?$"), "{rest}"),
+    # "are you still at Acme?": a job; "are you still in Leeds?": a home
+    (re.compile(_LEAD + r"[Aa]re\s+you\s+(?P<still>still\s+)(?P<rest>at\s+[A-Z].*?)\?$"), "I {still}work {rest}"),
+    (re.compile(_LEAD + r"[Aa]re\s+you\s+(?P<still>still\s+)(?P<rest>in\s+[A-Z].*?)\?$"), "I {still}live {rest}"),
+    (re.compile(_LEAD + r"do\s+you\s+(?P<still>still\s+)?(?P<rest>[a-z]+\s+.+?)\?$", re.I), "I {still}{rest}"),
+    (re.compile(_LEAD + r"are\s+you\s+(?P<still>still\s+)?(?P<rest>.+?)\?$", re.I), "I'm {still}{rest}"),
+    (re.compile(_LEAD + r"have\s+you\s+(?P<still>)(?P<rest>[a-z]+\s+.+?)\?$", re.I), "I have {rest}"),
+    # "is Tom your boss?"
+    (re.compile(_LEAD + r"[Ii]s\s+(?P<still>)(?P<name>[A-Z][\w.'’ -]*?)\s+(?P<rest>your\s+.+?)\?$"), "{name} is {rest}"),
 )
 _NAME_FIRST = re.compile(r"^(?P<name>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})\b")
 
@@ -278,9 +283,9 @@ def answer(thread: Thread | None, content: str) -> str | None:
         if given is not None and not re.search(r"\b[A-Z]", rest) and template.startswith("I {"):
             words = rest.split()  # "yep DelPro" to "do you use their herd software": I use DelPro
             rest = f"{words[0]} {given.group('name')}"
-        statement = template.format(still=still, rest=rest)
+        statement = template.format(still=still, rest=rest, name=m.groupdict().get("name"))
     elif no is not None and still:
-        statement = template.format(still="no longer ", rest=rest)
+        statement = template.format(still="no longer ", rest=rest, name=None)
     else:
         return None
     if not any(w[:1].isupper() for w in statement.split()[1:]) and statement.split()[0] in ("I", "I'm"):
