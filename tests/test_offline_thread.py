@@ -169,3 +169,32 @@ def test_add_messages_links_nothing_from_a_question_alone() -> None:
         ]
     )
     assert not [f for f in facts if {"Trello", "Tom Hardy", "Acme Corp"} & {f[0], f[2]}]
+
+
+# -- a baby the thread expected -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("earlier", "now", "parents"),
+    [
+        ("my wife Ana is pregnant!", "baby's here! meet Leo, born on sunday", {SAM, "Ana"}),
+        ("we're expecting twins", "Leo was born last night", {SAM}),
+        ("Ana and I are having a baby!!", "she's here!!! Leo, 3.2kg, born last night", {SAM, "Ana"}),
+        ("we're expecting", "he arrived last night!! Leo", {SAM}),
+    ],
+)
+def test_a_baby_the_thread_expected_is_named_when_it_arrives(earlier: str, now: str, parents: set[str]) -> None:
+    facts = last_facts(earlier, "A: Congratulations!", now)
+    assert {s for s, r, o in facts if r == "PARENT_OF" and o == "Leo"} == parents
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("my wife Ana is great", "she's here!!! Leo, 3.2kg"),  # no baby was expected
+        ("we're expecting", "she's here! Berlin was cold"),  # a place, not a name
+        ("my friend Leo is visiting", "we're expecting", "he's here! Leo is great"),  # someone known
+    ],
+)
+def test_an_arrival_names_no_child_without_an_expected_baby_and_a_new_name(messages: tuple[str, ...]) -> None:
+    assert not {f for f in last_facts(*messages) if f[1] == "PARENT_OF"}

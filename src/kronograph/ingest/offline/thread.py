@@ -29,12 +29,13 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ..schema import ExtractedEntity
-from .context import Context
+from .context import Context, Subject
+from .dates import find_times
 from .kin import KIN, of_gender
 from .lowercase import COMMON
 from .names import Token, tokenize
 
-__all__ = ["Said", "Thread", "answer", "expand_names", "recapitalise", "read_thread", "rename", "thread_person"]
+__all__ = ["Said", "Thread", "answer", "expand_names", "recapitalise", "newborn", "read_thread", "rename", "thread_person"]
 
 _WHENEVER = datetime(2000, 1, 1, tzinfo=UTC)  # names do not depend on the day
 _RECENT = 4  # messages walked back for "he"/"she"
@@ -50,6 +51,27 @@ _NEVER = COMMON | frozenset(
     all any some one just also still now then here there good great nice new old big little mark will grace
     """.split()
 )
+
+
+_EXPECTING = re.compile(
+    r"(?:(?:'re|\s+are)\s+(?:having|expecting)\s+(?:a\s+)?(?:baby|twins|boy|girl|little\s+one)|"
+    r"(?:we(?:'re|\s+are)|i(?:'m|\s+am)|she(?:'s|\s+is))\s+expecting|(?:'s|'m|\s+is|\s+am|\s+are)\s+pregnant)\b",
+    re.IGNORECASE,
+)
+_NAME = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?"
+_CO_PARENT = re.compile(
+    rf"(?P<a>{_NAME})\s+and\s+(?i:i|me)\b|\bme\s+and\s+(?P<b>{_NAME})|"
+    rf"\b(?i:wife|husband|partner|girlfriend|boyfriend|gf|bf|fianc[eé]e?)\s+(?P<c>{_NAME})"
+)
+# "she's here!!! Naledi, 3.2kg", "baby's here! meet Leo", "he arrived last night!! Kofi"
+_ARRIVED = re.compile(
+    r"^\W*(?:(?:she|he)(?:'s|\s+is)\s+here|(?:the\s+|our\s+)?baby(?:'s|\s+is|\s+has)\s+(?:here|arrived)|"
+    r"(?:she|he)\s+(?:has\s+)?arrived(?:\s+(?:last|this)\s+\w+|\s+yesterday|\s+today)?|it's\s+a\s+(?:boy|girl))"
+    r"\s*[!.,]+\s*(?:meet\s+)?(?P<name>(?-i:[A-Z])[\w'’-]+)(?![\w'’-])",
+    re.IGNORECASE,
+)
+# "Naledi was born last night", "Leo arrived on sunday": a sentence that starts with the new name
+_BORN_NAMED = re.compile(r"(?:^|[.!?]\s+)(?P<name>[A-Z][\w'’-]+)\s+(?:was\s+born|arrived)\b")
 
 
 class Said(NamedTuple):
@@ -70,6 +92,7 @@ class Thread:
     genders: dict[str, str] = field(default_factory=dict)  # name casefolded -> "he"/"she", from kin words
     speakers: frozenset[str] = frozenset()  # casefolded speakers' names and their first names
     question: str | None = None  # the assistant's question, when it is the message right before
+    expecting: tuple[str, ...] | None = None  # a baby on the way: the other parents named (None: no baby said)
 
 
 def read_thread(previous: Iterable[Said]) -> Thread:
@@ -114,9 +137,12 @@ def read_thread(previous: Iterable[Said]) -> Thread:
         if (said.role or "").casefold() == "assistant":
             asked = next((s for s in reversed(re.split(r"(?<=[.!?])\s+", said.content.strip())) if s.endswith("?")),
                          None)
+        expecting = thread.expecting
+        if (said.role or "user").casefold() == "user" and _EXPECTING.search(content):
+            expecting = tuple(_fold(m.group(m.lastgroup or 0), "Person", names) for m in _CO_PARENT.finditer(content))
         thread = Thread(
             names=names, people=(*thread.people, people), unnamed=(*thread.unnamed, unnamed), genders=genders,
-            speakers=frozenset(who), question=asked,
+            speakers=frozenset(who), question=asked, expecting=expecting,
         )
     return thread
 
@@ -321,3 +347,25 @@ def rename(ctx: Context, names: dict[str, str]) -> None:
             update={"subject": subject, "object": obj, "fact": text}
         )
     ctx.facts = facts
+
+
+def newborn(ctx: Context, content: str) -> int:
+    """ "she's here!!! Naledi, born last night" after "we're having a baby": the speaker's (and the other
+    parent's) child, named. Only a name no earlier message said, and only when the thread expects a baby."""
+    thread = ctx.thread
+    if thread is None or thread.expecting is None or not ctx.speaker:
+        return 0
+    m = _ARRIVED.search(content) or _BORN_NAMED.search(content)
+    if m is None:
+        return 0
+    name = m.group("name")
+    if name.casefold() in {n.casefold() for n in thread.names} or name.casefold() in _NEVER | _PERSON_NOUNS:
+        return 0
+    if ctx.label(name) not in (None, "Person"):
+        return 0
+    born = [t for t in find_times(content[m.start() :], ctx.reference or _WHENEVER) if t.role in ("at", "since")]
+    made = 0
+    for parent in (ctx.speaker, *thread.expecting):
+        made += ctx.add_fact(Subject(parent, 0.7), "PARENT_OF", (name, "Person"), (born[0] if born else None, None),
+                             content, cap=0.7)
+    return made
