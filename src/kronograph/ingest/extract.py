@@ -71,7 +71,6 @@ async def extract(
         )
     if model is None:
         from .offline import OfflineExtractor  # the rules load once, on first use
-
         from .offline.thread import Said, read_thread
 
         reader = OfflineExtractor()

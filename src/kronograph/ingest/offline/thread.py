@@ -35,7 +35,9 @@ from .kin import KIN, of_gender
 from .lowercase import COMMON
 from .names import Token, tokenize
 
-__all__ = ["Said", "Thread", "answer", "expand_names", "recapitalise", "newborn", "read_thread", "rename", "thread_person"]
+__all__ = [
+    "Said", "Thread", "answer", "expand_names", "newborn", "read_thread", "recapitalise", "rename", "thread_person",
+]
 
 _WHENEVER = datetime(2000, 1, 1, tzinfo=UTC)  # names do not depend on the day
 _RECENT = 4  # messages walked back for "he"/"she"
@@ -282,7 +284,8 @@ _ASKED = (
     (re.compile(_LEAD + r"are\s+you\s+(?P<still>still\s+)?(?P<rest>.+?)\?$", re.I), "I'm {still}{rest}"),
     (re.compile(_LEAD + r"have\s+you\s+(?P<still>)(?P<rest>[a-z]+\s+.+?)\?$", re.I), "I have {rest}"),
     # "is Tom your boss?"
-    (re.compile(_LEAD + r"[Ii]s\s+(?P<still>)(?P<name>[A-Z][\w.'’ -]*?)\s+(?P<rest>your\s+.+?)\?$"), "{name} is {rest}"),
+    (re.compile(_LEAD + r"[Ii]s\s+(?P<still>)(?P<name>[A-Z][\w.'’ -]*?)\s+(?P<rest>your\s+.+?)\?$"),
+     "{name} is {rest}"),
 )
 _NAME_FIRST = re.compile(r"^(?P<name>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})\b")
 
