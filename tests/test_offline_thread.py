@@ -198,3 +198,30 @@ def test_a_baby_the_thread_expected_is_named_when_it_arrives(earlier: str, now: 
 )
 def test_an_arrival_names_no_child_without_an_expected_baby_and_a_new_name(messages: tuple[str, ...]) -> None:
     assert not {f for f in last_facts(*messages) if f[1] == "PARENT_OF"}
+
+
+# -- a move the thread planned --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("messages", "fact"),
+    [
+        (("we rent a flat in Leith", "moving out of leith next month!", "moved in!! boxes everywhere"),
+         (SAM, "NO_LONGER_LIVES_IN", "Leith")),
+        (("we're moving to Leeds in june", "we've moved!"), (SAM, "LIVES_IN", "Leeds")),
+        (("i'm moving to Leeds next month", "A: Good luck!", "finally moved in. so tired"), (SAM, "LIVES_IN", "Leeds")),
+    ],
+)
+def test_moved_in_completes_the_move_the_thread_planned(messages: tuple[str, ...], fact: tuple[str, str, str]) -> None:
+    assert fact in last_facts(*messages)
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("we're moving to Leeds in june", "moved the sofa, it was heavy"),  # another "moved"
+        ("we live in Leeds", "moved in!!"),  # no move was planned
+    ],
+)
+def test_moved_without_a_planned_move_says_nothing_new(messages: tuple[str, ...]) -> None:
+    assert last_facts(*messages) == set()

@@ -21,7 +21,7 @@ from .kin import KIN, name_pending, read_kin
 from .names import Token, find_runs, name_label, tokenize
 from .reader import SentenceReader
 from .stops import read_stops, spread_switch
-from .thread import Thread, answer, expand_names, newborn, recapitalise, rename
+from .thread import Thread, answer, expand_names, moved, newborn, recapitalise, rename
 from .ventures import read_ventures
 
 __all__ = ["OfflineExtractor"]
@@ -100,7 +100,7 @@ class OfflineExtractor:
             spread_switch(ctx)
         if thread is not None:
             if reporting:
-                newborn(ctx, content)
+                newborn(ctx, content) + moved(ctx, content)
             rename(ctx, expand_names(thread, [(e.name, ctx.label(e.name)) for e in ctx.entities.values()], ctx.speaker))
         self.notes = ctx.unread
         return Extraction(

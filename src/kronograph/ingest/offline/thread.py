@@ -36,7 +36,8 @@ from .lowercase import COMMON
 from .names import Token, tokenize
 
 __all__ = [
-    "Said", "Thread", "answer", "expand_names", "newborn", "read_thread", "recapitalise", "rename", "thread_person",
+    "Said", "Thread", "answer", "expand_names", "moved", "newborn", "read_thread", "recapitalise", "rename",
+    "thread_person",
 ]
 
 _WHENEVER = datetime(2000, 1, 1, tzinfo=UTC)  # names do not depend on the day
@@ -76,6 +77,17 @@ _ARRIVED = re.compile(
 _BORN_NAMED = re.compile(r"(?:^|[.!?]\s+)(?P<name>[A-Z][\w'’-]+)\s+(?:was\s+born|arrived)\b")
 
 
+# "moving out of Leith next month", "we're moving to Leeds in june": a move to come
+_MOVE_PLAN = re.compile(
+    rf"\bmoving\s+(?:out\s+of\s+(?P<out>{_NAME})|(?:to|into)\s+(?P<to>{_NAME}))(?:\s+(?:next|this|in|on)\b|\s*[,.!]|$)"
+)
+# "moved in!!", "we've moved!", "finally moved in", "all moved in": that move, done
+_MOVED = re.compile(
+    r"^\W*(?:(?:we|i)(?:'ve|\s+have)?\s+)?(?:finally\s+|just\s+|officially\s+|all\s+)*moved(?:\s+in)?\s*[!.]",
+    re.IGNORECASE,
+)
+
+
 class Said(NamedTuple):
     """One earlier message: its role, its speaker and its text."""
 
@@ -95,6 +107,7 @@ class Thread:
     speakers: frozenset[str] = frozenset()  # casefolded speakers' names and their first names
     question: str | None = None  # the assistant's question, when it is the message right before
     expecting: tuple[str, ...] | None = None  # a baby on the way: the other parents named (None: no baby said)
+    moving: tuple[str | None, str | None] | None = None  # a move the user planned: from where, to where
 
 
 def read_thread(previous: Iterable[Said]) -> Thread:
@@ -142,9 +155,12 @@ def read_thread(previous: Iterable[Said]) -> Thread:
         expecting = thread.expecting
         if (said.role or "user").casefold() == "user" and _EXPECTING.search(content):
             expecting = tuple(_fold(m.group(m.lastgroup or 0), "Person", names) for m in _CO_PARENT.finditer(content))
+        moving = thread.moving
+        if (said.role or "user").casefold() == "user" and (plan := _MOVE_PLAN.search(content)) is not None:
+            moving = (plan.group("out"), plan.group("to"))
         thread = Thread(
             names=names, people=(*thread.people, people), unnamed=(*thread.unnamed, unnamed), genders=genders,
-            speakers=frozenset(who), question=asked, expecting=expecting,
+            speakers=frozenset(who), question=asked, expecting=expecting, moving=moving,
         )
     return thread
 
@@ -371,4 +387,19 @@ def newborn(ctx: Context, content: str) -> int:
     for parent in (ctx.speaker, *thread.expecting):
         made += ctx.add_fact(Subject(parent, 0.7), "PARENT_OF", (name, "Person"), (born[0] if born else None, None),
                              content, cap=0.7)
+    return made
+
+
+def moved(ctx: Context, content: str) -> int:
+    """ "moved in!!" after "moving out of Leith next month": the planned move is done."""
+    thread = ctx.thread
+    if thread is None or thread.moving is None or not ctx.speaker or _MOVED.search(content) is None:
+        return 0
+    out, to = thread.moving
+    me = Subject(ctx.speaker, 0.7)
+    made = 0
+    if out is not None:
+        made += ctx.add_fact(me, "NO_LONGER_LIVES_IN", (out, "Location"), (None, None), content, cap=0.7)
+    if to is not None:
+        made += ctx.add_fact(me, "LIVES_IN", (to, "Location"), (None, None), content, cap=0.7)
     return made
