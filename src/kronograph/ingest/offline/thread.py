@@ -127,8 +127,8 @@ def read_thread(previous: Iterable[Said]) -> Thread:
             names.setdefault(full, label)
             if label and not names.get(full):
                 names[full] = label
-        # a name said earlier in short ("Sorensen") is the full one said later ("Pia Sorensen")
-        names = {n: lab for n, lab in names.items() if _fold(n, lab, names) == n}
+        if len(names) > len(thread.names):  # a name said earlier in short ("Sorensen") is the full one said later
+            names = {n: lab for n, lab in names.items() if _fold(n, lab, names) == n}
         people = tuple(  # the people it named, or may have: a name known as nothing else
             dict.fromkeys(
                 full for name, _ in entities
@@ -137,10 +137,10 @@ def read_thread(previous: Iterable[Said]) -> Thread:
             )
         )
         genders = dict(thread.genders)
-        for pronoun in ("he", "she"):
-            for name in of_gender(pronoun, said.content, list(names)):
-                genders[name.casefold()] = pronoun
-        tokens = tokenize(said.content)
+        if gendered := _gendered(said.content):
+            genders.update({n.casefold(): gendered[n.split()[0].casefold()] for n in names
+                            if n.split()[0].casefold() in gendered})
+        tokens = _tokens(said.content)
         unnamed = any(
             t.lower in _PERSON_NOUNS and (i + 1 >= len(tokens) or not _named(tokens[i + 1]))
             for i, t in enumerate(tokens)
@@ -185,13 +185,32 @@ def _fold(name: str, label: str | None, names: dict[str, str | None]) -> str:
     return found if found is not None else name
 
 
+@lru_cache(maxsize=4096)
+def _words(name: str) -> list[str]:
+    return name.casefold().split()
+
+
+@lru_cache(maxsize=2048)
+def _gendered(content: str) -> dict[str, str]:
+    """The first names a message calls by a gendered kin word ("my sister Lakshmi": she)."""
+    words = [t.text for t in _tokens(content) if t.text[:1].isalpha()]
+    return {n.casefold(): pronoun for pronoun in ("he", "she") for n in of_gender(pronoun, content, words)}
+
+
+@lru_cache(maxsize=2048)
+def _tokens(text: str) -> list[Token]:
+    return tokenize(text)
+
+
 def _longer(name: str, label: str | None, names: dict[str, str | None]) -> str | None:
-    words = name.casefold().split()
+    words = _words(name)
     if not words or all(w in _NEVER for w in words):
         return None
     found = []
     for full, known in names.items():
-        parts = full.casefold().split()
+        parts = _words(full)
+        if parts[0] != words[0] and parts[-1].rsplit("-", 1)[-1] != words[0]:
+            continue
         if parts == words or (label and known and (label == "Person") != (known == "Person")):
             continue
         if parts[: len(words)] == words or (
@@ -238,7 +257,7 @@ def recapitalise(text: str, thread: Thread, speaker: str | None) -> str:
         if len(words[0]) < 3 or words[0].casefold() in _NEVER or words[0].casefold() in mine:
             continue
         starts.setdefault(words[0].casefold(), []).append(full)
-    tokens = tokenize(text)
+    tokens = _tokens(text)
     out = list(text)
     for i, token in enumerate(tokens):
         base = re.split(r"['’]", token.text)[0]
