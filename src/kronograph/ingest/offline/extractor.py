@@ -99,8 +99,9 @@ class OfflineExtractor:
         if reporting:
             spread_switch(ctx)
         if thread is not None:
-            if reporting:
-                newborn(ctx, content) + moved(ctx, content)
+            if reporting:  # a baby or a move the thread announced, now here or done
+                newborn(ctx, content)
+                moved(ctx, content)
             rename(ctx, expand_names(thread, [(e.name, ctx.label(e.name)) for e in ctx.entities.values()], ctx.speaker))
         self.notes = ctx.unread
         return Extraction(
