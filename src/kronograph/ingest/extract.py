@@ -71,11 +71,13 @@ async def extract(
         )
     if model is None:
         from .offline import OfflineExtractor  # the rules load once, on first use
+        from .offline.thread import Said, read_thread
 
         reader = OfflineExtractor()
+        thread = read_thread([Said(e.role, e.speaker, e.content or "") for e in context])
         extraction = reader.extract(
             inp.content, reference_time=inp.local_reference_time, kind=inp.kind.value,
-            speaker=inp.speaker, role=inp.role, addressee=inp.addressee,
+            speaker=inp.speaker, role=inp.role, addressee=inp.addressee, thread=thread if context else None,
         )
         return extraction, {"extractor": "offline", "ontology_version": ontology_version}, reader.notes
     prompt = extraction_prompt(

@@ -85,6 +85,8 @@ OFFLINE_RELATION_TYPES: dict[str, RelationType] = {
     fold_relation("COMES_FROM"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
 }
 
+OFFLINE_THREAD = 24  # earlier messages of a thread the offline rules read (each once, about 0.5 ms)
+
 REDOS = 3  # times an episode's entity and judge decisions are made again when the group moved under them
 
 
@@ -156,6 +158,14 @@ class Pipeline(EpisodeStatuses):
                 context = await self.store.context_episodes(
                     inp.group_id, before=inp.reference_time, exclude=inp.episode_id,
                     limit=self.settings.context_episodes, saga=inp.saga, ids=inp.previous_episode_ids,
+                )
+        elif inp.kind.value != "json" and (inp.saga is not None or inp.previous_episode_ids is not None):
+            # the offline rules read a thread's earlier messages: names said in full, whom "she" means
+            if self.settings.context_episodes > 0 or inp.previous_episode_ids is not None:
+                context = await self.store.context_episodes(
+                    inp.group_id, before=inp.reference_time, exclude=inp.episode_id,
+                    limit=max(self.settings.context_episodes, OFFLINE_THREAD), saga=inp.saga,
+                    ids=inp.previous_episode_ids,
                 )
         calls = usage.calls
         with collecting(inp.group_id):

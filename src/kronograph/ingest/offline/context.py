@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from ..schema import ExtractedEntity, ExtractedFact
 from .dates import TimeMention, time_words
 from .patterns import phrase
+
+if TYPE_CHECKING:
+    from .thread import Thread
 
 __all__ = ["Context", "Subject"]
 
@@ -32,6 +36,7 @@ class Context:
     about_other: bool = False  # the last sentence spoke of someone else ("he's ...") and not of the speaker
     people: set[str] = field(default_factory=set)  # place-like names a kin word called people ("my son Austin")
     message: str = ""  # the whole message: where a shortened name's longer form is looked for
+    thread: Thread | None = None  # what the conversation said before this message (see thread.py)
 
     def mention(self, name: str, label: str | None) -> None:
         key = name.casefold()

@@ -21,6 +21,7 @@ from .kin import KIN, name_pending, read_kin
 from .names import Token, find_runs, name_label, tokenize
 from .reader import SentenceReader
 from .stops import read_stops, spread_switch
+from .thread import Thread, answer, expand_names, moved, newborn, recapitalise, rename
 from .ventures import read_ventures
 
 __all__ = ["OfflineExtractor"]
@@ -67,14 +68,21 @@ class OfflineExtractor:
         speaker: str | None = None,
         role: str | None = None,
         addressee: str | None = None,
+        thread: Thread | None = None,
     ) -> Extraction:
         """``speaker`` is whom "I", "me" and "my" mean (else a "Name:" prefix
         names it); ``role`` the message's role ("user", "assistant", ...);
-        ``addressee`` whom "you" means (the assistant, in a user's message)."""
+        ``addressee`` whom "you" means (the assistant, in a user's message);
+        ``thread`` what the conversation said before it (see thread.py)."""
+        if thread is not None:
+            content = recapitalise(content, thread, speaker)
         ctx = Context(speaker=speaker, reference=_aware(reference_time), addressee=addressee, message=content)
+        ctx.thread = thread
         if ctx.speaker:
             ctx.mention(ctx.speaker, "Person")
         reporting = role is None or role.casefold() not in _NOT_REPORTING
+        if reporting and (statement := answer(thread, content)) is not None:
+            self._answer(statement, reference_time, ctx)
         for raw in content.splitlines() or [content]:
             line = plain_line(raw)
             body = line = strip_prefix(line, speaker) if kind == "message" else line
@@ -90,10 +98,25 @@ class OfflineExtractor:
                     ctx.unread.append(sentence_note(sentence, f"said by the {role.casefold()}"))  # type: ignore[union-attr]
         if reporting:
             spread_switch(ctx)
+        if thread is not None:
+            if reporting:  # a baby or a move the thread announced, now here or done
+                newborn(ctx, content)
+                moved(ctx, content)
+            rename(ctx, expand_names(thread, [(e.name, ctx.label(e.name)) for e in ctx.entities.values()], ctx.speaker))
         self.notes = ctx.unread
         return Extraction(
             reasoning=_reasoning(ctx), entities=list(ctx.entities.values()), facts=list(ctx.facts.values())
         )
+
+    def _answer(self, statement: str, reference: datetime, ctx: Context) -> None:
+        """The user's "yes" to the assistant's question, read as the user's statement: at lower confidence,
+        and noted nowhere (the words are not the user's)."""
+        unread, skipped, not_understood, had = len(ctx.unread), dict(ctx.skipped), ctx.not_understood, set(ctx.facts)
+        self._sentence(statement, reference, ctx)
+        del ctx.unread[unread:]
+        ctx.skipped, ctx.not_understood = skipped, not_understood
+        for key in set(ctx.facts) - had:
+            ctx.facts[key].confidence = min(ctx.facts[key].confidence or 0.7, 0.7)
 
     def _sentence(self, text: str, reference: datetime, ctx: Context) -> None:
         tokens = tokenize(text)

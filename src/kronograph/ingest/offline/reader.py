@@ -25,6 +25,7 @@ from .kin import KIN, of_gender
 from .lowercase import lower_name
 from .names import PLACES, Run, Token, name_label
 from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
+from .thread import thread_person
 
 _CAMEL = re.compile(r"(?!Mc|Mac)[A-Za-z]*[a-z][A-Z]")  # "AutoCAD", "ezyVet": a product's spelling
 __all__ = ["SentenceReader"]
@@ -415,6 +416,9 @@ class SentenceReader:
             chosen = people
         else:
             chosen = orgs
+        at = max(0, ctx.message.find(self.text)) + self.tokens[k].start
+        if not chosen and (earlier := thread_person(ctx, word, at)) is not None:
+            return Subject(earlier, 0.6)  # "how's Lerato?" "she teaches at ...": named in the thread
         if len(chosen) > 1 and word in ("he", "she"):  # "my sister Lakshmi got engaged to Vikram. she ..."
             names = of_gender(word, ctx.message, [ctx.entities[key].name for key in chosen])
             return Subject(names[0], 0.7) if len(names) == 1 else None
