@@ -135,6 +135,7 @@ class Want:
     joiners: frozenset[str] = frozenset()  # besides "and", "or" and commas
     named: bool = False  # with ``strict``: one capitalised word too ("I speak Twi and Ga")
     purposes: bool = False  # tools listed with what each is for ("X for drawings and Y for scheduling")
+    qualifier: bool = False  # a name before a noun is the object ("a DeLaval robot", "the Menomonie clinic")
 
 
 def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, want: Want) -> Obj | None:
@@ -216,7 +217,7 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
         follower = tokens[last + 1].lower
         if follower == "project":
             last, label = last + 1, "Project"
-        elif follower not in _FOLLOW_OK and not follower.endswith("ly") and follower.isalpha():
+        elif follower not in _FOLLOW_OK and not follower.endswith("ly") and follower.isalpha() and not want.qualifier:
             return None  # "the Berlin office": the name only qualifies the real object
     return Obj(run.name, label, last)
 

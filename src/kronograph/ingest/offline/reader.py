@@ -25,6 +25,7 @@ from .kin import KIN, of_gender
 from .lowercase import lower_name
 from .names import PLACES, Run, Token, name_label
 from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
+from .trade_patterns import TRADE_PATTERNS
 
 _CAMEL = re.compile(r"(?!Mc|Mac)[A-Za-z]*[a-z][A-Z]")  # "AutoCAD", "ezyVet": a product's spelling
 __all__ = ["SentenceReader"]
@@ -39,7 +40,7 @@ _PAST = frozenset("left met had got bought was were became led quit".split())
 _APPOSITIVE = frozenset("the a an our their its his her my".split())
 _FRONTING = frozenset("after before in at on since during following when while like unlike as with".split())
 _CLOSE = frozenset({",", ".", "!", ";"})
-_ALL_PATTERNS = PATTERNS + CHAT_PATTERNS
+_ALL_PATTERNS = PATTERNS + CHAT_PATTERNS + TRADE_PATTERNS
 _BY_KEY: dict[str, list[int]] = {}  # a word: the patterns a sentence holding it may match
 for _n, _pattern in enumerate(_ALL_PATTERNS):
     for _key in _pattern.keys:
@@ -542,6 +543,7 @@ def _want(pattern: Pattern) -> Want:
         pattern.joiners,
         pattern.named,
         purposes=pattern.relation == "USES",
+        qualifier=pattern.qualifier,
     )
 
 
