@@ -28,7 +28,10 @@ __all__ = ["OfflineExtractor"]
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'’.\-]*(?:\s+[A-Za-z][\w'’.\-]*){0,3})\s*:\s+(.*)$")
 _NOT_SPEAKERS = frozenset("note update re fyi ps edit subject summary warning todo question answer".split())
 _KIN_PEOPLE = frozenset(word for word, (_, _, label) in KIN.items() if label == "Person")
-_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?:\s+|$)|\n+")
+# an emoji ends a chat sentence too: "don't ask 😂 also i switched ..." is two
+_SENTENCE_END = re.compile(
+    r"[.!?]+[\"')\]]*(?:\s+|$)|\n+|[\U0001F000-\U0001FAFF\u2600-\u27BF][\uFE0F\u200D\U0001F000-\U0001FAFF\u2600-\u27BF]*(?:\s+|$)"
+)
 # "dinner ideas without shellfish?", "recipes with no tree nuts": what the next "i'm allergic" is to
 _WITHOUT = re.compile(r"\b(?:without|with\s+no|free\s+of)\s+([a-z]+(?:\s+[a-z]+)?)\s*[?.!,]")
 _ABBREVIATIONS = frozenset("dr mr mrs ms st prof mt jr sr vs etc".split())

@@ -77,6 +77,35 @@ KIN: dict[str, tuple[str, bool, str | None]] = {
     ),
     **dict.fromkeys(("cofounder", "co-founder"), ("COFOUNDER_WITH", True, _P)),
     "employer": ("WORKS_AT", True, _O),
+    # those one is a client of: "our vet Pia", "Dr Shah is my GP", "my accountant, Ruth Lee,"
+    **dict.fromkeys(
+        (
+            "vet",
+            "gp",
+            "doctor",
+            "dentist",
+            "accountant",
+            "lawyer",
+            "solicitor",
+            "therapist",
+            "physio",
+            "nanny",
+            "tutor",
+            "midwife",
+            "childminder",
+            "mechanic",
+            "hairdresser",
+            "barber",
+            "optician",
+            "paediatrician",
+            "pediatrician",
+            "counsellor",
+            "counselor",
+            "chiropractor",
+            "dietitian",
+        ),
+        ("CLIENT_OF", True, _P),
+    ),
 }
 _ADJECTIVES = frozenset(
     "best close good dear older younger little big baby twin new eldest oldest youngest lovely amazing "
@@ -89,6 +118,10 @@ _BORN = frozenset({"born", "arrived"})
 _NEWBORN = frozenset("son daughter baby boy girl twins".split())
 _HOW_MANY = frozenset("a an two three four five".split())
 _SOFT = frozenset("just finally recently also both officially".split())
+_FAMILY = frozenset(
+    "MARRIED_TO ENGAGED_TO DATING PARTNER_OF SIBLING_OF PARENT_OF RELATIVE_OF GRANDPARENT_OF REPORTS_TO".split()
+)
+_CLAUSE_START = frozenset(", . ! : ; and but so also plus lol haha".split())
 _AT_WORK = frozenset({"REPORTS_TO", "COLLEAGUE_OF", "COFOUNDER_WITH"})
 _CLOSE = frozenset({",", ".", "!", ";", ")", "and"})
 _NOT_NAMES = (
@@ -122,7 +155,7 @@ def read_kin(
         tie = _tie(token.lower)
         if tie is None:
             continue
-        owner, start = _possessor(tokens, k, runs_end, ctx)
+        owner, start = _possessor(tokens, k, (runs_at, runs_end), ctx)
         place, k_end = _workplace(tokens, k, runs_at, tie[0])
         named = _named_after(tokens, k_end, runs_at) if owner is not None else None
         if named is None and owner is not None:
@@ -238,11 +271,16 @@ def _start(tokens: list[Token], times: list[TimeMention], relation: str, name_la
     return next((t for t in times if t.role in ("at", "since")), None)
 
 
-def _possessor(tokens: list[Token], k: int, runs_end: dict[int, Run], ctx: Context) -> tuple[str | None, int]:
+def _possessor(
+    tokens: list[Token], k: int, runs: tuple[dict[int, Run], dict[int, Run]], ctx: Context
+) -> tuple[str | None, int]:
     """Whose the noun at ``k`` is, and where the possessive starts: "my (older) sister", "Priya's husband"."""
+    runs_at, runs_end = runs
     j = k - 1
     while j >= 0 and k - j <= 3 and (tokens[j].lower in _ADJECTIVES or tokens[j].lower in _FORMER):
         j -= 1
+    if j == k - 1 and _bare(tokens, k, runs_at, ctx):
+        return ctx.speaker, k
     if j < 0:
         return None, k
     if tokens[j].lower in _MINE:
@@ -253,7 +291,30 @@ def _possessor(tokens: list[Token], k: int, runs_end: dict[int, Run], ctx: Conte
         return (people[0], j) if len(people) == 1 else (None, k)
     if tokens[j].lower == "'s" and (run := runs_end.get(j - 1)) is not None:
         return run.name, run.lead
+    if tokens[j].lower == "'s" and j > 0 and (known := _known_person(tokens[j - 1], ctx)) is not None:
+        return known, j - 1  # "tom's brother Gary": a person named before, typed in lower case
     return None, k
+
+
+def _known_person(token: Token, ctx: Context) -> str | None:
+    """The one person of the episode a lower-case word names by full or first name ("tom": Tom Baker)."""
+    if not token.text.isalpha() or not token.text.islower() or token.lower in COMMON:
+        return None
+    found = {
+        e.name
+        for e in ctx.entities.values()
+        if "Person" in e.labels and token.lower in (e.name.casefold(), e.name.split()[0].casefold())
+    }
+    return found.pop() if len(found) == 1 else None
+
+
+def _bare(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context) -> bool:
+    """ "wife Lerato thinks ...", "so hubby Tom says": a tie with no possessive at a clause's start, and a
+    capitalised name after it, is the speaker's."""
+    tie = _tie(tokens[k].lower)
+    if tie is None or tie[0] not in _FAMILY or not ctx.speaker or k + 1 not in runs_at or tokens[k].lower.endswith("s"):
+        return False
+    return k == 0 or tokens[k - 1].lower in _CLAUSE_START
 
 
 def _former(tokens: list[Token], start: int, k: int) -> bool:

@@ -241,7 +241,9 @@ _PHRASES = {
     "MET": ("met", "met"), "REPORTS_TO": ("reports to", "reported to"),
     "FRIENDS_WITH": ("is friends with", "was friends with"), "VISITED": ("visited", "visited"),
     "WORKS_ON": ("works on", "worked on"), "LEADS": ("leads", "led"), "MANAGES": ("manages", "managed"),
-    "FOUNDED": ("founded", "founded"), "ACQUIRED": ("acquired", "acquired"), "STUDIED_AT": ("studied at", "studied at"),
+    "FOUNDED": ("founded", "founded"), "CLIENT_OF": ("is a client of", "was a client of"),
+    "SUPPLIES": ("supplies", "supplied"), "EMPLOYS": ("employs", "employed"),
+    "INTOLERANT_TO": ("is intolerant to", "was intolerant to"), "ACQUIRED": ("acquired", "acquired"), "STUDIED_AT": ("studied at", "studied at"),
 }
 # fmt: on
 
