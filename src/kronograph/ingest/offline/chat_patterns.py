@@ -137,7 +137,7 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p(_CLASS_KEYS, _CLASS_VERB + r"(?:[\w-]+\s+){0,2}?(?:classes|lessons|courses?)\s+at\b", "STUDIED_AT", "state", _P,
        _O),
     # "I'm Ana, data engineer at Acme": a job in apposition to a name, with no article
-    _p(",", r",\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)" + _ON_THE + r"\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O,
+    _p(",", r",\s+(?:an?\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)" + _ON_THE + r"\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O,
        appositive=True, title_words=JOBS),
     # "we're a fintech in Pune", "we're a shipping saas out of Austin": where the speaker's employer is
     _p("'re are", r"(?:(?<=\bwe)'re|(?<=\bwe\s)are)\s+(?:now\s+)?(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:based\s+)?"

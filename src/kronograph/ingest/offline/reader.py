@@ -26,6 +26,7 @@ from .lowercase import lower_name
 from .names import PLACES, Run, Token, name_label
 from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
 from .trade_patterns import TRADE_PATTERNS
+from .vocab import is_job
 
 _CAMEL = re.compile(r"(?!Mc|Mac)[A-Za-z]*[a-z][A-Z]")  # "AutoCAD", "ezyVet": a product's spelling
 __all__ = ["SentenceReader"]
@@ -134,7 +135,7 @@ class SentenceReader:
             title = m.group("title")
             if not (title_relation(title) if not pattern.relation else title_at_ok(title)):
                 return None  # "is proud of", "is a big fan of": no title
-            if pattern.title_words and title.split()[-1].lower().split("-")[-1] not in pattern.title_words:
+            if pattern.title_words and not is_job(title.split()[-1].lower().split("-")[-1], pattern.title_words):
                 return None  # "a big believer in Agile": no job
         verb_at = self.index[m.start()]
         if pattern.appositive:
@@ -251,6 +252,9 @@ class SentenceReader:
             )
         ):
             return None
+        if job:  # "I'm Elif, an architect at Kubbe Studio in Istanbul": where the studio is (not where she works:
+            # that would outlive her leaving the studio)
+            self._located([replace(o, label=o.label or "Organization") for o in objects], [])
         return apposed[0], [(o.name, o.label, "") for o in objects], apposed[1], 0
 
     def _apposed(self, comma_at: int) -> tuple[list[Subject], int] | None:
