@@ -77,6 +77,8 @@ KIN: dict[str, tuple[str, bool, str | None]] = {
     ),
     **dict.fromkeys(("cofounder", "co-founder"), ("COFOUNDER_WITH", True, _P)),
     "employer": ("WORKS_AT", True, _O),
+    "tl": ("REPORTS_TO", True, _P),
+    "lead": ("COLLEAGUE_OF", True, _P),
     # those one is a client of: "our vet Pia", "Dr Shah is my GP", "my accountant, Ruth Lee,"
     **dict.fromkeys(
         (
@@ -109,7 +111,7 @@ KIN: dict[str, tuple[str, bool, str | None]] = {
 }
 _ADJECTIVES = frozenset(
     "best close good dear older younger little big baby twin new eldest oldest youngest lovely amazing "
-    "step half long-time longtime college school uni university work childhood head sous direct".split()
+    "step half long-time longtime college school uni university work childhood head sous direct team".split()
 )
 _FORMER = frozenset("ex former late old previous dead future would-be estranged then".split())
 _MINE = frozenset({"my", "our"})

@@ -63,6 +63,24 @@ TRADE_PATTERNS: tuple[Pattern, ...] = (
     # "dr. Pia Sorensen from the Menomonie clinic", "Tom from the Leeds office": where someone works
     _p("from", rf"\bfrom\s+(?:the|our)\s+(?=(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)?\s+{_WORKPLACE}\b)", "WORKS_IN",
        "state", _P, _L, qualifier=True),
+    # "got a job at X", "she landed a teaching gig at X", "Vikram took an offer at Swiggy"
+    _p("got landed took accepted", r"\b(?:(?:got|landed|took|accepted)\s+(?:a|an|the)\s+(?:new\s+)?(?:[\w-]+\s+)?"
+       r"(?:job|gig|position|post|role|contract)|(?:took|accepted)\s+(?:a|an|the|their)\s+(?:job\s+)?offer)\s+"
+       r"(?:at|with|from)\b", "WORKS_AT", "state", _P, _O, lower=True),  # an offer only got is no job yet
+    # "hildur got me a teaching gig at X": the speaker's job, found by someone else
+    _p("got found", r"\b(?:got|found)\s+me\s+(?:a|an)\s+(?:new\s+)?(?:[\w-]+\s+)?(?:job|gig|position|post|role|"
+       r"contract)\s+(?:at|with)\b", "WORKS_AT", "state", _P, _O, speakers=True),
+    # "jomar got transferred to the Manila site", "she was posted to our Leeds office": where one works now
+    _p("transferred posted seconded relocated moved", r"\b(?:transferred|posted|seconded|relocated|moved)\s+(?:over\s+)?"
+       rf"to\s+(?:the|our|their)\s+(?=(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)?\s+{_WORKPLACE}\b)", "WORKS_IN",
+       "state", _P, _L, qualifier=True),
+    # "we love our machiya in Nishijin", "our flat in Leith is tiny": the speaker's home
+    _p("our my", r"(?<!sold\s)(?<!sell\s)(?<!selling\s)(?<!left\s)(?<!leaving\s)(?<!miss\s)(?<!missed\s)\b(?:our|my)\s+"
+       r"(?:little\s+|new\s+|tiny\s+|lovely\s+)?(?:house|flat|apartment|condo|home|place|cottage|bungalow|townhouse|"
+       r"machiya|farmhouse|cabin|terrace|semi)\s+in\b", "LIVES_IN", "state", _P, _L, speakers=True, lower=True),
+    # "Naledi was born at Netcare Sunninghill", "born yesterday at St Mary's": where a baby was born
+    _p("born", r"\bborn\s+(?:(?:last|this)\s+[\w-]+\s+|yesterday\s+|today\s+|on\s+[\w-]+\s+)?at\s+(?=(?-i:[A-Z]))",
+       "BORN_AT", "event", _P, _O),
     # "i run a dairy farm outside Eau Claire": a farmer's home
     _p("run runs running own owns have has", r"\b(?:run|runs|running|own|owns|have|has)\s+(?:a|an|our|my|the)\s+"
        rf"(?:[\w-]+\s+){{0,2}}?{_FARM}\s+(?:near|in|(?:just\s+)?outside(?:\s+of)?)\b", "LIVES_IN", "state", _P, _L,
