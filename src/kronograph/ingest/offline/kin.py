@@ -313,8 +313,8 @@ def _known_person(token: Token, ctx: Context) -> str | None:
 def _bare(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context) -> bool:
     """ "wife Lerato thinks ...", "so hubby Tom says": a tie with no possessive at a clause's start, and a
     capitalised name after it, is the speaker's."""
-    tie = _tie(tokens[k].lower)
-    if tie is None or tie[0] not in _FAMILY or not ctx.speaker or k + 1 not in runs_at or tokens[k].lower.endswith("s"):
+    tie = KIN.get(tokens[k].lower)  # one, not "kids Leo and Ana" (a list may be anyone's)
+    if tie is None or tie[0] not in _FAMILY or not ctx.speaker or k + 1 not in runs_at:
         return False
     return k == 0 or tokens[k - 1].lower in _CLAUSE_START
 

@@ -58,7 +58,7 @@ TRADE_PATTERNS: tuple[Pattern, ...] = (
        vocabulary=INTOLERANCES, strict=True),
     _p("intolerant", r"\bintolerant\s+(?:to|of)\b", "INTOLERANT_TO", "state", _P, None, loose_object=True),
     # "so we hired a guy, Luis Ortega", "we took on a new apprentice, Sam", "Acme hired Tom"
-    _p("hired", r"\b(?:hired|took\s+on)\s+(?:(?:a|an|another)\s+(?:new\s+)?(?:[\w-]+\s+)?[\w-]+\s*,\s+|someone\s*,\s+)?"
+    _p("hired took", r"\b(?:hired|took\s+on)\s+(?:(?:a|an|another)\s+(?:new\s+)?(?:[\w-]+\s+)?[\w-]+\s*,\s+|someone\s*,\s+)?"
        r"(?=(?-i:[A-Z]))", "EMPLOYS", "state", None, _P),
     # "dr. Pia Sorensen from the Menomonie clinic", "Tom from the Leeds office": where someone works
     _p("from", rf"\bfrom\s+(?:the|our)\s+(?=(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)?\s+{_WORKPLACE}\b)", "WORKS_IN",
