@@ -46,7 +46,7 @@ _FOLLOW_OK = frozenset(
     nowadays anymore these those there here which who where when while because full-time part-time project team
     a an the one two three four five six seven eight nine ten eleven twelve several few couple some many almost
     over nearly around just early late mid earlier later soon right last since all
-    btw tbh lol haha though anyway actually honestly rn atm lmao fyi imo either went was is were done finished
+    btw tbh lol haha though anyway actually honestly rn atm lmao fyi imo either went was is were done finished instead
     """.split()
 )
 _GERUND_LINKS = frozenset("at in for with on from to".split())
