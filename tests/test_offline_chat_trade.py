@@ -129,7 +129,9 @@ def test_a_customer_dropped_and_one_taken_instead() -> None:
     assert (SAM, "SUPPLIES", "Kickapoo Valley") not in found
 
 
-@pytest.mark.parametrize("content", ["we're thinking of supplying Aldi", "we don't sell to Tesco", "do you supply Lidl?"])
+@pytest.mark.parametrize(
+    "content", ["we're thinking of supplying Aldi", "we don't sell to Tesco", "do you supply Lidl?"]
+)
 def test_no_customer_from_a_plan_a_negation_or_a_question(content: str) -> None:
     assert not any(r == "SUPPLIES" for _, r, _ in facts(content))
 
@@ -295,3 +297,39 @@ def test_no_intolerance_denied() -> None:
 def test_an_emoji_ends_a_sentence() -> None:
     found = facts("don't ask 😂 also i switched from ForeFlight to Garmin Pilot")
     assert {(SAM, "USES", "Garmin Pilot"), (SAM, "NO_LONGER_USES", "ForeFlight")} <= found
+
+
+# -- where an organisation is --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "org", "place"),
+    [
+        ("yep, a Cessna 172 at the Rand Flying Club in Germiston", "Rand Flying Club", "Germiston"),
+        ("she's a pharmacist at Leeds General Infirmary in Leeds", "Leeds General Infirmary", "Leeds"),
+        ("we might join the Harbour Rowing Club in Cobh", "Harbour Rowing Club", "Cobh"),
+        ("Tom went to Acme Bank in Zurich", "Acme Bank", "Zurich"),
+    ],
+)
+def test_an_organisation_in_a_place(content: str, org: str, place: str) -> None:
+    assert (org, "LOCATED_IN", place) in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content", ["we went to Acme Bank in Leeds Road", "I joined Google in 2019", "Tom was at Acme Labs in March"]
+)
+def test_no_place_from_a_street_a_year_or_a_month(content: str) -> None:
+    assert not any(r == "LOCATED_IN" for _, r, _ in facts(content))
+
+
+@pytest.mark.parametrize(
+    ("content", "who", "org", "place"),
+    [
+        ("kenji moved to the National Diet Library in Tokyo", "Kenji", "National Diet Library", "Tokyo"),
+        ("Ana moved to Helix Labs in Boston", "Ana", "Helix Labs", "Boston"),
+    ],
+)
+def test_a_move_to_an_organisation_is_a_job_in_its_town(content: str, who: str, org: str, place: str) -> None:
+    found = facts(content)
+    assert {(who, "WORKS_AT", org), (who, "LIVES_IN", place)} <= found
+    assert (who, "LIVES_IN", org) not in found

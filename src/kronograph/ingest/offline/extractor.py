@@ -19,6 +19,7 @@ from .corrections import correct, take_back
 from .dates import find_times
 from .kin import KIN, name_pending, read_kin
 from .names import Token, find_runs, name_label, tokenize
+from .org_places import read_org_places
 from .reader import SentenceReader
 from .stops import read_stops, spread_switch
 from .ventures import read_ventures
@@ -129,7 +130,7 @@ class OfflineExtractor:
         runs_end = {r.last: r for r in runs + lowered}
         clauses = SentenceReader(text, tokens, runs_at, runs_end, times, ctx)
         made = clauses.read() + tied
-        made += read_stops(text, ctx, None) + read_ventures(text, ctx)
+        made += read_stops(text, ctx, None) + read_ventures(text, ctx) + read_org_places(tokens, runs, ctx, text)
         made += correct(tokens, runs + lowered, ctx, made > 0)
         made += take_back(tokens, ctx)
         ctx.about_other = _about_other(tokens)

@@ -243,7 +243,8 @@ _PHRASES = {
     "WORKS_ON": ("works on", "worked on"), "LEADS": ("leads", "led"), "MANAGES": ("manages", "managed"),
     "FOUNDED": ("founded", "founded"), "CLIENT_OF": ("is a client of", "was a client of"),
     "SUPPLIES": ("supplies", "supplied"), "EMPLOYS": ("employs", "employed"),
-    "INTOLERANT_TO": ("is intolerant to", "was intolerant to"), "ACQUIRED": ("acquired", "acquired"), "STUDIED_AT": ("studied at", "studied at"),
+    "INTOLERANT_TO": ("is intolerant to", "was intolerant to"), "ACQUIRED": ("acquired", "acquired"),
+    "STUDIED_AT": ("studied at", "studied at"),
 }
 # fmt: on
 

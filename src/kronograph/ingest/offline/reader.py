@@ -23,7 +23,7 @@ from .context import Context, Subject
 from .dates import TimeMention, clause_dates
 from .kin import KIN, of_gender
 from .lowercase import lower_name
-from .names import PLACES, Run, Token, name_label
+from .names import Run, Token, known_city, name_label
 from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
 from .trade_patterns import TRADE_PATTERNS
 from .vocab import is_job
@@ -335,7 +335,7 @@ class SentenceReader:
             after = self._apposed_kind(org.last + 1)
             if org.unit or after + 1 >= len(self.tokens) or self.tokens[after].lower != "in":
                 continue
-            place = self.runs_at.get(after + 1) or _known_city(self.tokens, after + 1)
+            place = self.runs_at.get(after + 1) or known_city(self.tokens, after + 1)
             label = self.ctx.label(org.name) or org.label
             if place is None or label != "Organization" or name_label(place.name) == "Organization":
                 continue
@@ -549,13 +549,6 @@ def _want(pattern: Pattern) -> Want:
         purposes=pattern.relation == "USES",
         qualifier=pattern.qualifier,
     )
-
-
-def _known_city(tokens: list[Token], k: int) -> Run | None:
-    """ "in nairobi": a lower-case word that is a known place, as a name."""
-    if k >= len(tokens) or not tokens[k].text.islower() or tokens[k].lower not in PLACES:
-        return None
-    return Run(k, k, tokens[k].text[:1].upper() + tokens[k].text[1:])
 
 
 def _tool_move(pattern: Pattern, m: re.Match[str]) -> Pattern:

@@ -47,9 +47,9 @@ TRADE_PATTERNS: tuple[Pattern, ...] = (
        rf"(?={_MAKER}\s+{_KIT}\b)", "USES", "state", _P, "Product", speakers=True,
        qualifier=True),
     # "we run a Lely system", "they use two Fendt tractors"
-    _p("run runs use uses have has", r"\b(?:run|runs|use|uses|have|has)\s+(?:a|an|two|three|four)\s+(?:new\s+|second\s+)?"
-       rf"(?={_MAKER}\s+{_KIT}\b)", "USES", "state", _P, "Product", closes=True, ended="NO_LONGER_USES",
-       qualifier=True),
+    _p("run runs use uses have has", r"\b(?:run|runs|use|uses|have|has)\s+(?:a|an|two|three|four)\s+"
+       rf"(?:new\s+|second\s+)?(?={_MAKER}\s+{_KIT}\b)", "USES", "state", _P, "Product", closes=True,
+       ended="NO_LONGER_USES", qualifier=True),
     # "i fly a Cessna 172", "she flies the A320"
     _p("fly flies flying", r"\b(?:fly|flies|flying)\s+(?:a|an|the)\s+(?=(?-i:[A-Z]))", "USES", "state", _P, "Product"),
     # "i'm lactose intolerant", "she's gluten-intolerant"
@@ -58,8 +58,8 @@ TRADE_PATTERNS: tuple[Pattern, ...] = (
        vocabulary=INTOLERANCES, strict=True),
     _p("intolerant", r"\bintolerant\s+(?:to|of)\b", "INTOLERANT_TO", "state", _P, None, loose_object=True),
     # "so we hired a guy, Luis Ortega", "we took on a new apprentice, Sam", "Acme hired Tom"
-    _p("hired took", r"\b(?:hired|took\s+on)\s+(?:(?:a|an|another)\s+(?:new\s+)?(?:[\w-]+\s+)?[\w-]+\s*,\s+|someone\s*,\s+)?"
-       r"(?=(?-i:[A-Z]))", "EMPLOYS", "state", None, _P),
+    _p("hired took", r"\b(?:hired|took\s+on)\s+(?:(?:a|an|another)\s+(?:new\s+)?(?:[\w-]+\s+)?[\w-]+\s*,\s+|"
+       r"someone\s*,\s+)?(?=(?-i:[A-Z]))", "EMPLOYS", "state", None, _P),
     # "dr. Pia Sorensen from the Menomonie clinic", "Tom from the Leeds office": where someone works
     _p("from", rf"\bfrom\s+(?:the|our)\s+(?=(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)?\s+{_WORKPLACE}\b)", "WORKS_IN",
        "state", _P, _L, qualifier=True),
@@ -71,9 +71,9 @@ TRADE_PATTERNS: tuple[Pattern, ...] = (
     _p("got found", r"\b(?:got|found)\s+me\s+(?:a|an)\s+(?:new\s+)?(?:[\w-]+\s+)?(?:job|gig|position|post|role|"
        r"contract)\s+(?:at|with)\b", "WORKS_AT", "state", _P, _O, speakers=True),
     # "jomar got transferred to the Manila site", "she was posted to our Leeds office": where one works now
-    _p("transferred posted seconded relocated moved", r"\b(?:transferred|posted|seconded|relocated|moved)\s+(?:over\s+)?"
-       rf"to\s+(?:the|our|their)\s+(?=(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)?\s+{_WORKPLACE}\b)", "WORKS_IN",
-       "state", _P, _L, qualifier=True),
+    _p("transferred posted seconded relocated moved", r"\b(?:transferred|posted|seconded|relocated|moved)\s+"
+       rf"(?:over\s+)?to\s+(?:the|our|their)\s+(?=(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)?\s+{_WORKPLACE}\b)",
+       "WORKS_IN", "state", _P, _L, qualifier=True),
     # "we love our machiya in Nishijin", "our flat in Leith is tiny": the speaker's home
     _p("our my", r"(?<!sold\s)(?<!sell\s)(?<!selling\s)(?<!left\s)(?<!leaving\s)(?<!miss\s)(?<!missed\s)\b(?:our|my)\s+"
        r"(?:little\s+|new\s+|tiny\s+|lovely\s+)?(?:house|flat|apartment|condo|home|place|cottage|bungalow|townhouse|"
@@ -87,7 +87,7 @@ TRADE_PATTERNS: tuple[Pattern, ...] = (
        lower=True),
     # "i run a bakery in Leeds", "she owns a salon just outside Cork": where one works
     _p("run runs running own owns", r"\b(?:run|runs|running|own|owns)\s+(?:a|an|our|my|the)\s+(?:[\w-]+\s+){0,2}?"
-       rf"{_SHOP}\s+(?:near|in|(?:just\s+)?outside(?:\s+of)?)\s+(?!(?:[\w-]+\s+){{0,3}}?(?:called|named)\b)", "WORKS_IN",
-       "state", _P, _L, lower=True),
+       rf"{_SHOP}\s+(?:near|in|(?:just\s+)?outside(?:\s+of)?)\s+(?!(?:[\w-]+\s+){{0,3}}?(?:called|named)\b)",
+       "WORKS_IN", "state", _P, _L, lower=True),
 )
 # fmt: on
