@@ -333,3 +333,34 @@ def test_a_move_to_an_organisation_is_a_job_in_its_town(content: str, who: str, 
     found = facts(content)
     assert {(who, "WORKS_AT", org), (who, "LIVES_IN", place)} <= found
     assert (who, "LIVES_IN", org) not in found
+
+
+# -- pets and babies named in the next sentence, and whose they are --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "name"),
+    [
+        ("we adopted a dog!! a border collie named Skuggi", "Skuggi"),
+        ("we got a puppy! a little beagle called Max", "Max"),
+        ("i rescued a cat. a tabby called Pip.", "Pip"),
+    ],
+)
+def test_a_pet_named_by_its_breed_in_the_next_sentence(content: str, name: str) -> None:
+    assert (SAM, "HAS_PET", name) in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "my girlfriend Katla and i adopted a dog!! a border collie named Skuggi",
+        "Katla and I adopted a dog named Skuggi",
+        "Katla and i got a puppy, Skuggi",
+    ],
+)
+def test_a_pet_adopted_together_is_both_of_ours(content: str) -> None:
+    assert {(SAM, "HAS_PET", "Skuggi"), ("Katla", "HAS_PET", "Skuggi")} <= facts(content)
+
+
+def test_a_pet_of_mine_is_not_the_others() -> None:
+    assert ("Tom", "HAS_PET", "Rex") not in facts("Tom and I love my dog Rex")

@@ -117,6 +117,8 @@ _FORMER = frozenset("ex former late old previous dead future would-be estranged 
 _MINE = frozenset({"my", "our"})
 _GET = frozenset("have has 've got adopted rescued bought".split())
 _BORN = frozenset({"born", "arrived"})
+_CALLED = frozenset({"named", "called"})
+_SHARED = frozenset({"HAS_PET", "PARENT_OF"})  # "Katla and I adopted a dog": hers too
 _NEWBORN = frozenset("son daughter baby boy girl twins".split())
 _HOW_MANY = frozenset("a an two three four five".split())
 _SOFT = frozenset("just finally recently also both officially".split())
@@ -168,7 +170,8 @@ def read_kin(
             owner, named = _got_one(tokens, k, runs_at, ctx)
             if owner is not None and named is None:
                 at = [t for t in times if t.role in ("at", "since")][:1]
-                ctx.pending = ([Subject(owner, 0.8)], tie[0], {"at": at[0]} if at else {})
+                both = [owner] + (_with_me(tokens, k, runs_end, ctx) if tie[0] in _SHARED else [])
+                ctx.pending = ([Subject(who, 0.8) for who in both], tie[0], {"at": at[0]} if at else {})
         if owner is None or named is None or (tie[0] != "FRIENDS_WITH" and _former(tokens, start, k)):
             continue
         relation, owner_first, label = tie
@@ -201,8 +204,13 @@ def _co_parent(
     tokens: list[Token], start: int, k: int, runs_end: dict[int, Run], relation: str, ctx: Context
 ) -> list[str]:
     """ "Efua and I have a son, Kofi", "Tom and I ... our daughter": the speaker's child is the other one's too."""
-    if relation != "PARENT_OF" or not ctx.speaker or tokens[start].lower == "my":
+    if relation not in _SHARED or not ctx.speaker or tokens[start].lower == "my":
         return []
+    return _with_me(tokens, k, runs_end, ctx)
+
+
+def _with_me(tokens: list[Token], k: int, runs_end: dict[int, Run], ctx: Context) -> list[str]:
+    """ "Katla and I adopted a dog": the one named with the speaker before ``k``."""
     for j in range(2, k):
         if tokens[j].lower == "i" and tokens[j - 1].lower == "and" and (run := runs_end.get(j - 2)) is not None:
             return [run.name] if run.name != ctx.speaker else []
@@ -404,6 +412,8 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
         at = 3 if words[2] in ("'s", "is", "are") else 0
     elif len(words) > 2 and words[0] in _MINE | {"her", "his", "their"} and words[1] in _NEWBORN:
         at = 2  # "Efua had the baby!! our son Kofi, born sunday"
+    elif words[0] in ("a", "an") and (called := [j for j in range(2, min(len(words), 6)) if words[j] in _CALLED]):
+        at = called[0] + 1  # "we adopted a dog!! a border collie named Skuggi"
     by_first = {r.first: r for r in runs}
     names: list[Run] = []
     while (run := by_first.get(at)) is not None:
