@@ -364,3 +364,39 @@ def test_a_pet_adopted_together_is_both_of_ours(content: str) -> None:
 
 def test_a_pet_of_mine_is_not_the_others() -> None:
     assert ("Tom", "HAS_PET", "Rex") not in facts("Tom and I love my dog Rex")
+
+
+# -- where the speaker's employer is, and the code they write ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "org", "place"),
+    [
+        ("sam here, cofounder of Tiffinly, we do office lunch subscriptions in bangalore", "Tiffinly", "Bangalore"),
+        ("I work at Acme Corp. we make furniture in Leeds", "Acme Corp", "Leeds"),
+        ("I'm the CEO of Brightwave. we sell solar panels across Kenya", "Brightwave", "Kenya"),
+    ],
+)
+def test_what_we_do_in_a_place_places_the_employer(content: str, org: str, place: str) -> None:
+    assert (org, "BASED_IN", place) in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content", ["we do yoga in the park", "we make dinner in the evening", "i'm Sam, sister of Tom. we do it in Leeds"]
+)
+def test_no_employer_place_without_an_employer_or_a_place(content: str) -> None:
+    assert not any(r == "BASED_IN" for _, r, _ in facts(content))
+
+
+@pytest.mark.parametrize(
+    ("content", "framework"),
+    [
+        ("i write django for the backend", "Django"),
+        ("she writes mostly react these days", "React"),
+        ("i code in flutter", "Flutter"),
+    ],
+)
+def test_a_framework_written(content: str, framework: str) -> None:
+    who = SAM if content.startswith("i") else None
+    found = facts(content)
+    assert (who, "USES", framework) in found if who else not found

@@ -9,6 +9,7 @@ from .patterns import COPULA, Pattern, _p
 from .vocab import (
     BRANDS,
     CONDITIONS,
+    FRAMEWORKS,
     INSTRUMENTS,
     JOBS,
     LANGUAGE_QUALIFIERS,
@@ -63,7 +64,8 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("write writes writing wrote code codes coding program programming",
        r"\b(?:write|writes|writing|code|codes|coding|program|programming)(?:\s+(?:mostly\s+|mainly\s+)?in|\s+(?:a\s+lot\s+"
        r"of|lots\s+of|mostly|mainly|some))?\b",
-       "USES", "state", _P, "Product", vocabulary=PROGRAMMING, strict=True, closes=True, ended="NO_LONGER_USES"),
+       "USES", "state", _P, "Product", vocabulary=PROGRAMMING | FRAMEWORKS, strict=True, closes=True,
+       ended="NO_LONGER_USES"),
     _p("have has got earned did doing hold holds started finished completed",
        r"\b(?:have|has|got|earned|did|doing|hold|holds|started|finished|completed)\s+"
        r"(?:a|an|my|his|her)\s+"

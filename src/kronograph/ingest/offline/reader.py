@@ -116,8 +116,8 @@ class SentenceReader:
             if built is not None:
                 subjects, objects, clause_start, flags = built
                 pending.append((subjects, pattern, m, objects, clause_start, flags))
-                if pattern.relation == "WORKS_AT" and [s.name for s in subjects] == [self.ctx.speaker]:
-                    self.jobs |= {name for name, _, own in objects if not own}
+                if pattern.relation in ("WORKS_AT", "") and [s.name for s in subjects] == [self.ctx.speaker]:
+                    self.jobs |= {name for name, _, own in objects if not own}  # "", a title: "cofounder of X"
                 used_until = m.end()
         made = 0
         breaks = self._new_clauses()
@@ -364,8 +364,13 @@ class SentenceReader:
         speaker = self.ctx.speaker
         if not speaker or [s.name for s in subjects] != [speaker]:
             return []
-        found = {f.object for f in self.ctx.facts.values() if f.subject == speaker and f.relation == "WORKS_AT"}
-        found |= self.jobs
+        found = {
+            f.object
+            for f in self.ctx.facts.values()
+            if f.subject == speaker
+            and (f.relation == "WORKS_AT" or f.relation.endswith("_OF") and self.ctx.label(f.object) == "Organization")
+        }  # "cofounder of Tiffinly, we do ... in bangalore": a title at an organisation too
+        found |= {job for job in self.jobs if self.ctx.label(job) != "Person"}
         return [Subject(found.pop(), 0.8)] if len(found) == 1 else []
 
     def _placed(self, m: re.Match[str], objects: list[Found]) -> None:

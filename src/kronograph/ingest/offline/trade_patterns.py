@@ -81,6 +81,10 @@ TRADE_PATTERNS: tuple[Pattern, ...] = (
     # "Naledi was born at Netcare Sunninghill", "born yesterday at St Mary's": where a baby was born
     _p("born", r"\bborn\s+(?:(?:last|this)\s+[\w-]+\s+|yesterday\s+|today\s+|on\s+[\w-]+\s+)?at\s+(?=(?-i:[A-Z]))",
        "BORN_AT", "event", _P, _O),
+    # "cofounder of Tiffinly, we do office lunch subscriptions in bangalore": where the speaker's employer is
+    _p("do make sell deliver offer provide build", r"(?<=\bwe\s)(?:do|make|sell|deliver|offer|provide|build)\s+"
+       r"(?!(?:the|a|an|it|this|that|some|our|my)\b)(?:[\w-]+\s+){1,4}?(?:in|across|out\s+of)\s+", "BASED_IN",
+       "state", _O, _L, employer=True, lower=True),
     # "i run a dairy farm outside Eau Claire": a farmer's home
     _p("run runs running own owns have has", r"\b(?:run|runs|running|own|owns|have|has)\s+(?:a|an|our|my|the)\s+"
        rf"(?:[\w-]+\s+){{0,2}}?{_FARM}\s+(?:near|in|(?:just\s+)?outside(?:\s+of)?)\b", "LIVES_IN", "state", _P, _L,

@@ -6,6 +6,7 @@ from __future__ import annotations
 __all__ = [
     "BRANDS",
     "CONDITIONS",
+    "FRAMEWORKS",
     "JOBS",
     "is_job",
     "LANGUAGES",
@@ -101,3 +102,9 @@ _JOB_ENDINGS = ("ologist", "ician", "ographer", "worker", "keeper", "smith", "mo
 def is_job(word: str, words: frozenset[str]) -> bool:
     """Whether ``word`` ends a title of ``words``; for :data:`JOBS`, also a word built as a job's name is."""
     return word in words or (words is JOBS and word.endswith(_JOB_ENDINGS) and len(word) > 5)
+
+# the frameworks one writes code in: "i write django for the backend"
+FRAMEWORKS = frozenset(
+    "django flask fastapi rails laravel react vue svelte angular nextjs jquery pytorch tensorflow pandas numpy spark "
+    "pyspark flutter swiftui jetpack unity godot".split()
+)
