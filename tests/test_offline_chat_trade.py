@@ -400,3 +400,26 @@ def test_a_framework_written(content: str, framework: str) -> None:
     who = SAM if content.startswith("i") else None
     found = facts(content)
     assert (who, "USES", framework) in found if who else not found
+
+
+@pytest.mark.parametrize(
+    ("content", "relation", "name", "then"),
+    [
+        (
+            "i have a girlfriend now 😊 Inês, she's a nurse at Hospital de Santa Maria",
+            "DATING",
+            "Inês",
+            ("Inês", "WORKS_AT", "Hospital de Santa Maria"),
+        ),
+        ("i have a boyfriend now. Tom, he works at Google", "DATING", "Tom", ("Tom", "WORKS_AT", "Google")),
+        ("we had a baby! Leo, he's perfect", "PARENT_OF", "Leo", None),
+    ],
+)
+def test_a_name_given_then_spoken_of(content: str, relation: str, name: str, then: tuple[str, str, str] | None) -> None:
+    found = facts(content)
+    assert (SAM, relation, name) in found
+    assert then is None or then in found
+
+
+def test_a_name_in_a_sentence_that_goes_on_is_not_the_one_waited_for() -> None:
+    assert ("Sam Carter", "DATING", "Tom") not in facts("i have a girlfriend now. Tom said she's lovely")

@@ -422,6 +422,8 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
         if at < len(tokens) and tokens[at].lower in (",", "and", "&"):
             at += 1
     rest = tokens[at:]
+    if len(names) == 1 and len(rest) > 1 and tokens[at - 1].lower == "," and rest[0].lower in ("she", "he", "they"):
+        rest = []  # "i have a girlfriend now. Inês, she's a nurse at ...": named, then spoken of
     if words[1] in _NEWBORN and rest and rest[0].lower in _BORN and tokens[at - 1].lower == ",":
         rest = []  # "our son Kofi, born sunday morning": still about the birth
     if names and words[0] not in ("her", "his", "its", "their") and len(names) == 1 and _not_a_name(names[0]):
@@ -432,7 +434,7 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
     made = 0
     for subject in subjects:
         for run in names:
-            ctx.mention(run.name, "Person" if relation == "PARENT_OF" else None)
+            ctx.mention(run.name, None if relation == "HAS_PET" else "Person")
             made += ctx.add_fact(subject, relation, (run.name, ctx.label(run.name)), (valid, None), text, cap=0.8)
     return made
 
