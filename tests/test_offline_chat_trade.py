@@ -423,3 +423,21 @@ def test_a_name_given_then_spoken_of(content: str, relation: str, name: str, the
 
 def test_a_name_in_a_sentence_that_goes_on_is_not_the_one_waited_for() -> None:
     assert ("Sam Carter", "DATING", "Tom") not in facts("i have a girlfriend now. Tom said she's lovely")
+
+
+def test_a_named_business_owned_is_no_workplace_town() -> None:
+    found = facts("Björn owns the Polar Light Hotel in Tromsø")
+    assert ("Björn", "OWNS", "Polar Light Hotel") in found
+    assert not any(r in ("WORKS_IN", "LOCATED_IN") for _, r, _ in found)  # the owning clause read the hotel
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "almost took a job at Canva but said no",
+        "i nearly accepted an offer from Stripe",
+        "she nearly got a job at Meta",
+    ],
+)
+def test_a_job_almost_taken_is_none(content: str) -> None:
+    assert not any(r == "WORKS_AT" for _, r, _ in facts(content))

@@ -2,7 +2,8 @@
 Club in Germiston", "she's at Leeds General Infirmary in Leeds now". A name
 that reads as an organisation by its own words (Club, Hospital, University,
 Ltd ...) followed by "in" and a place is located there, whatever the rest of
-the sentence says: where a club is does not depend on whether one joins it."""
+the sentence says (where a club is does not depend on whether one joins it),
+unless a clause of the sentence already read it as its object."""
 
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ def read_org_places(tokens: list[Token], runs: list[Run], ctx: Context, text: st
             continue  # "Acme Bank in Leeds Road": not a place on its own
         if place.name.casefold() in ctx.people or not all(w.isalpha() for w in place.name.split()):
             continue
+        read = {f.relation for f in ctx.facts.values() if f.object == org.name}
+        if read - {"LIVES_IN"}:
+            continue  # a clause read it already ("owns the Polar Light Hotel in Tromsø"): only in passing here
         ctx.mention(org.name, "Organization")
         ctx.mention(place.name, "Location")
         made += ctx.add_fact(Subject(org.name, 0.8), "LOCATED_IN", (place.name, "Location"), (None, None), text)

@@ -22,9 +22,9 @@ _KIT = (
 )
 _MAKER = r"(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z0-9])[\w-]*)?"
 # a business one runs, and whether its place is a home: "i run a dairy farm outside Eau Claire"
-_FARM = r"(?:farm|ranch|vineyard|orchard|smallholding|croft|homestead|station)"
-_SHOP = (
-    r"(?:business|shop|store|cafe|café|bakery|restaurant|pub|bar|salon|garage|workshop|studio|practice|clinic|surgery|"
+_FARM = r"(?-i:farm|ranch|vineyard|orchard|smallholding|croft|homestead|station)"
+_SHOP = (  # in lower case: "owns the Polar Light Hotel in Tromsø" names the hotel
+    r"(?-i:business|shop|store|cafe|café|bakery|restaurant|pub|bar|salon|garage|workshop|studio|practice|clinic|surgery|"
     r"hotel|b&b|guesthouse|campsite|nursery|brewery|gym|agency|firm)"
 )
 _WORKPLACE = r"(?:clinic|practice|surgery|office|branch|hospital|store|site|depot|plant|warehouse|campus)"
@@ -64,7 +64,8 @@ TRADE_PATTERNS: tuple[Pattern, ...] = (
     _p("from", rf"\bfrom\s+(?:the|our)\s+(?=(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)?\s+{_WORKPLACE}\b)", "WORKS_IN",
        "state", _P, _L, qualifier=True),
     # "got a job at X", "she landed a teaching gig at X", "Vikram took an offer at Swiggy"
-    _p("got landed took accepted", r"\b(?:(?:got|landed|took|accepted)\s+(?:a|an|the)\s+(?:new\s+)?(?:[\w-]+\s+)?"
+    _p("got landed took accepted", r"(?<!almost\s)(?<!nearly\s)\b(?:(?:got|landed|took|accepted)\s+(?:a|an|the)\s+"
+       r"(?:new\s+)?(?:[\w-]+\s+)?"
        r"(?:job|gig|position|post|role|contract)|(?:took|accepted)\s+(?:a|an|the|their)\s+(?:job\s+)?offer)\s+"
        r"(?:at|with|from)\b", "WORKS_AT", "state", _P, _O, lower=True),  # an offer only got is no job yet
     # "hildur got me a teaching gig at X": the speaker's job, found by someone else
