@@ -214,6 +214,7 @@ def test_names_given_in_the_next_sentence() -> None:
     assert facts("my girlfriend Sophie and I just adopted a rescue dog, his name is Biscuit") == {
         (SAM, "DATING", "Sophie"),
         (SAM, "HAS_PET", "Biscuit"),
+        ("Sophie", "HAS_PET", "Biscuit"),  # adopted together: hers too
     }
     assert facts("We had a baby! Finally.") == set()
     assert facts("we got a puppy. Tom helped us pick him.") == set()

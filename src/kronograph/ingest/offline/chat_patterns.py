@@ -9,6 +9,7 @@ from .patterns import COPULA, Pattern, _p
 from .vocab import (
     BRANDS,
     CONDITIONS,
+    FRAMEWORKS,
     INSTRUMENTS,
     JOBS,
     LANGUAGE_QUALIFIERS,
@@ -34,6 +35,11 @@ _COPULA_KEYS = "is am are was 's 'm 're"
 _OWN_CLAUSE = r"(?:(?<=\bi\s)|(?<=\bwe\s)|(?<=,\s)|(?<=\band\s)|^)"
 _KINDS = "car|quad|van|bike|motorbike|truck|ute|suv|scooter|tractor|motorcycle|hatchback|estate"
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised
+# what a job is done on or in, between the title and the workplace: "first officer on the A320 at X", "a nurse in
+# the ICU at X", "engineer on the payments team at X"
+_ON_THE = (
+    r"(?:\s+(?:on|in)\s+(?:the\s+)?[\w-]+(?:\s+(?:team|unit|ward|desk|line|side|floor|fleet|shift|department|dept))?)?"
+)
 
 _CLASS_KEYS = "doing taking started attending"
 _CLASS_VERB = r"\b(?:doing|taking|started|attending)\s+(?:a\s+|an\s+|some\s+|evening\s+|night\s+)?"
@@ -58,7 +64,8 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("write writes writing wrote code codes coding program programming",
        r"\b(?:write|writes|writing|code|codes|coding|program|programming)(?:\s+(?:mostly\s+|mainly\s+)?in|\s+(?:a\s+lot\s+"
        r"of|lots\s+of|mostly|mainly|some))?\b",
-       "USES", "state", _P, "Product", vocabulary=PROGRAMMING, strict=True, closes=True, ended="NO_LONGER_USES"),
+       "USES", "state", _P, "Product", vocabulary=PROGRAMMING | FRAMEWORKS, strict=True, closes=True,
+       ended="NO_LONGER_USES"),
     _p("have has got earned did doing hold holds started finished completed",
        r"\b(?:have|has|got|earned|did|doing|hold|holds|started|finished|completed)\s+"
        r"(?:a|an|my|his|her)\s+"
@@ -102,8 +109,8 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        r"\b(?:teach(?:es|ing)?(?:\s+[\w-]+){0,2}?|intern(?:s|ing)?)\s+at\b", "WORKS_AT", "state", _P, _O,
        closes=True, lower=True),
     # "i'm a nurse at middlemore hospital": a job at a lower-case name
-    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?:a|an)\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:at|for)\s+"
-       r"(?!(?-i:[A-ZÀ-ÖØ-Þ]))", "WORKS_AT", "state", _P, _O, lower=True, title_words=JOBS),
+    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?:a|an)\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)" + _ON_THE
+       + r"\s+(?:at|for)\s+(?!(?-i:[A-ZÀ-ÖØ-Þ]))", "WORKS_AT", "state", _P, _O, lower=True, title_words=JOBS),
     # "i'm in the day surgery unit at X now", "she works nights at X", "she's doing an internship at X"
     _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?in\s+the\s+(?:[\w-]+\s+){0,3}?(?:unit|ward|team|department|dept|group|"
        r"office)\s+(?:at|of)\b", "WORKS_AT", "state", _P, _O, lower=True),
@@ -124,17 +131,18 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        r"in\s+(?P<place>(?-i:[A-ZÀ-ÖØ-Þ])[\w-]+(?:\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w-]+)?)\s+(?:called|named)\b", "OWNS",
        "state", _P, _O),
     # "i'm sous-chef at X", "she's head nurse at X": a job title with no article
-    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?P<title>[\w-]+(?:\s+[\w-]+)?)\s+(?:at|for|with)\s+" + _UP, "WORKS_AT",
+    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?P<title>[\w-]+(?:\s+[\w-]+)?)" + _ON_THE + r"\s+(?:at|for|with)\s+" + _UP,
+       "WORKS_AT",
        "state", _P, _O, title_words=JOBS),
     # "hi, sam here. civil engineer at X", "now sous-chef at X": a subjectless line, the speaker's own job
-    _p("at for with", r"^(?:(?:and|now|currently)\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:at|for|with)\s+"
-       + _UP, "WORKS_AT", "state", _P, _O, speakers=True, title_words=JOBS),
+    _p("at for with", r"^(?:(?:and|now|currently)\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)" + _ON_THE
+       + r"\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O, speakers=True, title_words=JOBS),
     # "she's doing french classes at X", "i started a pastry course at X": where one studies
     _p(_CLASS_KEYS, _CLASS_VERB + r"(?:[\w-]+\s+){0,2}?(?:classes|lessons|courses?)\s+at\b", "STUDIED_AT", "state", _P,
        _O),
     # "I'm Ana, data engineer at Acme": a job in apposition to a name, with no article
-    _p(",", r",\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O,
-       appositive=True, title_words=JOBS),
+    _p(",", r",\s+(?:an?\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)" + _ON_THE + r"\s+(?:at|for|with)\s+" + _UP,
+       "WORKS_AT", "state", _P, _O, appositive=True, title_words=JOBS),
     # "we're a fintech in Pune", "we're a shipping saas out of Austin": where the speaker's employer is
     _p("'re are", r"(?:(?<=\bwe)'re|(?<=\bwe\s)are)\s+(?:now\s+)?(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:based\s+)?"
        r"(?:in|out\s+of)\s+" + _UP, "BASED_IN", "state", _O, _L, employer=True),

@@ -46,7 +46,7 @@ _FOLLOW_OK = frozenset(
     nowadays anymore these those there here which who where when while because full-time part-time project team
     a an the one two three four five six seven eight nine ten eleven twelve several few couple some many almost
     over nearly around just early late mid earlier later soon right last since all
-    btw tbh lol haha though anyway actually honestly rn atm lmao fyi imo either went was is were done finished
+    btw tbh lol haha though anyway actually honestly rn atm lmao fyi imo either went was is were done finished instead
     """.split()
 )
 _GERUND_LINKS = frozenset("at in for with on from to".split())
@@ -135,6 +135,7 @@ class Want:
     joiners: frozenset[str] = frozenset()  # besides "and", "or" and commas
     named: bool = False  # with ``strict``: one capitalised word too ("I speak Twi and Ga")
     purposes: bool = False  # tools listed with what each is for ("X for drawings and Y for scheduling")
+    qualifier: bool = False  # a name before a noun is the object ("a DeLaval robot", "the Menomonie clinic")
 
 
 def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, want: Want) -> Obj | None:
@@ -216,7 +217,7 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
         follower = tokens[last + 1].lower
         if follower == "project":
             last, label = last + 1, "Project"
-        elif follower not in _FOLLOW_OK and not follower.endswith("ly") and follower.isalpha():
+        elif follower not in _FOLLOW_OK and not follower.endswith("ly") and follower.isalpha() and not want.qualifier:
             return None  # "the Berlin office": the name only qualifies the real object
     return Obj(run.name, label, last)
 

@@ -19,6 +19,7 @@ from .corrections import correct, take_back
 from .dates import find_times
 from .kin import KIN, name_pending, read_kin
 from .names import Token, find_runs, name_label, tokenize
+from .org_places import read_org_places
 from .reader import SentenceReader
 from .stops import read_stops, spread_switch
 from .thread import Thread, answer, expand_names, moved, newborn, recapitalise, rename
@@ -29,7 +30,10 @@ __all__ = ["OfflineExtractor"]
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'’.\-]*(?:\s+[A-Za-z][\w'’.\-]*){0,3})\s*:\s+(.*)$")
 _NOT_SPEAKERS = frozenset("note update re fyi ps edit subject summary warning todo question answer".split())
 _KIN_PEOPLE = frozenset(word for word, (_, _, label) in KIN.items() if label == "Person")
-_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?:\s+|$)|\n+")
+# an emoji ends a chat sentence too: "don't ask 😂 also i switched ..." is two
+_SENTENCE_END = re.compile(
+    r"[.!?]+[\"')\]]*(?:\s+|$)|\n+|[\U0001F000-\U0001FAFF\u2600-\u27BF][\uFE0F\u200D\U0001F000-\U0001FAFF\u2600-\u27BF]*(?:\s+|$)"
+)
 # "dinner ideas without shellfish?", "recipes with no tree nuts": what the next "i'm allergic" is to
 _WITHOUT = re.compile(r"\b(?:without|with\s+no|free\s+of)\s+([a-z]+(?:\s+[a-z]+)?)\s*[?.!,]")
 _ABBREVIATIONS = frozenset("dr mr mrs ms st prof mt jr sr vs etc".split())
@@ -149,7 +153,7 @@ class OfflineExtractor:
         runs_end = {r.last: r for r in runs + lowered}
         clauses = SentenceReader(text, tokens, runs_at, runs_end, times, ctx)
         made = clauses.read() + tied
-        made += read_stops(text, ctx, None) + read_ventures(text, ctx)
+        made += read_stops(text, ctx, None) + read_ventures(text, ctx) + read_org_places(tokens, runs, ctx, text)
         made += correct(tokens, runs + lowered, ctx, made > 0)
         made += take_back(tokens, ctx)
         ctx.about_other = _about_other(tokens)

@@ -77,18 +77,55 @@ KIN: dict[str, tuple[str, bool, str | None]] = {
     ),
     **dict.fromkeys(("cofounder", "co-founder"), ("COFOUNDER_WITH", True, _P)),
     "employer": ("WORKS_AT", True, _O),
+    "tl": ("REPORTS_TO", True, _P),
+    "lead": ("COLLEAGUE_OF", True, _P),
+    # those one is a client of: "our vet Pia", "Dr Shah is my GP", "my accountant, Ruth Lee,"
+    **dict.fromkeys(
+        (
+            "vet",
+            "gp",
+            "doctor",
+            "dentist",
+            "accountant",
+            "lawyer",
+            "solicitor",
+            "therapist",
+            "physio",
+            "nanny",
+            "tutor",
+            "midwife",
+            "childminder",
+            "mechanic",
+            "hairdresser",
+            "barber",
+            "optician",
+            "paediatrician",
+            "pediatrician",
+            "counsellor",
+            "counselor",
+            "chiropractor",
+            "dietitian",
+        ),
+        ("CLIENT_OF", True, _P),
+    ),
 }
 _ADJECTIVES = frozenset(
     "best close good dear older younger little big baby twin new eldest oldest youngest lovely amazing "
-    "step half long-time longtime college school uni university work childhood head sous direct".split()
+    "step half long-time longtime college school uni university work childhood head sous direct team".split()
 )
 _FORMER = frozenset("ex former late old previous dead future would-be estranged then".split())
 _MINE = frozenset({"my", "our"})
 _GET = frozenset("have has 've got adopted rescued bought".split())
 _BORN = frozenset({"born", "arrived"})
+_CALLED = frozenset({"named", "called"})
+_SHARED = frozenset({"HAS_PET", "PARENT_OF"})  # "Katla and I adopted a dog": hers too
 _NEWBORN = frozenset("son daughter baby boy girl twins".split())
 _HOW_MANY = frozenset("a an two three four five".split())
 _SOFT = frozenset("just finally recently also both officially".split())
+_FAMILY = frozenset(
+    "MARRIED_TO ENGAGED_TO DATING PARTNER_OF SIBLING_OF PARENT_OF RELATIVE_OF GRANDPARENT_OF REPORTS_TO".split()
+)
+_CLAUSE_START = frozenset(", . ! : ; and but so also plus lol haha".split())
 _AT_WORK = frozenset({"REPORTS_TO", "COLLEAGUE_OF", "COFOUNDER_WITH"})
 _CLOSE = frozenset({",", ".", "!", ";", ")", "and"})
 _NOT_NAMES = (
@@ -122,7 +159,7 @@ def read_kin(
         tie = _tie(token.lower)
         if tie is None:
             continue
-        owner, start = _possessor(tokens, k, runs_end, ctx)
+        owner, start = _possessor(tokens, k, (runs_at, runs_end), ctx)
         place, k_end = _workplace(tokens, k, runs_at, tie[0])
         named = _named_after(tokens, k_end, runs_at) if owner is not None else None
         if named is None and owner is not None:
@@ -133,7 +170,8 @@ def read_kin(
             owner, named = _got_one(tokens, k, runs_at, ctx)
             if owner is not None and named is None:
                 at = [t for t in times if t.role in ("at", "since")][:1]
-                ctx.pending = ([Subject(owner, 0.8)], tie[0], {"at": at[0]} if at else {})
+                both = [owner] + (_with_me(tokens, k, runs_end, ctx) if tie[0] in _SHARED else [])
+                ctx.pending = ([Subject(who, 0.8) for who in both], tie[0], {"at": at[0]} if at else {})
         if owner is None or named is None or (tie[0] != "FRIENDS_WITH" and _former(tokens, start, k)):
             continue
         relation, owner_first, label = tie
@@ -166,8 +204,13 @@ def _co_parent(
     tokens: list[Token], start: int, k: int, runs_end: dict[int, Run], relation: str, ctx: Context
 ) -> list[str]:
     """ "Efua and I have a son, Kofi", "Tom and I ... our daughter": the speaker's child is the other one's too."""
-    if relation != "PARENT_OF" or not ctx.speaker or tokens[start].lower == "my":
+    if relation not in _SHARED or not ctx.speaker or tokens[start].lower == "my":
         return []
+    return _with_me(tokens, k, runs_end, ctx)
+
+
+def _with_me(tokens: list[Token], k: int, runs_end: dict[int, Run], ctx: Context) -> list[str]:
+    """ "Katla and I adopted a dog": the one named with the speaker before ``k``."""
     for j in range(2, k):
         if tokens[j].lower == "i" and tokens[j - 1].lower == "and" and (run := runs_end.get(j - 2)) is not None:
             return [run.name] if run.name != ctx.speaker else []
@@ -238,11 +281,16 @@ def _start(tokens: list[Token], times: list[TimeMention], relation: str, name_la
     return next((t for t in times if t.role in ("at", "since")), None)
 
 
-def _possessor(tokens: list[Token], k: int, runs_end: dict[int, Run], ctx: Context) -> tuple[str | None, int]:
+def _possessor(
+    tokens: list[Token], k: int, runs: tuple[dict[int, Run], dict[int, Run]], ctx: Context
+) -> tuple[str | None, int]:
     """Whose the noun at ``k`` is, and where the possessive starts: "my (older) sister", "Priya's husband"."""
+    runs_at, runs_end = runs
     j = k - 1
     while j >= 0 and k - j <= 3 and (tokens[j].lower in _ADJECTIVES or tokens[j].lower in _FORMER):
         j -= 1
+    if j == k - 1 and _bare(tokens, k, runs_at, ctx):
+        return ctx.speaker, k
     if j < 0:
         return None, k
     if tokens[j].lower in _MINE:
@@ -253,7 +301,30 @@ def _possessor(tokens: list[Token], k: int, runs_end: dict[int, Run], ctx: Conte
         return (people[0], j) if len(people) == 1 else (None, k)
     if tokens[j].lower == "'s" and (run := runs_end.get(j - 1)) is not None:
         return run.name, run.lead
+    if tokens[j].lower == "'s" and j > 0 and (known := _known_person(tokens[j - 1], ctx)) is not None:
+        return known, j - 1  # "tom's brother Gary": a person named before, typed in lower case
     return None, k
+
+
+def _known_person(token: Token, ctx: Context) -> str | None:
+    """The one person of the episode a lower-case word names by full or first name ("tom": Tom Baker)."""
+    if not token.text.isalpha() or not token.text.islower() or token.lower in COMMON:
+        return None
+    found = {
+        e.name
+        for e in ctx.entities.values()
+        if "Person" in e.labels and token.lower in (e.name.casefold(), e.name.split()[0].casefold())
+    }
+    return found.pop() if len(found) == 1 else None
+
+
+def _bare(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context) -> bool:
+    """ "wife Lerato thinks ...", "so hubby Tom says": a tie with no possessive at a clause's start, and a
+    capitalised name after it, is the speaker's."""
+    tie = KIN.get(tokens[k].lower)  # one, not "kids Leo and Ana" (a list may be anyone's)
+    if tie is None or tie[0] not in _FAMILY or not ctx.speaker or k + 1 not in runs_at:
+        return False
+    return k == 0 or tokens[k - 1].lower in _CLAUSE_START
 
 
 def _former(tokens: list[Token], start: int, k: int) -> bool:
@@ -341,6 +412,8 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
         at = 3 if words[2] in ("'s", "is", "are") else 0
     elif len(words) > 2 and words[0] in _MINE | {"her", "his", "their"} and words[1] in _NEWBORN:
         at = 2  # "Efua had the baby!! our son Kofi, born sunday"
+    elif words[0] in ("a", "an") and (called := [j for j in range(2, min(len(words), 6)) if words[j] in _CALLED]):
+        at = called[0] + 1  # "we adopted a dog!! a border collie named Skuggi"
     by_first = {r.first: r for r in runs}
     names: list[Run] = []
     while (run := by_first.get(at)) is not None:
@@ -349,6 +422,8 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
         if at < len(tokens) and tokens[at].lower in (",", "and", "&"):
             at += 1
     rest = tokens[at:]
+    if len(names) == 1 and len(rest) > 1 and tokens[at - 1].lower == "," and rest[0].lower in ("she", "he", "they"):
+        rest = []  # "i have a girlfriend now. Inês, she's a nurse at ...": named, then spoken of
     if words[1] in _NEWBORN and rest and rest[0].lower in _BORN and tokens[at - 1].lower == ",":
         rest = []  # "our son Kofi, born sunday morning": still about the birth
     if names and words[0] not in ("her", "his", "its", "their") and len(names) == 1 and _not_a_name(names[0]):
@@ -359,7 +434,7 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
     made = 0
     for subject in subjects:
         for run in names:
-            ctx.mention(run.name, "Person" if relation == "PARENT_OF" else None)
+            ctx.mention(run.name, None if relation == "HAS_PET" else "Person")
             made += ctx.add_fact(subject, relation, (run.name, ctx.label(run.name)), (valid, None), text, cap=0.8)
     return made
 

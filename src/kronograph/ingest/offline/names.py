@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-__all__ = ["PLACES", "Run", "Token", "name_label", "tokenize", "find_runs"]
+__all__ = ["PLACES", "Run", "Token", "name_label", "tokenize", "find_runs", "known_city"]
 
 _TOKEN = re.compile(r"[^\W\d_][^\W_]*(?:['’\-][^\W\d_]+)*|\d[\w/\-:.]*|&|[^\w\s]")
 _CONTRACTION = re.compile(r"(?i)^(.+?)(n't|'(?:m|s|re|ve|ll|d))$")
@@ -196,3 +196,10 @@ def name_label(name: str, title: bool = False) -> str | None:
     if all(w in PLACES for w in words):
         return "Location"
     return None
+
+
+def known_city(tokens: list[Token], k: int) -> Run | None:
+    """ "in nairobi": a lower-case word that is a known place, as a name."""
+    if k >= len(tokens) or not tokens[k].text.islower() or tokens[k].lower not in PLACES:
+        return None
+    return Run(k, k, tokens[k].text[:1].upper() + tokens[k].text[1:])

@@ -66,6 +66,7 @@ class Pattern:
     title_words: frozenset[str] = frozenset()  # what a title must end with ("a vet in", not "a believer in")
     named: bool = False  # with ``strict``: one capitalised word is an object too ("I speak Twi")
     employer: bool = False  # "we're a fintech in Pune": said of the speaker's employer, named in the same message
+    qualifier: bool = False  # the name is read before the noun it qualifies ("a DeLaval robot")
 
 
 _COPULA_KEYS = "is am are was were been became becomes remains 's 'm 're"
@@ -90,6 +91,7 @@ ENDINGS: dict[str, tuple[str, ...]] = {
     "NO_LONGER_LEADS": ("LEADS",),
     "NO_LONGER_HAS_CONDITION": ("HAS_CONDITION",),
     "NO_LONGER_VOLUNTEERS_AT": ("VOLUNTEERS_AT",),
+    "NO_LONGER_SUPPLIES": ("SUPPLIES",),
     # "sorry, wrong, the flat is in Maia, not Matosinhos": a place or organisation said before, taken back
     "NO_LONGER_LINKED_TO": (
         "LIVES_IN",
@@ -239,7 +241,10 @@ _PHRASES = {
     "MET": ("met", "met"), "REPORTS_TO": ("reports to", "reported to"),
     "FRIENDS_WITH": ("is friends with", "was friends with"), "VISITED": ("visited", "visited"),
     "WORKS_ON": ("works on", "worked on"), "LEADS": ("leads", "led"), "MANAGES": ("manages", "managed"),
-    "FOUNDED": ("founded", "founded"), "ACQUIRED": ("acquired", "acquired"), "STUDIED_AT": ("studied at", "studied at"),
+    "FOUNDED": ("founded", "founded"), "CLIENT_OF": ("is a client of", "was a client of"),
+    "SUPPLIES": ("supplies", "supplied"), "EMPLOYS": ("employs", "employed"),
+    "INTOLERANT_TO": ("is intolerant to", "was intolerant to"), "ACQUIRED": ("acquired", "acquired"),
+    "STUDIED_AT": ("studied at", "studied at"),
 }
 # fmt: on
 

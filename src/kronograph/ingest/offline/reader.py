@@ -23,9 +23,11 @@ from .context import Context, Subject
 from .dates import TimeMention, clause_dates
 from .kin import KIN, of_gender
 from .lowercase import lower_name
-from .names import PLACES, Run, Token, name_label
+from .names import Run, Token, known_city, name_label
 from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
 from .thread import thread_person
+from .trade_patterns import TRADE_PATTERNS
+from .vocab import is_job
 
 _CAMEL = re.compile(r"(?!Mc|Mac)[A-Za-z]*[a-z][A-Z]")  # "AutoCAD", "ezyVet": a product's spelling
 __all__ = ["SentenceReader"]
@@ -40,7 +42,7 @@ _PAST = frozenset("left met had got bought was were became led quit".split())
 _APPOSITIVE = frozenset("the a an our their its his her my".split())
 _FRONTING = frozenset("after before in at on since during following when while like unlike as with".split())
 _CLOSE = frozenset({",", ".", "!", ";"})
-_ALL_PATTERNS = PATTERNS + CHAT_PATTERNS
+_ALL_PATTERNS = PATTERNS + CHAT_PATTERNS + TRADE_PATTERNS
 _BY_KEY: dict[str, list[int]] = {}  # a word: the patterns a sentence holding it may match
 for _n, _pattern in enumerate(_ALL_PATTERNS):
     for _key in _pattern.keys:
@@ -115,8 +117,8 @@ class SentenceReader:
             if built is not None:
                 subjects, objects, clause_start, flags = built
                 pending.append((subjects, pattern, m, objects, clause_start, flags))
-                if pattern.relation == "WORKS_AT" and [s.name for s in subjects] == [self.ctx.speaker]:
-                    self.jobs |= {name for name, _, own in objects if not own}
+                if pattern.relation in ("WORKS_AT", "") and [s.name for s in subjects] == [self.ctx.speaker]:
+                    self.jobs |= {name for name, _, own in objects if not own}  # "", a title: "cofounder of X"
                 used_until = m.end()
         made = 0
         breaks = self._new_clauses()
@@ -134,7 +136,7 @@ class SentenceReader:
             title = m.group("title")
             if not (title_relation(title) if not pattern.relation else title_at_ok(title)):
                 return None  # "is proud of", "is a big fan of": no title
-            if pattern.title_words and title.split()[-1].lower().split("-")[-1] not in pattern.title_words:
+            if pattern.title_words and not is_job(title.split()[-1].lower().split("-")[-1], pattern.title_words):
                 return None  # "a big believer in Agile": no job
         verb_at = self.index[m.start()]
         if pattern.appositive:
@@ -251,6 +253,9 @@ class SentenceReader:
             )
         ):
             return None
+        if job:  # "I'm Elif, an architect at Kubbe Studio in Istanbul": where the studio is (not where she works:
+            # that would outlive her leaving the studio)
+            self._located([replace(o, label=o.label or "Organization") for o in objects], [])
         return apposed[0], [(o.name, o.label, "") for o in objects], apposed[1], 0
 
     def _apposed(self, comma_at: int) -> tuple[list[Subject], int] | None:
@@ -331,7 +336,7 @@ class SentenceReader:
             after = self._apposed_kind(org.last + 1)
             if org.unit or after + 1 >= len(self.tokens) or self.tokens[after].lower != "in":
                 continue
-            place = self.runs_at.get(after + 1) or _known_city(self.tokens, after + 1)
+            place = self.runs_at.get(after + 1) or known_city(self.tokens, after + 1)
             label = self.ctx.label(org.name) or org.label
             if place is None or label != "Organization" or name_label(place.name) == "Organization":
                 continue
@@ -360,8 +365,13 @@ class SentenceReader:
         speaker = self.ctx.speaker
         if not speaker or [s.name for s in subjects] != [speaker]:
             return []
-        found = {f.object for f in self.ctx.facts.values() if f.subject == speaker and f.relation == "WORKS_AT"}
-        found |= self.jobs
+        found = {
+            f.object
+            for f in self.ctx.facts.values()
+            if f.subject == speaker
+            and (f.relation == "WORKS_AT" or f.relation.endswith("_OF") and self.ctx.label(f.object) == "Organization")
+        }  # "cofounder of Tiffinly, we do ... in bangalore": a title at an organisation too
+        found |= {job for job in self.jobs if self.ctx.label(job) != "Person"}
         return [Subject(found.pop(), 0.8)] if len(found) == 1 else []
 
     def _placed(self, m: re.Match[str], objects: list[Found]) -> None:
@@ -546,14 +556,8 @@ def _want(pattern: Pattern) -> Want:
         pattern.joiners,
         pattern.named,
         purposes=pattern.relation == "USES",
+        qualifier=pattern.qualifier,
     )
-
-
-def _known_city(tokens: list[Token], k: int) -> Run | None:
-    """ "in nairobi": a lower-case word that is a known place, as a name."""
-    if k >= len(tokens) or not tokens[k].text.islower() or tokens[k].lower not in PLACES:
-        return None
-    return Run(k, k, tokens[k].text[:1].upper() + tokens[k].text[1:])
 
 
 def _tool_move(pattern: Pattern, m: re.Match[str]) -> Pattern:

@@ -6,7 +6,9 @@ from __future__ import annotations
 __all__ = [
     "BRANDS",
     "CONDITIONS",
+    "FRAMEWORKS",
     "JOBS",
+    "is_job",
     "LANGUAGES",
     "LANGUAGE_QUALIFIERS",
     "MAKES",
@@ -87,9 +89,22 @@ JOBS = frozenset(
     writer artist musician pilot driver paramedic firefighter officer policeman policewoman plumber electrician
     barista waiter waitress baker farmer surgeon therapist psychologist psychiatrist midwife carer cleaner librarian
     priest vicar rabbi imam banker trader recruiter programmer physio physiotherapist optician tutor coach trainer
-    nanny receptionist administrator technician mechanic builder carpenter translator editor photographer
+    nanny receptionist administrator technician mechanic worker officer builder carpenter translator editor photographer
     associate paralegal clerk intern assistant director coordinator supervisor specialist
     startup company firm agency business bank charity nonprofit school university college hospital clinic practice
     restaurant shop store brewery bakery cafe studio lab
     """.split()
+)
+# how job names end, for the many no list holds: "glaciologist", "dietician", "videographer", "youth worker"
+_JOB_ENDINGS = ("ologist", "ician", "ographer", "worker", "keeper", "smith", "monger", "wright")
+
+
+def is_job(word: str, words: frozenset[str]) -> bool:
+    """Whether ``word`` ends a title of ``words``; for :data:`JOBS`, also a word built as a job's name is."""
+    return word in words or (words is JOBS and word.endswith(_JOB_ENDINGS) and len(word) > 5)
+
+# the frameworks one writes code in: "i write django for the backend"
+FRAMEWORKS = frozenset(
+    "django flask fastapi rails laravel react vue svelte angular nextjs jquery pytorch tensorflow pandas numpy spark "
+    "pyspark flutter swiftui jetpack unity godot".split()
 )
