@@ -1,7 +1,7 @@
 """The offline extractor's scores on whole conversations (bench/chat_eval.py),
 held at what was measured so that a change to the rules cannot quietly lose
 ground. These are floors, not the issue's targets (linked recall >= 0.6, wrong
-<= 0.05): the blind set heldout4 is below them, and says so in the README."""
+<= 0.05): the latest blind set is below them, and says so in the README."""
 
 from __future__ import annotations
 
@@ -21,8 +21,9 @@ FLOORS = {
     "chat_conversations_dev.jsonl": (0.92, 0.03),
     "chat_conversations_heldout.jsonl": (0.91, 0.02),
     "chat_conversations_heldout2.jsonl": (0.60, 0.02),
-    "chat_conversations_heldout3.jsonl": (0.57, 0.05),
-    "chat_conversations_heldout4.jsonl": (0.36, 0.06),  # blind, never tuned on
+    "chat_conversations_heldout3.jsonl": (0.62, 0.05),
+    "chat_conversations_heldout4.jsonl": (0.67, 0.02),
+    "chat_conversations_heldout5.jsonl": (0.39, 0.11),  # blind when scored
 }
 
 
