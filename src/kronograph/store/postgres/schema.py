@@ -429,6 +429,13 @@ UPDATE fact_history h SET event = TRUE FROM facts f
 WHERE f.group_id = h.group_id AND f.uuid = h.fact_uuid AND f.event;
 """
 
+# The change feed (memory.changes) reads a group's versions by the time they were recorded.
+_V13 = """
+CREATE INDEX facts_by_recorded ON facts(group_id, recorded_at);
+CREATE INDEX history_by_recorded ON fact_history(group_id, recorded_at);
+CREATE INDEX audit_by_kind ON audit_events(group_id, kind, recorded_at);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial", _V1),
     (2, "actor", _V2),
@@ -442,6 +449,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (10, "leases", _V10),
     (11, "speakers", _V11),
     (12, "events", _V12),
+    (13, "change_feed", _V13),
 ]
 
 # Every table of group data (each keyed by group_id), parents first.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-__all__ = ["events", "speakers", "statements"]
+__all__ = ["change_feed", "events", "speakers", "statements"]
 
 
 _V14 = """
@@ -48,6 +48,19 @@ def events(conn: sqlite3.Connection) -> None:
     from ...event_relations import BUILT_IN_EVENTS  # the list as this version knows it
     for statement in statements(_V15):
         conn.execute(statement, {"events": json.dumps(sorted(BUILT_IN_EVENTS))})
+
+
+# The change feed (memory.changes) reads a group's versions by the time they were recorded.
+_V16 = """
+CREATE INDEX facts_by_recorded ON facts(group_id, recorded_at);
+CREATE INDEX history_by_recorded ON fact_history(group_id, recorded_at);
+CREATE INDEX audit_by_kind ON audit_events(group_id, kind, recorded_at);
+"""
+
+
+def change_feed(conn: sqlite3.Connection) -> None:
+    for statement in statements(_V16):
+        conn.execute(statement)
 
 
 def statements(script: str) -> list[str]:
