@@ -106,9 +106,10 @@ def test_changes_match_every_facts_history_each_once_with_its_kind(
 
     # The fact is its state right after the change; detail says what moved, and which episode did it.
     paris = [c for c in feed if c.fact is not None and c.fact.triple == "Sam LIVES_IN Paris"]
-    assert paris[1].fact.invalid_at == datetime(2024, 1, 1, tzinfo=UTC)  # type: ignore[union-attr]
-    assert paris[1].detail == {"before": {"invalid_at": None}, "after": {"invalid_at": paris[1].fact.invalid_at}}  # type: ignore[union-attr]
-    assert paris[1].episode_id == paris[2].episode_id == made["berlin_episode"]  # retired by it, restored by its removal
+    ended = datetime(2024, 1, 1, tzinfo=UTC)
+    assert paris[1].fact.invalid_at == ended  # type: ignore[union-attr]
+    assert paris[1].detail == {"before": {"invalid_at": None}, "after": {"invalid_at": ended}}
+    assert paris[1].episode_id == paris[2].episode_id == made["berlin_episode"]  # retired by it, back by its removal
     assert paris[2].fact.invalid_at is None  # type: ignore[union-attr]
     rome = [c for c in feed if c.fact is not None and c.fact.triple == "Sam LIVES_IN Rome"]
     assert rome[1].detail == {"episodes_added": [made["restated_episode"]]}
