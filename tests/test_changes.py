@@ -220,6 +220,7 @@ def test_a_store_migrated_from_before_the_feed_reads_it(tmp_path: Any) -> None:
     conn = sqlite3.connect(path)
     conn.executescript(
         "DROP INDEX facts_by_recorded; DROP INDEX history_by_recorded; DROP INDEX audit_by_kind;"
+        " DROP INDEX history_by_group_fact;"
         f" DELETE FROM schema_migrations WHERE version = {MIGRATIONS[-1][0]};"
     )
     conn.close()
@@ -229,4 +230,4 @@ def test_a_store_migrated_from_before_the_feed_reads_it(tmp_path: Any) -> None:
     conn = sqlite3.connect(path)
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     conn.close()
-    assert {"facts_by_recorded", "history_by_recorded", "audit_by_kind"} <= names
+    assert {"facts_by_recorded", "history_by_recorded", "audit_by_kind", "history_by_group_fact"} <= names

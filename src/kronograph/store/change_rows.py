@@ -89,49 +89,63 @@ _PRIOR_OF = (
 
 
 def changes_sql(
-    group_id: str, window: ChangeWindow, *, fact_columns: str, history_columns: str, from_facts: str,
+    group_id: str, window: ChangeWindow, *, fact_columns: str, history_columns: str,
     mark: Callable[[str], str], collate: str = "",
 ) -> tuple[str, dict[str, Any]]:
     """The query of ``window`` in the group and its parameters, for one
-    backend: its public fact columns (over ``f``, ``s``, ``o``, and over a
-    history row ``h``), its ``FROM facts f`` with the endpoint entities, its
-    parameter marker for a name, and the collation that orders text byte by
-    byte. The entity events come first in the union: its columns are named
-    there, and typed by the branches after (PostgreSQL types a NULL so)."""
+    backend: its public fact columns (over ``f`` with its endpoint entities
+    ``s`` and ``o``, and over a history row ``h``), its parameter marker for
+    a name, and the collation that orders text byte by byte.
+
+    Each source (entity events, history rows, fact rows) picks its first
+    ``limit`` keys in the window by an index in key order, and only those
+    are read whole: a page costs its own size, wherever it starts. The entity
+    events come first in the union: its columns are named there, and typed by
+    the branches after (PostgreSQL types a NULL so)."""
     m = {name: mark(name) for name in ("g", "since", "until", "at", "rank", "key", "cur", "seq")}
     params: dict[str, Any] = {"g": group_id, "since": to_micros(window.since)}
-    span = f" AND {{t}}.recorded_at >= {m['since']}"
+    where = f"group_id = {m['g']} AND recorded_at >= {m['since']}"
     if window.until is not None:
         params["until"] = to_micros(window.until)
-        span += f" AND {{t}}.recorded_at < {m['until']}"
+        where += f" AND recorded_at < {m['until']}"
+    if window.after is not None:
+        params.update(zip(("at", "rank", "key", "cur", "seq"), window.after, strict=True))
+        where += (f" AND recorded_at >= {m['at']} AND (recorded_at, {{rank}}, {{key}}{collate}, {{cur}}, {{seq}})"
+                  f" > ({m['at']}, {m['rank']}, CAST({m['key']} AS TEXT){collate}, {m['cur']}, {m['seq']})")
+    limit = f" LIMIT {int(window.limit)}"
+    kinds = ", ".join(repr(k) for k in ENTITY_EVENTS)
     entity_events = (
-        "SELECT a.recorded_at AS at, 0 AS rank, '' AS fact_key, 0 AS cur, a.seq AS seq, a.kind AS cause,"
-        f" a.episode_id AS episode_id, NULL AS status, a.detail AS detail, {_NO_FACT}"
-        f" FROM audit_events a WHERE a.group_id = {m['g']}"
-        f" AND a.kind IN ({', '.join(repr(k) for k in ENTITY_EVENTS)})" + span.format(t="a")
+        "SELECT a.recorded_at AS at, 0 AS rank, CAST('' AS TEXT) AS fact_key, 0 AS cur, a.seq AS seq,"
+        f" a.kind AS cause, a.episode_id AS episode_id, NULL AS status, a.detail AS detail, {_NO_FACT}"
+        f" FROM (SELECT seq FROM audit_events WHERE kind IN ({kinds}) AND "
+        + where.format(rank=0, key="CAST('' AS TEXT)", cur=0, seq="seq")
+        + f" ORDER BY recorded_at, seq{limit}) w"
+        f" JOIN audit_events a ON a.group_id = {m['g']} AND a.seq = w.seq"
     )
     history = (
         f"SELECT h.recorded_at, 1, h.fact_uuid, 0, h.seq, h.cause, h.episode_id, h.status, NULL,"
-        f" {history_columns}, {_PRIOR} FROM fact_history h"
+        f" {history_columns}, {_PRIOR}"
+        " FROM (SELECT seq FROM fact_history WHERE "
+        + where.format(rank=1, key="fact_uuid", cur=0, seq="seq")
+        + f" ORDER BY recorded_at, fact_uuid{collate}, seq{limit}) w"
+        f" JOIN fact_history h ON h.group_id = {m['g']} AND h.seq = w.seq"
         + _PRIOR_OF.format(g=m["g"], uuid="h.fact_uuid", before=" AND p2.seq < h.seq")
-        + f" WHERE h.group_id = {m['g']}" + span.format(t="h")
     )
     current = (
         "SELECT f.recorded_at, 1, f.uuid, 1, 0, f.cause, f.cause_episode,"
         " CASE WHEN f.expired_at IS NULL THEN 'live' ELSE 'expired' END, NULL,"
-        f" {fact_columns}, {_PRIOR}{from_facts}"
+        f" {fact_columns}, {_PRIOR}"
+        " FROM (SELECT uuid FROM facts WHERE "
+        + where.format(rank=1, key="uuid", cur=1, seq=0)
+        + f" ORDER BY recorded_at, uuid{collate}{limit}) w"
+        f" JOIN facts f ON f.group_id = {m['g']} AND f.uuid = w.uuid"
+        " JOIN entities s ON s.group_id = f.group_id AND s.uuid = f.source_uuid"
+        " JOIN entities o ON o.group_id = f.group_id AND o.uuid = f.target_uuid"
         + _PRIOR_OF.format(g=m["g"], uuid="f.uuid", before="")
-        + f" WHERE f.group_id = {m['g']}" + span.format(t="f")
     )
-    order = f"u.at, u.rank, u.fact_key{collate}, u.cur, u.seq"
-    after = ""
-    if window.after is not None:
-        after = (f" WHERE ({order}) > ({m['at']}, {m['rank']}, CAST({m['key']} AS TEXT){collate},"
-                 f" {m['cur']}, {m['seq']})")
-        params.update(zip(("at", "rank", "key", "cur", "seq"), window.after, strict=True))
     sql = (
-        f"SELECT * FROM ({entity_events} UNION ALL {history} UNION ALL {current}) u{after}"
-        f" ORDER BY {order} LIMIT {int(window.limit)}"
+        f"SELECT * FROM ({entity_events} UNION ALL {history} UNION ALL {current}) u"
+        f" ORDER BY u.at, u.rank, u.fact_key{collate}, u.cur, u.seq{limit}"
     )
     return sql, params
 

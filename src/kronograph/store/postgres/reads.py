@@ -399,7 +399,7 @@ async def history(conn: AsyncConnection, group_id: str, fact_uuid: str) -> list[
 async def changes(conn: AsyncConnection, group_id: str, window: ChangeWindow) -> list[StoredChange]:
     """The versions and entity events recorded in the window (see ``change_rows``)."""
     sql, params = changes_sql(
-        group_id, window, fact_columns=FACT_COLUMNS, history_columns=HISTORY_FACT_COLUMNS, from_facts=FROM_FACTS,
+        group_id, window, fact_columns=FACT_COLUMNS, history_columns=HISTORY_FACT_COLUMNS,
         mark=lambda name: f"%({name})s", collate=' COLLATE "C"',
     )
     cur = await conn.execute(sql, params)

@@ -402,7 +402,7 @@ def changes(conn: sqlite3.Connection, group_id: str, window: ChangeWindow) -> li
     """The versions and entity events recorded in the window (see ``change_rows``)."""
     sql, params = changes_sql(
         group_id, window, fact_columns=rows.FACT_COLUMNS, history_columns=rows.HISTORY_FACT_COLUMNS,
-        from_facts=_FROM_FACTS, mark=lambda name: f":{name}",
+        mark=lambda name: f":{name}",
     )
     return [stored_change(r) for r in conn.execute(sql, params)]
 

@@ -50,10 +50,13 @@ def events(conn: sqlite3.Connection) -> None:
         conn.execute(statement, {"events": json.dumps(sorted(BUILT_IN_EVENTS))})
 
 
-# The change feed (memory.changes) reads a group's versions by the time they were recorded.
+# The change feed (memory.changes) reads a group's versions in the order of the time they were
+# recorded (then by fact), each with the version before it (PostgreSQL's history_by_fact starts with
+# the group already).
 _V16 = """
-CREATE INDEX facts_by_recorded ON facts(group_id, recorded_at);
-CREATE INDEX history_by_recorded ON fact_history(group_id, recorded_at);
+CREATE INDEX facts_by_recorded ON facts(group_id, recorded_at, uuid);
+CREATE INDEX history_by_recorded ON fact_history(group_id, recorded_at, fact_uuid, seq);
+CREATE INDEX history_by_group_fact ON fact_history(group_id, fact_uuid, seq);
 CREATE INDEX audit_by_kind ON audit_events(group_id, kind, recorded_at);
 """
 
