@@ -61,17 +61,10 @@ def _by_fact(changes: list[Change]) -> dict[str, list[Change]]:
     return out
 
 
-def test_changes_match_every_facts_history_each_once_with_its_kind(
-    memory_factory: Callable[..., Memory], clock: StepClock
-) -> None:
-    memory = memory_factory(model=None)
-    made = _script(memory, clock)
-    feed = memory.changes(G, made["at"]["start"])
-
-    # Every recorded version of every fact, once: the feed is the histories, merged by time.
+def _agrees_with_history(memory: Memory, feed: list[Change], removed: set[str]) -> None:
+    """Every recorded version of every fact, once: the feed is the histories, merged by time."""
     uuids = {f.uuid for f in memory.facts(G, include_retired=True, include_expired=True, include_events=True)}
-    uuids |= made["removed"]
-    assert set(_by_fact(feed)) == uuids
+    assert set(_by_fact(feed)) == uuids | removed
     for uuid, mine in _by_fact(feed).items():
         history = memory.history(G, uuid)
         assert [(h.recorded_at, h.cause, h.episode_id, h.status, h.valid_at, h.invalid_at, h.episodes)
@@ -83,6 +76,16 @@ def test_changes_match_every_facts_history_each_once_with_its_kind(
         ], uuid
     assert [c.recorded_at for c in feed] == sorted(c.recorded_at for c in feed)
     assert len({c.cursor for c in feed}) == len(feed)
+
+
+def test_changes_match_every_facts_history_each_once_with_its_kind(
+    memory_factory: Callable[..., Memory], clock: StepClock
+) -> None:
+    memory = memory_factory(model=None)
+    made = _script(memory, clock)
+    feed = memory.changes(G, made["at"]["start"])
+
+    _agrees_with_history(memory, feed, made["removed"])
 
     kinds = sorted((mine[0].fact.triple, [c.kind for c in mine]) for mine in _by_fact(feed).values())  # type: ignore[union-attr]
     assert kinds == [
@@ -119,6 +122,48 @@ def test_changes_match_every_facts_history_each_once_with_its_kind(
     assert all(c.episode_id is None for c in feed if c.cause.startswith("entity_"))
     acme = [c for c in feed if c.fact is not None and c.fact.triple == "Sam WORKS_AT Acme"]
     assert acme[-1].cause == "fact_removed" and acme[-1].fact == acme[0].fact  # its last state
+
+
+def test_corrections_moved_intervals_and_lost_sources_read_as_such(
+    memory_factory: Callable[..., Memory], clock: StepClock
+) -> None:
+    """A correction (same start, learned later) expires a record: retired;
+    retracting the correction un-expires it: restored; a later start moving
+    a closed fact's end, or one of two sources going: changed."""
+    memory = memory_factory(model=None, relation_types={"LIVES_IN": RelationType(cardinality=Cardinality.MANY_TO_ONE)})
+    start = clock.now
+    clock.tick()
+    paris = memory.add_fact(G, "Sam", "LIVES_IN", "Paris", valid_at="2024-01-01").fact
+    clock.tick()
+    rome = memory.add_fact(G, "Sam", "LIVES_IN", "Rome", valid_at="2024-01-01").fact  # a correction of Paris
+    clock.tick()
+    berlin = memory.add_fact(G, "Sam", "LIVES_IN", "Berlin", valid_at="2022-01-01").fact  # late: born closed
+    clock.tick()
+    memory.add_fact(G, "Sam", "LIVES_IN", "Oslo", valid_at="2023-01-01")  # closes Berlin earlier
+    clock.tick()
+    one = memory.add_fact(G, "Maya", "WORKS_AT", "Acme", valid_at="2020-01-01", episode_id="e1").fact
+    memory.add_fact(G, "Maya", "WORKS_AT", "Acme", valid_at="2020-01-01", episode_id="e2")
+    clock.tick()
+    memory.remove_episode(G, "e2")
+    clock.tick()
+    removed = memory.remove_fact(G, rome.uuid).deleted_facts
+    feed = memory.changes(G, start)
+    _agrees_with_history(memory, feed, set(removed))
+    mine = _by_fact(feed)
+
+    assert [(c.kind, c.cause) for c in mine[paris.uuid]] == [
+        ("learned", "created"), ("retired", "expired"), ("restored", "unexpired")]
+    corrected = mine[paris.uuid][1]
+    assert corrected.fact.expired_at is not None and corrected.fact.invalid_at is None  # type: ignore[union-attr]
+    assert corrected.detail["before"] == {"expired_at": None}
+    assert [(c.kind, c.cause) for c in mine[berlin.uuid]] == [("learned", "created"), ("changed", "interval_changed")]
+    assert mine[berlin.uuid][0].fact.invalid_at == datetime(2024, 1, 1, tzinfo=UTC)  # type: ignore[union-attr]
+    assert mine[berlin.uuid][1].detail == {"before": {"invalid_at": datetime(2024, 1, 1, tzinfo=UTC)},
+                                           "after": {"invalid_at": datetime(2023, 1, 1, tzinfo=UTC)}}
+    assert [c.kind for c in mine[one.uuid]] == ["learned", "changed", "changed"]
+    assert mine[one.uuid][1].detail == {"episodes_added": ["e2"]} and mine[one.uuid][1].episode_id == "e2"
+    assert mine[one.uuid][2].detail == {"episodes_removed": ["e2"]} and mine[one.uuid][2].cause == "sources_changed"
+    assert [c.kind for c in mine[rome.uuid]] == ["learned", "removed"]
 
 
 def test_windows_are_closed_open_and_pages_chain_by_cursor(
