@@ -182,7 +182,8 @@ def test_groups_are_separate(cli: Invoke) -> None:
      ("search", "team-a", "Ann", "--also", "team-x"), ("conflicts", "team-x", "f1"), ("episodes", "team-x"),
      ("remove-episode", "team-x", "e1"), ("doctor", "team-x"), ("export", "team-x"), ("sagas", "team-x"),
      ("audit", "team-x"), ("communities", "team-x"), ("forget", "team-x", "--entity", "Ann", "--yes"),
-     ("merge", "team-x", "Ann", "Bob"), ("split", "team-x", "m1"), ("events", "team-x")],
+     ("merge", "team-x", "Ann", "Bob"), ("split", "team-x", "m1"), ("events", "team-x"),
+     ("changes", "team-x", "--since", "2024-01-01")],
 )
 def test_an_unknown_group_is_reported(cli: Invoke, args: tuple[str, ...]) -> None:
     """A typo in GROUP says so, instead of reading an empty group."""
@@ -327,7 +328,7 @@ def test_every_command_and_option_is_documented() -> None:
         "add-fact", "facts", "timeline", "history", "remove-episode", "search", "conflicts", "add", "import", "resume",
         "episodes", "demo", "migrate", "doctor", "saga", "sagas", "forget", "audit", "communities", "export", "mcp",
         "serve", "keys add", "keys list", "keys revoke", "groups", "merge", "split", "events", "user",
-        "settings",
+        "settings", "changes",
     }
     for name, options in commands.items():
         heading = re.search(rf"^## `kronograph {re.escape(name)}[ `]", docs, re.M)

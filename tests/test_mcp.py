@@ -35,6 +35,7 @@ KRONOGRAPH = str(Path(sys.executable).with_name("kronograph"))
 TOOLS = {
     "add_memory", "search_facts", "search_entities", "get_episodes", "timeline", "conflicts", "get_fact",
     "delete_episode", "delete_fact", "summarize_saga", "list_groups", "get_events", "get_user",
+    "get_changes",
 }
 
 
@@ -145,6 +146,9 @@ async def _every_tool_over_stdio(db: Path) -> None:
         back = await _call(session, "search_facts", query="Alice works at")
         assert [f["object"] for f in back["facts"] if f["relation"] == "WORKS_AT"] == ["Acme"]
         assert (await _call(session, "get_episodes", episode_ids=["ep-2"]))["not_found"] == ["ep-2"]
+        feed = await _call(session, "get_changes", since="2000-01-01", limit=100)  # what the memory went through
+        seen = {(c["kind"], c["fact"]["object"]) for c in feed["changes"] if "fact" in c}
+        assert {("learned", "Acme"), ("retired", "Acme"), ("removed", "Initech"), ("restored", "Acme")} <= seen
 
         # Bad input names the parameter; another group reads as no group at all.
         assert "as_of" in await _error(session, "search_facts", query="x", as_of="not a time")

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 __all__ = [
-    "AddFactResult", "AuditEvent", "Cardinality", "Community", "CommunityAttachment", "CommunityBuild",
+    "AddFactResult", "AuditEvent", "Cardinality", "Change", "Community", "CommunityAttachment", "CommunityBuild",
     "CommunityUpdate", "Entity", "EntitySummary", "Episode", "EpisodeKind", "EpisodeResult", "EpisodeStatus", "Fact",
     "FactChange", "FactSource", "ForgetReport", "GroupExport", "GroupSettings", "Mention", "ModelUsage",
     "PossibleContradiction", "QueueStats", "RelationType", "RemovalResult", "SagaInfo", "SagaSummary", "UtcDatetime",
@@ -318,6 +318,23 @@ class FactChange(_Model):
     invalid_at: UtcDatetime | None = None
     invalidated_by: str | None = None
     episodes: tuple[str, ...] = ()
+
+
+class Change(_Model):
+    """A change the memory recorded at ``recorded_at`` (transaction time), as
+    ``AsyncMemory.changes`` reads it: ``kind`` (see ``docs/temporal-model.md``),
+    ``fact`` as it stood right after (a removed one: its last state; None for
+    entity merges and splits), the history's ``cause``, the ``episode_id``
+    behind it, ``detail`` (what moved: before/after; the entities of a merge
+    or split) and ``cursor``, to read on after it (``changes(after=...)``)."""
+
+    kind: Literal["learned", "retired", "restored", "removed", "changed", "merged", "split"]
+    recorded_at: UtcDatetime
+    fact: Fact | None = None
+    episode_id: str | None = None
+    cause: str
+    detail: dict[str, Any] = Field(default_factory=dict)
+    cursor: str
 
 
 class FactSource(_Model):

@@ -32,6 +32,7 @@ from .message import Message
 from .model import (
     AddFactResult,
     AuditEvent,
+    Change,
     Community,
     CommunityBuild,
     CommunityUpdate,
@@ -465,6 +466,13 @@ class Memory:
 
     def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
         return self._call(self._core.history(group_id, fact_uuid))
+
+    def changes(
+        self, group_id: str, since: TimeLike, until: TimeLike | None = None, *, limit: int = 1000,
+        after: str | None = None,
+    ) -> list[Change]:
+        """See :meth:`AsyncMemory.changes`."""
+        return self._call(self._core.changes(group_id, since, until, limit=limit, after=after))
 
     def audit_events(self, group_id: str) -> list[AuditEvent]:
         return self._call(self._core.audit_events(group_id))

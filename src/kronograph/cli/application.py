@@ -9,6 +9,7 @@ import typer
 
 from .. import __version__
 from .audit import audit
+from .changes import changes
 from .communities import communities
 from .demo import demo
 from .doctor import doctor
@@ -30,6 +31,7 @@ __all__ = ["COMMANDS", "GROUPS", "build_app"]
 
 COMMANDS: dict[str, Callable[..., None]] = {
     "add-fact": add_fact, "facts": facts, "events": events, "timeline": timeline, "history": history,
+    "changes": changes,
     "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
     "demo": demo, "groups": groups, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas,

@@ -21,7 +21,7 @@ _OPTION_NAMES = {
     "source_description": "--source", "kind": "--kind", "name": "--name", "saga": "--saga", "content": "TEXT",
     "status": "--status", "limit": "--limit", "recipe": "--recipe", "scopes": "--scope", "group_ids": "GROUP",
     "center_entity": "--center", "query": "QUERY", "fact_uuid": "FACT_UUID", "max_calls": "--max-calls",
-    "since": "--since", "until": "--until",
+    "since": "--since", "until": "--until", "after": "--after",
     "user_name": "--user-name", "assistant_name": "--assistant-name", "speaker": "--speaker", "role": "--role",
     "actor": "--actor",
 }

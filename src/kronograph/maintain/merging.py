@@ -240,7 +240,8 @@ def plan_merge(
     for uuid in sorted(deleted):  # as a retraction deletes: its last state, then a marker under its old names
         plan.delete_facts.append(uuid)
         plan.history.append(HistoryEntry(originals[uuid], status_of(originals[uuid])))
-        plan.history.append(HistoryEntry(originals[uuid].with_(recorded_at=plan.now, cause="entity_merged"), "deleted"))
+        marker = originals[uuid].with_(recorded_at=plan.now, cause="entity_merged", cause_episode=None)
+        plan.history.append(HistoryEntry(marker, "deleted"))
     out.changed = finish(plan, records, originals, "entity_merged")
 
     keep_key = normalise_name(keep.name)

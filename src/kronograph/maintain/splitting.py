@@ -126,7 +126,7 @@ def plan_split(
         sources = tuple(s for s in record.sources if s.episode_id in episodes)
         if not sources:
             continue  # every episode that stated it is gone: so is it
-        record = merge_sources(record, sources).with_(recorded_at=plan.now, cause="entity_split")
+        record = merge_sources(record, sources).with_(recorded_at=plan.now, cause="entity_split", cause_episode=None)
         records[record.uuid] = record
         back.append(record.uuid)
         targets.add(record.uuid)
@@ -144,7 +144,8 @@ def plan_split(
     changed = finish(plan, records, originals, "entity_split")
     plan.audit.append(AuditEvent(
         group_id=g, kind=SPLIT_EVENT, recorded_at=plan.now,
-        detail={"merge_id": detail["merge_id"], "keep": keep.uuid, "restored": [e.uuid for e in restored],
+        detail={"merge_id": detail["merge_id"], "keep": keep.uuid, "keep_name": keep.name,
+                "restored": [e.uuid for e in restored], "restored_names": [e.name for e in restored],
                 "restored_facts": back, "changed": [f.uuid for f in changed]},
     ))
     return SplitPlan(restored, back, changed)

@@ -49,6 +49,8 @@ from .guard import LoopbackGuard, is_loopback
 from .keys import KeyRing, key_actor
 from .limits import ID_MAX, IDS_MAX, MESSAGES_MAX, NAME_MAX, QUERY_MAX, Limits
 from .logs import root_logging_kept
+from .mcp_changes import ChangesOut
+from .mcp_changes import get_changes as _get_changes
 from .mcp_conversation import AddMemoryOut, ConversationTools, UserOut
 from .mcp_tools import (
     Access,
@@ -328,6 +330,23 @@ def build_mcp_server(
         limit: Limit = 20,
     ) -> Annotated[CallToolResult, ConflictsOut]:
         return await call(ctx, lambda a: tools.conflicts(a, group_id, fact_uuid=fact_uuid, limit=limit))
+
+    @server.tool(annotations=_READ, description=(
+        "What changed in the memory since a time (when it was recorded, not when it was true), oldest first: "
+        "facts learned, retired (no longer true, or corrected), restored, removed or changed, and entities "
+        "merged or split, each with the fact as it stood after and the episode behind it. Use it to catch up "
+        "on what happened while you were away; page with after=<next>."))
+    async def get_changes(
+        ctx: Context,
+        since: Annotated[str, Field(min_length=1, description="ISO 8601 time: changes recorded at or after it.")],
+        group_id: GroupId = None,
+        until: Annotated[str | None, Field(description="ISO 8601 time: changes recorded before it.")] = None,
+        limit: Limit = 50,
+        after: Annotated[str | None, Field(min_length=1, max_length=NAME_MAX,
+                                           description="The cursor a previous call gave as next.")] = None,
+    ) -> Annotated[CallToolResult, ChangesOut]:
+        return await call(ctx, lambda a: _get_changes(
+            memory, a, group_id, since, until=until, limit=limit, after=after))
 
     @server.tool(annotations=_READ, description=(
         "One fact by uuid, with every source episode's statement (the interval each gave, the time "

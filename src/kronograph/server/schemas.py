@@ -17,6 +17,7 @@ from ..checks import ID_MAX, NAME_MAX, identifier_problem, json_problem
 from ..maintain.reconcile import ReconcileReport
 from ..model import (
     AuditEvent,
+    Change,
     Community,
     Entity,
     Episode,
@@ -31,7 +32,7 @@ from ..time import read_time
 from .limits import MESSAGES_MAX
 
 __all__ = [
-    "Accepted", "AuditEventList", "CommunityHit", "CommunityList", "ContradictionList", "EntityDetail",
+    "Accepted", "AuditEventList", "ChangeList", "CommunityHit", "CommunityList", "ContradictionList", "EntityDetail",
     "EntityHit", "EntityList", "EpisodeHit", "EpisodeIn", "EpisodeList", "FactDetail", "FactHit", "FactIn",
     "FactList", "ForgetIn", "GroupList", "Health", "MergeIn", "MessagesAccepted", "MessagesDone", "MessagesIn",
     "SettingsIn", "ReconcileIn", "SplitIn", "ReconcileReport", "SagaList", "SearchIn", "SearchOut", "Count",
@@ -266,6 +267,14 @@ class EpisodeList(BaseModel):
 
 class FactList(BaseModel):
     facts: list[Fact]
+
+
+class ChangeList(BaseModel):
+    """Changes, oldest first; ``next``: the cursor to pass as ``after`` for the
+    rest when the page is full (null: there is no more in the window)."""
+
+    changes: list[Change]
+    next: str | None = None
 
 
 class FactDetail(BaseModel):

@@ -17,6 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..model import AuditEvent, Community, Entity, Episode, Fact, FactChange, FactSource
+from .change_rows import ChangeWindow, StoredChange
 from .plan import Plan
 from .records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
 from .text_scan import Erasure, TextHit
@@ -308,6 +309,11 @@ class Store(Protocol):
         Nothing inside may wait on a network call."""
 
     async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]: ...
+
+    async def changes(self, group_id: str, window: ChangeWindow) -> list[StoredChange]:
+        """Every version of the group's facts recorded in the window (current
+        ones, superseded ones, deletion markers; each with the version it
+        superseded) and its entity merges and splits, by their key."""
 
     async def audit_events(self, group_id: str) -> list[AuditEvent]: ...
 

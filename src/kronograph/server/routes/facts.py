@@ -1,5 +1,6 @@
 """Facts: add, query (now, as of, as known at, every interval), events by
-time, read one with its sources and history, its conflict slot, retract."""
+time, read one with its sources and history, its conflict slot, retract;
+the group's changes by the time they were recorded."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ...model import AddFactResult, RemovalResult
 from ..auth import GroupPath, Who
 from ..errors import ErrorBody
 from ..limits import NAME_MAX
-from ..schemas import Count, FactDetail, FactIn, FactList, Time
+from ..schemas import ChangeList, Count, FactDetail, FactIn, FactList, Time
 from . import ERRORS, Mem
 
 router = APIRouter(tags=["facts"], responses={k: {**v, "model": ErrorBody} for k, v in ERRORS.items()})
@@ -94,3 +95,19 @@ async def timeline(
     return FactList(facts=await memory.timeline(group, entity, relation))
 
 
+
+
+@router.get("/v1/groups/{group}/changes", response_model=ChangeList)
+async def list_changes(
+    group: GroupPath, memory: Mem,
+    since: Annotated[Time, Query(description="Changes recorded at or after this time.")],
+    until: Annotated[Time | None, Query(description="Changes recorded before this time (default: no end).")] = None,
+    limit: Annotated[Count, Query(ge=1, le=10_000)] = 1000,
+    after: Annotated[str | None, Query(min_length=1, max_length=NAME_MAX,
+                                       description="A change's cursor (or the last page's next): read on after it.")
+                     ] = None,
+) -> ChangeList:
+    """What the memory learned, retired, restored and removed (facts) and merged
+    or split (entities) between two transaction times, oldest first."""
+    found = await memory.changes(group, since, until, limit=limit, after=after)
+    return ChangeList(changes=found, next=found[-1].cursor if len(found) == limit else None)

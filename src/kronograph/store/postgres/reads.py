@@ -16,6 +16,7 @@ from psycopg import AsyncConnection
 from ...model import AuditEvent, Entity, Episode, Fact, FactChange
 from ...time import from_micros, to_micros
 from .. import rows
+from ..change_rows import ChangeWindow, StoredChange, changes_sql, stored_change
 from ..protocol import FactQuery
 from ..records import FactRecord, Neighbourhood, Source
 from ..rows import opt_time
@@ -33,6 +34,7 @@ from .columns import (
 
 __all__ = [
     "audit_events",
+    "changes",
     "conflict_neighbourhood",
     "entities",
     "entities_named",
@@ -392,6 +394,16 @@ async def history(conn: AsyncConnection, group_id: str, fact_uuid: str) -> list[
         {"g": group_id, "u": fact_uuid},
     )
     return [rows.fact_change(r) for r in await cur.fetchall()]
+
+
+async def changes(conn: AsyncConnection, group_id: str, window: ChangeWindow) -> list[StoredChange]:
+    """The versions and entity events recorded in the window (see ``change_rows``)."""
+    sql, params = changes_sql(
+        group_id, window, fact_columns=FACT_COLUMNS, history_columns=HISTORY_FACT_COLUMNS,
+        mark=lambda name: f"%({name})s", collate=' COLLATE "C"',
+    )
+    cur = await conn.execute(sql, params)
+    return [stored_change(r) for r in await cur.fetchall()]
 
 
 async def audit_events(conn: AsyncConnection, group_id: str) -> list[AuditEvent]:

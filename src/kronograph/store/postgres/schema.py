@@ -429,6 +429,14 @@ UPDATE fact_history h SET event = TRUE FROM facts f
 WHERE f.group_id = h.group_id AND f.uuid = h.fact_uuid AND f.event;
 """
 
+# The change feed (memory.changes) reads a group's versions in the order of the time they were
+# recorded, then by fact (uuids in byte order, as the feed sorts them).
+_V13 = """
+CREATE INDEX facts_by_recorded ON facts(group_id, recorded_at, uuid COLLATE "C");
+CREATE INDEX history_by_recorded ON fact_history(group_id, recorded_at, fact_uuid COLLATE "C", seq);
+CREATE INDEX audit_by_kind ON audit_events(group_id, kind, recorded_at);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial", _V1),
     (2, "actor", _V2),
@@ -442,6 +450,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (10, "leases", _V10),
     (11, "speakers", _V11),
     (12, "events", _V12),
+    (13, "change_feed", _V13),
 ]
 
 # Every table of group data (each keyed by group_id), parents first.

@@ -10,6 +10,7 @@ from datetime import datetime
 
 from ...model import AuditEvent, Entity, Episode, Fact, FactChange
 from ...time import from_micros, to_micros
+from ..change_rows import ChangeWindow, StoredChange, changes_sql, stored_change
 from ..protocol import FactQuery
 from ..records import FactRecord, Neighbourhood, Source
 from . import rows
@@ -17,6 +18,7 @@ from .rows import opt_time
 
 __all__ = [
     "audit_events",
+    "changes",
     "conflict_neighbourhood",
     "entity_references",
     "entities",
@@ -394,6 +396,15 @@ def history(conn: sqlite3.Connection, group_id: str, fact_uuid: str) -> list[Fac
         {"g": group_id, "u": fact_uuid},
     )
     return [rows.fact_change(r) for r in cur]
+
+
+def changes(conn: sqlite3.Connection, group_id: str, window: ChangeWindow) -> list[StoredChange]:
+    """The versions and entity events recorded in the window (see ``change_rows``)."""
+    sql, params = changes_sql(
+        group_id, window, fact_columns=rows.FACT_COLUMNS, history_columns=rows.HISTORY_FACT_COLUMNS,
+        mark=lambda name: f":{name}",
+    )
+    return [stored_change(r) for r in conn.execute(sql, params)]
 
 
 def audit_events(conn: sqlite3.Connection, group_id: str) -> list[AuditEvent]:

@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Callable
 
 from ...errors import SchemaError
+from .schema_recent import change_feed as _change_feed
 from .schema_recent import events as _events
 from .schema_recent import speakers as _speakers
 from .schema_recent import statements as _statements
@@ -527,6 +528,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (13, "group_revisions", _group_revisions),
     (14, "speakers", _speakers),
     (15, "events", _events),
+    (16, "change_feed", _change_feed),
 ]
 
 

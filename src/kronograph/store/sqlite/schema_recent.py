@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-__all__ = ["events", "speakers", "statements"]
+__all__ = ["change_feed", "events", "speakers", "statements"]
 
 
 _V14 = """
@@ -48,6 +48,22 @@ def events(conn: sqlite3.Connection) -> None:
     from ...event_relations import BUILT_IN_EVENTS  # the list as this version knows it
     for statement in statements(_V15):
         conn.execute(statement, {"events": json.dumps(sorted(BUILT_IN_EVENTS))})
+
+
+# The change feed (memory.changes) reads a group's versions in the order of the time they were
+# recorded (then by fact), each with the version before it (PostgreSQL's history_by_fact starts with
+# the group already).
+_V16 = """
+CREATE INDEX facts_by_recorded ON facts(group_id, recorded_at, uuid);
+CREATE INDEX history_by_recorded ON fact_history(group_id, recorded_at, fact_uuid, seq);
+CREATE INDEX history_by_group_fact ON fact_history(group_id, fact_uuid, seq);
+CREATE INDEX audit_by_kind ON audit_events(group_id, kind, recorded_at);
+"""
+
+
+def change_feed(conn: sqlite3.Connection) -> None:
+    for statement in statements(_V16):
+        conn.execute(statement)
 
 
 def statements(script: str) -> list[str]:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ...model import AuditEvent, Community, Entity, Episode, Fact, FactChange, FactSource
 from ...time import to_micros
+from ..change_rows import ChangeWindow, StoredChange
 from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
@@ -367,6 +368,9 @@ class SQLiteStore(UnitOfWork):
 
     async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
         return await self._run(reads.history, group_id, fact_uuid)
+
+    async def changes(self, group_id: str, window: ChangeWindow) -> list[StoredChange]:
+        return await self._run(reads.changes, group_id, window)
 
     async def health_scan(self, group_id: str) -> HealthScan:
         return await self._run(health_reads.health_scan, group_id)
