@@ -210,7 +210,8 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(_COPULA_KEYS, COPULA + r"(?:(?:now|still|currently|also|officially)\s+)?"
        r"(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+" + _UP, "", "state"),
     _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?:the\s+|a\s+|an\s+|our\s+|their\s+)"
-       r"(?P<title>[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O),
+       r"(?P<title>[\w-]+(?:\s+[\w-]+){0,4}?)(?:\s+in\s+the\s+(?:[\w-]+\s+){0,3}?[\w-]+)?\s+(?:at|for|with)\s+" + _UP,
+       "WORKS_AT", "state", _P, _O),
     # an appositive: "Isabel Cruz, the CEO of Acme, ..."
     _p("of", r",\s+(?:(?P<det>the|a|an|our|their|its|his|her)\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+"
        + _UP, "", "state", appositive=True),

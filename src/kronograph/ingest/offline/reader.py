@@ -27,7 +27,7 @@ from .names import Run, Token, known_city, name_label
 from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
 from .thread import thread_person
 from .trade_patterns import TRADE_PATTERNS
-from .vocab import is_job
+from .vocab import TECH_NOUNS, WORKPLACE_NOUNS, is_job
 
 _CAMEL = re.compile(r"(?!Mc|Mac)[A-Za-z]*[a-z][A-Z]")  # "AutoCAD", "ezyVet": a product's spelling
 __all__ = ["SentenceReader"]
@@ -66,13 +66,6 @@ _ORG_KINDS = frozenset(
     "restaurant shop store brewery bakery cafe studio lab fintech saas consultancy".split()
 )
 # "our backend runs on X": the speaker's own system
-_TECH_NOUNS = frozenset(
-    """
-    backend frontend stack app apps api apis infra infrastructure site website database databases db pipeline
-    pipelines service services platform codebase product system systems server servers cluster clusters
-    warehouse data analytics monitoring ci deploys deployment search auth
-    """.split()
-)
 
 
 class SentenceReader:
@@ -538,11 +531,14 @@ class SentenceReader:
         return len(self.text) + 1
 
     def _our_system(self, at: int) -> tuple[list[Subject], int]:
-        """ "Our backend runs on X", "my app is built with Y": the speaker's, for the tools it runs on."""
+        """ "Our backend runs on X", "my app is built with Y", "the ward moved to X": the speaker's tools."""
         k = at
-        while k >= 0 and at - k < 3 and self.tokens[k].lower in _TECH_NOUNS:
+        while k >= 0 and at - k < 3 and self.tokens[k].lower in TECH_NOUNS | WORKPLACE_NOUNS:
             k -= 1
-        if k == at or k < 0 or self.tokens[k].lower not in ("our", "my") or not self.ctx.speaker:
+        owner = self.tokens[k].lower if 0 <= k < at else ""  # "the school switched to Teams": where one works
+        if owner not in ("our", "my") and not (owner == "the" and self.tokens[at].lower in WORKPLACE_NOUNS):
+            return [], 0
+        if not self.ctx.speaker:
             return [], 0
         return [Subject(self.ctx.speaker, 0.8)], self.tokens[k].start
 

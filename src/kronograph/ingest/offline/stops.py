@@ -1,7 +1,7 @@
 """Endings said in the speaker's own words, which end a fact read in an
 earlier message: "we've stopped using X", "i gave up german", "no more
 classroom for me", "my contract at X ended", "the Kinova term ended",
-"finished at X", and a past job ("I was an electrician for X for 38 years",
+"finished at X", "today was my last day at X", and a past job ("I was an electrician for X for 38 years",
 "retired, I worked at X"), which is no current job.
 
 Only first-person endings are read ("i", "we", "my"); the object is the
@@ -46,6 +46,12 @@ _LEFT = (
         r"\bmy\s+(?:term|internship|co-?op|contract|placement|stint|job|time)\s+(?:at|with)\s+"
         r"(?P<obj>[^\s,.;!?()]+(?:\s+[^\s,.;!?()]+){0,2}?)\s+(?:has\s+|is\s+|just\s+)?(?:ended|finished|is\s+"
         r"over|wrapped\s+up)\b",
+        re.IGNORECASE,
+    ),
+    # "today was my last day at X", "friday was my last shift at X"
+    re.compile(
+        r"\bwas\s+my\s+(?:very\s+)?(?:last|final)\s+(?:day|shift|week)\s+(?:at|with)\s+"
+        r"(?P<obj>[^\s,.;!?()]+(?:\s+[^\s,.;!?()]+){0,3}?)(?=\s*(?:[,.;!?]|$|\s+(?:after|and|for|today)\b))",
         re.IGNORECASE,
     ),
     re.compile(

@@ -66,7 +66,7 @@ TRADE_PATTERNS: tuple[Pattern, ...] = (
     # "got a job at X", "she landed a teaching gig at X", "Vikram took an offer at Swiggy"
     _p("got landed took accepted", r"(?<!almost\s)(?<!nearly\s)\b(?:(?:got|landed|took|accepted)\s+(?:a|an|the)\s+"
        r"(?:new\s+)?(?:[\w-]+\s+)?"
-       r"(?:job|gig|position|post|role|contract)|(?:took|accepted)\s+(?:a|an|the|their)\s+(?:job\s+)?offer)\s+"
+       r"(?:job|gig|position|post|role|contract|internship|placement|apprenticeship|residency|traineeship)|(?:took|accepted)\s+(?:a|an|the|their)\s+(?:job\s+)?offer)\s+"
        r"(?:at|with|from)\b", "WORKS_AT", "state", _P, _O, lower=True),  # an offer only got is no job yet
     # "hildur got me a teaching gig at X": the speaker's job, found by someone else
     _p("got found", r"\b(?:got|found)\s+me\s+(?:a|an)\s+(?:new\s+)?(?:[\w-]+\s+)?(?:job|gig|position|post|role|"
