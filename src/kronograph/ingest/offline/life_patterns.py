@@ -39,6 +39,10 @@ LIFE_PATTERNS: tuple[Pattern, ...] = (
     _p(_GROUP_KEYS, _NOT_PLAN + _IN_GROUP + r"\s+(?:called|named)\s+", "MEMBER_OF", "state", _P, _O),
     # "I joined a running club, the Kirkstall Harriers", "she's in a band now, The Lumens"
     _p(_GROUP_KEYS, _NOT_PLAN + _IN_GROUP + r"(?:\s+now)?\s*,\s+(?:the\s+)?" + _UP, "MEMBER_OF", "state", _P, _O),
+    # "joined the Edinburgh University Mountaineering Club", "Declan and I joined Galway Bay Sailing Club": a
+    # membership, not a job (which would end the job one has); longer than the job's "joined", so tried first
+    _p("joined rejoined", r"\b(?:re)?joined\s+(?:the\s+)?(?=(?-i:[A-Z]))(?=[^,.;!?]*?\b" + _GROUP_NAME + r"\b)"
+       r"(?![^.;!?]*\bas\s+(?:a|an|the|their|its|head|assistant)\b)", "MEMBER_OF", "state", _P, _O),
     # "i'm in the volunteer fire brigade OSP Choroszcz", "he's in the under-12s team Kilmacud Crokes"
     _p(_GROUP_KEYS, COPULA + r"(?:(?:also|still|now)\s+)?in\s+the\s+(?:[\w-]+\s+){0,3}?" + _GROUP + r"\s+" + _UP,
        "MEMBER_OF", "state", _P, _O),
