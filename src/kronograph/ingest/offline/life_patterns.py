@@ -69,6 +69,25 @@ LIFE_PATTERNS: tuple[Pattern, ...] = (
     # "he's still living at home with us in Salthill": the speaker's home
     _p("us me", r"\b(?:living|lives|live|staying|stays)\s+(?:at\s+home\s+)?with\s+(?:us|me)\s+in\b", "LIVES_IN",
        "state", _P, _L, lower=True, speakers=True),
+    # "Omar left Skyscanner last week, he's at FanDuel now", "i left Acme in may; i'm with Initech now": the new
+    # employer, said right after the old one was left
+    _p("left", r"\bleft\s+(?P<from>(?-i:[A-Z])[\w&.'-]*(?:\s+(?:&\s+)?(?-i:[A-Z])[\w&.'-]*){0,3})(?:\s+[\w-]+){0,3}?"
+       r"\s*[,;]\s+(?:and\s+|so\s+)?(?:(?:he|she|they)(?:'s|'re|\s+is|\s+are)|i'm|i\s+am|we're)\s+(?:now\s+)?"
+       r"(?:at|with)\s+(?=(?-i:[A-Z])[^,.;!?]*\bnow\b)", "WORKS_AT", "state", _P, _O, ended="LEFT"),
+    # "she lives in the dorm at Ursynów", "he's living in halls at Jesus College"
+    _p("live lives living", r"\b(?:live|lives|living)\s+in\s+(?:the|a|her|his|my|our|their)\s+(?:student\s+)?"
+       r"(?:dorms?|halls|residence|residences|hostel)\s+(?:at|in)\b", "LIVES_IN", "state", _P, _L),
+    # "we've discussed relocating from Lekki", "i'm thinking of moving away from Leeds": where one lives now
+    _p("relocating moving", r"\b(?:we|i)\b[^,.;!?]{0,30}?\b(?:relocating|moving)\s+(?:away\s+)?from\s+" + _UP,
+       "LIVES_IN", "state", _P, _L, speakers=True),
+    # "My husband Declan runs Corrib Plumbing & Heating", "she runs Kowalski Builders Ltd"
+    _p("runs run", r"\bruns?\s+(?=(?-i:[A-Z])[^,.;!?]*?(?:\s&\s|\b(?-i:Ltd|Inc|LLC|Co|Company|Group|Services|Solutions|"
+       r"Plumbing|Heating|Electrical|Builders|Construction|Consulting|Bakery|Cafe|Café|Restaurant|Salon|Garage|"
+       r"Catering|Cleaning|Landscaping|Removals|Joinery|Roofing)\b))", "OWNS", "state", _P, _O),
+    # "we stopped selling to X", "we've stopped supplying X": a customer no more ("we stop selling to X from
+    # september" is a plan, its month read as the last one)
+    _p("stopped", r"\bstopped\s+(?:selling|supplying|shipping|delivering)(?:\s+to)?\b",
+       "NO_LONGER_SUPPLIES", "event", _P, _O, lower=True),
     # "we track matters in Clio", "I log my runs on Strava", "we put everything on Google Classroom"
     _p("track tracks log logs manage manages record records put",
        r"\b(?:we|i)\s+(?:(?:still|now|mostly|also)\s+)?(?:(?:track|log|manage|record)\s+(?:everything|all\s+(?:our|my|"

@@ -147,7 +147,7 @@ class SentenceReader:
         closing = gap.closing or gap.negated or pattern.only_closing
         if pattern.only_closing and not _anymore(self.tokens, verb_at):
             return None  # "I'm not at Acme" alone: a denial, not an ending
-        if pattern.needs_now and all(t.lower != "now" for t in self.tokens[verb_at : verb_at + 8]):
+        if pattern.needs_now and all(t.lower not in ("now", "currently") for t in self.tokens[verb_at : verb_at + 8]):
             return None  # "I'm at Acme" may be a visit; "I'm at Acme now" is where one works
         if closing and not pattern.closes:
             return None

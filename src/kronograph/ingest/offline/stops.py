@@ -29,7 +29,8 @@ _OBJ += r"anymore|altogether|completely|entirely|though|tbh|lol|already|a|the|it
 _STOPS = (
     # "we've stopped using xero", "i gave up german", "also i dropped french"
     re.compile(
-        rf"\b(?:i|we)(?:'ve|\s+have|\s+had|\s+finally|\s+just)*\s+{_STOP_VERB}\s+(?:my\s+|our\s+|the\s+)?{_OBJ}",
+        rf"\b(?:i|we)(?:'ve|\s+have|\s+had|\s+finally|\s+just)*\s+{_STOP_VERB}\s+(?:my\s+|our\s+|the\s+)?"
+        rf"(?!(?:selling|supplying|shipping|delivering)\b){_OBJ}",  # a customer lost: see life_patterns.py
         re.IGNORECASE,
     ),
     # "so no more classroom for me", "no more slack for us"
