@@ -43,6 +43,10 @@ LIFE_PATTERNS: tuple[Pattern, ...] = (
     # membership, not a job (which would end the job one has); longer than the job's "joined", so tried first
     _p("joined rejoined", r"\b(?:re)?joined\s+(?:the\s+)?(?=(?-i:[A-Z]))(?=[^,.;!?]*?\b" + _GROUP_NAME + r"\b)"
        r"(?![^.;!?]*\bas\s+(?:a|an|the|their|its|head|assistant)\b)", "MEMBER_OF", "state", _P, _O),
+    # "I gave up the Galway Choral Society after ten years", "she left the Leeds Chess Club": a group left
+    _p("quit left gave given dropped", r"(?<!to\s)(?<!will\s)(?<!might\s)\b(?:quit|left|gave\s+up|given\s+up|dropped\s+"
+       r"out\s+of)\s+(?:the\s+)?(?=(?-i:[A-Z])[^,.;!?]*?\b" + _GROUP_NAME + r"\b)"
+       r"(?![^,.;!?]*\b(?-i:Ltd|Inc|LLC|plc|GmbH|Corp)\b)", "NO_LONGER_MEMBER_OF", "event", _P, _O),
     # "i'm in the volunteer fire brigade OSP Choroszcz", "he's in the under-12s team Kilmacud Crokes"
     _p(_GROUP_KEYS, COPULA + r"(?:(?:also|still|now)\s+)?in\s+the\s+(?:[\w-]+\s+){0,3}?" + _GROUP + r"\s+" + _UP,
        "MEMBER_OF", "state", _P, _O),

@@ -92,6 +92,7 @@ ENDINGS: dict[str, tuple[str, ...]] = {
     "NO_LONGER_HAS_CONDITION": ("HAS_CONDITION",),
     "NO_LONGER_VOLUNTEERS_AT": ("VOLUNTEERS_AT",),
     "NO_LONGER_SUPPLIES": ("SUPPLIES",),
+    "NO_LONGER_MEMBER_OF": ("MEMBER_OF",),
     # "sorry, wrong, the flat is in Maia, not Matosinhos": a place or organisation said before, taken back
     "NO_LONGER_LINKED_TO": (
         "LIVES_IN",
@@ -245,7 +246,8 @@ _PHRASES = {
     "FOUNDED": ("founded", "founded"), "CLIENT_OF": ("is a client of", "was a client of"),
     "SUPPLIES": ("supplies", "supplied"), "EMPLOYS": ("employs", "employed"),
     "INTOLERANT_TO": ("is intolerant to", "was intolerant to"), "ACQUIRED": ("acquired", "acquired"),
-    "STUDIED_AT": ("studied at", "studied at"),
+    "STUDIED_AT": ("studied at", "studied at"), "MEMBER_OF": ("is a member of", "was a member of"),
+    "NO_LONGER_MEMBER_OF": ("is no longer a member of", "is no longer a member of"),
 }
 # fmt: on
 

@@ -30,7 +30,9 @@ _STOPS = (
     # "we've stopped using xero", "i gave up german", "also i dropped french"
     re.compile(
         rf"\b(?:i|we)(?:'ve|\s+have|\s+had|\s+finally|\s+just)*\s+{_STOP_VERB}\s+(?:my\s+|our\s+|the\s+)?"
-        rf"(?!(?:selling|supplying|shipping|delivering)\b){_OBJ}",  # a customer lost: see life_patterns.py
+        r"(?!(?:selling|supplying|shipping|delivering|working|teaching|living)\b)"  # a customer, a job: not tools
+        r"(?![^,.;!?]*\b(?:club|choir|society|band|team|orchestra)\b)"  # a group left: see life_patterns.py
+        rf"{_OBJ}",
         re.IGNORECASE,
     ),
     # "so no more classroom for me", "no more slack for us"
