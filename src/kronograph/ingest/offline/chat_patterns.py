@@ -36,6 +36,7 @@ _COPULA_KEYS = "is am are was 's 'm 're"
 _OWN_CLAUSE = r"(?:(?<=\bi\s)|(?<=\bwe\s)|(?<=,\s)|(?<=\band\s)|^)"
 _KINDS = "car|quad|van|bike|motorbike|truck|ute|suv|scooter|tractor|motorcycle|hatchback|estate"
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised
+_AT_NAME = r"\s+(?:at|for|with)(?=\s+(?:the\s+)?(?-i:[A-ZÀ-ÖØ-Þ]))"  # "at X", "at the University of X"
 # what a job is done on or in, between the title and the workplace: "first officer on the A320 at X", "a nurse in
 # the ICU at X", "engineer on the payments team at X"
 _ON_THE = (
@@ -132,12 +133,12 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        r"in\s+(?P<place>(?-i:[A-ZÀ-ÖØ-Þ])[\w-]+(?:\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w-]+)?)\s+(?:called|named)\b", "OWNS",
        "state", _P, _O),
     # "i'm sous-chef at X", "she's head nurse at X": a job title with no article
-    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?P<title>[\w-]+(?:\s+[\w-]+)?)" + _ON_THE + r"\s+(?:at|for|with)(?=\s+(?:the\s+)?" + _UP[3:],
+    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?P<title>[\w-]+(?:\s+[\w-]+)?)" + _ON_THE + _AT_NAME,
        "WORKS_AT",
        "state", _P, _O, title_words=JOBS),
     # "hi, sam here. civil engineer at X", "now sous-chef at X": a subjectless line, the speaker's own job
     _p("at for with", r"^(?:(?:and|now|currently)\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)" + _ON_THE
-       + r"\s+(?:at|for|with)(?=\s+(?:the\s+)?" + _UP[3:], "WORKS_AT", "state", _P, _O, speakers=True, title_words=JOBS),
+       + _AT_NAME, "WORKS_AT", "state", _P, _O, speakers=True, title_words=JOBS),
     # "she's doing french classes at X", "i started a pastry course at X": where one studies
     _p(_CLASS_KEYS, _CLASS_VERB + r"(?:[\w-]+\s+){0,2}?(?:classes|lessons|courses?)\s+at\b", "STUDIED_AT", "state", _P,
        _O),

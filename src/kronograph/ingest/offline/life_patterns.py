@@ -16,7 +16,7 @@ _GROUP = (
     r"(?:club|team|choir|band|trio|quartet|quintet|duo|orchestra|ensemble|brigade|society|league|crew|squad|"
     r"troupe|chorus)"
 )
-_GROUP_KEYS = "club team choir band trio quartet quintet duo orchestra ensemble brigade society league crew squad troupe"
+_GROUP_KEYS = "club team choir band trio quartet quintet duo orchestra ensemble brigade society league crew squad"
 _GROUP_NAME = r"(?-i:Club|Society|Choir|League|Association|Orchestra|Band|Harriers|Striders|Rovers|United|Chorus)"
 _SPORT = (
     r"(?:futsal|football|soccer|rugby|hockey|netball|cricket|training|practice|rehearsal|rowing|climbing|running|"
@@ -51,15 +51,15 @@ LIFE_PATTERNS: tuple[Pattern, ...] = (
     _p(_GROUP_KEYS, COPULA + r"(?:(?:also|still|now)\s+)?in\s+the\s+(?:[\w-]+\s+){0,3}?" + _GROUP + r"\s+" + _UP,
        "MEMBER_OF", "state", _P, _O),
     # "weekend futsal w/ Shimokita Futsal Club", "rowing with the Tyne Rowing Club this morning"
-    _p(_SPORT[3:-1].replace("|", " "), r"^(?:[\w-]+\s+){0,2}?" + _SPORT + r"\s+(?:with|w/)\s+(?:the\s+)?(?=(?-i:[A-Z]))(?=[^,.;!?]*?\b"
-       + _GROUP_NAME + r"\b)", "MEMBER_OF", "state", _P, _O, speakers=True),
+    _p(_SPORT[3:-1].replace("|", " "), r"^(?:[\w-]+\s+){0,2}?" + _SPORT + r"\s+(?:with|w/)\s+(?:the\s+)?"
+       r"(?=(?-i:[A-Z]))(?=[^,.;!?]*?\b" + _GROUP_NAME + r"\b)", "MEMBER_OF", "state", _P, _O, speakers=True),
     # "our son just started engineering at the University of Galway", "she's doing law at Trinity College"
     _p("started doing reading", r"\b(?:started|doing|reading)\s+(?!(?:work|working|teaching|a|an|the|my|his|her|"
        r"their|our|at)\b)(?:[\w-]+\s+){1,2}?at(?=\s+(?:the\s+)?(?=(?-i:[A-Z]))[^,.;!?]*?\b" + _SCHOOL + r"\b)",
        "STUDIED_AT", "state", _P, _O),
     # "she's in Leeds for her PhD at X", "he's away for his master's at X"
-    _p("for", COPULA + r"(?:(?:now|still)\s+)?(?:there|here|away|in\s+(?-i:[A-Z])[\w-]+)\s+for\s+(?:his|her|my|their)\s+"
-       r"(?:[\w-]+\s+)?"
+    _p("for", COPULA + r"(?:(?:now|still)\s+)?(?:there|here|away|in\s+(?-i:[A-Z])[\w-]+)\s+for\s+"
+       r"(?:his|her|my|their)\s+(?:[\w-]+\s+)?"
        r"(?:degree|master'?s|masters|bachelor'?s|phd|doctorate|mba|bsc|msc|undergrad|studies)\s+at\b",
        "STUDIED_AT", "state", _P, _O),
     # "we're in a tiny flat in Marchmont", "they're in a rented house in Leith"
@@ -67,9 +67,9 @@ LIFE_PATTERNS: tuple[Pattern, ...] = (
        r"(?:[\w-]+\s+){0,2}?" + _HOME + r"\s+in\b(?![^,.;!?]*\bfor\s+now\b)", "LIVES_IN", "state", _P, _L,
        lower=True),  # "for now": a stopgap, soon left
     # "moving out of our apartment in Pinheiros this week", "we moved out of the flat in Leith"
-    _p("out", r"(?<!will\s)(?<!'ll\s)(?<!to\s)(?<!of\s)(?<!about\s)(?<!might\s)(?<!not\s)\bmov(?:ed|ing)\s+out\s+of\s+"
-       r"(?:our|my)\s+(?:[\w-]+\s+)?" + _HOME + r"\s+in\b", "NO_LONGER_LIVES_IN", "event", _P, _L, lower=True,
-       speakers=True),
+    _p("out", r"(?<!will\s)(?<!'ll\s)(?<!to\s)(?<!of\s)(?<!about\s)(?<!might\s)(?<!not\s)(?<!be\s)"
+       r"\bmov(?:ed|ing)\s+out\s+of\s+(?:our|my)\s+(?:[\w-]+\s+)?" + _HOME + r"\s+in\b",
+       "NO_LONGER_LIVES_IN", "event", _P, _L, lower=True, speakers=True),
     # "he's still living at home with us in Salthill": the speaker's home
     _p("us me", r"\b(?:living|lives|live|staying|stays)\s+(?:at\s+home\s+)?with\s+(?:us|me)\s+in\b", "LIVES_IN",
        "state", _P, _L, lower=True, speakers=True),

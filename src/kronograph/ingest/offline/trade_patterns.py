@@ -34,10 +34,10 @@ _COPULA_KEYS = "is am are was 's 'm 're"
 # fmt: off
 _P, _O, _L = "Person", "Organization", "Location"
 TRADE_PATTERNS: tuple[Pattern, ...] = (
-    # "our milk goes to X", "all our lambs are sold to X", "milk goes to X" heading a line: the speaker's customer
-    _p("goes go sold shipped ships", rf"(?:\b(?:our|my)\s+|^(?:(?:and|so|all)\s+)?){_GOODS}\s+(?:all\s+|mostly\s+)?(?:goes|go|is\s+sold|are\s+sold|"
-       r"gets?\s+sold|is\s+shipped|are\s+shipped|ships)\s+to\b", "SUPPLIES", "state", _P, _O, speakers=True,
-       lower=True),
+    # "our milk goes to X", "all our lambs are sold to X": the speaker's customer
+    _p("goes go sold shipped ships", rf"\b(?:our|my)\s+{_GOODS}\s+(?:all\s+|mostly\s+)?"
+       r"(?:goes|go|is\s+sold|are\s+sold|gets?\s+sold|is\s+shipped|are\s+shipped|ships)\s+to\b", "SUPPLIES", "state",
+       _P, _O, speakers=True, lower=True),
     # "we supply X", "we sell to X", "we stopped shipping to X" (an ending)
     _p("supply supplies supplying sell sells selling ship ships shipping",
        r"\b(?:supply|supplies|supplying|(?:sell|sells|selling|ship|ships|shipping)(?:\s+(?:our|my|the|all\s+our)\s+"
