@@ -278,3 +278,24 @@ def test_a_customer_had_or_dropped(content: str, relation: str, buyer: str) -> N
 
 def test_a_customer_maybe_dropped_is_no_ending() -> None:
     assert not facts("we might stop selling to Arla")
+
+
+@pytest.mark.parametrize(
+    ("content", "relation", "place"),
+    [
+        ("e aí! sam here, jazz bassist from são paulo 🎸 i play in a trio", "COMES_FROM", "São Paulo"),
+        ("hi, I'm Sam, a nurse from Leeds.", "COMES_FROM", "Leeds"),
+        ("I'm Sam, dairy farmer near Choroszcz, 60 cows", "LIVES_IN", "Choroszcz"),
+        ("sam here, portrait photographer based in Porto", "LIVES_IN", "Porto"),
+    ],
+)
+def test_a_self_introduction_with_a_place(content: str, relation: str, place: str) -> None:
+    assert (SAM, relation, place) in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["Tom, a nurse from Leeds, says hi", "sam here, flying from Leeds tomorrow", "I'm Sam, a huge fan from way back"],
+)
+def test_no_place_from_someone_elses_introduction_or_a_trip(content: str) -> None:
+    assert not any(s == SAM and r in ("COMES_FROM", "LIVES_IN") for s, r, _ in facts(content))

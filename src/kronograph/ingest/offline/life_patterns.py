@@ -7,6 +7,7 @@ the home one is in or moving out of, and the tools a team keeps its work in
 from __future__ import annotations
 
 from .patterns import COPULA, Pattern, _p
+from .vocab import JOBS
 
 __all__ = ["LIFE_PATTERNS"]
 
@@ -31,6 +32,8 @@ _IN_GROUP = (
     r"\b(?:joined|(?:(?:play|sing|danc|drum|row|run|swim|perform|gigg)(?:s|es|ing)?|am|is|are|'m|'s|'re)\s+in|"
     r"(?:a\s+)?member\s+of)\s+(?:a|an)\s+(?:[\w-]+\s+){0,2}?" + _GROUP
 )
+# a title right after the speaker's "X here," or "I'm X,": "lucas here, jazz bassist ..." (not "Tom, a nurse ...")
+_INTRO = r"(?:\bhere\s*,|\b(?:i'm|i\s+am)\s+[\w-]+\s*,)\s+(?:an?\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)"
 
 # fmt: off
 _P, _O, _L = "Person", "Organization", "Location"
@@ -92,6 +95,11 @@ LIFE_PATTERNS: tuple[Pattern, ...] = (
     # september" is a plan, its month read as the last one)
     _p("stopped", r"\bstopped\s+(?:selling|supplying|shipping|delivering)(?:\s+to)?\b",
        "NO_LONGER_SUPPLIES", "event", _P, _O, lower=True),
+    # "lucas here, jazz bassist from são paulo", "I'm Tomasz, dairy farmer near Choroszcz": where the speaker is from
+    _p("here 'm am", _INTRO + r"\s+from\s+", "COMES_FROM", "state", _P, _L, speakers=True, lower=True,
+       title_words=JOBS),
+    _p("here 'm am", _INTRO + r"\s+(?:near|outside|based\s+in|out\s+of)\s+", "LIVES_IN", "state", _P, _L,
+       speakers=True, lower=True, title_words=JOBS),
     # "we track matters in Clio", "I log my runs on Strava", "we put everything on Google Classroom"
     _p("track tracks log logs manage manages record records put",
        r"\b(?:we|i)\s+(?:(?:still|now|mostly|also)\s+)?(?:(?:track|log|manage|record)\s+(?:everything|all\s+(?:our|my|"
