@@ -299,3 +299,20 @@ def test_a_self_introduction_with_a_place(content: str, relation: str, place: st
 )
 def test_no_place_from_someone_elses_introduction_or_a_trip(content: str) -> None:
     assert not any(s == SAM and r in ("COMES_FROM", "LIVES_IN") for s, r, _ in facts(content))
+
+
+@pytest.mark.parametrize(
+    ("content", "new", "old"),
+    [
+        ("finally moved from Logic Pro to Ableton Live. session view is great", "Ableton Live", "Logic Pro"),
+        ("we moved from Sketchup Pro to Revit last year", "Revit", "Sketchup Pro"),
+    ],
+)
+def test_a_move_between_known_tools_is_no_move_of_house(content: str, new: str, old: str) -> None:
+    got = facts(content)
+    assert {(SAM, "USES", new), (SAM, "NO_LONGER_USES", old)} <= got
+    assert not any(r.endswith("LIVES_IN") for _, r, _ in got)
+
+
+def test_a_move_between_streets_is_a_move_of_house() -> None:
+    assert (SAM, "LIVES_IN", "Vercel Road") in facts("we moved from Unity Street to Vercel Road")

@@ -27,12 +27,13 @@ from .names import Run, Token, known_city, name_label
 from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
 from .thread import thread_person
 from .trade_patterns import TRADE_PATTERNS
-from .vocab import TECH_NOUNS, WORKPLACE_NOUNS, is_job
+from .vocab import TECH, TECH_NOUNS, WORKPLACE_NOUNS, is_job
 
 _CAMEL = re.compile(r"(?!Mc|Mac)[A-Za-z]*[a-z][A-Z]")  # "AutoCAD", "ezyVet": a product's spelling
 __all__ = ["SentenceReader"]
 
 _ANYMORE = frozenset({"anymore", "nowadays"})
+_STREETS = frozenset("street st road rd avenue lane square park hill close drive way place gardens terrace".split())
 # the present forms of a start: "Tom joins Acme on Monday", "I'm moving to Rome" announce a plan
 _SCHEDULED = frozenset(
     "start starts starting join joins joining rejoin rejoins rejoining move moves moving relocate relocates "
@@ -558,12 +559,15 @@ def _want(pattern: Pattern) -> Want:
 
 def _tool_move(pattern: Pattern, m: re.Match[str]) -> Pattern:
     """ "we moved from AutoCAD to Revit", "moved from VetPraxis to ezyVet": a move from or to a camel-case name
-    is between tools, not homes (the tool patterns know only the tools in the vocabulary)."""
+    or a known tool's name is between tools, not homes (the tool patterns know only the tools in the vocabulary)."""
     if pattern.relation != "LIVES_IN" or "from" not in m.re.groupindex or m.group("from") is None:
         return pattern
     after = m.string[m.end() :].split()
     names = [m.group("from").strip(), after[0] if after else ""]
-    if len(names[0].split()) != 1 or not any(_CAMEL.match(n) for n in names):
+    known = any(n.split()[0].lower() in TECH for n in names if n) and not any(  # "from Logic Pro to Ableton Live"
+        n.split()[-1].lower() in _STREETS for n in names if n
+    )
+    if not known and (len(names[0].split()) != 1 or not any(_CAMEL.match(n) for n in names)):
         return pattern
     return replace(
         pattern,

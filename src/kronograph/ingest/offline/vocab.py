@@ -54,6 +54,7 @@ TECH = PROGRAMMING | frozenset(
     loki circleci buildkite dagster prefect pyspark jupyter kibana honeycomb argocd helm nomad vault consul
     clickhouse duckdb pinecone mlflow sagemaker vertex zoom moodle xero quickbooks freeagent trello asana evernote
     obsidian todoist discord whatsapp duolingo godot unity unreal blender photoshop illustrator procreate canva
+    ableton cubase garageband reaper lightroom premiere davinci finalcut sibelius musescore autocad revit sketchup
     """.split()
 )
 CONDITIONS = frozenset(
