@@ -316,3 +316,20 @@ def test_a_move_between_known_tools_is_no_move_of_house(content: str, new: str, 
 
 def test_a_move_between_streets_is_a_move_of_house() -> None:
     assert (SAM, "LIVES_IN", "Vercel Road") in facts("we moved from Unity Street to Vercel Road")
+
+
+@pytest.mark.parametrize(
+    ("content", "org"),
+    [
+        ("first week done at Harrogate District Hospital. knackered", "Harrogate District Hospital"),
+        ("first weeks at Money Forward done. it's rails", "Money Forward"),
+        ("my first month over at Monzo, loving it", "Monzo"),
+    ],
+)
+def test_the_first_weeks_done_at_a_new_job(content: str, org: str) -> None:
+    assert (SAM, "WORKS_AT", org) in facts(content)
+
+
+@pytest.mark.parametrize("content", ["my first week at Shopify is next week", "Tom's first week at Shopify done"])
+def test_no_job_from_a_first_week_to_come_or_someone_elses(content: str) -> None:
+    assert (SAM, "WORKS_AT", "Shopify") not in facts(content)

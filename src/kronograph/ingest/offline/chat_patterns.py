@@ -190,7 +190,7 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p(_COPULA_KEYS, COPULA + r"(?:located\s+|based\s+)?in\b", "BASED_IN", "state", _O, _L, org_only=True),
     # a new job, said in passing: "first week at shopify done", "I'm at Helix Labs now"
     _p("first second third fourth 1st 2nd 3rd 4th in", r"\b(?:(?:my\s+)?(?:first|second|third|fourth|1st|2nd|3rd|4th)"
-       r"\s+(?:full\s+)?(?:day|week|month)|(?:two|three|four|five|six|a\s+few|a\s+couple\s+of|\d+)\s+(?:days|weeks|"
+       r"\s+(?:full\s+)?(?:days?|weeks?|months?)(?:\s+(?:done|over|finished|complete|in))?|(?:two|three|four|five|six|a\s+few|a\s+couple\s+of|\d+)\s+(?:days|weeks|"
        r"months)\s+in)\s+(?:at|with)\b", "WORKS_AT", "state", _P, _O, speakers=True, lower=True),
     _p(_COPULA_KEYS, r"(?:\b(?:am|is|are)|'(?:m|s|re))\s+(?:(?:now|currently)\s+)?(?:(?:full|part)[\s-]time\s+)?at\s+"
        + _UP, "WORKS_AT", "state", _P, _O,
