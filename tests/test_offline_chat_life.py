@@ -333,3 +333,7 @@ def test_the_first_weeks_done_at_a_new_job(content: str, org: str) -> None:
 @pytest.mark.parametrize("content", ["my first week at Shopify is next week", "Tom's first week at Shopify done"])
 def test_no_job_from_a_first_week_to_come_or_someone_elses(content: str) -> None:
     assert (SAM, "WORKS_AT", "Shopify") not in facts(content)
+
+
+def test_helping_someone_move_says_nothing_of_ones_home() -> None:
+    assert not facts("we helped Tom with moving from Leeds")

@@ -1,8 +1,11 @@
-"""The patterns of a life outside work said in one breath: the club, band or
-team one is in ("i play in a trio called X", "joined a running club, the
-X"), where a child studies ("started engineering at the University of X"),
-the home one is in or moving out of, and the tools a team keeps its work in
-("we track matters in Clio"); see patterns.py for how a pattern is read."""
+"""The patterns of a life said in one breath: the club, band or team one is
+in ("i play in a trio called X", "joined a running club, the X"), where a
+child studies ("started engineering at the University of X"), the home one
+is in or moving out of, the tools a team keeps its work in ("we track
+matters in Clio"), and work said in passing: the new employer right after
+the old one left, a business run by its trade name, a customer dropped, the
+place in a self-introduction ("lucas here, bassist from são paulo"). See
+patterns.py for how a pattern is read."""
 
 from __future__ import annotations
 
@@ -85,8 +88,8 @@ LIFE_PATTERNS: tuple[Pattern, ...] = (
     _p("live lives living", r"\b(?:live|lives|living)\s+in\s+(?:the|a|her|his|my|our|their)\s+(?:student\s+)?"
        r"(?:dorms?|halls|residence|residences|hostel)\s+(?:at|in)\b", "LIVES_IN", "state", _P, _L),
     # "we've discussed relocating from Lekki", "i'm thinking of moving away from Leeds": where one lives now
-    _p("relocating moving", r"\b(?:we|i)\b[^,.;!?]{0,30}?\b(?:relocating|moving)\s+(?:away\s+)?from\s+" + _UP,
-       "LIVES_IN", "state", _P, _L, speakers=True),
+    _p("relocating moving", r"\b(?:we|i)\b(?:(?!\b(?:help|helps|helped|helping|with)\b)[^,.;!?]){0,30}?"
+       r"\b(?:relocating|moving)\s+(?:away\s+)?from\s+" + _UP, "LIVES_IN", "state", _P, _L, speakers=True),
     # "My husband Declan runs Corrib Plumbing & Heating", "she runs Kowalski Builders Ltd"
     _p("runs run", r"\bruns?\s+(?=(?-i:[A-Z])[^,.;!?]*?(?:\s&\s|\b(?-i:Ltd|Inc|LLC|Co|Company|Group|Services|Solutions|"
        r"Plumbing|Heating|Electrical|Builders|Construction|Consulting|Bakery|Cafe|Café|Restaurant|Salon|Garage|"
