@@ -5,6 +5,7 @@ how a pattern is read)."""
 from __future__ import annotations
 
 from .kin import KIN
+from .life_patterns import LIFE_PATTERNS
 from .patterns import COPULA, Pattern, _p
 from .vocab import (
     BRANDS,
@@ -35,10 +36,11 @@ _COPULA_KEYS = "is am are was 's 'm 're"
 _OWN_CLAUSE = r"(?:(?<=\bi\s)|(?<=\bwe\s)|(?<=,\s)|(?<=\band\s)|^)"
 _KINDS = "car|quad|van|bike|motorbike|truck|ute|suv|scooter|tractor|motorcycle|hatchback|estate"
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised
+_AT_NAME = r"\s+(?:at|for|with)(?=\s+(?:the\s+)?(?-i:[A-ZÀ-ÖØ-Þ]))"  # "at X", "at the University of X"
 # what a job is done on or in, between the title and the workplace: "first officer on the A320 at X", "a nurse in
 # the ICU at X", "engineer on the payments team at X"
 _ON_THE = (
-    r"(?:\s+(?:on|in)\s+(?:the\s+)?[\w-]+(?:\s+(?:team|unit|ward|desk|line|side|floor|fleet|shift|department|dept))?)?"
+    r"(?:\s+(?:on|in)\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?[\w-]+)?(?:\s+now)?"
 )
 
 _CLASS_KEYS = "doing taking started attending"
@@ -106,7 +108,7 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        vocabulary=CONDITIONS, strict=True, closes=True, ended="NO_LONGER_HAS_CONDITION"),
     _p("support supports", r"\b(?:supports?|root\s+for|roots\s+for)\b", "LIKES", "state"),
     _p("teach teaches teaching intern interning",
-       r"\b(?:teach(?:es|ing)?(?:\s+[\w-]+){0,2}?|intern(?:s|ing)?)\s+at\b", "WORKS_AT", "state", _P, _O,
+       r"\b(?:teach(?:es|ing)?(?:\s+[\w-]+){0,4}?|intern(?:s|ing)?)\s+at\b", "WORKS_AT", "state", _P, _O,
        closes=True, lower=True),
     # "i'm a nurse at middlemore hospital": a job at a lower-case name
     _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?:a|an)\s+(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)" + _ON_THE
@@ -131,17 +133,18 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        r"in\s+(?P<place>(?-i:[A-ZÀ-ÖØ-Þ])[\w-]+(?:\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w-]+)?)\s+(?:called|named)\b", "OWNS",
        "state", _P, _O),
     # "i'm sous-chef at X", "she's head nurse at X": a job title with no article
-    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?P<title>[\w-]+(?:\s+[\w-]+)?)" + _ON_THE + r"\s+(?:at|for|with)\s+" + _UP,
+    _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?P<title>[\w-]+(?:\s+[\w-]+)?)" + _ON_THE + _AT_NAME,
        "WORKS_AT",
        "state", _P, _O, title_words=JOBS),
     # "hi, sam here. civil engineer at X", "now sous-chef at X": a subjectless line, the speaker's own job
     _p("at for with", r"^(?:(?:and|now|currently)\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)" + _ON_THE
-       + r"\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O, speakers=True, title_words=JOBS),
+       + _AT_NAME, "WORKS_AT", "state", _P, _O, speakers=True, title_words=JOBS),
     # "she's doing french classes at X", "i started a pastry course at X": where one studies
     _p(_CLASS_KEYS, _CLASS_VERB + r"(?:[\w-]+\s+){0,2}?(?:classes|lessons|courses?)\s+at\b", "STUDIED_AT", "state", _P,
        _O),
     # "I'm Ana, data engineer at Acme": a job in apposition to a name, with no article
-    _p(",", r",\s+(?:an?\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)" + _ON_THE + r"\s+(?:at|for|with)\s+" + _UP,
+    _p(",", r",\s+(?:an?\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)" + _ON_THE + r"\s+(?:at|for|with)\s+(?:the\s+)?"
+       + _UP,
        "WORKS_AT", "state", _P, _O, appositive=True, title_words=JOBS),
     # "we're a fintech in Pune", "we're a shipping saas out of Austin": where the speaker's employer is
     _p("'re are", r"(?:(?<=\bwe)'re|(?<=\bwe\s)are)\s+(?:now\s+)?(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:based\s+)?"
@@ -187,9 +190,9 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p(_COPULA_KEYS, COPULA + r"(?:located\s+|based\s+)?in\b", "BASED_IN", "state", _O, _L, org_only=True),
     # a new job, said in passing: "first week at shopify done", "I'm at Helix Labs now"
     _p("first second third fourth 1st 2nd 3rd 4th in", r"\b(?:(?:my\s+)?(?:first|second|third|fourth|1st|2nd|3rd|4th)"
-       r"\s+(?:full\s+)?(?:day|week|month)|(?:two|three|four|five|six|a\s+few|a\s+couple\s+of|\d+)\s+(?:days|weeks|"
+       r"\s+(?:full\s+)?(?:days?|weeks?|months?)(?:\s+(?:done|over|finished|complete|in))?|(?:two|three|four|five|six|a\s+few|a\s+couple\s+of|\d+)\s+(?:days|weeks|"
        r"months)\s+in)\s+(?:at|with)\b", "WORKS_AT", "state", _P, _O, speakers=True, lower=True),
-    _p(_COPULA_KEYS, r"(?:\b(?:am|is|are)|'(?:m|s|re))\s+(?:now\s+)?(?:(?:full|part)[\s-]time\s+)?at\s+"
+    _p(_COPULA_KEYS, r"(?:\b(?:am|is|are)|'(?:m|s|re))\s+(?:(?:now|currently)\s+)?(?:(?:full|part)[\s-]time\s+)?at\s+"
        + _UP, "WORKS_AT", "state", _P, _O,
        needs_now=True),
     _p("left leaves", r"\b(?:left|leaves)\b", "LEFT", "event", lower=True),
@@ -222,7 +225,7 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
        "USES", "state", None, "Product", speakers=True, vocabulary=TECH, joiners=frozenset({"on", "with"})),
     _p("switched migrated", r"\b(?:switched|migrated)(?:\s+(?:over|everything|it|all))?"
        r"\s+from\s+(?P<from>[^,.;!?]+?)\s+(?:to|over\s+to)\b", "USES", "state", None, "Product",
-       ended="NO_LONGER_USES", vocabulary=TECH),
+       ended="NO_LONGER_USES", vocabulary=TECH, tech_subject=True),
     # "we ported everything to godot", "moved it all over to Figma"
     _p("ported migrated moved", _OWN_CLAUSE + r"(?:ported|migrated|moved)\s+(?:everything|it\s+all|all\s+of\s+it)\s+"
        r"(?:over\s+)?(?:to|onto)\b", "USES", "state", None, "Product", vocabulary=TECH, strict=True, speakers=True),
@@ -271,5 +274,5 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     # "I'm not at Acme anymore", "she's no longer with Initech"
     _p("not n't longer", r"(?:\b(?:am|is|are)\s+not|\b(?:is|are)n't|'(?:m|s|re)\s+not|(?:\b(?:am|is|are)|'(?:m|s|re))"
        r"\s+no\s+longer)\s+(?:at|with)\b", "WORKS_AT", "state", _P, _O, closes=True, only_closing=True, lower=True),
-)
+) + LIFE_PATTERNS
 # fmt: on

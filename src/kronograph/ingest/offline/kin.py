@@ -414,6 +414,13 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
         at = 2  # "Efua had the baby!! our son Kofi, born sunday"
     elif words[0] in ("a", "an") and (called := [j for j in range(2, min(len(words), 6)) if words[j] in _CALLED]):
         at = called[0] + 1  # "we adopted a dog!! a border collie named Skuggi"
+    elif (
+        len(words) > 4
+        and words[:2] in (["she", "'s"], ["he", "'s"], ["it", "'s"], ["she", "is"], ["he", "is"], ["it", "is"])
+        and words[2] in ("a", "an")
+        and (called := [j for j in range(4, min(len(words), 8)) if words[j] in _CALLED])
+    ):
+        at = called[0] + 1  # "we got a cat!! she's a tabby called Biscuit"
     by_first = {r.first: r for r in runs}
     names: list[Run] = []
     while (run := by_first.get(at)) is not None:

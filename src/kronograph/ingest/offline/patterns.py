@@ -92,6 +92,7 @@ ENDINGS: dict[str, tuple[str, ...]] = {
     "NO_LONGER_HAS_CONDITION": ("HAS_CONDITION",),
     "NO_LONGER_VOLUNTEERS_AT": ("VOLUNTEERS_AT",),
     "NO_LONGER_SUPPLIES": ("SUPPLIES",),
+    "NO_LONGER_MEMBER_OF": ("MEMBER_OF",),
     # "sorry, wrong, the flat is in Maia, not Matosinhos": a place or organisation said before, taken back
     "NO_LONGER_LINKED_TO": (
         "LIVES_IN",
@@ -210,7 +211,8 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(_COPULA_KEYS, COPULA + r"(?:(?:now|still|currently|also|officially)\s+)?"
        r"(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+" + _UP, "", "state"),
     _p(_COPULA_KEYS, COPULA + r"(?:now\s+)?(?:the\s+|a\s+|an\s+|our\s+|their\s+)"
-       r"(?P<title>[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:at|for|with)\s+" + _UP, "WORKS_AT", "state", _P, _O),
+       r"(?P<title>[\w-]+(?:\s+[\w-]+){0,4}?)(?:\s+in\s+the\s+(?:[\w-]+\s+){0,3}?[\w-]+)?\s+(?:at|for|with)\s+" + _UP,
+       "WORKS_AT", "state", _P, _O),
     # an appositive: "Isabel Cruz, the CEO of Acme, ..."
     _p("of", r",\s+(?:(?P<det>the|a|an|our|their|its|his|her)\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)\s+of\s+"
        + _UP, "", "state", appositive=True),
@@ -244,7 +246,8 @@ _PHRASES = {
     "FOUNDED": ("founded", "founded"), "CLIENT_OF": ("is a client of", "was a client of"),
     "SUPPLIES": ("supplies", "supplied"), "EMPLOYS": ("employs", "employed"),
     "INTOLERANT_TO": ("is intolerant to", "was intolerant to"), "ACQUIRED": ("acquired", "acquired"),
-    "STUDIED_AT": ("studied at", "studied at"),
+    "STUDIED_AT": ("studied at", "studied at"), "MEMBER_OF": ("is a member of", "was a member of"),
+    "NO_LONGER_MEMBER_OF": ("is no longer a member of", "is no longer a member of"),
 }
 # fmt: on
 

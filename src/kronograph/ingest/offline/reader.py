@@ -27,12 +27,13 @@ from .names import Run, Token, known_city, name_label
 from .patterns import PATTERNS, PERSON_TITLES, Pattern, title_at_ok, title_relation
 from .thread import thread_person
 from .trade_patterns import TRADE_PATTERNS
-from .vocab import is_job
+from .vocab import TECH, TECH_NOUNS, WORKPLACE_NOUNS, is_job
 
 _CAMEL = re.compile(r"(?!Mc|Mac)[A-Za-z]*[a-z][A-Z]")  # "AutoCAD", "ezyVet": a product's spelling
 __all__ = ["SentenceReader"]
 
 _ANYMORE = frozenset({"anymore", "nowadays"})
+_STREETS = frozenset("street st road rd avenue lane square park hill close drive way place gardens terrace".split())
 # the present forms of a start: "Tom joins Acme on Monday", "I'm moving to Rome" announce a plan
 _SCHEDULED = frozenset(
     "start starts starting join joins joining rejoin rejoins rejoining move moves moving relocate relocates "
@@ -66,13 +67,6 @@ _ORG_KINDS = frozenset(
     "restaurant shop store brewery bakery cafe studio lab fintech saas consultancy".split()
 )
 # "our backend runs on X": the speaker's own system
-_TECH_NOUNS = frozenset(
-    """
-    backend frontend stack app apps api apis infra infrastructure site website database databases db pipeline
-    pipelines service services platform codebase product system systems server servers cluster clusters
-    warehouse data analytics monitoring ci deploys deployment search auth
-    """.split()
-)
 
 
 class SentenceReader:
@@ -154,7 +148,7 @@ class SentenceReader:
         closing = gap.closing or gap.negated or pattern.only_closing
         if pattern.only_closing and not _anymore(self.tokens, verb_at):
             return None  # "I'm not at Acme" alone: a denial, not an ending
-        if pattern.needs_now and all(t.lower != "now" for t in self.tokens[verb_at : verb_at + 8]):
+        if pattern.needs_now and all(t.lower not in ("now", "currently") for t in self.tokens[verb_at : verb_at + 8]):
             return None  # "I'm at Acme" may be a visit; "I'm at Acme now" is where one works
         if closing and not pattern.closes:
             return None
@@ -538,11 +532,14 @@ class SentenceReader:
         return len(self.text) + 1
 
     def _our_system(self, at: int) -> tuple[list[Subject], int]:
-        """ "Our backend runs on X", "my app is built with Y": the speaker's, for the tools it runs on."""
+        """ "Our backend runs on X", "my app is built with Y", "the ward moved to X": the speaker's tools."""
         k = at
-        while k >= 0 and at - k < 3 and self.tokens[k].lower in _TECH_NOUNS:
+        while k >= 0 and at - k < 3 and self.tokens[k].lower in TECH_NOUNS | WORKPLACE_NOUNS:
             k -= 1
-        if k == at or k < 0 or self.tokens[k].lower not in ("our", "my") or not self.ctx.speaker:
+        owner = self.tokens[k].lower if 0 <= k < at else ""  # "the school switched to Teams": where one works
+        if owner not in ("our", "my") and not (owner == "the" and self.tokens[at].lower in WORKPLACE_NOUNS):
+            return [], 0
+        if not self.ctx.speaker:
             return [], 0
         return [Subject(self.ctx.speaker, 0.8)], self.tokens[k].start
 
@@ -562,12 +559,15 @@ def _want(pattern: Pattern) -> Want:
 
 def _tool_move(pattern: Pattern, m: re.Match[str]) -> Pattern:
     """ "we moved from AutoCAD to Revit", "moved from VetPraxis to ezyVet": a move from or to a camel-case name
-    is between tools, not homes (the tool patterns know only the tools in the vocabulary)."""
+    or a known tool's name is between tools, not homes (the tool patterns know only the tools in the vocabulary)."""
     if pattern.relation != "LIVES_IN" or "from" not in m.re.groupindex or m.group("from") is None:
         return pattern
     after = m.string[m.end() :].split()
     names = [m.group("from").strip(), after[0] if after else ""]
-    if len(names[0].split()) != 1 or not any(_CAMEL.match(n) for n in names):
+    known = any(n.split()[0].lower() in TECH for n in names if n) and not any(  # "from Logic Pro to Ableton Live"
+        n.split()[-1].lower() in _STREETS for n in names if n
+    )
+    if not known and (len(names[0].split()) != 1 or not any(_CAMEL.match(n) for n in names)):
         return pattern
     return replace(
         pattern,

@@ -1,7 +1,7 @@
 """Endings said in the speaker's own words, which end a fact read in an
 earlier message: "we've stopped using X", "i gave up german", "no more
 classroom for me", "my contract at X ended", "the Kinova term ended",
-"finished at X", and a past job ("I was an electrician for X for 38 years",
+"finished at X", "today was my last day at X", and a past job ("I was an electrician for X for 38 years",
 "retired, I worked at X"), which is no current job.
 
 Only first-person endings are read ("i", "we", "my"); the object is the
@@ -29,7 +29,10 @@ _OBJ += r"anymore|altogether|completely|entirely|though|tbh|lol|already|a|the|it
 _STOPS = (
     # "we've stopped using xero", "i gave up german", "also i dropped french"
     re.compile(
-        rf"\b(?:i|we)(?:'ve|\s+have|\s+had|\s+finally|\s+just)*\s+{_STOP_VERB}\s+(?:my\s+|our\s+|the\s+)?{_OBJ}",
+        rf"\b(?:i|we)(?:'ve|\s+have|\s+had|\s+finally|\s+just)*\s+{_STOP_VERB}\s+(?:my\s+|our\s+|the\s+)?"
+        r"(?!(?:selling|supplying|shipping|delivering|working|teaching|living)\b)"  # a customer, a job: not tools
+        r"(?![^,.;!?]*\b(?:club|choir|society|band|team|orchestra)\b)"  # a group left: see life_patterns.py
+        rf"{_OBJ}",
         re.IGNORECASE,
     ),
     # "so no more classroom for me", "no more slack for us"
@@ -46,6 +49,12 @@ _LEFT = (
         r"\bmy\s+(?:term|internship|co-?op|contract|placement|stint|job|time)\s+(?:at|with)\s+"
         r"(?P<obj>[^\s,.;!?()]+(?:\s+[^\s,.;!?()]+){0,2}?)\s+(?:has\s+|is\s+|just\s+)?(?:ended|finished|is\s+"
         r"over|wrapped\s+up)\b",
+        re.IGNORECASE,
+    ),
+    # "today was my last day at X", "friday was my last shift at X"
+    re.compile(
+        r"\bwas\s+my\s+(?:very\s+)?(?:last|final)\s+(?:day|shift|week)\s+(?:at|with)\s+"
+        r"(?P<obj>[^\s,.;!?()]+(?:\s+[^\s,.;!?()]+){0,3}?)(?=\s*(?:[,.;!?]|$|\s+(?:after|and|for|today)\b))",
         re.IGNORECASE,
     ),
     re.compile(

@@ -35,9 +35,9 @@ _COPULA_KEYS = "is am are was 's 'm 're"
 _P, _O, _L = "Person", "Organization", "Location"
 TRADE_PATTERNS: tuple[Pattern, ...] = (
     # "our milk goes to X", "all our lambs are sold to X": the speaker's customer
-    _p("goes go sold shipped ships", rf"\b(?:our|my)\s+{_GOODS}\s+(?:all\s+|mostly\s+)?(?:goes|go|is\s+sold|are\s+sold|"
-       r"gets?\s+sold|is\s+shipped|are\s+shipped|ships)\s+to\b", "SUPPLIES", "state", _P, _O, speakers=True,
-       lower=True),
+    _p("goes go sold shipped ships", rf"\b(?:our|my)\s+{_GOODS}\s+(?:all\s+|mostly\s+)?"
+       r"(?:goes|go|is\s+sold|are\s+sold|gets?\s+sold|is\s+shipped|are\s+shipped|ships)\s+to\b", "SUPPLIES", "state",
+       _P, _O, speakers=True, lower=True),
     # "we supply X", "we sell to X", "we stopped shipping to X" (an ending)
     _p("supply supplies supplying sell sells selling ship ships shipping",
        r"\b(?:supply|supplies|supplying|(?:sell|sells|selling|ship|ships|shipping)(?:\s+(?:our|my|the|all\s+our)\s+"
@@ -63,10 +63,11 @@ TRADE_PATTERNS: tuple[Pattern, ...] = (
     # "dr. Pia Sorensen from the Menomonie clinic", "Tom from the Leeds office": where someone works
     _p("from", rf"\bfrom\s+(?:the|our)\s+(?=(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)?\s+{_WORKPLACE}\b)", "WORKS_IN",
        "state", _P, _L, qualifier=True),
-    # "got a job at X", "she landed a teaching gig at X", "Vikram took an offer at Swiggy"
+    # "got a job at X", "she landed a teaching gig at X", "Vikram took an offer at Swiggy"; no internship: it ends
+    # unnamed ("internship's over")
     _p("got landed took accepted", r"(?<!almost\s)(?<!nearly\s)\b(?:(?:got|landed|took|accepted)\s+(?:a|an|the)\s+"
        r"(?:new\s+)?(?:[\w-]+\s+)?"
-       r"(?:job|gig|position|post|role|contract)|(?:took|accepted)\s+(?:a|an|the|their)\s+(?:job\s+)?offer)\s+"
+       r"(?:job|gig|position|post|role|contract|apprenticeship|residency|traineeship)|(?:took|accepted)\s+(?:a|an|the|their)\s+(?:job\s+)?offer)\s+"
        r"(?:at|with|from)\b", "WORKS_AT", "state", _P, _O, lower=True),  # an offer only got is no job yet
     # "hildur got me a teaching gig at X": the speaker's job, found by someone else
     _p("got found", r"\b(?:got|found)\s+me\s+(?:a|an)\s+(?:new\s+)?(?:[\w-]+\s+)?(?:job|gig|position|post|role|"

@@ -8,6 +8,8 @@ __all__ = [
     "CONDITIONS",
     "FRAMEWORKS",
     "JOBS",
+    "TECH_NOUNS",
+    "WORKPLACE_NOUNS",
     "is_job",
     "LANGUAGES",
     "LANGUAGE_QUALIFIERS",
@@ -52,6 +54,7 @@ TECH = PROGRAMMING | frozenset(
     loki circleci buildkite dagster prefect pyspark jupyter kibana honeycomb argocd helm nomad vault consul
     clickhouse duckdb pinecone mlflow sagemaker vertex zoom moodle xero quickbooks freeagent trello asana evernote
     obsidian todoist discord whatsapp duolingo godot unity unreal blender photoshop illustrator procreate canva
+    ableton cubase garageband reaper lightroom premiere davinci finalcut sibelius musescore autocad revit sketchup
     """.split()
 )
 CONDITIONS = frozenset(
@@ -80,6 +83,16 @@ INSTRUMENTS = frozenset(
     mandolin accordion harmonica keyboard bagpipes oud sitar tabla
     """.split()
 )
+# what a speaker's system is called: "our backend runs on X" is the speaker's tool
+TECH_NOUNS = frozenset(
+    """
+    backend frontend stack app apps api apis infra infrastructure site website database databases db pipeline
+    pipelines service services platform codebase product system systems server servers cluster clusters
+    warehouse data analytics monitoring ci deploys deployment search auth
+    """.split()
+)
+# where a speaker works, whose tools are the speaker's: "the school switched to Teams", "the ward uses X"
+WORKPLACE_NOUNS = frozenset("team school office ward lab firm practice clinic surgery department unit".split())
 # what someone is "in" a place as: "Lina is a vet in Bristol", "it's a small startup in Toronto"
 JOBS = frozenset(
     """
@@ -90,7 +103,8 @@ JOBS = frozenset(
     barista waiter waitress baker farmer surgeon therapist psychologist psychiatrist midwife carer cleaner librarian
     priest vicar rabbi imam banker trader recruiter programmer physio physiotherapist optician tutor coach trainer
     nanny receptionist administrator technician mechanic worker officer builder carpenter translator editor photographer
-    associate paralegal clerk intern assistant director coordinator supervisor specialist
+    associate paralegal clerk intern assistant director coordinator supervisor specialist eng swe sre
+    bassist guitarist drummer pianist singer violinist cellist saxophonist
     startup company firm agency business bank charity nonprofit school university college hospital clinic practice
     restaurant shop store brewery bakery cafe studio lab
     """.split()
