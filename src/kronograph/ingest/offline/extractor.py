@@ -22,7 +22,8 @@ from .names import Token, find_runs, name_label, tokenize
 from .org_places import read_org_places
 from .reader import SentenceReader
 from .stops import read_stops, spread_switch
-from .thread import Thread, answer, expand_names, moved, newborn, recapitalise, rename
+from .thread import Thread, expand_names, moved, newborn, recapitalise, rename
+from .thread_answers import answer
 from .ventures import read_ventures
 
 __all__ = ["OfflineExtractor"]

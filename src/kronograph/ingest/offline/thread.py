@@ -36,7 +36,7 @@ from .lowercase import COMMON
 from .names import Token, tokenize
 
 __all__ = [
-    "Said", "Thread", "answer", "expand_names", "moved", "newborn", "read_thread", "recapitalise", "rename",
+    "Earlier", "Said", "Thread", "expand_names", "moved", "newborn", "read_thread", "recapitalise", "rename",
     "thread_person",
 ]
 
@@ -89,11 +89,22 @@ _MOVED = re.compile(
 
 
 class Said(NamedTuple):
-    """One earlier message: its role, its speaker and its text."""
+    """One earlier message: its role, its speaker, its text and its reference time (where an undated fact it
+    stated starts)."""
 
     role: str | None
     speaker: str | None
     content: str
+    at: datetime | None = None
+
+
+class Earlier(NamedTuple):
+    """A fact a user's earlier message stated, as the rules read it alone: what a later message may correct."""
+
+    subject: str
+    relation: str
+    object: str
+    valid_at: str | None  # ISO: the stated start, else the message's reference time (None if neither)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,71 +119,89 @@ class Thread:
     question: str | None = None  # the assistant's question, when it is the message right before
     expecting: tuple[str, ...] | None = None  # a baby on the way: the other parents named (None: no baby said)
     moving: tuple[str | None, str | None] | None = None  # a move the user planned: from where, to where
+    facts: tuple[Earlier, ...] = ()  # the user's earlier facts, oldest first
 
 
 def read_thread(previous: Iterable[Said]) -> Thread:
     """The thread of ``previous`` (oldest first): each message's names, with what came before it."""
-    thread = Thread()
-    for said in previous:
-        if not said.content.strip():
+    return _read(tuple(s for s in previous if s.content.strip()))
+
+
+@lru_cache(maxsize=256)
+def _read(previous: tuple[Said, ...]) -> Thread:
+    """Cached by prefix: a conversation's next message reads the same earlier messages plus one (a thread given
+    once must not be changed by its readers)."""
+    if not previous:
+        return Thread()
+    return _step(_read(previous[:-1]), previous[-1])
+
+
+def _step(thread: Thread, said: Said) -> Thread:
+    """``thread`` with one more message."""
+    speakers = {said.speaker} if said.speaker else set()
+    content = recapitalise(said.content, thread, said.speaker)
+    entities, stated = _read_alone(content, said.speaker, said.at)
+    names = dict(thread.names)
+    for name, label in entities:
+        if name in speakers or name.casefold() in thread.speakers:
             continue
-        speakers = {said.speaker} if said.speaker else set()
-        content = recapitalise(said.content, thread, said.speaker)
-        entities = _entities(content, said.speaker)
-        names = dict(thread.names)
-        for name, label in entities:
-            if name in speakers or name.casefold() in thread.speakers:
-                continue
-            full = _fold(name, label, names)
-            names.setdefault(full, label)
-            if label and not names.get(full):
-                names[full] = label
-        if len(names) > len(thread.names):  # a name said earlier in short ("Sorensen") is the full one said later
-            names = {n: lab for n, lab in names.items() if _fold(n, lab, names) == n}
-        people = tuple(  # the people it named, or may have: a name known as nothing else
-            dict.fromkeys(
-                full for name, _ in entities
-                if names.get(full := _fold(name, "Person", names)) in ("Person", None) and name not in speakers
-                and name.casefold() not in thread.speakers
-            )
+        full = _fold(name, label, names)
+        names.setdefault(full, label)
+        if label and not names.get(full):
+            names[full] = label
+    if len(names) > len(thread.names):  # a name said earlier in short ("Sorensen") is the full one said later
+        names = {n: lab for n, lab in names.items() if _fold(n, lab, names) == n}
+    people = tuple(  # the people it named, or may have: a name known as nothing else
+        dict.fromkeys(
+            full for name, _ in entities
+            if names.get(full := _fold(name, "Person", names)) in ("Person", None) and name not in speakers
+            and name.casefold() not in thread.speakers
         )
-        genders = dict(thread.genders)
-        if gendered := _gendered(said.content):
-            genders.update({n.casefold(): gendered[n.split()[0].casefold()] for n in names
-                            if n.split()[0].casefold() in gendered})
-        tokens = _tokens(said.content)
-        unnamed = any(
-            t.lower in _PERSON_NOUNS and (i + 1 >= len(tokens) or not _named(tokens[i + 1]))
-            for i, t in enumerate(tokens)
-        )
-        who = set(thread.speakers)
-        if said.speaker:
-            who |= {said.speaker.casefold(), said.speaker.split()[0].casefold()}
-        asked = None
-        if (said.role or "").casefold() == "assistant":
-            asked = next((s for s in reversed(re.split(r"(?<=[.!?])\s+", said.content.strip())) if s.endswith("?")),
-                         None)
-        expecting = thread.expecting
-        if (said.role or "user").casefold() == "user" and _EXPECTING.search(content):
-            expecting = tuple(_fold(m.group(m.lastgroup or 0), "Person", names) for m in _CO_PARENT.finditer(content))
-        moving = thread.moving
-        if (said.role or "user").casefold() == "user" and (plan := _MOVE_PLAN.search(content)) is not None:
-            moving = (plan.group("out"), plan.group("to"))
-        thread = Thread(
-            names=names, people=(*thread.people, people), unnamed=(*thread.unnamed, unnamed), genders=genders,
-            speakers=frozenset(who), question=asked, expecting=expecting, moving=moving,
-        )
-    return thread
+    )
+    genders = dict(thread.genders)
+    if gendered := _gendered(said.content):
+        genders.update({n.casefold(): gendered[n.split()[0].casefold()] for n in names
+                        if n.split()[0].casefold() in gendered})
+    tokens = _tokens(said.content)
+    unnamed = any(
+        t.lower in _PERSON_NOUNS and (i + 1 >= len(tokens) or not _named(tokens[i + 1]))
+        for i, t in enumerate(tokens)
+    )
+    who = set(thread.speakers)
+    if said.speaker:
+        who |= {said.speaker.casefold(), said.speaker.split()[0].casefold()}
+    asked = None
+    if (said.role or "").casefold() == "assistant":
+        asked = next((s for s in reversed(re.split(r"(?<=[.!?])\s+", said.content.strip())) if s.endswith("?")),
+                     None)
+    expecting = thread.expecting
+    if (said.role or "user").casefold() == "user" and _EXPECTING.search(content):
+        expecting = tuple(_fold(m.group(m.lastgroup or 0), "Person", names) for m in _CO_PARENT.finditer(content))
+    moving = thread.moving
+    if (said.role or "user").casefold() == "user" and (plan := _MOVE_PLAN.search(content)) is not None:
+        moving = (plan.group("out"), plan.group("to"))
+    facts = thread.facts
+    if (said.role or "user").casefold() == "user" and stated:
+        facts = (*facts, *(Earlier(s, r, _fold(o, None, names), v) for s, r, o, v in stated))
+    return Thread(
+        names=names, people=(*thread.people, people), unnamed=(*thread.unnamed, unnamed), genders=genders,
+        speakers=frozenset(who), question=asked, expecting=expecting, moving=moving, facts=facts,
+    )
 
 
 @lru_cache(maxsize=2048)
-def _entities(content: str, speaker: str | None) -> tuple[tuple[str, str | None], ...]:
-    """The names one message says and their labels, as the rules read it (a thread's messages are read again
-    for each message after them: once each, here)."""
+def _read_alone(
+    content: str, speaker: str | None, at: datetime | None
+) -> tuple[tuple[tuple[str, str | None], ...], tuple[tuple[str, str, str, str | None], ...]]:
+    """The names one message says, with their labels, and the facts it states (a start only where it says
+    one), as the rules read it alone (once per message, here)."""
     from .extractor import OfflineExtractor  # the extractor imports this module
 
-    result = OfflineExtractor().extract(content, reference_time=_WHENEVER, speaker=speaker, role="user")
-    return tuple((e.name, e.labels[0] if e.labels else None) for e in result.entities)
+    result = OfflineExtractor().extract(content, reference_time=at or _WHENEVER, speaker=speaker, role="user")
+    names = tuple((e.name, e.labels[0] if e.labels else None) for e in result.entities)
+    when = at.isoformat() if at is not None else None
+    facts = tuple((f.subject, f.relation, f.object, f.valid_at or when) for f in result.facts)
+    return names, facts
 
 
 def _named(token: Token) -> bool:
@@ -301,60 +330,6 @@ def thread_person(ctx: Context, pronoun: str, at: int) -> str | None:
             return fits[0]
         return known[0] if len(known) == 1 else None
     return None
-
-
-_AFFIRM = re.compile(
-    r"^\W*(?:yes+|yeah+|yep+|yup|ya|yea|sure|definitely|absolutely|correct|exactly|indeed|of\s+course|"
-    r"that's\s+right|i\s+do|we\s+do|i\s+am|we\s+are|i\s+have|we\s+have)\b[\s,.!:;—-]*",
-    re.IGNORECASE,
-)
-_DENY = re.compile(r"^\W*(?:no+|nope|nah|not\s+any\s*more|not\s+anymore)\b", re.IGNORECASE)
-_TAIL = re.compile(r"(?:\s+(?:too|also|as\s+well|yet|now|currently|these\s+days|then|right))+\s*$", re.IGNORECASE)
-_LEAD = r"^(?:[Ss]o\s+|[Aa]nd\s+)?"
-_ASKED = (
-    # "are you still at Acme?": a job; "are you still in Leeds?": a home
-    (re.compile(_LEAD + r"[Aa]re\s+you\s+(?P<still>still\s+)(?P<rest>at\s+[A-Z].*?)\?$"), "I {still}work {rest}"),
-    (re.compile(_LEAD + r"[Aa]re\s+you\s+(?P<still>still\s+)(?P<rest>in\s+[A-Z].*?)\?$"), "I {still}live {rest}"),
-    (re.compile(_LEAD + r"do\s+you\s+(?P<still>still\s+)?(?P<rest>[a-z]+\s+.+?)\?$", re.I), "I {still}{rest}"),
-    (re.compile(_LEAD + r"are\s+you\s+(?P<still>still\s+)?(?P<rest>.+?)\?$", re.I), "I'm {still}{rest}"),
-    (re.compile(_LEAD + r"have\s+you\s+(?P<still>)(?P<rest>[a-z]+\s+.+?)\?$", re.I), "I have {rest}"),
-    # "is Tom your boss?"
-    (re.compile(_LEAD + r"[Ii]s\s+(?P<still>)(?P<name>[A-Z][\w.'’ -]*?)\s+(?P<rest>your\s+.+?)\?$"),
-     "{name} is {rest}"),
-)
-_NAME_FIRST = re.compile(r"^(?P<name>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})\b")
-
-
-def answer(thread: Thread | None, content: str) -> str | None:
-    """The user's statement a short answer makes of the assistant's yes/no question right before, if any."""
-    if thread is None or thread.question is None:
-        return None
-    question = " ".join(thread.question.split())
-    if " or " in question.casefold() or re.search(r"\b(?:ever|would|could|might|should)\b", question, re.I):
-        return None
-    for regex, template in _ASKED:
-        m = regex.match(question)
-        if m is not None:
-            break
-    else:
-        return None
-    rest = _TAIL.sub("", m.group("rest"))
-    rest = re.sub(r"\byour\b", "my", re.sub(r"\byours\b", "mine", re.sub(r"\byou\b", "me", rest)))
-    still = m.group("still") or ""
-    yes, no = _AFFIRM.match(content), _DENY.match(content)
-    if yes is not None:
-        given = _NAME_FIRST.match(content[yes.end() :])
-        if given is not None and not re.search(r"\b[A-Z]", rest) and template.startswith("I {"):
-            words = rest.split()  # "yep DelPro" to "do you use their herd software": I use DelPro
-            rest = f"{words[0]} {given.group('name')}"
-        statement = template.format(still=still, rest=rest, name=m.groupdict().get("name"))
-    elif no is not None and still:
-        statement = template.format(still="no longer ", rest=rest, name=None)
-    else:
-        return None
-    if not any(w[:1].isupper() for w in statement.split()[1:]) and statement.split()[0] in ("I", "I'm"):
-        return None  # nothing named: nothing to link
-    return statement + "."
 
 
 def rename(ctx: Context, names: dict[str, str]) -> None:
