@@ -24,6 +24,7 @@ from .reader import SentenceReader
 from .stops import read_stops, spread_switch
 from .thread import Thread, expand_names, moved, newborn, recapitalise, rename
 from .thread_answers import answer
+from .thread_corrections import correct_earlier
 from .ventures import read_ventures
 
 __all__ = ["OfflineExtractor"]
@@ -156,7 +157,7 @@ class OfflineExtractor:
         made = clauses.read() + tied
         made += read_stops(text, ctx, None) + read_ventures(text, ctx) + read_org_places(tokens, runs, ctx, text)
         made += correct(tokens, runs + lowered, ctx, made > 0)
-        made += take_back(tokens, ctx)
+        made += correct_earlier(tokens, runs + lowered, ctx) + take_back(tokens, ctx)
         ctx.about_other = _about_other(tokens)
         if made == 0:
             ctx.not_understood += 1 if clauses.candidates else 0

@@ -1,0 +1,84 @@
+"""Corrections of what an earlier message said: "sorry, I meant Atkins, not Arup" the message after "he's an
+engineer at Arup"; "correction from earlier, her nursery is Little Oaks, not Bright Kids".
+
+The thread keeps the facts the user's earlier messages stated (``Thread.facts``). A sentence that owns up to a
+mistake (sorry, correction, I meant, mixed up ...) and says "not X", where X is the object of such a fact, takes
+that fact back: the fact that ends it is dated at the same start, so the store expires the wrong fact as a
+correction (it was never true) rather than ending it now. The name right before "not X" ("Atkins, not Arup")
+takes its place, for the same subject and relation, from the same start. A fact corrected within the same
+message is ``corrections.py``'s.
+"""
+
+from __future__ import annotations
+
+from .context import Context, Subject
+from .names import Run, Token
+from .patterns import ENDINGS
+from .thread import Earlier
+
+__all__ = ["correct_earlier"]
+
+_OWNED_UP = frozenset({"sorry", "correction", "oops", "mistake", "typo", "wrong", "meant", "mixed", "muddled"})
+_GLUE = frozenset({",", "—", "–", "-", "and"})
+_ENDED = ("NO_LONGER", "NOT_", "LEFT", "QUIT", "FORMER", "EX_", "PLANS_TO", "WANTS_TO", "CONSIDERING")
+
+
+def correct_earlier(tokens: list[Token], runs: list[Run], ctx: Context) -> int:
+    """Take back the earlier fact whose object this sentence says "not" to, and put the name it gives in its
+    place; how many facts were made."""
+    thread = ctx.thread
+    words = [t.lower for t in tokens]
+    if thread is None or not thread.facts or _OWNED_UP.isdisjoint(words):
+        return 0
+    by_last = {r.last: r for r in runs}
+    made = 0
+    for k, word in enumerate(words[:-1]):
+        if word != "not":
+            continue
+        earlier, _ = _earlier_object(tokens, k + 1, thread.facts)
+        if earlier is None or any(f.object.casefold() == earlier.object.casefold() for f in ctx.facts.values()):
+            continue  # said of nothing earlier, or corrected within this message already
+        j = k - 1
+        while j >= 0 and words[j] in _GLUE:
+            j -= 1
+        instead = by_last.get(j)
+        made += _retract(ctx, earlier, instead.name if instead is not None else None)
+    return made
+
+
+def _earlier_object(tokens: list[Token], at: int, facts: tuple[Earlier, ...]) -> tuple[Earlier | None, int]:
+    """The latest standing earlier fact whose object the words from ``at`` name (the longest such name)."""
+    for width in range(min(5, len(tokens) - at), 0, -1):
+        said = " ".join(t.text for t in tokens[at : at + width]).casefold()
+        for fact in reversed(facts):
+            if fact.object.casefold() == said and not fact.relation.startswith(_ENDED):
+                return fact, width
+    return None, 0
+
+
+def _ending(relation: str) -> str | None:
+    """The relation that ends ``relation`` (NO_LONGER_LINKED_TO where it can)."""
+    if relation in ENDINGS["NO_LONGER_LINKED_TO"]:
+        return "NO_LONGER_LINKED_TO"
+    return next((ending for ending, ended in ENDINGS.items() if relation in ended), None)
+
+
+def _retract(ctx: Context, earlier: Earlier, instead: str | None) -> int:
+    """``earlier`` ended from its own start, and ``instead`` in its place."""
+    ending = _ending(earlier.relation)
+    if ending is None:
+        return 0
+    who = Subject(earlier.subject, 0.8)
+    made = _dated(ctx, who, ending, earlier.object, earlier.valid_at)
+    if instead is None or instead.casefold() in (earlier.object.casefold(), earlier.subject.casefold()):
+        return made
+    if not any(f.subject == earlier.subject and f.object.casefold() == instead.casefold() for f in ctx.facts.values()):
+        made += _dated(ctx, who, earlier.relation, instead, earlier.valid_at)
+    return made
+
+
+def _dated(ctx: Context, who: Subject, relation: str, name: str, valid_at: str | None) -> int:
+    made = ctx.add_fact(who, relation, (name, ctx.label(name)), (None, None), "", cap=0.8)
+    if made:
+        ctx.facts[(who.name.casefold(), relation, name.casefold())].valid_at = valid_at
+    return made

@@ -1,0 +1,79 @@
+"""Corrections of an earlier message (ingest/offline/thread_corrections.py): "sorry, I meant Y, not X" takes back
+the earlier fact about X (expired, as never true) and puts Y in its place; nothing without a word that owns up
+to a mistake, nothing for a name no earlier fact had."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from kronograph import Memory
+from kronograph.ingest.offline import OfflineExtractor
+from kronograph.ingest.offline.thread import Said, read_thread
+
+REF = datetime(2024, 5, 15, 14, 30, tzinfo=UTC)
+SAM = "Sam Carter"
+
+
+def last_facts(*messages: str) -> set[tuple[str, str, str]]:
+    said: list[Said] = []
+    result = None
+    for message in messages:
+        result = OfflineExtractor().extract(
+            message, reference_time=REF, speaker=SAM, role="user", addressee="Assistant",
+            thread=read_thread(said) if said else None,
+        )
+        said.append(Said("user", SAM, message, REF))
+    assert result is not None
+    return {(f.subject, f.relation, f.object) for f in result.facts}
+
+
+@pytest.mark.parametrize(
+    ("earlier", "correction", "taken_back", "instead"),
+    [
+        ("my brother Tom works at Globex", "sorry, I meant Initech, not Globex", ("Tom", "Globex"),
+         ("Tom", "WORKS_AT", "Initech")),
+        ("we live in Leith", "oops, wrong, it's Portobello not Leith", (SAM, "Leith"), (SAM, "LIVES_IN", "Portobello")),
+        ("I work at Northwind Traders", "correction from earlier: it's Southwind Traders, not Northwind Traders",
+         (SAM, "Northwind Traders"), (SAM, "WORKS_AT", "Southwind Traders")),
+        ("my sister Ana lives in Porto", "i mixed them up, Ana lives in Braga, not porto", ("Ana", "Porto"),
+         ("Ana", "LIVES_IN", "Braga")),
+    ],
+)
+def test_a_correction_takes_back_the_earlier_fact(
+    earlier: str, correction: str, taken_back: tuple[str, str], instead: tuple[str, str, str]
+) -> None:
+    facts = last_facts(earlier, correction)
+    assert (taken_back[0], "NO_LONGER_LINKED_TO", taken_back[1]) in facts
+    assert instead in facts
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "Initech, not Globex",  # no word owns up to a mistake
+        "sorry, I meant Initech, not Acme",  # no earlier fact was about Acme
+        "sorry, he is not at Globex today, he's working from home",  # "not at": no name right after "not"
+    ],
+)
+def test_no_correction_without_a_cue_or_an_earlier_fact(later: str) -> None:
+    facts = last_facts("my brother Tom works at Globex", later)
+    assert not [f for f in facts if f[1] == "NO_LONGER_LINKED_TO" and f[0] == "Tom"]
+
+
+def test_the_corrected_fact_is_expired_not_ended() -> None:
+    with Memory(":memory:", model=None) as memory:
+        memory.add_messages(
+            "g",
+            [
+                {"role": "user", "content": "my husband Tom is a chef at Globex", "created_at": "2024-05-01T10:00Z"},
+                {"role": "user", "content": "sorry, I meant Initech, not Globex", "created_at": "2024-05-03T10:00Z"},
+            ],
+            thread="t1",
+            user_name=SAM,
+        )
+        now = {(f.subject, f.relation, f.object) for f in memory.facts("g")}
+        then = {(f.subject, f.relation, f.object) for f in memory.facts("g", as_of="2024-05-02T00:00Z")}
+    assert ("Tom", "WORKS_AT", "Initech") in now and ("Tom", "WORKS_AT", "Initech") in then
+    assert ("Tom", "WORKS_AT", "Globex") not in now | then
