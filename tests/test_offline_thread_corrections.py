@@ -77,3 +77,26 @@ def test_the_corrected_fact_is_expired_not_ended() -> None:
         then = {(f.subject, f.relation, f.object) for f in memory.facts("g", as_of="2024-05-02T00:00Z")}
     assert ("Tom", "WORKS_AT", "Initech") in now and ("Tom", "WORKS_AT", "Initech") in then
     assert ("Tom", "WORKS_AT", "Globex") not in now | then
+
+
+# -- an organisation named later by the end of its name ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "expected"),
+    [
+        ("i teach bass at Escola Vila Musical", "i quit teaching at vila musical",
+         (SAM, "LEFT", "Escola Vila Musical")),
+        ("I work at Northbridge Community Hospital", "I left Community Hospital in May",
+         (SAM, "LEFT", "Northbridge Community Hospital")),
+        ("i'm a nurse at Royal Tees Infirmary", "finally left tees infirmary", (SAM, "LEFT", "Royal Tees Infirmary")),
+    ],
+)
+def test_the_end_of_a_longer_name_is_that_name(earlier: str, later: str, expected: tuple[str, str, str]) -> None:
+    assert expected in last_facts(earlier, later)
+
+
+def test_a_place_sharing_a_first_word_is_not_the_school() -> None:
+    facts = last_facts("we just moved to Vila Madalena", "i quit teaching at vila musical")
+    assert (SAM, "LEFT", "Vila Musical") in facts
+    assert not [f for f in facts if f[2] == "Vila Madalena"]

@@ -238,6 +238,9 @@ def _longer(name: str, label: str | None, names: dict[str, str | None]) -> str |
     found = []
     for full, known in names.items():
         parts = _words(full)
+        if _tail_of(words, label, parts, known):
+            found.append(full)  # "vila musical": Escola Vila Musical
+            continue
         if parts[0] != words[0] and parts[-1].rsplit("-", 1)[-1] != words[0]:
             continue
         if parts == words or (label and known and (label == "Person") != (known == "Person")):
@@ -250,6 +253,15 @@ def _longer(name: str, label: str | None, names: dict[str, str | None]) -> str |
         ):
             found.append(full)
     return found[0] if len(found) == 1 else None
+
+
+def _tail_of(words: list[str], label: str | None, parts: list[str], known: str | None) -> bool:
+    """Whether a name of two words or more is the end of a longer organisation's name said earlier, with no
+    label against it (a place "Vila Madalena" is not the school "Escola Vila Madalena")."""
+    return (
+        len(words) >= 2 and len(parts) > len(words) and parts[-len(words) :] == words
+        and known not in ("Person", "Location") and label in (None, known)
+    )
 
 
 def expand_names(thread: Thread, names: Iterable[tuple[str, str | None]], speaker: str | None) -> dict[str, str]:
@@ -286,9 +298,25 @@ def recapitalise(text: str, thread: Thread, speaker: str | None) -> str:
         if len(words[0]) < 3 or words[0].casefold() in _NEVER or words[0].casefold() in mine:
             continue
         starts.setdefault(words[0].casefold(), []).append(full)
+    tails: dict[str, list[list[str]]] = {}  # "vila musical" of Escola Vila Musical: the end of a longer name
+    for full, label in thread.names.items():
+        words = full.split()
+        if len(words) >= 3 and label not in ("Person", "Location"):
+            for k in range(1, len(words) - 1):
+                if words[k].casefold() not in _NEVER:
+                    tails.setdefault(words[k].casefold(), []).append(words[k:])
     tokens = _tokens(text)
     out = list(text)
+    done = -1
     for i, token in enumerate(tokens):
+        if i <= done:
+            continue
+        tail = _tail_at(tokens, i, tails.get(token.text))
+        if tail is not None:
+            for j, part in enumerate(tail):
+                out[tokens[i + j].start : tokens[i + j].start + len(part)] = part
+            done = i + len(tail) - 1
+            continue
         base = re.split(r"['’]", token.text)[0]
         fulls = starts.get(base.lower())
         if not fulls or not token.text.islower() or base.lower() in _PERSON_NOUNS or len(set(fulls)) > 1:
@@ -296,17 +324,31 @@ def recapitalise(text: str, thread: Thread, speaker: str | None) -> str:
         full = fulls[0]
         if thread.names.get(full) != "Person" and i > 0 and tokens[i - 1].lower in _DETERMINERS and " " not in full:
             continue  # "the logic of it": a word, not the tool said earlier
+        edits: list[tuple[int, str]] = []
         for j, part in enumerate(full.split()):
             if i + j >= len(tokens):
                 break
             said = re.split(r"['’]", tokens[i + j].text)[0] if j == 0 else tokens[i + j].text
             if said.lower() != part.lower() or len(said) != len(part) or not said.islower():
                 break
-            start = tokens[i + j].start
-            out[start : start + len(part)] = part
+            edits.append((tokens[i + j].start, part))
             if said != tokens[i + j].text:
                 break  # "tom's": the name, then what follows it
+        if len(edits) < len(full.split()) and thread.names.get(full) == "Location":
+            continue  # "vila musical" after "Vila Madalena": a place is not called by its first word
+        for start, part in edits:
+            out[start : start + len(part)] = part
     return "".join(out)
+
+
+def _tail_at(tokens: list[Token], i: int, tails: list[list[str]] | None) -> list[str] | None:
+    """The one end of a longer name said earlier that the lower-case words from ``i`` spell out in full."""
+    found = [
+        tail for tail in tails or []
+        if i + len(tail) <= len(tokens)
+        and all(tokens[i + j].text == part.lower() for j, part in enumerate(tail))
+    ]
+    return found[0] if len({" ".join(t) for t in found}) == 1 else None
 
 
 def thread_person(ctx: Context, pronoun: str, at: int) -> str | None:
