@@ -100,3 +100,40 @@ def test_a_place_sharing_a_first_word_is_not_the_school() -> None:
     facts = last_facts("we just moved to Vila Madalena", "i quit teaching at vila musical")
     assert (SAM, "LEFT", "Vila Musical") in facts
     assert not [f for f in facts if f[2] == "Vila Madalena"]
+
+
+# -- a job applied for, then got; a job left with its town -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("applied", "got"),
+    [
+        ("I've applied to Northwind Health, fingers crossed", "got the job!! starting in september"),
+        ("i have an interview at Northwind Health on friday", "they offered me the role 🎉"),
+        ("just applied for a nurse post at Northwind Health", "GOT IT"),
+        ("so i applied to Northwind Health", "got it!!! start on the 3rd"),
+    ],
+)
+def test_a_job_applied_for_then_got(applied: str, got: str) -> None:
+    assert (SAM, "WORKS_AT", "Northwind Health") in last_facts(applied, got)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("I've applied to Northwind Health", "got it, thanks"),  # understood, not hired
+        ("I've applied to Northwind Health", "i didn't get the job"),
+        ("my friend works at Northwind Health", "got the job!!"),  # nothing the user applied to
+    ],
+)
+def test_no_job_without_an_application_and_a_yes(earlier: str, later: str) -> None:
+    assert not [f for f in last_facts(earlier, later) if f[1] == "WORKS_AT"]
+
+
+@pytest.mark.parametrize(
+    "left", ["left Royal Infirmary last week", "i've finished at Royal Infirmary", "I resigned from royal infirmary"]
+)
+def test_a_job_left_takes_its_town(left: str) -> None:
+    facts = last_facts("I'm a nurse at Royal Infirmary in Leeds, and I live in Leeds", left)
+    assert (SAM, "NO_LONGER_WORKS_IN", "Leeds") in facts
+    assert not [f for f in facts if f[1] in ("NO_LONGER_LIVES_IN", "NO_LONGER_LINKED_TO")]

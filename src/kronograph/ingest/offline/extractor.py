@@ -25,6 +25,7 @@ from .stops import read_stops, spread_switch
 from .thread import Thread, expand_names, moved, newborn, recapitalise, rename
 from .thread_answers import answer
 from .thread_corrections import correct_earlier
+from .thread_life import hired, job_town_ended
 from .ventures import read_ventures
 
 __all__ = ["OfflineExtractor"]
@@ -108,7 +109,9 @@ class OfflineExtractor:
             if reporting:  # a baby or a move the thread announced, now here or done
                 newborn(ctx, content)
                 moved(ctx, content)
+                hired(ctx, content)
             rename(ctx, expand_names(thread, [(e.name, ctx.label(e.name)) for e in ctx.entities.values()], ctx.speaker))
+            job_town_ended(ctx)
         self.notes = ctx.unread
         return Extraction(
             reasoning=_reasoning(ctx), entities=list(ctx.entities.values()), facts=list(ctx.facts.values())

@@ -34,6 +34,7 @@ from .dates import find_times
 from .kin import KIN, of_gender
 from .lowercase import COMMON
 from .names import Token, tokenize
+from .thread_life import applied_to
 
 __all__ = [
     "Earlier", "Said", "Thread", "expand_names", "moved", "newborn", "read_thread", "recapitalise", "rename",
@@ -105,6 +106,7 @@ class Earlier(NamedTuple):
     relation: str
     object: str
     valid_at: str | None  # ISO: the stated start, else the message's reference time (None if neither)
+    said: int = 0  # which earlier message stated it (its place in the thread)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +122,7 @@ class Thread:
     expecting: tuple[str, ...] | None = None  # a baby on the way: the other parents named (None: no baby said)
     moving: tuple[str | None, str | None] | None = None  # a move the user planned: from where, to where
     facts: tuple[Earlier, ...] = ()  # the user's earlier facts, oldest first
+    applied: str | None = None  # the organisation the user last said they applied to (see thread_life.py)
 
 
 def read_thread(previous: Iterable[Said]) -> Thread:
@@ -182,10 +185,13 @@ def _step(thread: Thread, said: Said) -> Thread:
         moving = (plan.group("out"), plan.group("to"))
     facts = thread.facts
     if (said.role or "user").casefold() == "user" and stated:
-        facts = (*facts, *(Earlier(s, r, _fold(o, None, names), v) for s, r, o, v in stated))
+        facts = (*facts, *(Earlier(s, r, _fold(o, None, names), v, len(thread.people)) for s, r, o, v in stated))
+    applied = thread.applied
+    if (said.role or "user").casefold() == "user" and (org := applied_to(content)) is not None:
+        applied = _fold(org, "Organization", names)
     return Thread(
         names=names, people=(*thread.people, people), unnamed=(*thread.unnamed, unnamed), genders=genders,
-        speakers=frozenset(who), question=asked, expecting=expecting, moving=moving, facts=facts,
+        speakers=frozenset(who), question=asked, expecting=expecting, moving=moving, facts=facts, applied=applied,
     )
 
 

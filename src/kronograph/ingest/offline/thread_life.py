@@ -1,0 +1,101 @@
+"""Working life across messages: a job applied for, then "got it!!"; a job left that took its town with it.
+
+- "I've applied to Harrogate District Hospital" (or "interview at X on friday"), then in a later message "GOT
+  IT 🎉 starting in july" / "got the job!" / "they offered me the role": the user WORKS_AT X, from the start
+  the message gives. Only the latest organisation applied to, and only the user's own words.
+- "I'm a nurse at St James's in Leeds" (WORKS_AT and WORKS_IN, said together), later "left St James's": the
+  town went with the job (NO_LONGER_WORKS_IN Leeds), though a home there is another matter.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from .context import Context, Subject
+from .dates import find_times
+
+if TYPE_CHECKING:
+    from .thread import Thread
+
+__all__ = ["APPLIED", "hired", "job_town_ended"]
+
+_ORG = r"(?P<{}>(?-i:[A-Z])[\w'’&.-]*(?:\s+(?:(?-i:[A-Z])[\w'’&.-]*|of|de|&))*)"
+# "I've applied to X", "applied for a job at X", "I have an interview at X", "interviewing with X"
+APPLIED = re.compile(
+    r"\b(?:(?:i(?:'ve|\s+have)?|just|so|finally)\s+)+applied\s+(?:to|at|for\s+(?:a|the)\s+[\w\s-]{1,30}?\s+at)\s+"
+    + _ORG.format("org")
+    + r"|\b(?:i(?:'ve|\s+have)\s+(?:got\s+)?an?\s+interview|i'm\s+interviewing)\s+(?:at|with)\s+"
+    + _ORG.format("org2"),
+    re.IGNORECASE,
+)
+# "GOT IT 🎉", "got the job!!", "i got the role", "they offered me the position", "i'm hired"
+_GOT = re.compile(
+    r"^\W*(?:(?:i\s+)?got\s+(?:it|the\s+(?:job|role|post|position|offer))\b|(?:they|she|he)\s+offered\s+me\s+the\s+"
+    r"(?:job|role|post|position)\b|i(?:'m|\s+am|\s+got)\s+hired\b|(?:i\s+)?accepted\s+the\s+offer\b)",
+    re.IGNORECASE,
+)
+_CHEER = re.compile(r"!|[\U0001F300-\U0001FAFF\u2600-\u27BF]|\bstart", re.IGNORECASE)
+_NOT_ORGS = frozenset("I The A An It This That My Our".split())
+
+
+def applied_to(content: str) -> str | None:
+    """The organisation a user's message says they applied to or interview at, if any."""
+    m = APPLIED.search(content)
+    if m is None:
+        return None
+    org = m.group("org") or m.group("org2") or ""
+    return org if org and org.split()[0] not in _NOT_ORGS else None
+
+
+def hired(ctx: Context, content: str) -> int:
+    """ "got it!! starting in july" after "I've applied to X": the user works at X from then."""
+    thread = ctx.thread
+    if thread is None or thread.applied is None or not ctx.speaker or (got := _GOT.search(content)) is None:
+        return 0
+    if got.group(0).strip().casefold().endswith("got it") and not got.group(0).strip().isupper() and not (
+        _CHEER.search(content)
+    ):
+        return 0  # "got it, thanks": understood, not hired
+    reference = ctx.reference
+    starts = [t for t in find_times(content, reference) if t.role in ("at", "since")] if reference else []
+    made = ctx.add_fact(Subject(ctx.speaker, 0.7), "WORKS_AT", (thread.applied, "Organization"), (None, None),
+                        content, cap=0.7)
+    if made and starts:
+        when = starts[0].when
+        if reference is not None and when < reference and starts[0].text.lower().startswith("starting"):
+            when = _next_year(when)
+        key = (ctx.speaker.casefold(), "WORKS_AT", thread.applied.casefold())
+        ctx.facts[key].valid_at = when.isoformat()
+        ctx.facts[key].time_expression = starts[0].text
+    return made
+
+
+def _next_year(when: datetime) -> datetime:
+    """ "starting in july", said in May of a year: that July, not last year's."""
+    try:
+        return when.replace(year=when.year + 1)
+    except ValueError:  # 29 February
+        return when.replace(year=when.year + 1, day=28)
+
+
+def job_town_ended(ctx: Context) -> int:
+    """A job left whose town was said with it: the user no longer works in that town."""
+    thread = ctx.thread
+    if thread is None:
+        return 0
+    made = 0
+    for fact in list(ctx.facts.values()):
+        if fact.relation != "LEFT":
+            continue
+        at_job = {e.said for e in thread.facts if (e.subject, e.relation, e.object) == (
+            fact.subject, "WORKS_AT", fact.object)}
+        for town in _towns(thread, fact.subject, at_job):
+            made += ctx.add_fact(Subject(fact.subject, 0.7), "NO_LONGER_WORKS_IN", (town, "Location"),
+                                 (None, None), "", cap=0.7)
+    return made
+
+
+def _towns(thread: Thread, subject: str, messages: set[int]) -> list[str]:
+    return [e.object for e in thread.facts if e.said in messages and (e.subject, e.relation) == (subject, "WORKS_IN")]
