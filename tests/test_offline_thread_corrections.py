@@ -137,3 +137,27 @@ def test_a_job_left_takes_its_town(left: str) -> None:
     facts = last_facts("I'm a nurse at Royal Infirmary in Leeds, and I live in Leeds", left)
     assert (SAM, "NO_LONGER_WORKS_IN", "Leeds") in facts
     assert not [f for f in facts if f[1] in ("NO_LONGER_LIVES_IN", "NO_LONGER_LINKED_TO")]
+
+
+# -- a move under way ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "out", "to"),
+    [
+        ("moving out of our flat in Leith this week, we found a house in Portobello", "Leith", "Portobello"),
+        ("we're moving out of Leith today!! just bought a flat in Portobello", "Leith", "Portobello"),
+        ("moving out of my studio in Gracia tomorrow, rented a room in Sants", "Gracia", "Sants"),
+    ],
+)
+def test_a_move_under_way(text: str, out: str, to: str) -> None:
+    facts = last_facts(text)
+    assert (SAM, "NO_LONGER_LIVES_IN", out) in facts
+    assert (SAM, "LIVES_IN", to) in facts
+    assert (SAM, "LIVES_IN", out) not in facts
+
+
+def test_a_move_next_month_is_no_move_yet() -> None:
+    facts = last_facts("moving out of our flat in Leith next month, we found a house in Portobello")
+    assert (SAM, "LIVES_IN", "Portobello") not in facts
+    assert (SAM, "NO_LONGER_LIVES_IN", "Leith") not in facts

@@ -25,7 +25,7 @@ from .stops import read_stops, spread_switch
 from .thread import Thread, expand_names, moved, newborn, recapitalise, rename
 from .thread_answers import answer
 from .thread_corrections import correct_earlier
-from .thread_life import hired, job_town_ended
+from .thread_life import hired, job_town_ended, moving_now
 from .ventures import read_ventures
 
 __all__ = ["OfflineExtractor"]
@@ -105,6 +105,7 @@ class OfflineExtractor:
                     ctx.unread.append(sentence_note(sentence, f"said by the {role.casefold()}"))  # type: ignore[union-attr]
         if reporting:
             spread_switch(ctx)
+            moving_now(ctx, content)
         if thread is not None:
             if reporting:  # a baby or a move the thread announced, now here or done
                 newborn(ctx, content)

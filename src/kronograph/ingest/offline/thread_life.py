@@ -3,6 +3,8 @@
 - "I've applied to Harrogate District Hospital" (or "interview at X on friday"), then in a later message "GOT
   IT 🎉 starting in july" / "got the job!" / "they offered me the role": the user WORKS_AT X, from the start
   the message gives. Only the latest organisation applied to, and only the user's own words.
+- "moving out of our flat in Leith this week, we found a house in Portobello": a move under way, not planned:
+  the user no longer lives in Leith, and lives in Portobello.
 - "I'm a nurse at St James's in Leeds" (WORKS_AT and WORKS_IN, said together), later "left St James's": the
   town went with the job (NO_LONGER_WORKS_IN Leeds), though a home there is another matter.
 """
@@ -19,7 +21,7 @@ from .dates import find_times
 if TYPE_CHECKING:
     from .thread import Thread
 
-__all__ = ["APPLIED", "hired", "job_town_ended"]
+__all__ = ["APPLIED", "hired", "job_town_ended", "moving_now"]
 
 _ORG = r"(?P<{}>(?-i:[A-Z])[\w'’&.-]*(?:\s+(?:(?-i:[A-Z])[\w'’&.-]*|of|de|&))*)"
 # "I've applied to X", "applied for a job at X", "I have an interview at X", "interviewing with X"
@@ -99,3 +101,34 @@ def job_town_ended(ctx: Context) -> int:
 
 def _towns(thread: Thread, subject: str, messages: set[int]) -> list[str]:
     return [e.object for e in thread.facts if e.said in messages and (e.subject, e.relation) == (subject, "WORKS_IN")]
+
+
+_PLACE = r"(?-i:[A-Z])[\w'’-]+(?:\s+(?-i:[A-Z])[\w'’-]+){0,2}"
+_HOME = r"(?:apartment|flat|house|place|home|condo|room|studio)"
+# "moving out of our flat in Leith this week", "we're moving out of Leith today"
+_MOVING_NOW = re.compile(
+    rf"\bmoving\s+out\s+of\s+(?:(?:our|my|the)\s+(?:\w+\s+)?{_HOME}\s+in\s+)?(?P<out>{_PLACE})"
+    r"(?:\s+(?:this\s+week(?:end)?|today|tomorrow|right\s+now|now))\b",
+    re.IGNORECASE,
+)
+# "we found a house in Portobello", "just bought a flat in Leith", "rented a place in Gracia"
+_NEW_HOME = re.compile(
+    rf"\b(?:found|bought|got|rented|signed\s+for)\s+(?:a|an|our)\s+(?:\w+\s+)?{_HOME}\s+in\s+(?P<to>{_PLACE})",
+    re.IGNORECASE,
+)
+
+
+def moving_now(ctx: Context, content: str) -> int:
+    """ "moving out of our flat in Leith this week, found a house in Portobello": the home ends now, the new one
+    starts (the home words around the old place are not a home still held)."""
+    m = _MOVING_NOW.search(content)
+    if m is None or not ctx.speaker:
+        return 0
+    me = Subject(ctx.speaker, 0.7)
+    out = m.group("out")
+    ctx.facts.pop((ctx.speaker.casefold(), "LIVES_IN", out.casefold()), None)
+    made = ctx.add_fact(me, "NO_LONGER_LIVES_IN", (out, "Location"), (None, None), content, cap=0.7)
+    new = _NEW_HOME.search(content, m.end())
+    if new is not None and new.group("to").casefold() != out.casefold():
+        made += ctx.add_fact(me, "LIVES_IN", (new.group("to"), "Location"), (None, None), content, cap=0.7)
+    return made
