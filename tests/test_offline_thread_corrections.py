@@ -161,3 +161,41 @@ def test_a_move_next_month_is_no_move_yet() -> None:
     facts = last_facts("moving out of our flat in Leith next month, we found a house in Portobello")
     assert (SAM, "LIVES_IN", "Portobello") not in facts
     assert (SAM, "NO_LONGER_LIVES_IN", "Leith") not in facts
+
+
+# -- "I said X. It's actually Y (now)" ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "relation", "old", "new"),
+    [
+        ("Sorry, I said Tom works at Acme Corp. It's actually Initech now, they merged in January.",
+         "Tom", "WORKS_AT", "Acme Corp", "Initech"),
+        ("I told you we live in Leith. Actually, it's Portobello, I always mix them up.",
+         SAM, "LIVES_IN", "Leith", "Portobello"),
+        ("oops, I mentioned that my sister Ana works at Globex. it's really Initech", "Ana", "WORKS_AT", "Globex",
+         "Initech"),
+    ],
+)
+def test_a_quoted_claim_then_the_right_name(text: str, subject: str, relation: str, old: str, new: str) -> None:
+    facts = last_facts(text)
+    assert (subject, "NO_LONGER_LINKED_TO", old) in facts
+    assert (subject, relation, new) in facts
+
+
+def test_a_change_now_ends_the_old_name_then_not_before() -> None:
+    with Memory(":memory:", model=None) as memory:
+        memory.add_messages(
+            "g",
+            [
+                {"role": "user", "content": "my husband Tom works at Acme Corp", "created_at": "2024-03-01T10:00Z"},
+                {"role": "user", "content": "Sorry, I said Tom works at Acme Corp. It's actually Initech now, "
+                 "they were bought in April.", "created_at": "2024-05-01T10:00Z"},
+            ],
+            thread="t1",
+            user_name=SAM,
+        )
+        now = {(f.subject, f.relation, f.object) for f in memory.facts("g")}
+        before = {(f.subject, f.relation, f.object) for f in memory.facts("g", as_of="2024-03-15T00:00Z")}
+    assert ("Tom", "WORKS_AT", "Initech") in now and ("Tom", "WORKS_AT", "Acme Corp") not in now
+    assert ("Tom", "WORKS_AT", "Acme Corp") in before and ("Tom", "WORKS_AT", "Initech") not in before

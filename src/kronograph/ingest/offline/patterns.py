@@ -104,6 +104,7 @@ ENDINGS: dict[str, tuple[str, ...]] = {
         "VOLUNTEERS_AT",
         "MEMBER_OF",
         "USES",
+        "ASSOCIATED_WITH",
     ),
 }
 

@@ -123,6 +123,7 @@ class Thread:
     moving: tuple[str | None, str | None] | None = None  # a move the user planned: from where, to where
     facts: tuple[Earlier, ...] = ()  # the user's earlier facts, oldest first
     applied: str | None = None  # the organisation the user last said they applied to (see thread_life.py)
+    first_said: dict[str, str] = field(default_factory=dict)  # name casefolded -> when a message first said it (ISO)
 
 
 def read_thread(previous: Iterable[Said]) -> Thread:
@@ -186,12 +187,16 @@ def _step(thread: Thread, said: Said) -> Thread:
     facts = thread.facts
     if (said.role or "user").casefold() == "user" and stated:
         facts = (*facts, *(Earlier(s, r, _fold(o, None, names), v, len(thread.people)) for s, r, o, v in stated))
+    first_said = thread.first_said
+    if said.at is not None and any(n.casefold() not in first_said for n, _ in entities):
+        first_said = {**{n.casefold(): said.at.isoformat() for n, _ in entities}, **first_said}
     applied = thread.applied
     if (said.role or "user").casefold() == "user" and (org := applied_to(content)) is not None:
         applied = _fold(org, "Organization", names)
     return Thread(
         names=names, people=(*thread.people, people), unnamed=(*thread.unnamed, unnamed), genders=genders,
         speakers=frozenset(who), question=asked, expecting=expecting, moving=moving, facts=facts, applied=applied,
+        first_said=first_said,
     )
 
 

@@ -7,16 +7,25 @@ that fact back: the fact that ends it is dated at the same start, so the store e
 correction (it was never true) rather than ending it now. The name right before "not X" ("Atkins, not Arup")
 takes its place, for the same subject and relation, from the same start. A fact corrected within the same
 message is ``corrections.py``'s.
+
+"Sorry, I said Tom's company is Acme. It's actually Initech" quotes an earlier claim and puts another name in
+its place: the quoted fact dates from when the thread first named Acme, and ends where Initech starts; with
+"now" or a date ("it's Initech now, they rebranded in January") that is a change from then, else a correction
+from the quoted fact's own start.
 """
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
+
 from .context import Context, Subject
+from .dates import find_times
 from .names import Run, Token
 from .patterns import ENDINGS
 from .thread import Earlier
 
-__all__ = ["correct_earlier"]
+__all__ = ["correct_earlier", "quoted_then_renamed"]
 
 _OWNED_UP = frozenset({"sorry", "correction", "oops", "mistake", "typo", "wrong", "meant", "mixed", "muddled"})
 _GLUE = frozenset({",", "—", "–", "-", "and"})
@@ -82,3 +91,43 @@ def _dated(ctx: Context, who: Subject, relation: str, name: str, valid_at: str |
     if made:
         ctx.facts[(who.name.casefold(), relation, name.casefold())].valid_at = valid_at
     return made
+
+
+_NAME = r"[A-Z][\w'’&.-]*(?:\s+(?:[A-Z][\w'’&.-]*|of|de|&))*"
+_QUOTED = re.compile(
+    r"\bI\s+(?:said|told\s+you|mentioned|wrote)\s+(?:that\s+)?(?P<clause>[^.!?]+)[.!?]+\s*(?:but\s+|so\s+)?"
+    r"(?:(?:[Ii]t's|[Ii]t\s+is|[Ii]ts|[Tt]hat's)\s+(?:actually\s+|really\s+|now\s+|called\s+)+|[Aa]ctually,?\s+"
+    rf"(?:it's|it\s+is)\s+(?:called\s+|now\s+)*)(?P<new>{_NAME})(?P<rest>[^.!?]*)",
+)
+
+
+def quoted_then_renamed(ctx: Context, content: str) -> int:
+    """ "I said X ... It's actually Y (now)": the quoted fact about X, dated when X was first said, ends where Y
+    starts."""
+    m = _QUOTED.search(content)
+    if m is None:
+        return 0
+    clause, new = m.group("clause"), m.group("new")
+    quoted = [f for f in ctx.facts.values() if f.object in clause and f.object.casefold() != new.casefold()]
+    if not quoted:
+        return 0
+    fact = quoted[-1]
+    thread = ctx.thread
+    first = thread.first_said.get(fact.object.casefold()) if thread is not None else None
+    if first is not None:
+        fact.valid_at, fact.time_expression = first, None
+    reference = ctx.reference
+    times = [t for t in find_times(m.group("rest"), reference) if t.role in ("at", "since")] if reference else []
+    if times:
+        since: str | None = times[0].when.isoformat()
+    elif re.search(r"\bnow\b", content[m.end("clause") : m.end()]):
+        since = reference.isoformat() if reference is not None else None
+    else:
+        since = fact.valid_at  # a correction: never true
+    if since and fact.valid_at and datetime.fromisoformat(since) < datetime.fromisoformat(fact.valid_at):
+        since = fact.valid_at  # changed before it was said: it was already wrong then, a correction
+    ending = _ending(fact.relation)
+    if ending is None:
+        return 0
+    who = Subject(fact.subject, 0.8)
+    return _dated(ctx, who, ending, fact.object, since) + _dated(ctx, who, fact.relation, new, since)
