@@ -199,3 +199,23 @@ def test_a_change_now_ends_the_old_name_then_not_before() -> None:
         before = {(f.subject, f.relation, f.object) for f in memory.facts("g", as_of="2024-03-15T00:00Z")}
     assert ("Tom", "WORKS_AT", "Initech") in now and ("Tom", "WORKS_AT", "Acme Corp") not in now
     assert ("Tom", "WORKS_AT", "Acme Corp") in before and ("Tom", "WORKS_AT", "Initech") not in before
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "new", "old"),
+    [
+        ("correction: Huerta Ferrer is in Meliana, not Alboraia", "Huerta Ferrer", "Meliana", "Alboraia"),
+        ("sorry, wrong town, Kestrel Bakery is actually in Ripon not Thirsk", "Kestrel Bakery", "Ripon", "Thirsk"),
+        ("oops, my mistake: Northgate Studio is based in Leith, not in Portobello", "Northgate Studio", "Leith",
+         "Portobello"),
+    ],
+)
+def test_where_someone_else_is_corrected(text: str, subject: str, new: str, old: str) -> None:
+    facts = last_facts(text)
+    assert (subject, "LOCATED_IN", new) in facts
+    assert (subject, "NO_LONGER_LINKED_TO", old) in facts
+    assert not [f for f in facts if f[0] == SAM and f[1] == "NO_LONGER_LINKED_TO"]  # not the speaker's
+
+
+def test_where_a_place_is_needs_a_correction() -> None:
+    assert not [f for f in last_facts("Kestrel Bakery is in Ripon, not Thirsk") if f[1] == "NO_LONGER_LINKED_TO"]

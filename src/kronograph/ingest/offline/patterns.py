@@ -105,6 +105,7 @@ ENDINGS: dict[str, tuple[str, ...]] = {
         "MEMBER_OF",
         "USES",
         "ASSOCIATED_WITH",
+        "LOCATED_IN",
     ),
 }
 

@@ -37,10 +37,12 @@ def correct_earlier(tokens: list[Token], runs: list[Run], ctx: Context) -> int:
     place; how many facts were made."""
     thread = ctx.thread
     words = [t.lower for t in tokens]
-    if thread is None or not thread.facts or _OWNED_UP.isdisjoint(words):
+    if _OWNED_UP.isdisjoint(words):
         return 0
+    made = _placed_instead(" ".join(t.text for t in tokens), ctx)
+    if thread is None or not thread.facts:
+        return made
     by_last = {r.last: r for r in runs}
-    made = 0
     for k, word in enumerate(words[:-1]):
         if word != "not":
             continue
@@ -131,3 +133,27 @@ def quoted_then_renamed(ctx: Context, content: str) -> int:
         return 0
     who = Subject(fact.subject, 0.8)
     return _dated(ctx, who, ending, fact.object, since) + _dated(ctx, who, fact.relation, new, since)
+
+
+_PLACED = re.compile(
+    rf"(?P<subject>{_NAME})\s+is\s+(?:actually\s+|really\s+)?(?:based\s+|located\s+)?in\s+(?P<new>{_NAME})\s*,?\s+"
+    rf"not\s+(?:in\s+)?(?P<old>{_NAME})"
+)
+
+
+def _placed_instead(text: str, ctx: Context) -> int:
+    """ "correction: Huerta Ferrer is in Meliana, not Alboraia": where that one is (a person lives there, anything
+    else is located there), and the place said before taken back, for it and not the speaker."""
+    m = _PLACED.search(text)
+    if m is None or m.group("subject").split()[0] in ("I", "It", "That", "This", "He", "She", "We", "They"):
+        return 0
+    subject, new, old = m.group("subject"), m.group("new"), m.group("old")
+    thread = ctx.thread
+    label = ctx.label(subject) or (thread.names.get(subject) if thread is not None else None)
+    facts = thread.facts if thread is not None else ()
+    earlier = next((e for e in reversed(facts) if e.subject == subject and e.object.casefold() == old.casefold()), None)
+    who = Subject(subject, 0.8)
+    start = earlier.valid_at if earlier is not None else None
+    made = _dated(ctx, who, "NO_LONGER_LINKED_TO", old, start)
+    lives = label == "Person" and not re.search(r"\b(?:based|located)\b", m.group(0))
+    return made + _dated(ctx, who, "LIVES_IN" if lives else "LOCATED_IN", new, start)
