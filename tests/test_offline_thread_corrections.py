@@ -219,3 +219,20 @@ def test_where_someone_else_is_corrected(text: str, subject: str, new: str, old:
 
 def test_where_a_place_is_needs_a_correction() -> None:
     assert not [f for f in last_facts("Kestrel Bakery is in Ripon, not Thirsk") if f[1] == "NO_LONGER_LINKED_TO"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("we moved!! Omar and I are in Leith now, two bedrooms", {(SAM, "Leith"), ("Omar", "Leith")}),
+        ("finally moved, we're in Gracia now", {(SAM, "Gracia")}),
+        ("just moved last week. I'm in Ripon now", {(SAM, "Ripon")}),
+    ],
+)
+def test_moved_and_now_in_a_place(text: str, expected: set[tuple[str, str]]) -> None:
+    assert {(f[0], f[2]) for f in last_facts(text) if f[1] == "LIVES_IN"} == expected
+
+
+@pytest.mark.parametrize("text", ["I moved the meeting. I'm in Leeds today", "we're in Leeds now for a conference"])
+def test_no_home_without_a_move(text: str) -> None:
+    assert not [f for f in last_facts(text) if f[1] == "LIVES_IN"]

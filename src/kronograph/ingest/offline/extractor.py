@@ -25,7 +25,7 @@ from .stops import read_stops, spread_switch
 from .thread import Thread, expand_names, moved, newborn, recapitalise, rename
 from .thread_answers import answer
 from .thread_corrections import correct_earlier, quoted_then_renamed
-from .thread_life import hired, job_town_ended, moving_now
+from .thread_life import hired, job_town_ended, moved_in_now, moving_now
 from .ventures import read_ventures
 
 __all__ = ["OfflineExtractor"]
@@ -106,6 +106,7 @@ class OfflineExtractor:
         if reporting:
             spread_switch(ctx)
             moving_now(ctx, content)
+            moved_in_now(ctx, content)
             quoted_then_renamed(ctx, content)
         if thread is not None:
             if reporting:  # a baby or a move the thread announced, now here or done

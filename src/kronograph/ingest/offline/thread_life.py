@@ -4,7 +4,8 @@
   IT 🎉 starting in july" / "got the job!" / "they offered me the role": the user WORKS_AT X, from the start
   the message gives. Only the latest organisation applied to, and only the user's own words.
 - "moving out of our flat in Leith this week, we found a house in Portobello": a move under way, not planned:
-  the user no longer lives in Leith, and lives in Portobello.
+  the user no longer lives in Leith, and lives in Portobello. "we moved!! Omar and I are in Leith now": both
+  live there.
 - "I'm a nurse at St James's in Leeds" (WORKS_AT and WORKS_IN, said together), later "left St James's": the
   town went with the job (NO_LONGER_WORKS_IN Leeds), though a home there is another matter.
 """
@@ -21,7 +22,7 @@ from .dates import find_times
 if TYPE_CHECKING:
     from .thread import Thread
 
-__all__ = ["APPLIED", "hired", "job_town_ended", "moving_now"]
+__all__ = ["APPLIED", "hired", "job_town_ended", "moved_in_now", "moving_now"]
 
 _ORG = r"(?P<{}>(?-i:[A-Z])[\w'’&.-]*(?:\s+(?:(?-i:[A-Z])[\w'’&.-]*|of|de|&))*)"
 # "I've applied to X", "applied for a job at X", "I have an interview at X", "interviewing with X"
@@ -131,4 +132,26 @@ def moving_now(ctx: Context, content: str) -> int:
     new = _NEW_HOME.search(content, m.end())
     if new is not None and new.group("to").casefold() != out.casefold():
         made += ctx.add_fact(me, "LIVES_IN", (new.group("to"), "Location"), (None, None), content, cap=0.7)
+    return made
+
+
+# "we moved!! Omar and I are in Leith now", "finally moved, we're in Gracia now", "just moved. I'm in Ripon now"
+_MOVED_NOW = re.compile(
+    r"\b(?:we|i|just|finally|have|'ve)\s+moved(?:\s+(?:house|in|flat|last\s+\w+|yesterday|today|this\s+week(?:end)?|"
+    r"on\s+\w+))?\s*[!.,]+\s*"
+    rf"(?:(?:we(?:'re|\s+are)|(?P<with>(?-i:[A-Z])[\w'’-]+)\s+and\s+i\s+are|i(?:'m|\s+am))\s+(?:now\s+)?"
+    rf"(?:in|living\s+in)\s+(?P<to>{_PLACE}))",
+    re.IGNORECASE,
+)
+
+
+def moved_in_now(ctx: Context, content: str) -> int:
+    """ "we moved!! Omar and I are in Leith now": the speaker (and the one named with them) live there."""
+    m = _MOVED_NOW.search(content)
+    if m is None or not ctx.speaker:
+        return 0
+    to = (m.group("to"), "Location")
+    made = ctx.add_fact(Subject(ctx.speaker, 0.7), "LIVES_IN", to, (None, None), content, cap=0.7)
+    if m.group("with") and ctx.label(m.group("with")) in (None, "Person"):
+        made += ctx.add_fact(Subject(m.group("with"), 0.7), "LIVES_IN", to, (None, None), content, cap=0.7)
     return made
