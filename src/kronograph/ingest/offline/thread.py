@@ -13,10 +13,13 @@ assistant's yes/no question right before it. With it:
   the latest message naming people named (or the one of the pronoun's
   gender), unless a person was since spoken of without a name ("how's
   your mum?");
-- a short "yes" to "Do you use X?", "Are you still at X?", "Is X your
-  boss?" is read as the user saying it ("yep DelPro" to "Do you use their
-  herd software?": I use DelPro); a "no" to a "still" question ends the
-  state. The question alone, or a "no", states nothing.
+- a short "yes" to the assistant's yes/no question is the user's statement
+  (thread_answers.py);
+- the user's earlier facts, with their starts, can be corrected or ended
+  (thread_corrections.py, thread_life.py).
+
+A thread is read once per prefix of messages (cached): the next message of a
+conversation adds one message's reading to the thread before it.
 """
 
 from __future__ import annotations
