@@ -236,3 +236,17 @@ def test_moved_and_now_in_a_place(text: str, expected: set[tuple[str, str]]) -> 
 @pytest.mark.parametrize("text", ["I moved the meeting. I'm in Leeds today", "we're in Leeds now for a conference"])
 def test_no_home_without_a_move(text: str) -> None:
     assert not [f for f in last_facts(text) if f[1] == "LIVES_IN"]
+
+
+@pytest.mark.parametrize(
+    "plan",
+    [
+        "we are selling the house in Glenelg and moving to Victor Harbor to be near our daughter",
+        "leaving our flat in Glenelg, moving to Victor Harbor so the kids can walk to school",
+        "giving up the cottage in Glenelg and moving to Victor Harbor next month",
+    ],
+)
+def test_a_home_left_with_a_planned_move_ends_when_moved(plan: str) -> None:
+    facts = last_facts("we live in Glenelg", plan, "we moved!! boxes everywhere")
+    assert (SAM, "NO_LONGER_LIVES_IN", "Glenelg") in facts
+    assert (SAM, "LIVES_IN", "Victor Harbor") in facts

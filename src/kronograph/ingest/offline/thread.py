@@ -83,7 +83,11 @@ _BORN_NAMED = re.compile(r"(?:^|[.!?]\s+)(?P<name>[A-Z][\w'’-]+)\s+(?:was\s+bo
 
 # "moving out of Leith next month", "we're moving to Leeds in june": a move to come
 _MOVE_PLAN = re.compile(
-    rf"\bmoving\s+(?:out\s+of\s+(?P<out>{_NAME})|(?:to|into)\s+(?P<to>{_NAME}))(?:\s+(?:next|this|in|on)\b|\s*[,.!]|$)"
+    rf"\bmoving\s+(?:out\s+of\s+(?P<out>{_NAME})|(?:to|into)\s+(?P<to>{_NAME}))(?:\s+(?:next|this|in|on|to|so|because|for)\b|\s*[,.!]|$)"
+)
+_LEAVING_HOME = re.compile(
+    rf"\b(?:selling|leaving|giving\s+up|moving\s+out\s+of)\s+(?:the|our|my)\s+(?:house|flat|home|place|apartment|"
+    rf"cottage|bungalow)\s+in\s+(?P<out>{_NAME})"
 )
 # "moved in!!", "we've moved!", "finally moved in", "all moved in": that move, done
 _MOVED = re.compile(
@@ -186,7 +190,8 @@ def _step(thread: Thread, said: Said) -> Thread:
         expecting = tuple(_fold(m.group(m.lastgroup or 0), "Person", names) for m in _CO_PARENT.finditer(content))
     moving = thread.moving
     if (said.role or "user").casefold() == "user" and (plan := _MOVE_PLAN.search(content)) is not None:
-        moving = (plan.group("out"), plan.group("to"))
+        left = _LEAVING_HOME.search(content)  # "selling the house in Glenelg and moving to Victor Harbor"
+        moving = (plan.group("out") or (left.group("out") if left else None), plan.group("to"))
     facts = thread.facts
     if (said.role or "user").casefold() == "user" and stated:
         facts = (*facts, *(Earlier(s, r, _fold(o, None, names), v, len(thread.people)) for s, r, o, v in stated))
