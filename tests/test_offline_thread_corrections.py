@@ -250,3 +250,20 @@ def test_a_home_left_with_a_planned_move_ends_when_moved(plan: str) -> None:
     facts = last_facts("we live in Glenelg", plan, "we moved!! boxes everywhere")
     assert (SAM, "NO_LONGER_LIVES_IN", "Glenelg") in facts
     assert (SAM, "LIVES_IN", "Victor Harbor") in facts
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "thing"),
+    [
+        ("i drive down in my fiat panda, it's ancient", "sold the panda. the metro is fine", "Fiat Panda"),
+        ("we drive a Honda Civic", "we sold the civic last week", "Honda Civic"),
+        ("I bought a Subaru Outback in 2019", "i sold my Outback", "Subaru Outback"),
+    ],
+)
+def test_a_thing_named_later_by_its_last_word(earlier: str, later: str, thing: str) -> None:
+    assert (SAM, "NO_LONGER_OWNS", thing) in last_facts(earlier, later)
+
+
+def test_a_kind_of_place_is_not_the_name_it_ends() -> None:
+    facts = last_facts("I sail at Galway Club", "i left the club")
+    assert not [f for f in facts if f[2] == "Galway Club"]

@@ -49,6 +49,14 @@ _RECENT = 4  # messages walked back for "he"/"she"
 _PERSON_NOUNS = frozenset(w for w, (_, _, label) in KIN.items() if label == "Person") | frozenset(
     "guy girl boy man woman lady baby doctor vet teacher".split()
 )
+_THINGS_DETERMINERS = frozenset("the my our his her".split())
+_KINDS = frozenset(
+    """
+    club school bank hospital university college street road park centre center house office group team society
+    app music studio shop store cafe restaurant bar farm clinic church hall library museum academy institute
+    company labs health energy capital systems solutions services foods works home city town village lake river
+    """.split()
+)
 _DETERMINERS = frozenset("a an the this that these those my your our his her their some any no every".split())
 _NEVER = COMMON | frozenset(
     """
@@ -257,7 +265,10 @@ def _longer(name: str, label: str | None, names: dict[str, str | None]) -> str |
     found = []
     for full, known in names.items():
         parts = _words(full)
-        if _tail_of(words, label, parts, known):
+        if _tail_of(words, label, parts, known) or (
+            len(words) == 1 and len(parts) == 2 and parts[1] == words[0] and known in (None, "Product")
+            and label in (None, "Product") and _distinct(words[0])
+        ):
             found.append(full)  # "vila musical": Escola Vila Musical
             continue
         if parts[0] != words[0] and parts[-1].rsplit("-", 1)[-1] != words[0]:
@@ -324,6 +335,10 @@ def recapitalise(text: str, thread: Thread, speaker: str | None) -> str:
             for k in range(1, len(words) - 1):
                 if words[k].casefold() not in _NEVER:
                     tails.setdefault(words[k].casefold(), []).append(words[k:])
+    lasts = {  # "panda" of Fiat Panda, said after "the"/"my": a thing or group named before by two words
+        words[1].casefold(): [[words[1]]] for full, label in thread.names.items()
+        if label in (None, "Product") and len(words := full.split()) == 2 and _distinct(words[1])
+    }
     tokens = _tokens(text)
     out = list(text)
     done = -1
@@ -331,6 +346,8 @@ def recapitalise(text: str, thread: Thread, speaker: str | None) -> str:
         if i <= done:
             continue
         tail = _tail_at(tokens, i, tails.get(token.text))
+        if tail is None and i > 0 and tokens[i - 1].lower in _THINGS_DETERMINERS:
+            tail = _tail_at(tokens, i, lasts.get(token.text))  # "sold the panda" after "my fiat panda"
         if tail is not None:
             for j, part in enumerate(tail):
                 out[tokens[i + j].start : tokens[i + j].start + len(part)] = part
@@ -358,6 +375,12 @@ def recapitalise(text: str, thread: Thread, speaker: str | None) -> str:
         for start, part in edits:
             out[start : start + len(part)] = part
     return "".join(out)
+
+
+def _distinct(word: str) -> bool:
+    """A word that can stand for the name it ends, not a kind of thing ("club", "school", "app")."""
+    folded = word.casefold()
+    return len(folded) >= 4 and word.isalpha() and folded not in _NEVER and folded not in _KINDS
 
 
 def _tail_at(tokens: list[Token], i: int, tails: list[list[str]] | None) -> list[str] | None:
