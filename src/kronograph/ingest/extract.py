@@ -74,7 +74,7 @@ async def extract(
         from .offline.thread import Said, read_thread
 
         reader = OfflineExtractor()
-        thread = read_thread([Said(e.role, e.speaker, e.content or "") for e in context])
+        thread = read_thread([Said(e.role, e.speaker, e.content or "", e.reference_time) for e in context])
         extraction = reader.extract(
             inp.content, reference_time=inp.local_reference_time, kind=inp.kind.value,
             speaker=inp.speaker, role=inp.role, addressee=inp.addressee, thread=thread if context else None,

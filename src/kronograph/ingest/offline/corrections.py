@@ -84,10 +84,13 @@ def take_back(tokens: list[Token], ctx: Context) -> int:
     for k, word in enumerate(words[:-1]):
         if word != "not" or k == 0 or words[k - 1] != "," or words[k + 1] in _NOT_NAMES:
             continue
-        end = k + 1
-        while end < len(tokens) and end - k <= 3 and tokens[end].text[:1].isalpha():
+        first = k + 2 if words[k + 1] in ("in", "at", "from") else k + 1  # "not in Thirsk": Thirsk
+        end = first
+        while end < len(tokens) and end - first <= 2 and tokens[end].text[:1].isalpha():
             end += 1
-        said = " ".join(t.text for t in tokens[k + 1 : end])
+        said = " ".join(t.text for t in tokens[first:end])
+        if not said:
+            continue
         if any(f.object.casefold() == said.casefold() for f in ctx.facts.values()):
             continue  # corrected within this episode already
         name = " ".join(w[:1].upper() + w[1:] for w in said.split())

@@ -22,7 +22,10 @@ from .names import Token, find_runs, name_label, tokenize
 from .org_places import read_org_places
 from .reader import SentenceReader
 from .stops import read_stops, spread_switch
-from .thread import Thread, answer, expand_names, moved, newborn, recapitalise, rename
+from .thread import Thread, expand_names, moved, newborn, recapitalise, rename
+from .thread_answers import answer
+from .thread_corrections import correct_earlier, quoted_then_renamed
+from .thread_life import hired, job_town_ended, moved_in_now, moving_now
 from .ventures import read_ventures
 
 __all__ = ["OfflineExtractor"]
@@ -102,11 +105,16 @@ class OfflineExtractor:
                     ctx.unread.append(sentence_note(sentence, f"said by the {role.casefold()}"))  # type: ignore[union-attr]
         if reporting:
             spread_switch(ctx)
+            moving_now(ctx, content)
+            moved_in_now(ctx, content)
+            quoted_then_renamed(ctx, content)
         if thread is not None:
             if reporting:  # a baby or a move the thread announced, now here or done
                 newborn(ctx, content)
                 moved(ctx, content)
+                hired(ctx, content)
             rename(ctx, expand_names(thread, [(e.name, ctx.label(e.name)) for e in ctx.entities.values()], ctx.speaker))
+            job_town_ended(ctx)
         self.notes = ctx.unread
         return Extraction(
             reasoning=_reasoning(ctx), entities=list(ctx.entities.values()), facts=list(ctx.facts.values())
@@ -155,7 +163,7 @@ class OfflineExtractor:
         made = clauses.read() + tied
         made += read_stops(text, ctx, None) + read_ventures(text, ctx) + read_org_places(tokens, runs, ctx, text)
         made += correct(tokens, runs + lowered, ctx, made > 0)
-        made += take_back(tokens, ctx)
+        made += correct_earlier(tokens, runs + lowered, ctx) + take_back(tokens, ctx)
         ctx.about_other = _about_other(tokens)
         if made == 0:
             ctx.not_understood += 1 if clauses.candidates else 0

@@ -93,6 +93,7 @@ ENDINGS: dict[str, tuple[str, ...]] = {
     "NO_LONGER_VOLUNTEERS_AT": ("VOLUNTEERS_AT",),
     "NO_LONGER_SUPPLIES": ("SUPPLIES",),
     "NO_LONGER_MEMBER_OF": ("MEMBER_OF",),
+    "NO_LONGER_WORKS_IN": ("WORKS_IN",),  # a job left that took its town with it (thread_life.py)
     # "sorry, wrong, the flat is in Maia, not Matosinhos": a place or organisation said before, taken back
     "NO_LONGER_LINKED_TO": (
         "LIVES_IN",
@@ -104,6 +105,8 @@ ENDINGS: dict[str, tuple[str, ...]] = {
         "VOLUNTEERS_AT",
         "MEMBER_OF",
         "USES",
+        "ASSOCIATED_WITH",
+        "LOCATED_IN",
     ),
 }
 

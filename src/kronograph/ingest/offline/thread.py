@@ -13,10 +13,13 @@ assistant's yes/no question right before it. With it:
   the latest message naming people named (or the one of the pronoun's
   gender), unless a person was since spoken of without a name ("how's
   your mum?");
-- a short "yes" to "Do you use X?", "Are you still at X?", "Is X your
-  boss?" is read as the user saying it ("yep DelPro" to "Do you use their
-  herd software?": I use DelPro); a "no" to a "still" question ends the
-  state. The question alone, or a "no", states nothing.
+- a short "yes" to the assistant's yes/no question is the user's statement
+  (thread_answers.py);
+- the user's earlier facts, with their starts, can be corrected or ended
+  (thread_corrections.py, thread_life.py).
+
+A thread is read once per prefix of messages (cached): the next message of a
+conversation adds one message's reading to the thread before it.
 """
 
 from __future__ import annotations
@@ -34,9 +37,10 @@ from .dates import find_times
 from .kin import KIN, of_gender
 from .lowercase import COMMON
 from .names import Token, tokenize
+from .thread_life import applied_to
 
 __all__ = [
-    "Said", "Thread", "answer", "expand_names", "moved", "newborn", "read_thread", "recapitalise", "rename",
+    "Earlier", "Said", "Thread", "expand_names", "moved", "newborn", "read_thread", "recapitalise", "rename",
     "thread_person",
 ]
 
@@ -44,6 +48,14 @@ _WHENEVER = datetime(2000, 1, 1, tzinfo=UTC)  # names do not depend on the day
 _RECENT = 4  # messages walked back for "he"/"she"
 _PERSON_NOUNS = frozenset(w for w, (_, _, label) in KIN.items() if label == "Person") | frozenset(
     "guy girl boy man woman lady baby doctor vet teacher".split()
+)
+_THINGS_DETERMINERS = frozenset("the my our his her".split())
+_KINDS = frozenset(
+    """
+    club school bank hospital university college street road park centre center house office group team society
+    app music studio shop store cafe restaurant bar farm clinic church hall library museum academy institute
+    company labs health energy capital systems solutions services foods works home city town village lake river
+    """.split()
 )
 _DETERMINERS = frozenset("a an the this that these those my your our his her their some any no every".split())
 _NEVER = COMMON | frozenset(
@@ -79,7 +91,11 @@ _BORN_NAMED = re.compile(r"(?:^|[.!?]\s+)(?P<name>[A-Z][\w'’-]+)\s+(?:was\s+bo
 
 # "moving out of Leith next month", "we're moving to Leeds in june": a move to come
 _MOVE_PLAN = re.compile(
-    rf"\bmoving\s+(?:out\s+of\s+(?P<out>{_NAME})|(?:to|into)\s+(?P<to>{_NAME}))(?:\s+(?:next|this|in|on)\b|\s*[,.!]|$)"
+    rf"\bmoving\s+(?:out\s+of\s+(?P<out>{_NAME})|(?:to|into)\s+(?P<to>{_NAME}))(?:\s+(?:next|this|in|on|to|so|because|for)\b|\s*[,.!]|$)"
+)
+_LEAVING_HOME = re.compile(
+    rf"\b(?:selling|leaving|giving\s+up|moving\s+out\s+of)\s+(?:the|our|my)\s+(?:house|flat|home|place|apartment|"
+    rf"cottage|bungalow)\s+in\s+(?P<out>{_NAME})"
 )
 # "moved in!!", "we've moved!", "finally moved in", "all moved in": that move, done
 _MOVED = re.compile(
@@ -89,11 +105,23 @@ _MOVED = re.compile(
 
 
 class Said(NamedTuple):
-    """One earlier message: its role, its speaker and its text."""
+    """One earlier message: its role, its speaker, its text and its reference time (where an undated fact it
+    stated starts)."""
 
     role: str | None
     speaker: str | None
     content: str
+    at: datetime | None = None
+
+
+class Earlier(NamedTuple):
+    """A fact a user's earlier message stated, as the rules read it alone: what a later message may correct."""
+
+    subject: str
+    relation: str
+    object: str
+    valid_at: str | None  # ISO: the stated start, else the message's reference time (None if neither)
+    said: int = 0  # which earlier message stated it (its place in the thread)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,71 +136,99 @@ class Thread:
     question: str | None = None  # the assistant's question, when it is the message right before
     expecting: tuple[str, ...] | None = None  # a baby on the way: the other parents named (None: no baby said)
     moving: tuple[str | None, str | None] | None = None  # a move the user planned: from where, to where
+    facts: tuple[Earlier, ...] = ()  # the user's earlier facts, oldest first
+    applied: str | None = None  # the organisation the user last said they applied to (see thread_life.py)
+    first_said: dict[str, str] = field(default_factory=dict)  # name casefolded -> when a message first said it (ISO)
 
 
 def read_thread(previous: Iterable[Said]) -> Thread:
     """The thread of ``previous`` (oldest first): each message's names, with what came before it."""
-    thread = Thread()
-    for said in previous:
-        if not said.content.strip():
+    return _read(tuple(s for s in previous if s.content.strip()))
+
+
+@lru_cache(maxsize=256)
+def _read(previous: tuple[Said, ...]) -> Thread:
+    """Cached by prefix: a conversation's next message reads the same earlier messages plus one (a thread given
+    once must not be changed by its readers)."""
+    if not previous:
+        return Thread()
+    return _step(_read(previous[:-1]), previous[-1])
+
+
+def _step(thread: Thread, said: Said) -> Thread:
+    """``thread`` with one more message."""
+    speakers = {said.speaker} if said.speaker else set()
+    content = recapitalise(said.content, thread, said.speaker)
+    entities, stated = _read_alone(content, said.speaker, said.at)
+    names = dict(thread.names)
+    for name, label in entities:
+        if name in speakers or name.casefold() in thread.speakers:
             continue
-        speakers = {said.speaker} if said.speaker else set()
-        content = recapitalise(said.content, thread, said.speaker)
-        entities = _entities(content, said.speaker)
-        names = dict(thread.names)
-        for name, label in entities:
-            if name in speakers or name.casefold() in thread.speakers:
-                continue
-            full = _fold(name, label, names)
-            names.setdefault(full, label)
-            if label and not names.get(full):
-                names[full] = label
-        if len(names) > len(thread.names):  # a name said earlier in short ("Sorensen") is the full one said later
-            names = {n: lab for n, lab in names.items() if _fold(n, lab, names) == n}
-        people = tuple(  # the people it named, or may have: a name known as nothing else
-            dict.fromkeys(
-                full for name, _ in entities
-                if names.get(full := _fold(name, "Person", names)) in ("Person", None) and name not in speakers
-                and name.casefold() not in thread.speakers
-            )
+        full = _fold(name, label, names)
+        names.setdefault(full, label)
+        if label and not names.get(full):
+            names[full] = label
+    if len(names) > len(thread.names):  # a name said earlier in short ("Sorensen") is the full one said later
+        names = {n: lab for n, lab in names.items() if _fold(n, lab, names) == n}
+    people = tuple(  # the people it named, or may have: a name known as nothing else
+        dict.fromkeys(
+            full for name, _ in entities
+            if names.get(full := _fold(name, "Person", names)) in ("Person", None) and name not in speakers
+            and name.casefold() not in thread.speakers
         )
-        genders = dict(thread.genders)
-        if gendered := _gendered(said.content):
-            genders.update({n.casefold(): gendered[n.split()[0].casefold()] for n in names
-                            if n.split()[0].casefold() in gendered})
-        tokens = _tokens(said.content)
-        unnamed = any(
-            t.lower in _PERSON_NOUNS and (i + 1 >= len(tokens) or not _named(tokens[i + 1]))
-            for i, t in enumerate(tokens)
-        )
-        who = set(thread.speakers)
-        if said.speaker:
-            who |= {said.speaker.casefold(), said.speaker.split()[0].casefold()}
-        asked = None
-        if (said.role or "").casefold() == "assistant":
-            asked = next((s for s in reversed(re.split(r"(?<=[.!?])\s+", said.content.strip())) if s.endswith("?")),
-                         None)
-        expecting = thread.expecting
-        if (said.role or "user").casefold() == "user" and _EXPECTING.search(content):
-            expecting = tuple(_fold(m.group(m.lastgroup or 0), "Person", names) for m in _CO_PARENT.finditer(content))
-        moving = thread.moving
-        if (said.role or "user").casefold() == "user" and (plan := _MOVE_PLAN.search(content)) is not None:
-            moving = (plan.group("out"), plan.group("to"))
-        thread = Thread(
-            names=names, people=(*thread.people, people), unnamed=(*thread.unnamed, unnamed), genders=genders,
-            speakers=frozenset(who), question=asked, expecting=expecting, moving=moving,
-        )
-    return thread
+    )
+    genders = dict(thread.genders)
+    if gendered := _gendered(said.content):
+        genders.update({n.casefold(): gendered[n.split()[0].casefold()] for n in names
+                        if n.split()[0].casefold() in gendered})
+    tokens = _tokens(said.content)
+    unnamed = any(
+        t.lower in _PERSON_NOUNS and (i + 1 >= len(tokens) or not _named(tokens[i + 1]))
+        for i, t in enumerate(tokens)
+    )
+    who = set(thread.speakers)
+    if said.speaker:
+        who |= {said.speaker.casefold(), said.speaker.split()[0].casefold()}
+    asked = None
+    if (said.role or "").casefold() == "assistant":
+        asked = next((s for s in reversed(re.split(r"(?<=[.!?])\s+", said.content.strip())) if s.endswith("?")),
+                     None)
+    expecting = thread.expecting
+    if (said.role or "user").casefold() == "user" and _EXPECTING.search(content):
+        expecting = tuple(_fold(m.group(m.lastgroup or 0), "Person", names) for m in _CO_PARENT.finditer(content))
+    moving = thread.moving
+    if (said.role or "user").casefold() == "user" and (plan := _MOVE_PLAN.search(content)) is not None:
+        left = _LEAVING_HOME.search(content)  # "selling the house in Glenelg and moving to Victor Harbor"
+        moving = (plan.group("out") or (left.group("out") if left else None), plan.group("to"))
+    facts = thread.facts
+    if (said.role or "user").casefold() == "user" and stated:
+        facts = (*facts, *(Earlier(s, r, _fold(o, None, names), v, len(thread.people)) for s, r, o, v in stated))
+    first_said = thread.first_said
+    if said.at is not None and any(n.casefold() not in first_said for n, _ in entities):
+        first_said = {**{n.casefold(): said.at.isoformat() for n, _ in entities}, **first_said}
+    applied = thread.applied
+    if (said.role or "user").casefold() == "user" and (org := applied_to(content)) is not None:
+        applied = _fold(org, "Organization", names)
+    return Thread(
+        names=names, people=(*thread.people, people), unnamed=(*thread.unnamed, unnamed), genders=genders,
+        speakers=frozenset(who), question=asked, expecting=expecting, moving=moving, facts=facts, applied=applied,
+        first_said=first_said,
+    )
 
 
 @lru_cache(maxsize=2048)
-def _entities(content: str, speaker: str | None) -> tuple[tuple[str, str | None], ...]:
-    """The names one message says and their labels, as the rules read it (a thread's messages are read again
-    for each message after them: once each, here)."""
+def _read_alone(
+    content: str, speaker: str | None, at: datetime | None
+) -> tuple[tuple[tuple[str, str | None], ...], tuple[tuple[str, str, str, str | None], ...]]:
+    """The names one message says, with their labels, and the facts it states (a start only where it says
+    one), as the rules read it alone (once per message, here)."""
     from .extractor import OfflineExtractor  # the extractor imports this module
 
-    result = OfflineExtractor().extract(content, reference_time=_WHENEVER, speaker=speaker, role="user")
-    return tuple((e.name, e.labels[0] if e.labels else None) for e in result.entities)
+    result = OfflineExtractor().extract(content, reference_time=at or _WHENEVER, speaker=speaker, role="user")
+    names = tuple((e.name, e.labels[0] if e.labels else None) for e in result.entities)
+    when = at.isoformat() if at is not None else None
+    facts = tuple((f.subject, f.relation, f.object, f.valid_at or when) for f in result.facts)
+    return names, facts
 
 
 def _named(token: Token) -> bool:
@@ -209,6 +265,12 @@ def _longer(name: str, label: str | None, names: dict[str, str | None]) -> str |
     found = []
     for full, known in names.items():
         parts = _words(full)
+        if _tail_of(words, label, parts, known) or (
+            len(words) == 1 and len(parts) == 2 and parts[1] == words[0] and known in (None, "Product")
+            and label in (None, "Product") and _distinct(words[0])
+        ):
+            found.append(full)  # "vila musical": Escola Vila Musical
+            continue
         if parts[0] != words[0] and parts[-1].rsplit("-", 1)[-1] != words[0]:
             continue
         if parts == words or (label and known and (label == "Person") != (known == "Person")):
@@ -221,6 +283,15 @@ def _longer(name: str, label: str | None, names: dict[str, str | None]) -> str |
         ):
             found.append(full)
     return found[0] if len(found) == 1 else None
+
+
+def _tail_of(words: list[str], label: str | None, parts: list[str], known: str | None) -> bool:
+    """Whether a name of two words or more is the end of a longer organisation's name said earlier, with no
+    label against it (a place "Vila Madalena" is not the school "Escola Vila Madalena")."""
+    return (
+        len(words) >= 2 and len(parts) > len(words) and parts[-len(words) :] == words
+        and known not in ("Person", "Location") and label in (None, known)
+    )
 
 
 def expand_names(thread: Thread, names: Iterable[tuple[str, str | None]], speaker: str | None) -> dict[str, str]:
@@ -257,9 +328,31 @@ def recapitalise(text: str, thread: Thread, speaker: str | None) -> str:
         if len(words[0]) < 3 or words[0].casefold() in _NEVER or words[0].casefold() in mine:
             continue
         starts.setdefault(words[0].casefold(), []).append(full)
+    tails: dict[str, list[list[str]]] = {}  # "vila musical" of Escola Vila Musical: the end of a longer name
+    for full, label in thread.names.items():
+        words = full.split()
+        if len(words) >= 3 and label not in ("Person", "Location"):
+            for k in range(1, len(words) - 1):
+                if words[k].casefold() not in _NEVER:
+                    tails.setdefault(words[k].casefold(), []).append(words[k:])
+    lasts = {  # "panda" of Fiat Panda, said after "the"/"my": a thing or group named before by two words
+        words[1].casefold(): [[words[1]]] for full, label in thread.names.items()
+        if label in (None, "Product") and len(words := full.split()) == 2 and _distinct(words[1])
+    }
     tokens = _tokens(text)
     out = list(text)
+    done = -1
     for i, token in enumerate(tokens):
+        if i <= done:
+            continue
+        tail = _tail_at(tokens, i, tails.get(token.text))
+        if tail is None and i > 0 and tokens[i - 1].lower in _THINGS_DETERMINERS:
+            tail = _tail_at(tokens, i, lasts.get(token.text))  # "sold the panda" after "my fiat panda"
+        if tail is not None:
+            for j, part in enumerate(tail):
+                out[tokens[i + j].start : tokens[i + j].start + len(part)] = part
+            done = i + len(tail) - 1
+            continue
         base = re.split(r"['’]", token.text)[0]
         fulls = starts.get(base.lower())
         if not fulls or not token.text.islower() or base.lower() in _PERSON_NOUNS or len(set(fulls)) > 1:
@@ -267,17 +360,37 @@ def recapitalise(text: str, thread: Thread, speaker: str | None) -> str:
         full = fulls[0]
         if thread.names.get(full) != "Person" and i > 0 and tokens[i - 1].lower in _DETERMINERS and " " not in full:
             continue  # "the logic of it": a word, not the tool said earlier
+        edits: list[tuple[int, str]] = []
         for j, part in enumerate(full.split()):
             if i + j >= len(tokens):
                 break
             said = re.split(r"['’]", tokens[i + j].text)[0] if j == 0 else tokens[i + j].text
             if said.lower() != part.lower() or len(said) != len(part) or not said.islower():
                 break
-            start = tokens[i + j].start
-            out[start : start + len(part)] = part
+            edits.append((tokens[i + j].start, part))
             if said != tokens[i + j].text:
                 break  # "tom's": the name, then what follows it
+        if len(edits) < len(full.split()) and thread.names.get(full) == "Location":
+            continue  # "vila musical" after "Vila Madalena": a place is not called by its first word
+        for start, part in edits:
+            out[start : start + len(part)] = part
     return "".join(out)
+
+
+def _distinct(word: str) -> bool:
+    """A word that can stand for the name it ends, not a kind of thing ("club", "school", "app")."""
+    folded = word.casefold()
+    return len(folded) >= 4 and word.isalpha() and folded not in _NEVER and folded not in _KINDS
+
+
+def _tail_at(tokens: list[Token], i: int, tails: list[list[str]] | None) -> list[str] | None:
+    """The one end of a longer name said earlier that the lower-case words from ``i`` spell out in full."""
+    found = [
+        tail for tail in tails or []
+        if i + len(tail) <= len(tokens)
+        and all(tokens[i + j].text == part.lower() for j, part in enumerate(tail))
+    ]
+    return found[0] if len({" ".join(t) for t in found}) == 1 else None
 
 
 def thread_person(ctx: Context, pronoun: str, at: int) -> str | None:
@@ -301,60 +414,6 @@ def thread_person(ctx: Context, pronoun: str, at: int) -> str | None:
             return fits[0]
         return known[0] if len(known) == 1 else None
     return None
-
-
-_AFFIRM = re.compile(
-    r"^\W*(?:yes+|yeah+|yep+|yup|ya|yea|sure|definitely|absolutely|correct|exactly|indeed|of\s+course|"
-    r"that's\s+right|i\s+do|we\s+do|i\s+am|we\s+are|i\s+have|we\s+have)\b[\s,.!:;—-]*",
-    re.IGNORECASE,
-)
-_DENY = re.compile(r"^\W*(?:no+|nope|nah|not\s+any\s*more|not\s+anymore)\b", re.IGNORECASE)
-_TAIL = re.compile(r"(?:\s+(?:too|also|as\s+well|yet|now|currently|these\s+days|then|right))+\s*$", re.IGNORECASE)
-_LEAD = r"^(?:[Ss]o\s+|[Aa]nd\s+)?"
-_ASKED = (
-    # "are you still at Acme?": a job; "are you still in Leeds?": a home
-    (re.compile(_LEAD + r"[Aa]re\s+you\s+(?P<still>still\s+)(?P<rest>at\s+[A-Z].*?)\?$"), "I {still}work {rest}"),
-    (re.compile(_LEAD + r"[Aa]re\s+you\s+(?P<still>still\s+)(?P<rest>in\s+[A-Z].*?)\?$"), "I {still}live {rest}"),
-    (re.compile(_LEAD + r"do\s+you\s+(?P<still>still\s+)?(?P<rest>[a-z]+\s+.+?)\?$", re.I), "I {still}{rest}"),
-    (re.compile(_LEAD + r"are\s+you\s+(?P<still>still\s+)?(?P<rest>.+?)\?$", re.I), "I'm {still}{rest}"),
-    (re.compile(_LEAD + r"have\s+you\s+(?P<still>)(?P<rest>[a-z]+\s+.+?)\?$", re.I), "I have {rest}"),
-    # "is Tom your boss?"
-    (re.compile(_LEAD + r"[Ii]s\s+(?P<still>)(?P<name>[A-Z][\w.'’ -]*?)\s+(?P<rest>your\s+.+?)\?$"),
-     "{name} is {rest}"),
-)
-_NAME_FIRST = re.compile(r"^(?P<name>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})\b")
-
-
-def answer(thread: Thread | None, content: str) -> str | None:
-    """The user's statement a short answer makes of the assistant's yes/no question right before, if any."""
-    if thread is None or thread.question is None:
-        return None
-    question = " ".join(thread.question.split())
-    if " or " in question.casefold() or re.search(r"\b(?:ever|would|could|might|should)\b", question, re.I):
-        return None
-    for regex, template in _ASKED:
-        m = regex.match(question)
-        if m is not None:
-            break
-    else:
-        return None
-    rest = _TAIL.sub("", m.group("rest"))
-    rest = re.sub(r"\byour\b", "my", re.sub(r"\byours\b", "mine", re.sub(r"\byou\b", "me", rest)))
-    still = m.group("still") or ""
-    yes, no = _AFFIRM.match(content), _DENY.match(content)
-    if yes is not None:
-        given = _NAME_FIRST.match(content[yes.end() :])
-        if given is not None and not re.search(r"\b[A-Z]", rest) and template.startswith("I {"):
-            words = rest.split()  # "yep DelPro" to "do you use their herd software": I use DelPro
-            rest = f"{words[0]} {given.group('name')}"
-        statement = template.format(still=still, rest=rest, name=m.groupdict().get("name"))
-    elif no is not None and still:
-        statement = template.format(still="no longer ", rest=rest, name=None)
-    else:
-        return None
-    if not any(w[:1].isupper() for w in statement.split()[1:]) and statement.split()[0] in ("I", "I'm"):
-        return None  # nothing named: nothing to link
-    return statement + "."
 
 
 def rename(ctx: Context, names: dict[str, str]) -> None:
