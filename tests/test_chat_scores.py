@@ -19,11 +19,12 @@ DATA = Path(__file__).resolve().parent / "data"
 # set: (linked recall at least, wrong rate at most), as measured when issue 14's work stopped
 FLOORS = {
     "chat_conversations_dev.jsonl": (0.92, 0.03),
-    "chat_conversations_heldout.jsonl": (0.91, 0.02),
-    "chat_conversations_heldout2.jsonl": (0.60, 0.02),
+    "chat_conversations_heldout.jsonl": (0.91, 0.01),
+    "chat_conversations_heldout2.jsonl": (0.62, 0.01),
     "chat_conversations_heldout3.jsonl": (0.62, 0.05),
     "chat_conversations_heldout4.jsonl": (0.67, 0.02),
-    "chat_conversations_heldout5.jsonl": (0.39, 0.11),  # blind when scored
+    "chat_conversations_heldout5.jsonl": (0.65, 0.03),
+    "chat_conversations_heldout6.jsonl": (0.45, 0.03),  # blind when scored
 }
 
 
