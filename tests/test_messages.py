@@ -292,6 +292,13 @@ def test_an_interrupted_message_resumes_with_its_speaker_and_role(memory: Memory
 # -- an older database ---------------------------------------------------------------------------------------
 
 
+# the change feed's indexes (SQLite v16, PostgreSQL v13), which came later still
+_FEED_INDEXES = " ".join(
+    f"DROP INDEX IF EXISTS {name};"
+    for name in ("facts_by_recorded", "history_by_recorded", "history_by_group_fact", "audit_by_kind")
+)
+
+
 def _downgrade_sqlite(path: Any) -> None:
     """The file as kronograph wrote it before schema version 14 (and the later ones)."""
     import sqlite3
@@ -300,7 +307,7 @@ def _downgrade_sqlite(path: Any) -> None:
     conn.executescript(
         "ALTER TABLE episodes DROP COLUMN speaker; ALTER TABLE episodes DROP COLUMN role;"
         " DROP TABLE group_settings; ALTER TABLE facts DROP COLUMN event; ALTER TABLE fact_history DROP COLUMN event;"
-        " DELETE FROM schema_migrations WHERE version >= 14;"
+        f" {_FEED_INDEXES} DELETE FROM schema_migrations WHERE version >= 14;"
     )
     conn.close()
 
@@ -313,7 +320,8 @@ def _downgrade_postgres(url: str) -> None:
         conn.execute(
             "ALTER TABLE episodes DROP COLUMN speaker; ALTER TABLE episodes DROP COLUMN role;"
             " DROP TABLE group_settings; ALTER TABLE facts DROP COLUMN event;"
-            " ALTER TABLE fact_history DROP COLUMN event; DELETE FROM schema_migrations WHERE version >= 11;"
+            f" ALTER TABLE fact_history DROP COLUMN event; {_FEED_INDEXES}"
+            " DELETE FROM schema_migrations WHERE version >= 11;"
         )
 
 
