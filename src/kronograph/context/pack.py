@@ -3,7 +3,8 @@
 Each candidate line (a *piece*) has a value (its relevance, weighted by
 what kind of line it is: see :mod:`kronograph.context.value`) and a size in
 tokens. Pieces go in greedily, the most value per token first, while the
-running size (each line, plus a section's heading with its first line)
+running size (each line, plus its section's heading with the first line
+under it)
 stays within the budget; then the laid-out text is counted whole, and while
 it is over, the piece of least value per token comes out. Nothing is
 trusted to add up: the final text's count is what must fit.
@@ -11,7 +12,8 @@ trusted to add up: the final text's count is what must fit.
 Redundant pieces never go in: a line whose text is already in; a fact
 shown in another fact's line as what that one replaced; an episode excerpt
 whose content words are all in the lines of the block's facts that cite
-that episode (the facts already say what it said). Coverage is checked as
+that episode (the facts already say what it said); an entity whose summary's
+content words are all in the block's facts. Coverage is checked as
 pieces go in and once more at the end, when a later fact may cover an
 earlier excerpt; what that frees is filled again. Deterministic: ties go
 by the pieces' order as given.
@@ -46,6 +48,7 @@ class Piece:
     uuid: str = ""
     order: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    headings: tuple[tuple[str, int], ...] = ()  # (heading, its tokens): paid by the first line under it
 
     @property
     def density(self) -> float:
@@ -66,6 +69,8 @@ def _redundant(piece: Piece, chosen: Sequence[Piece]) -> bool:
             if c.section == "facts" and piece.episode in c.cites:
                 said |= c.terms
         return piece.terms <= said
+    if piece.section == "entities" and piece.terms:
+        return piece.terms <= {t for c in chosen if c.section == "facts" for t in c.terms}
     return False
 
 
@@ -79,25 +84,24 @@ def pack(
     layout: Callable[[list[Piece]], str],
     counter: TokenCounter,
     max_tokens: int,
-    headings: dict[str, int],
 ) -> tuple[list[Piece], str, int]:
-    """The pieces chosen, the text laid out from them and its size.
-    ``headings``: each section's heading's tokens, paid with its first line."""
+    """The pieces chosen, the text laid out from them and its size."""
     empty = layout([])
     base = counter.count(empty)
     ranked = sorted((p for p in pieces if p.value > 0), key=_key)
     chosen: list[Piece] = []
     dropped: set[int] = set()
     for _ in range(3):
-        total = base + sum(p.tokens for p in chosen) + sum(headings.get(s, 0) for s in {p.section for p in chosen})
+        opened = {h: t for p in chosen for h, t in p.headings}
+        total = base + sum(p.tokens for p in chosen) + sum(opened.values())
         for piece in ranked:
             if id(piece) in dropped or any(piece is c for c in chosen) or _redundant(piece, chosen):
                 continue
-            opens = not any(c.section == piece.section for c in chosen)
-            cost = piece.tokens + (headings.get(piece.section, 0) if opens else 0)
+            cost = piece.tokens + sum(t for h, t in piece.headings if h not in opened)
             if total + cost <= max_tokens:
                 chosen.append(piece)
                 total += cost
+                opened.update(piece.headings)
         stale = [p for p in chosen if _redundant(p, chosen)]
         if not stale:
             break
