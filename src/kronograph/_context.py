@@ -234,16 +234,17 @@ def _summaries(m: Material) -> None:
     it is current and no temporal mode is asked for, else one made from
     the block's facts about it that hold then."""
     temporal = m.as_of is not None or m.known_at is not None
+    about: dict[str, list[Fact]] = {}
+    for hit in m.facts:
+        if _holds(hit.item, m.moment):
+            for end in {hit.item.subject_uuid, hit.item.object_uuid}:
+                about.setdefault(end, []).append(hit.item)
     for hit in m.entities:
         entity = hit.item
         if not temporal and not entity.summary_stale and entity.summary:
             m.summaries[entity.uuid] = entity.summary
-            continue
-        facts = [
-            h.item for h in m.facts
-            if entity.uuid in (h.item.subject_uuid, h.item.object_uuid) and _holds(h.item, m.moment)
-        ]
-        m.summaries[entity.uuid] = extractive_summary(facts)
+        else:
+            m.summaries[entity.uuid] = extractive_summary(about.get(entity.uuid, []))
 
 
 def _scopes(scopes: Any) -> tuple[str, ...]:

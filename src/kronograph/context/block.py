@@ -32,7 +32,7 @@ from ..search.types import Hit
 from .excerpt import excerpt, terms
 from .pack import Piece, pack
 from .render import Citations, entity_line, episode_line, fact_line, user_line
-from .tokens import TokenCounter
+from .tokens import EstimateCounter, TokenCounter
 from .types import Context, ContextParts
 
 __all__ = ["Material", "Template", "build"]
@@ -120,12 +120,24 @@ def _pieces(m: Material, cite: Citations, wanted: set[str], counter: TokenCounte
             "episodes", episode_line(episode, text, cite), rel * weight, hit, terms=frozenset(terms(text)),
             episode=episode.uuid, uuid=episode.uuid,
         ))
-    headings = {name: counter.count(f"{title}\n") for name, title in _HEADINGS.items()}
-    for i, piece in enumerate(out):
+    texts = [f"- {piece.line}\n" for piece in out]
+    sizes = _sizes([*texts, *(f"{title}\n" for title in _HEADINGS.values())], counter)
+    headings = dict(zip(_HEADINGS, sizes[len(texts):], strict=True))
+    for i, (piece, size) in enumerate(zip(out, sizes, strict=False)):
         piece.order = i
         piece.headings = ((piece.section, headings[piece.section]),)
-        piece.tokens = counter.count(f"- {piece.line}\n")
+        piece.tokens = size
     return out
+
+
+def _sizes(texts: Sequence[str], counter: TokenCounter) -> list[int]:
+    """Each text's size: the counter's count of them all, shared out by
+    length (counting texts one by one costs a call each, and a caller's
+    counter may be slow). The estimate counts each, being cheap."""
+    if isinstance(counter, EstimateCounter) or not texts:
+        return [counter.count(t) for t in texts]
+    ratio = counter.count("".join(texts)) / max(sum(len(t) for t in texts), 1)
+    return [max(1, round(len(t) * ratio)) for t in texts]
 
 
 def _title(m: Material) -> str | None:

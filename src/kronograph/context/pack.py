@@ -6,8 +6,11 @@ tokens. Pieces go in greedily, the most value per token first, while the
 running size (each line, plus its section's heading with the first line
 under it)
 stays within the budget; then the laid-out text is counted whole, and while
-it is over, the piece of least value per token comes out. Nothing is
-trusted to add up: the final text's count is what must fit.
+it is over, the pieces of least value per token come out; while there is
+room, the next pieces are tried on the whole text. Nothing is trusted to
+add up: the final text's count is what must fit. (A piece's size is the
+counter's count of all the candidate lines together, shared out by each
+line's estimate: one count, not one a line.)
 
 Redundant pieces never go in: a line whose text is already in; a fact
 shown in another fact's line as what that one replaced; an episode excerpt
@@ -27,9 +30,10 @@ from typing import Any
 
 from .tokens import TokenCounter
 
-__all__ = ["LINE_TOKENS", "Piece", "pack"]
+__all__ = ["FILL_TRIES", "LINE_TOKENS", "Piece", "pack"]
 
 LINE_TOKENS = 8
+FILL_TRIES = 4
 
 
 @dataclass(slots=True, eq=False)
@@ -59,8 +63,6 @@ class Piece:
 
 
 def _redundant(piece: Piece, chosen: Sequence[Piece]) -> bool:
-    if any(c.line == piece.line for c in chosen if c is not piece):
-        return True
     if piece.section == "facts":
         return any(piece.uuid in c.covers for c in chosen if c is not piece)
     if piece.section == "episodes" and piece.terms:
@@ -88,18 +90,25 @@ def pack(
     """The pieces chosen, the text laid out from them and its size."""
     empty = layout([])
     base = counter.count(empty)
-    ranked = sorted((p for p in pieces if p.value > 0), key=_key)
+    ranked: list[Piece] = []
+    lines: set[str] = set()
+    for piece in sorted((p for p in pieces if p.value > 0), key=_key):
+        if piece.line not in lines:  # a line already in is never in twice
+            lines.add(piece.line)
+            ranked.append(piece)
     chosen: list[Piece] = []
     dropped: set[int] = set()
     for _ in range(3):
+        taken = {id(p) for p in chosen}
         opened = {h: t for p in chosen for h, t in p.headings}
         total = base + sum(p.tokens for p in chosen) + sum(opened.values())
         for piece in ranked:
-            if id(piece) in dropped or any(piece is c for c in chosen) or _redundant(piece, chosen):
+            if id(piece) in dropped or id(piece) in taken or _redundant(piece, chosen):
                 continue
             cost = piece.tokens + sum(t for h, t in piece.headings if h not in opened)
             if total + cost <= max_tokens:
                 chosen.append(piece)
+                taken.add(id(piece))
                 total += cost
                 opened.update(piece.headings)
         stale = [p for p in chosen if _redundant(p, chosen)]
@@ -111,11 +120,41 @@ def pack(
                 dropped.add(id(p))
     text = layout(chosen)
     size = counter.count(text)
-    while size > max_tokens and chosen:
-        worst = max(chosen, key=_key)
-        chosen.remove(worst)
+    while size > max_tokens and chosen:  # sizes were estimates: out go the least worth, about the excess at once
+        excess = size - max_tokens
+        for worst in sorted(chosen, key=_key, reverse=True):
+            chosen.remove(worst)
+            dropped.add(id(worst))
+            excess -= worst.tokens
+            if excess <= 0:
+                break
         text = layout(chosen)
         size = counter.count(text)
     if size > max_tokens:  # the layout alone does not fit
         return [], empty, base
+    return _fill(ranked, chosen, dropped, text, size, layout=layout, counter=counter, max_tokens=max_tokens)
+
+
+def _fill(
+    ranked: Sequence[Piece], chosen: list[Piece], dropped: set[int], text: str, size: int, *,
+    layout: Callable[[list[Piece]], str], counter: TokenCounter, max_tokens: int,
+) -> tuple[list[Piece], str, int]:
+    """Room the estimates left: the next pieces that may fit, each tried on
+    the whole text (at most ``FILL_TRIES`` counts)."""
+    tries = 0
+    taken = {id(p) for p in chosen}
+    for piece in ranked:
+        if tries >= FILL_TRIES or size >= max_tokens:
+            break
+        if id(piece) in taken or id(piece) in dropped or _redundant(piece, chosen):
+            continue
+        if size + piece.tokens > max_tokens:
+            continue
+        tries += 1
+        trial = layout([*chosen, piece])
+        n = counter.count(trial)
+        if n <= max_tokens and not any(_redundant(p, [*chosen, piece]) for p in chosen):
+            chosen.append(piece)
+            taken.add(id(piece))
+            text, size = trial, n
     return chosen, text, size
