@@ -221,8 +221,8 @@ class Contexts:
 
 
 def candidates(max_tokens: int) -> int:
-    """Hits asked of each scope: about one per 25 tokens of budget, 12 to 100."""
-    return min(100, max(12, max_tokens // 25))
+    """Hits asked of each scope: about one per 32 tokens of budget, 12 to 100."""
+    return min(100, max(12, max_tokens // 32))
 
 
 def _holds(fact: Fact, moment: datetime) -> bool:

@@ -87,7 +87,7 @@ _FACT_WEIGHTS = (1.0, 0.9, 0.75, 0.5)
 SOURCE_SHARE = 0.8  # an episode is worth at least this share of the best fact citing it
 
 
-def _pieces(m: Material, cite: Citations, wanted: set[str], counter: TokenCounter) -> list[Piece]:
+def _pieces(m: Material, cite: Citations, wanted: frozenset[str], counter: TokenCounter) -> list[Piece]:
     out: list[Piece] = []
     for hit, rel in zip(m.facts, _relevance(m.facts), strict=True):
         fact = hit.item
