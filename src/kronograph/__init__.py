@@ -1,5 +1,6 @@
 """kronograph: a temporal knowledge-graph memory for AI agents."""
 
+from .context import Context, ContextParts, TokenCounter
 from .embed import HashingEmbedder
 from .errors import (
     ClosedError,
@@ -67,6 +68,8 @@ __all__ = [
     "CommunityBuild",
     "CommunityUpdate",
     "ConcurrentWriteError",
+    "Context",
+    "ContextParts",
     "EmbeddingError",
     "Entity",
     "EntitySummary",
@@ -104,6 +107,7 @@ __all__ = [
     "SchemaError",
     "SplitResult",
     "StoreError",
+    "TokenCounter",
     "TransientModelError",
     "Verdict",
 ]
