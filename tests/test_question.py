@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from kronograph.model import Entity, Fact
-from kronograph.search.fit import KIND_BOOST, NAME_BOOST, entity_fit, fact_fit, kinds_of_labels
+from kronograph.search.fit import KIND_BOOST, NAME_BOOST, RELATION_BOOST, entity_fit, fact_fit, kinds_of_labels
 from kronograph.search.names import EXACT, FUZZY, PARTIAL, edit_distance, lookup, named_in
 from kronograph.search.question import analyse, stem
 
@@ -108,13 +108,16 @@ def test_label_kinds_by_their_words() -> None:
 def test_fact_fit_names_and_kinds() -> None:
     fact = _fact("Sam", "LIVES_IN", "Boston")
     labels = {"sam": ("Person",), "boston": ("Location",)}
-    assert fact_fit(fact, analyse("where does Sam live"), {"sam": 1.0}, labels) == NAME_BOOST + KIND_BOOST
+    where = fact_fit(fact, analyse("where does Sam live"), {"sam": 1.0}, labels)
+    assert where == NAME_BOOST + KIND_BOOST + RELATION_BOOST  # named, a place, and "live" names LIVES_IN
     assert fact_fit(fact, analyse("who is Sam"), {"sam": 1.0}, labels) == NAME_BOOST  # Boston is no person
     assert fact_fit(fact, analyse("where is Boston"), {}, labels) == KIND_BOOST  # LIVES_IN answers "where"
     sibling = _fact("Sam", "SIBLING_OF", "Maya")
     assert fact_fit(sibling, analyse("who is Maya"), {"maya": 1.0}, {"sam": ("Person",)}) == NAME_BOOST + KIND_BOOST
     uses = _fact("Sam", "USES", "Go")
-    assert fact_fit(uses, analyse("what does Sam use"), {}, {}) == KIND_BOOST  # the relation is the question's verb
+    assert fact_fit(uses, analyse("what does Sam use"), {}, {}) == RELATION_BOOST  # the question's verb
+    assert fact_fit(sibling, analyse("is Maya his sister"), {}, {}) == RELATION_BOOST  # of one family
+    assert fact_fit(_fact("Sam", "WORKS_AT", "Initech"), analyse("what is Sam's job"), {}, {}) == RELATION_BOOST
     assert fact_fit(_fact("Sam", "LEFT", "Acme", event=True), analyse("when did Sam leave"), {}, {}) == KIND_BOOST
 
 

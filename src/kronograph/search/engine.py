@@ -70,10 +70,6 @@ class _Candidates:
     hidden: int | None = None  # full-text matches the temporal mode hid, when counted at the source
     more: bool = False  # a method may have more candidates than it gave
 
-    def ranked(self) -> list[list[str]]:
-        """Each method's ranking, but names': naming boosts scores (see ``fit``), it ranks nothing."""
-        return [r for m, r in self.rankings.items() if m != "names"]
-
     def found_by(self, uuid: str) -> tuple[str, ...]:
         return tuple(m for m, ranked in self.rankings.items() if uuid in ranked)
 
@@ -148,9 +144,9 @@ async def _ask(store: Store, group_id: str, request: SearchRequest, question: Qu
     return _Asked(question, hops, {n.entity.uuid: n.strength for n in named}, terms)
 
 
-# The rerankers whose scores the fit of an item adds to (see ``fit``): those
-# that fuse the methods' evidence. The others are orders a caller chose.
-_BOOSTED = ("fusion", "rrf")
+# The rerankers whose scores the fit of an item adds to (see ``fit``): the
+# default's, which fuses the methods' scores. The others are orders a caller chose.
+_BOOSTED = ("fusion",)
 
 
 async def _candidates(
@@ -253,15 +249,12 @@ async def _rerank(
 ) -> list[tuple[str, float]]:
     recipe = request.recipe
     hops = asked.hops
-    if recipe.reranker in _BOOSTED:
-        if recipe.reranker == "fusion":
-            weight = recipe.cosine_weight if recipe.cosine_weight is not None else request.cosine_weight
-            fused = _fuse(found, weight)
-        else:
-            fused = rrf(found.ranked(), k=recipe.rrf_k)
+    if recipe.reranker == "fusion":
+        weight = recipe.cosine_weight if recipe.cosine_weight is not None else request.cosine_weight
+        fused = _fuse(found, weight, scope)
         fused += [(u, 0.0) for u in found.rankings.get("names", ()) if u not in dict(fused)]  # named, no words
         return await _fitted(store, group_id, scope, asked, fused, items)
-    fused = rrf(found.ranked(), k=recipe.rrf_k)
+    fused = rrf(list(found.rankings.values()), k=recipe.rrf_k)
     ids = [u for u, _ in fused]
     if recipe.reranker == "mmr" and request.vector is not None:
         vectors = await store.item_vectors(group_id, scope, ids)
@@ -285,15 +278,21 @@ async def _rerank(
     return fused
 
 
-def _fuse(found: _Candidates, cosine_weight: float) -> list[tuple[str, float]]:
+def _fuse(found: _Candidates, cosine_weight: float, scope: str) -> list[tuple[str, float]]:
     """Each method's scores scaled to [0, 1] over its candidates, weighted and
-    added: cosine gets ``cosine_weight``, full text and graph the rest."""
+    added: cosine gets ``cosine_weight``, full text and graph the rest.
+    Cosines and the full text of episodes are scaled from the worst candidate
+    (0) to the best (1); the full text and graph scores of facts and entities,
+    short statements that differ mostly in length, from 0 (no match), so
+    that two facts matching the same words stay near equal."""
     total: dict[str, float] = {}
     for method, scores in found.scores.items():
         if not scores or method == "names":
             continue
         weight = cosine_weight if method == "cosine" else 1.0 - cosine_weight
         low, high = min(scores.values()), max(scores.values())
+        if method != "cosine" and scope in ("facts", "entities") and low >= 0:
+            low = 0.0
         for uuid, score in scores.items():
             scaled = (score - low) / (high - low) if high > low else 1.0
             total[uuid] = total.get(uuid, 0.0) + weight * scaled

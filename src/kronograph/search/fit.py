@@ -16,11 +16,15 @@ from collections.abc import Iterable, Mapping
 from ..model import Entity, Fact
 from .question import Question, stem
 
-__all__ = ["EPISODE_NAME_BOOST", "KIND_BOOST", "NAME_BOOST", "entity_fit", "episode_fit", "fact_fit", "kinds_of_labels"]
+__all__ = [
+    "EPISODE_NAME_BOOST", "KIND_BOOST", "NAME_BOOST", "RELATION_BOOST", "entity_fit", "episode_fit", "fact_fit",
+    "kinds_of_labels",
+]
 
 NAME_BOOST = 0.3  # an item about an entity the query names (times how surely it is named)
 EPISODE_NAME_BOOST = 0.15  # an episode that mentions one: speakers are named in most of their messages
-KIND_BOOST = 0.15  # an answer of the kind asked for, or a relation the question's words name
+KIND_BOOST = 0.2  # an answer of the kind asked for
+RELATION_BOOST = 0.15  # a relation the question's words name ("what does Sam use": USES; "sister": SIBLING_OF)
 
 # Label words of each answer kind (labels are matched by their words:
 # ``HomeCity`` and ``home_city`` hold "city").
@@ -36,14 +40,28 @@ _LABEL_KINDS: dict[str, str] = {
         " university college team club agency brand nonprofit bank".split(), "organization"),
     **dict.fromkeys("date time year day month period".split(), "time"),
 }
-# Stems (question.stem) of relation words that answer each kind.
+def _stems(words: str, value: str) -> dict[str, str]:
+    return {stem(w): value for w in words.split()}
+
+
+# Relation words that answer each kind, by stem (question.stem).
 _RELATION_KINDS: dict[str, str] = {
-    **dict.fromkeys(
-        "liv resid bas locat mov born from hometown visit travel stay relocat headquarter situat".split(), "place"),
-    **dict.fromkeys("work employ join found cofound hir intern ceo cto cfo attend studi".split(), "organization"),
-    **dict.fromkeys(
-        "sibling brother sister marri spous wife husband partner friend parent mother father child son daughter"
-        " know met meet engag colleague report cousin uncle aunt".split(), "person"),
+    **_stems("lives resides based located moved born from hometown visited travelled traveled stays relocated"
+             " headquartered situated", "place"),
+    **_stems("works employed joined founded cofounded hired interns ceo cto cfo attends studies studied",
+             "organization"),
+    **_stems("sibling brother sister married spouse wife husband partner friends parent mother father child son"
+             " daughter knows met meets engaged colleague reports cousin uncle aunt", "person"),
+}
+# Words of one family name the same relations: "sister" asks for SIBLING_OF,
+# "job" for WORKS_AT (by stem).
+_FAMILIES: dict[str, str] = {
+    **_stems("sister brother sibling mother father parent son daughter child children family cousin aunt uncle"
+             " grandmother grandfather grandparent", "kin"),
+    **_stems("job works employed employer company boss career occupation profession", "work"),
+    **_stems("home lives resides house apartment hometown address", "home"),
+    **_stems("married marries wife husband spouse engaged wedding", "marriage"),
+    **_stems("school studies university college degree graduated attends", "study"),
 }
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _DATED = re.compile(
@@ -63,9 +81,13 @@ def kinds_of_labels(labels: Iterable[str]) -> set[str]:
 
 
 def _relation_fit(relation: str, question: Question) -> tuple[set[str], bool]:
-    """The kinds a relation answers, and whether one of its words is one of the question's."""
-    stems = [stem(w) for w in _words(relation)]
-    return {_RELATION_KINDS[s] for s in stems if s in _RELATION_KINDS}, bool(question.stems.intersection(stems))
+    """The kinds a relation answers, and whether the question names it: one of
+    its words is one of the question's, or of the same family."""
+    stems = {stem(w) for w in _words(relation)}
+    asked = question.stems
+    families = {_FAMILIES[s] for s in stems if s in _FAMILIES}
+    said = bool(asked & stems) or any(_FAMILIES.get(s) in families for s in asked)
+    return {_RELATION_KINDS[s] for s in stems if s in _RELATION_KINDS}, said
 
 
 def fact_fit(
@@ -74,18 +96,17 @@ def fact_fit(
     """The boost of a fact: ``NAME_BOOST`` times how surely the query names
     one of its ends; ``KIND_BOOST`` when its answer end (the end the query
     does not name; the object when it names both or neither) is of a kind the
-    question wants, or its relation answers that kind, or its relation is
-    one of the question's words ("what does Sam use": ``USES``). "When":
-    events, closed intervals and facts that state a date."""
+    question wants, or its relation answers that kind ("when": events,
+    closed intervals and facts that state a date); ``RELATION_BOOST`` when
+    the question names its relation ("what does Sam use": ``USES``)."""
     subject, object_ = named.get(fact.subject_uuid, 0.0), named.get(fact.object_uuid, 0.0)
-    boost = NAME_BOOST * max(subject, object_)
     answer = fact.subject_uuid if object_ and not subject else fact.object_uuid
     kinds, said = _relation_fit(fact.relation, question)
     wanted = question.wants
-    fits = said or bool(wanted & (kinds | kinds_of_labels(labels.get(answer, ()))))
+    fits = bool(wanted & (kinds | kinds_of_labels(labels.get(answer, ()))))
     if "time" in wanted and (fact.event or fact.invalid_at is not None or _DATED.search(fact.fact)):
         fits = True
-    return boost + (KIND_BOOST if fits else 0.0)
+    return NAME_BOOST * max(subject, object_) + (KIND_BOOST if fits else 0.0) + (RELATION_BOOST if said else 0.0)
 
 
 def entity_fit(entity: Entity, question: Question, named: Mapping[str, float]) -> float:

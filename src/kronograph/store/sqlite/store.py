@@ -20,7 +20,15 @@ from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
 from ..text_scan import Erasure, TextHit
 from . import (
-    community_reads, health_reads, ingest_reads, name_reads, purge, queue_rows, reads, saga_reads, search_reads,
+    community_reads,
+    health_reads,
+    ingest_reads,
+    name_reads,
+    purge,
+    queue_rows,
+    reads,
+    saga_reads,
+    search_reads,
 )
 from .entity_cache import EntityCache
 from .unit import UnitOfWork
