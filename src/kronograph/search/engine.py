@@ -136,9 +136,12 @@ async def _ask(store: Store, group_id: str, request: SearchRequest, question: Qu
     or a near spelling lends full text its own name, so "Mayaa" finds Maya."""
     hops = await _hops(store, group_id, request)
     found = lookup(question)
-    named = named_in(question, await store.entities_named_in(
+    candidates = await store.entities_named_in(
         group_id, found.keys, found.words, found.prefixes, found.limit
-    )) if found and request.recipe.reranker in _BOOSTED else []
+    ) if found and request.recipe.reranker in _BOOSTED else []
+    if request.known_at is not None:  # what the memory did not know of then names nothing
+        candidates = [e for e in candidates if e.created_at <= request.known_at]
+    named = named_in(question, candidates)
     extra = [n.entity.name for n in named if n.how in ("alias", "fuzzy")]
     terms = " ".join([question.terms, *dict.fromkeys(extra)])
     return _Asked(question, hops, {n.entity.uuid: n.strength for n in named}, terms)
@@ -190,13 +193,8 @@ async def _by_name(
     order = sorted(named, key=lambda u: -named[u])
     if scope == "entities":
         return [(u, named[u]) for u in order]
-    out: dict[str, float] = {}
-    for uuid in order:
-        for fact, source, target in await store.touching_facts(group_id, [uuid], n - len(out), at):
-            out.setdefault(fact, named.get(source, 0.0) or named.get(target, 0.0))
-        if len(out) >= n:
-            break
-    return list(out.items())
+    touching = await store.touching_facts(group_id, order, n, at)  # entity by entity, surest first
+    return [(fact, max(named.get(source, 0.0), named.get(target, 0.0))) for fact, source, target in touching]
 
 
 async def _fitted(
