@@ -124,3 +124,12 @@ def test_other_recipes_keep_their_order_but_lose_function_words(memory: Memory) 
     assert episodes and all("Maya" in e for e in episodes)
     ranked = memory.search(GROUP, "who is Maya", recipe="hybrid_mmr", scopes=["facts"]).facts
     assert all("names" not in h.methods for h in ranked)
+
+
+def test_an_exact_name_is_found_however_many_names_look_like_it(memory: Memory) -> None:
+    # The lookup reads a bounded number of entities, exact names first: 70 names
+    # starting like Maya's ("Ma...") must not push Maya herself out.
+    for i in range(70):
+        memory.add_fact(GROUP, f"Mark{i:02d} Stone", "KNOWS", "Sam", subject_labels=["Person"])
+    assert memory.search(GROUP, "who is Maya", scopes=["entities"]).entities[0].item.name == "Maya"
+    assert _facts(memory, "where does Maya live")[0] == "Maya LIVES_IN Chicago"
