@@ -125,3 +125,11 @@ def test_entity_fit() -> None:
     boston = _entity("b", "Boston", "Location")
     assert entity_fit(boston, analyse("where does Sam live"), {}) == KIND_BOOST
     assert entity_fit(boston, analyse("who is Boston"), {"b": 1.0}) == NAME_BOOST
+
+
+def test_a_long_query_asks_a_bounded_lookup_likeliest_names_first() -> None:
+    text = " ".join(f"word{i} thing{i}" for i in range(200)) + " and then Maya Lopez called"
+    found = lookup(analyse(text))
+    assert len(found.keys) <= 48 and len(found.words) <= 24 and len(found.prefixes) <= 8
+    assert found.keys[0] == "maya lopez called" and "maya lopez" in found.keys and found.words[:2] == ("maya", "lopez")
+    assert found.prefixes[:2] == ("ma", "lo")

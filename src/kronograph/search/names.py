@@ -10,7 +10,7 @@ and the entity itself are favoured by search (see :mod:`.fit`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..model import Entity, acronym, normalise_name
@@ -23,6 +23,10 @@ PARTIAL = 0.7  # one word of a name of several words
 FUZZY = 0.5  # a near spelling of a name's word
 _FUZZY_MIN = 4  # shorter words are too often another word one letter away
 _KEEP = 8  # the most entities one query names
+# What one lookup asks for at most, the likeliest names (written with a
+# capital) first: a long query (a context built from messages) stays one
+# bounded read.
+_MOST_KEYS, _MOST_WORDS, _MOST_PREFIXES = 48, 24, 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,12 +63,19 @@ def _prefix(word: str) -> str | None:
 
 
 def lookup(question: Question) -> NameLookup:
-    """The store request for ``question``: O(its length)."""
+    """The store request for ``question``: O(its length), and never more than
+    48 keys, 24 words and 8 prefixes, capitalised words first."""
     if question.only_function_words:
         return NameLookup((), (), ())
-    keys = tuple(dict.fromkeys(normalise_name(p) for p in question.phrases))
-    words = tuple(w for w in question.words if len(w) > 1 and not w.isdigit())
-    prefixes = tuple(dict.fromkeys(p for p in map(_prefix, words) if p is not None))
+    big = question.capitalised
+
+    def first(items: list[str], likely: Callable[[str], bool], most: int) -> tuple[str, ...]:
+        return tuple(sorted(dict.fromkeys(items), key=lambda x: not likely(x))[:most])  # stable: order kept
+
+    keys = first([normalise_name(p) for p in question.phrases], lambda k: bool(big.intersection(k.split())),
+                 _MOST_KEYS)
+    words = first([w for w in question.words if len(w) > 1 and not w.isdigit()], big.__contains__, _MOST_WORDS)
+    prefixes = tuple(dict.fromkeys(p for w in words if (p := _prefix(w)) is not None))[:_MOST_PREFIXES]
     return NameLookup(keys, words, prefixes)
 
 
@@ -133,10 +144,8 @@ def named_in(question: Question, candidates: Iterable[Entity]) -> list[Named]:
             if len(name_words) > 1 and word in name_words:
                 add(entity, "partial", PARTIAL)
                 spent.add(word)
-    capitalised = {w.casefold() for w in question.text.split() if w[:1].isupper()}
-    capitalised = {w.strip(".,;:!?'\"()") for w in capitalised}
     for word in (w for w in question.words if w not in spent and len(w) >= _FUZZY_MIN):
-        if found and word not in capitalised:
+        if found and word not in question.capitalised:
             continue
         for entity in entities:
             name_key, alias_keys, _ = forms[entity.uuid]

@@ -64,7 +64,9 @@ class Question:
     function words only still searches its own words, and ``only_function_words``
     says so). ``words``: the content words, casefolded. ``phrases``: runs of
     up to four adjacent content words, longest first, each a possible name.
-    ``wants``: the answer kinds asked for (``"place"`` for "where", ...)."""
+    ``capitalised``: the content words written with a capital, casefolded
+    (the likeliest names). ``wants``: the answer kinds asked for
+    (``"place"`` for "where", ...)."""
 
     text: str
     terms: str
@@ -72,6 +74,7 @@ class Question:
     phrases: tuple[str, ...]
     wants: frozenset[str]
     only_function_words: bool
+    capitalised: frozenset[str] = frozenset()
 
     @property
     def stems(self) -> frozenset[str]:
@@ -129,6 +132,7 @@ def analyse(query: str) -> Question:
         phrases=tuple(phrases),
         wants=_wants([w.casefold() for w, _ in tokens]),
         only_function_words=bool(tokens) and not content,
+        capitalised=frozenset(w.casefold() for w in content if w[:1].isupper()),
     )
 
 
