@@ -130,6 +130,11 @@ async def _hops(store: Store, group_id: str, request: SearchRequest) -> dict[str
     return await store_hops(store, group_id, centers, depth=request.recipe.bfs_depth, at=_moment(request))
 
 
+# The rerankers whose scores the fit of an item adds to (see ``fit``): the
+# default's, which fuses the methods' scores. The others are orders a caller chose.
+_BOOSTED = ("fusion",)
+
+
 async def _ask(store: Store, group_id: str, request: SearchRequest, question: Question) -> _Asked:
     """The group's side of the question: hops from the centres and the
     entities the query names (one bounded read). An entity named by an alias
@@ -145,11 +150,6 @@ async def _ask(store: Store, group_id: str, request: SearchRequest, question: Qu
     extra = [n.entity.name for n in named if n.how in ("alias", "fuzzy")]
     terms = " ".join([question.terms, *dict.fromkeys(extra)])
     return _Asked(question, hops, {n.entity.uuid: n.strength for n in named}, terms)
-
-
-# The rerankers whose scores the fit of an item adds to (see ``fit``): the
-# default's, which fuses the methods' scores. The others are orders a caller chose.
-_BOOSTED = ("fusion",)
 
 
 async def _candidates(
@@ -221,6 +221,8 @@ async def _fitted(
         fit = {u: episode_fit(mentioned.get(u, ()), named) for u, _ in ranked}
     boosted = [(u, s + scale * fit[u]) for u, s in ranked]
     return sorted(boosted, key=lambda kv: -kv[1])  # stable: ties keep the methods' order
+
+
 async def _by_distance(
     store: Store, group_id: str, scope: str, hops: dict[str, int], n: int, at: datetime | None
 ) -> list[tuple[str, float]]:
@@ -250,7 +252,8 @@ async def _rerank(
     if recipe.reranker == "fusion":
         weight = recipe.cosine_weight if recipe.cosine_weight is not None else request.cosine_weight
         fused = _fuse(found, weight, scope)
-        fused += [(u, 0.0) for u in found.rankings.get("names", ()) if u not in dict(fused)]  # named, no words
+        seen = {u for u, _ in fused}
+        fused += [(u, 0.0) for u in found.rankings.get("names", ()) if u not in seen]  # named, but no word matched
         return await _fitted(store, group_id, scope, asked, fused, items)
     fused = rrf(list(found.rankings.values()), k=recipe.rrf_k)
     ids = [u for u, _ in fused]
