@@ -643,7 +643,7 @@ def test_search_json_has_every_scope_asked_for_with_item_score_and_methods(cli: 
     (hit,) = found["facts"]
     assert set(hit) == {"item", "score", "methods"}
     assert hit["item"]["uuid"] and hit["item"]["valid_at"] == "2024-03-03T00:00:00Z"  # type: ignore[index]
-    assert isinstance(hit["score"], float) and hit["methods"] == ["bm25", "cosine"]
+    assert isinstance(hit["score"], float) and hit["methods"] == ["bm25", "cosine", "names"]  # names: Acme is named
     assert set(_search(cli, "Acme", "--scope", "entities", "--scope", "entities")) == {"entities", "left_out"}
 
 

@@ -52,6 +52,7 @@ from .model import (
     normalise_name,
 )
 from .search.engine import SCOPES, SearchRequest, run_search
+from .search.question import analyse
 from .search.recipes import Recipe
 from .search.types import SearchFilters, SearchResults
 from .store import FactQuery
@@ -487,6 +488,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
             include_retired=include_retired, center_entity=center_entity, filters=filters,
         )
         text, chosen = args.query, args.recipe
+        question = analyse(text)  # once: the words that may match, the names, the kind of answer
         store = await self._ready()
         if query_vector is not None:
             try:
@@ -500,7 +502,9 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
             if not np.isfinite(vector).all():
                 raise InvalidInputError("query_vector", "must hold finite numbers only (no NaN or infinity)")
         elif "cosine" in chosen.methods or chosen.reranker == "mmr":
-            vector = np.frombuffer(await self._ingestion.embed_one(text, args.groups), dtype=np.float32)
+            lexical = getattr(self._ingestion.embedder, "lexical", False)  # its vectors are words: not "who", "is"
+            embedded = question.terms if lexical else text
+            vector = np.frombuffer(await self._ingestion.embed_one(embedded, args.groups), dtype=np.float32)
         else:
             vector = None
         request = SearchRequest(
@@ -508,7 +512,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
             now=self._now(), as_of=args.as_of, known_at=args.known_at, include_retired=include_retired,
             include_events=include_events,
             centers=args.centers, filters=args.filters, cross_encoder=self._cross_encoder,
-            cosine_weight=float(getattr(self._ingestion.embedder, "fusion_weight", 0.3)),
+            cosine_weight=float(getattr(self._ingestion.embedder, "fusion_weight", 0.3)), question=question,
         )
         started = time.perf_counter()
         with span("search", scopes=",".join(args.scopes), recipe=chosen.name):

@@ -64,6 +64,11 @@ class CachedEmbedder:
         """The wrapped embedder's weight in search fusion (see docs/search.md)."""
         return float(getattr(self.inner, "fusion_weight", 0.3))
 
+    @property
+    def lexical(self) -> bool:
+        """Whether the wrapped embedder's vectors are of words (search then embeds a question's content words)."""
+        return bool(getattr(self.inner, "lexical", False))
+
     def __repr__(self) -> str:
         return f"CachedEmbedder({self.inner!r}, maxsize={self.maxsize})"
 

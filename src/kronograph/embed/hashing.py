@@ -60,6 +60,8 @@ class HashingEmbedder:
     # Its vectors are lexical (words and character n-grams), so in search they
     # mostly repeat what full text finds: fused with a small weight.
     fusion_weight = 0.1
+    # Lexical: search embeds a question's content words only (see search.question).
+    lexical = True
 
     def __init__(self, dimension: int = 256) -> None:
         if not isinstance(dimension, int) or isinstance(dimension, bool) or dimension < 2:

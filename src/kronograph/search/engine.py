@@ -15,7 +15,10 @@ import numpy as np
 from ..metrics import record_search
 from ..model import Community, Entity, Episode, Fact, fold_relation, normalise_name
 from ..store.protocol import FactQuery, Store
+from .fit import entity_fit, episode_fit, fact_fit
 from .graph import store_hops
+from .names import lookup, named_in
+from .question import Question, analyse
 from .recipes import Recipe
 from .rerankers import cross_encode, episode_mentions, mmr, node_distance, rrf
 from .types import CrossEncoder, Hit, SearchFilters, SearchResults
@@ -42,6 +45,22 @@ class SearchRequest:
     filters: SearchFilters | None = None
     cross_encoder: CrossEncoder | None = None
     cosine_weight: float = 0.3  # the embedder's, when the recipe names none
+    question: Question | None = None  # the query's analysis (made from ``query`` when not given)
+
+    @property
+    def asked(self) -> Question:
+        return self.question if self.question is not None else analyse(self.query)
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """What one group's search works from: hops from the centres, the
+    entities the query names (uuid -> how surely) and the words full text matches."""
+
+    question: Question
+    hops: dict[str, int]
+    named: dict[str, float]
+    terms: str
 
 
 @dataclass(slots=True)
@@ -72,12 +91,13 @@ async def run_search(store: Store, request: SearchRequest) -> SearchResults:
     """Search every group asked for; hits of several groups are merged by score."""
     out: dict[str, list[Hit[Any]]] = {scope: [] for scope in SCOPES}
     left_out = 0
+    question = request.asked
     for group_id in request.group_ids:
-        hops = await _hops(store, group_id, request)
+        asked = await _ask(store, group_id, request, question)
         for scope in request.scopes:
             if scope == "communities" and (request.as_of is not None or request.known_at is not None):
                 continue  # communities describe the graph of their last build, not another moment
-            hits, dropped = await _scope(store, group_id, scope, request, hops)
+            hits, dropped = await _scope(store, group_id, scope, request, asked)
             out[scope].extend(hits)
             left_out += dropped
     for hits in out.values():
@@ -110,21 +130,44 @@ async def _hops(store: Store, group_id: str, request: SearchRequest) -> dict[str
     return await store_hops(store, group_id, centers, depth=request.recipe.bfs_depth, at=_moment(request))
 
 
+# The rerankers whose scores the fit of an item adds to (see ``fit``): the
+# default's, which fuses the methods' scores. The others are orders a caller chose.
+_BOOSTED = ("fusion",)
+
+
+async def _ask(store: Store, group_id: str, request: SearchRequest, question: Question) -> _Asked:
+    """The group's side of the question: hops from the centres and the
+    entities the query names (one bounded read). An entity named by an alias
+    or a near spelling lends full text its own name, so "Mayaa" finds Maya."""
+    hops = await _hops(store, group_id, request)
+    found = lookup(question)
+    candidates = await store.entities_named_in(
+        group_id, found.keys, found.words, found.prefixes, found.limit
+    ) if found and request.recipe.reranker in _BOOSTED else []
+    if request.known_at is not None:  # what the memory did not know of then names nothing
+        candidates = [e for e in candidates if e.created_at <= request.known_at]
+    named = named_in(question, candidates)
+    extra = [n.entity.name for n in named if n.how in ("alias", "fuzzy")]
+    terms = " ".join([question.terms, *dict.fromkeys(extra)])
+    return _Asked(question, hops, {n.entity.uuid: n.strength for n in named}, terms)
+
+
 async def _candidates(
-    store: Store, group_id: str, scope: str, request: SearchRequest, hops: dict[str, int], n: int
+    store: Store, group_id: str, scope: str, request: SearchRequest, asked: _Asked, n: int
 ) -> _Candidates:
     recipe = request.recipe
+    hops = asked.hops
     found = _Candidates({})
     if "bm25" in recipe.methods:
         started = time.perf_counter()
         moment = _moment(request)
         if scope == "facts" and moment is not None:
             text, found.hidden, found.more = await store.search_current_facts(
-                group_id, request.query, n, moment, include_events=request.include_events
+                group_id, asked.terms, n, moment, include_events=request.include_events
             )
         else:
             text = await store.search_text(
-                group_id, scope, request.query, n, episodes_before=request.as_of, episodes_known_at=request.known_at
+                group_id, scope, asked.terms, n, episodes_before=request.as_of, episodes_known_at=request.known_at
             )
         found.add("bm25", text)
         record_search(scope, "bm25", time.perf_counter() - started)
@@ -137,10 +180,47 @@ async def _candidates(
         started = time.perf_counter()
         found.add("bfs", await _by_distance(store, group_id, scope, hops, n, _moment(request)))
         record_search(scope, "bfs", time.perf_counter() - started)
+    if asked.named and scope in ("facts", "entities"):
+        found.add("names", await _by_name(store, group_id, scope, asked.named, n, _moment(request)))
     return found
 
 
+async def _by_name(
+    store: Store, group_id: str, scope: str, named: dict[str, float], n: int, at: datetime | None
+) -> list[tuple[str, float]]:
+    """The named entities, or the facts touching them (surest name first),
+    scored by how surely each is named."""
+    order = sorted(named, key=lambda u: -named[u])
+    if scope == "entities":
+        return [(u, named[u]) for u in order]
+    touching = await store.touching_facts(group_id, order, n, at)  # entity by entity, surest first
+    return [(fact, max(named.get(source, 0.0), named.get(target, 0.0))) for fact, source, target in touching]
 
+
+async def _fitted(
+    store: Store, group_id: str, scope: str, asked: _Asked, ranked: list[tuple[str, float]], items: dict[str, Any]
+) -> list[tuple[str, float]]:
+    """Each item's score plus its fit (``fit``) in shares of the best score:
+    near matches reorder by what the question asks; a clearly better match stays first."""
+    question, named = asked.question, asked.named
+    if not ranked or (not named and not question.wants and scope != "facts") or scope == "communities":
+        return ranked
+    scale = max((s for _, s in ranked), default=0.0) or 1.0
+    if scope == "facts":
+        labels: dict[str, tuple[str, ...]] = {}
+        if question.wants:
+            ends = {u for uid, _ in ranked for u in (items[uid].subject_uuid, items[uid].object_uuid)}
+            labels = {e.uuid: e.labels for e in await store.entities_by_uuid(group_id, ends)}
+        fit = {u: fact_fit(items[u], question, named, labels) for u, _ in ranked}
+    elif scope == "entities":
+        fit = {u: entity_fit(items[u], question, named) for u, _ in ranked}
+    else:
+        if not named:
+            return ranked
+        mentioned = await store.mentions_among(group_id, list(named), [u for u, _ in ranked])
+        fit = {u: episode_fit(mentioned.get(u, ()), named) for u, _ in ranked}
+    boosted = [(u, s + scale * fit[u]) for u, s in ranked]
+    return sorted(boosted, key=lambda kv: -kv[1])  # stable: ties keep the methods' order
 
 
 async def _by_distance(
@@ -164,13 +244,17 @@ async def _by_distance(
 
 
 async def _rerank(
-    store: Store, group_id: str, scope: str, request: SearchRequest, found: _Candidates, hops: dict[str, int],
+    store: Store, group_id: str, scope: str, request: SearchRequest, found: _Candidates, asked: _Asked,
     items: dict[str, Any],
 ) -> list[tuple[str, float]]:
     recipe = request.recipe
+    hops = asked.hops
     if recipe.reranker == "fusion":
         weight = recipe.cosine_weight if recipe.cosine_weight is not None else request.cosine_weight
-        return _fuse(found, weight)
+        fused = _fuse(found, weight, scope)
+        seen = {u for u, _ in fused}
+        fused += [(u, 0.0) for u in found.rankings.get("names", ()) if u not in seen]  # named, but no word matched
+        return await _fitted(store, group_id, scope, asked, fused, items)
     fused = rrf(list(found.rankings.values()), k=recipe.rrf_k)
     ids = [u for u, _ in fused]
     if recipe.reranker == "mmr" and request.vector is not None:
@@ -195,15 +279,21 @@ async def _rerank(
     return fused
 
 
-def _fuse(found: _Candidates, cosine_weight: float) -> list[tuple[str, float]]:
+def _fuse(found: _Candidates, cosine_weight: float, scope: str) -> list[tuple[str, float]]:
     """Each method's scores scaled to [0, 1] over its candidates, weighted and
-    added: cosine gets ``cosine_weight``, full text and graph the rest."""
+    added: cosine gets ``cosine_weight``, full text and graph the rest.
+    Cosines and the full text of episodes are scaled from the worst candidate
+    (0) to the best (1); the full text and graph scores of facts and entities,
+    short statements that differ mostly in length, from 0 (no match), so
+    that two facts matching the same words stay near equal."""
     total: dict[str, float] = {}
     for method, scores in found.scores.items():
-        if not scores:
+        if not scores or method == "names":
             continue
         weight = cosine_weight if method == "cosine" else 1.0 - cosine_weight
         low, high = min(scores.values()), max(scores.values())
+        if method != "cosine" and scope in ("facts", "entities") and low >= 0:
+            low = 0.0
         for uuid, score in scores.items():
             scaled = (score - low) / (high - low) if high > low else 1.0
             total[uuid] = total.get(uuid, 0.0) + weight * scaled
@@ -232,14 +322,14 @@ async def _with_context(
 
 
 async def _scope(
-    store: Store, group_id: str, scope: str, request: SearchRequest, hops: dict[str, int]
+    store: Store, group_id: str, scope: str, request: SearchRequest, asked: _Asked
 ) -> tuple[list[Hit[Any]], int]:
     """The best hits of one scope. When the mode or the filters leave fewer
     than ``limit`` of the candidates while a method was cut short, the
     methods are asked again for more (up to 16 times as many)."""
     n = request.recipe.candidates
     while True:
-        found = await _candidates(store, group_id, scope, request, hops, n)
+        found = await _candidates(store, group_id, scope, request, asked, n)
         union = found.union()
         if not union:
             return [], 0
@@ -248,7 +338,7 @@ async def _scope(
         if len(items) >= request.limit or not cut_short or n >= request.recipe.candidates * 16:
             break
         n *= 4
-    ranked = await _rerank(store, group_id, scope, request, found.keeping(items), hops, items)
+    ranked = await _rerank(store, group_id, scope, request, found.keeping(items), asked, items)
     if scope == "episodes" and request.recipe.reranker == "fusion" and request.recipe.context > 0 and ranked:
         ranked, items = await _with_context(store, group_id, request, ranked, items)
     hits = [Hit(items[u], score, found.found_by(u) or ("context",)) for u, score in ranked if u in items]

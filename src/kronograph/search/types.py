@@ -30,7 +30,9 @@ T = TypeVar("T")
 class Hit(Generic[T]):
     """One ranked result: the Fact, Entity, Episode or Community, its score
     (higher is better; comparable within one result list only) and the
-    methods that found it (``"bm25"``, ``"cosine"``, ``"bfs"``)."""
+    methods that found it (``"bm25"``, ``"cosine"``, ``"bfs"``; ``"names"``: a
+    fact of an entity the query names, or that entity; ``"context"``: an
+    episode next to a match)."""
 
     item: T
     score: float

@@ -278,6 +278,20 @@ class Store(Protocol):
     async def mention_counts(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, int]:
         """Mentions of entities, source episodes of facts, entities of episodes."""
 
+    async def entities_named_in(
+        self, group_id: str, keys: Collection[str], words: Collection[str], prefixes: Collection[str], limit: int
+    ) -> list[Entity]:
+        """The entities a query may name, in one bounded read: those whose name
+        key, alias key or initials is one of ``keys`` first, then those whose
+        name holds one of ``words``, then those with a name word starting with
+        one of ``prefixes``; at most ``limit`` (``kronograph.search.names``
+        decides which the query really names)."""
+
+    async def mentions_among(
+        self, group_id: str, entity_uuids: Collection[str], episode_ids: Collection[str]
+    ) -> dict[str, set[str]]:
+        """Of these episodes, those that mention one of these entities, with the ones each mentions."""
+
     async def episodes_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Episode]: ...
 
     async def episode_neighbours(self, group_id: str, uuids: Collection[str]) -> dict[str, tuple[str, ...]]:

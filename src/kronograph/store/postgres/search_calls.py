@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from ...model import Episode
-from . import search_reads
+from ...model import Entity, Episode
+from . import name_reads, search_reads
 
 __all__ = ["SearchCalls"]
 
@@ -72,6 +72,16 @@ class SearchCalls:
 
     async def mention_counts(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, int]:
         return await self._run(search_reads.mention_counts, scope, group_id, uuids)
+
+    async def entities_named_in(
+        self, group_id: str, keys: Collection[str], words: Collection[str], prefixes: Collection[str], limit: int
+    ) -> list[Entity]:
+        return await self._run(name_reads.entities_named_in, group_id, keys, words, prefixes, limit)
+
+    async def mentions_among(
+        self, group_id: str, entity_uuids: Collection[str], episode_ids: Collection[str]
+    ) -> dict[str, set[str]]:
+        return await self._run(name_reads.mentions_among, group_id, entity_uuids, episode_ids)
 
     async def episodes_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Episode]:
         return await self._run(search_reads.episodes_by_uuid, group_id, uuids)

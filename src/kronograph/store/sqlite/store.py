@@ -20,7 +20,17 @@ from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
 from ..text_scan import Erasure, TextHit
-from . import community_reads, health_reads, ingest_reads, purge, queue_rows, reads, saga_reads, search_reads
+from . import (
+    community_reads,
+    health_reads,
+    ingest_reads,
+    name_reads,
+    purge,
+    queue_rows,
+    reads,
+    saga_reads,
+    search_reads,
+)
 from .entity_cache import EntityCache
 from .unit import UnitOfWork
 from .vectors import VectorIndex
@@ -331,6 +341,16 @@ class SQLiteStore(UnitOfWork):
 
     async def mention_counts(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, int]:
         return await self._run(search_reads.mention_counts, scope, group_id, uuids)
+
+    async def entities_named_in(
+        self, group_id: str, keys: Collection[str], words: Collection[str], prefixes: Collection[str], limit: int
+    ) -> list[Entity]:
+        return await self._run(name_reads.entities_named_in, group_id, keys, words, prefixes, limit)
+
+    async def mentions_among(
+        self, group_id: str, entity_uuids: Collection[str], episode_ids: Collection[str]
+    ) -> dict[str, set[str]]:
+        return await self._run(name_reads.mentions_among, group_id, entity_uuids, episode_ids)
 
     async def episodes_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Episode]:
         return await self._run(search_reads.episodes_by_uuid, group_id, uuids)
