@@ -124,7 +124,7 @@ class MemoryBinding:
         source_description: str = "remembered by an agent",
     ) -> None:
         if not isinstance(memory, Memory | AsyncMemory):
-            raise InvalidInputError("memory", f"expected a kronograph Memory or AsyncMemory, got {type(memory).__name__}")
+            raise InvalidInputError("memory", f"expected a Memory or an AsyncMemory, got {type(memory).__name__}")
         self.memory = memory
         self.group_id: str = checks.identifier("group_id", group_id)  # type: ignore[assignment]
         self.as_of = _time("as_of", as_of)
