@@ -102,7 +102,7 @@ def test_an_agent_remembers_and_recalls_in_its_group(memory: Memory) -> None:
     assert result.output == "Alice's cat is called Miso."
     answers = returned(result.all_messages())
     assert answers[0][1].startswith("Saved as episode ")
-    assert "Miso" in answers[1][1] and "[episodes: " in answers[1][1]
+    assert "Miso" in answers[1][1] and "[ep …" in answers[1][1]
     assert answers[2][1].startswith("RETRY") and "group_id" in answers[2][1]
     assert "as_of: not a datetime" in answers[3][1] and answers[3][1].startswith("RETRY")
     assert answers[4][1].startswith("RETRY") and "query" in answers[4][1]

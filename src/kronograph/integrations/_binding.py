@@ -16,7 +16,7 @@ import asyncio
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import Field
@@ -27,7 +27,7 @@ from ..errors import InvalidInputError, KronographError
 from ..ingest.episode_input import actor_text
 from ..memory import AsyncMemory
 from ..sync import Memory
-from ._pieces import Piece, pieces, recall_text, remembered_text
+from ._pieces import Piece, View, pieces, recall_text, remembered_text
 
 __all__ = [
     "AsOf",
@@ -154,6 +154,11 @@ class MemoryBinding:
                                              "bound to")
         return asked
 
+    def _view(self, as_of: datetime | None) -> View:
+        """Things are told as of ``as_of``, else ``known_at``, else now."""
+        moment = as_of or self.known_at
+        return View(moment or datetime.now(UTC), moment is not None)
+
     def _remember(self, content: Any, when: Any) -> _Call[str]:
         text = _bounded_text("content", content, CONTENT_MAX)
         return _Call("add_episode", (self.group_id, text), {
@@ -167,10 +172,10 @@ class MemoryBinding:
         assert n is not None
         if n > RECALL_MAX:
             raise InvalidInputError("limit", f"must be at most {RECALL_MAX}, got {n}")
+        when = self._as_of(as_of)
         return _Call("search", (self.group_id, text), {
-            "scopes": ("facts", "entities", "episodes"), "limit": n, "as_of": self._as_of(as_of),
-            "known_at": self.known_at,
-        }, lambda found: recall_text(text, pieces(found)))
+            "scopes": ("facts", "entities", "episodes"), "limit": n, "as_of": when, "known_at": self.known_at,
+        }, lambda found: recall_text(text, found, self._view(when)))
 
     def _context(self, query: Any, as_of: Any) -> _Call[str]:
         text = _bounded_text("query", query, QUERY_MAX)
@@ -183,10 +188,13 @@ class MemoryBinding:
         kwargs: dict[str, Any] = {"as_of": self.as_of, "known_at": self.known_at}
         if scopes is not None:
             kwargs["scopes"] = tuple(scopes)
+        view = self._view(self.as_of)
         if mode == "context":
-            return _Call("context", (self.group_id, text), {**kwargs, "max_tokens": self.max_tokens}, pieces)
+            return _Call("context", (self.group_id, text), {**kwargs, "max_tokens": self.max_tokens},
+                         lambda block: pieces(block, view))
         if mode == "search":
-            return _Call("search", (self.group_id, text), {**kwargs, "limit": limit}, pieces)
+            return _Call("search", (self.group_id, text), {**kwargs, "limit": limit},
+                         lambda found: pieces(found, view))
         raise InvalidInputError("mode", f"expected 'context' or 'search', got {mode!r}")
 
     # -- running a call, blocking or awaited ---------------------------------------
