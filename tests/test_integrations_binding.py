@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from kronograph import AsyncMemory, InvalidInputError, KronographError, Memory
 from kronograph.integrations import INSTALL_HINT, MemoryBinding
 
-from .conftest import StepClock
+from .integrations_fixture import seeded_memory
 
 FRAMEWORKS = ("langchain", "langgraph", "pydantic_ai")
 
@@ -33,12 +34,15 @@ def test_install_hint_names_the_extra() -> None:
 
 
 @pytest.fixture
-def memory() -> Memory:
-    clock = StepClock(datetime(2025, 3, 1, tzinfo=UTC))
-    with Memory(":memory:", model=None, clock=clock) as memory:
-        memory.add_episode("alice", "Alice moved to Berlin in 2023. Alice works at Acme Robotics.", kind="text",
-                           reference_time="2024-05-01T10:00:00")
-        memory.add_episode("bob", "Bob lives in Paris. Bob works at Globex.", kind="text")
+def memory() -> Iterator[Memory]:
+    with seeded_memory() as memory:
+        yield memory
+
+
+@pytest.fixture(scope="module")
+def bare() -> Iterator[Memory]:
+    """An empty memory, for calls refused before anything is read."""
+    with Memory(":memory:", model=None) as memory:
         yield memory
 
 
@@ -73,6 +77,9 @@ def test_recall_as_of_never_later_than_bound(memory: Memory) -> None:
     assert alice.recall("Alice Berlin", as_of="2022-06-01") == "Nothing in memory matches 'Alice Berlin'."
     with pytest.raises(InvalidInputError, match="as_of: must not be after 2023-06-01"):
         alice.recall("Alice", as_of="2024-01-01")
+    then = MemoryBinding(memory, "alice", as_of="2024-06-01").recall("where does Alice work")
+    assert "Alice works at Acme Robotics (since 2024-05-01)" in then
+    assert "Initech" not in then and "2025" not in then  # neither the later job nor the end of this one
     assert "lives in Berlin" in MemoryBinding(memory, "alice").recall("Alice Berlin", as_of="2024-01-01")
 
 
@@ -93,12 +100,11 @@ def test_recall_as_of_never_later_than_bound(memory: Memory) -> None:
         (lambda b: b.documents("Alice", mode="nearest"), "mode"),
     ],
 )
-def test_bad_arguments_are_named_and_store_nothing(memory: Memory, call, field: str) -> None:  # type: ignore[no-untyped-def]
-    before = len(memory.episodes("alice"))
+def test_bad_arguments_are_named_and_store_nothing(bare: Memory, call, field: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(InvalidInputError) as caught:
-        call(MemoryBinding(memory, "alice"))
+        call(MemoryBinding(bare, "alice"))
     assert caught.value.field == field
-    assert len(memory.episodes("alice")) == before
+    assert bare.episodes("alice") == []
 
 
 @pytest.mark.parametrize(
@@ -115,8 +121,8 @@ def test_bad_arguments_are_named_and_store_nothing(memory: Memory, call, field: 
         ({"memory": "memory.db"}, "memory"),
     ],
 )
-def test_binding_checks_its_options(memory: Memory, options: dict, field: str) -> None:  # type: ignore[type-arg]
-    args = {"memory": memory, "group_id": "alice", **options}
+def test_binding_checks_its_options(bare: Memory, options: dict, field: str) -> None:  # type: ignore[type-arg]
+    args = {"memory": bare, "group_id": "alice", **options}
     with pytest.raises(InvalidInputError) as caught:
         MemoryBinding(args.pop("memory"), args.pop("group_id"), **args)
     assert caught.value.field == field
@@ -166,3 +172,50 @@ def test_remembered_text_says_what_was_retired(memory: Memory) -> None:
     assert "No longer true: Alice lives in Berlin (2023-01-01 to 2025-01-10)" in said
     assert alice.remember("Alice moved to Munich.", when="2025-01-10").startswith("Saved as episode")
     assert "No new fact" in alice.remember("Hello there!")
+
+
+# -- the context block (memory.context) -------------------------------------------------
+def test_get_context_is_the_block(memory: Memory) -> None:
+    text = MemoryBinding(memory, "alice", max_tokens=300).get_context("where does Alice work")
+    assert text == memory.context("alice", "where does Alice work", max_tokens=300).text
+    assert "Alice works at Initech (since 2025-01-01" in text
+
+
+def test_get_context_as_of_holds_nothing_later(memory: Memory) -> None:
+    alice = MemoryBinding(memory, "alice", as_of="2024-06-01")
+    text = alice.get_context("where does Alice work")
+    assert "Alice works at Acme Robotics (since 2024-05-01)" in text
+    assert "Initech" not in text and "2025" not in text
+    assert "Acme" not in alice.get_context("where does Alice work", as_of="2024-01-01")
+    with pytest.raises(InvalidInputError, match="as_of: must not be after"):
+        alice.get_context("where does Alice work", as_of="2025-01-01")
+
+
+def test_context_documents_are_what_went_into_the_block(memory: Memory) -> None:
+    query = "where does Alice work"
+    block = memory.context("alice", query, max_tokens=400)
+    docs = MemoryBinding(memory, "alice", max_tokens=400).documents(query)
+    assert block.user is not None and block.user.uuid not in [h.item.uuid for h in block.entities]
+    expected = [h.item.uuid for h in block.facts] + [block.user.uuid] + [
+        h.item.uuid for scope in (block.entities, block.episodes) for h in scope]
+    assert [p.uuid for p in docs] == expected
+    user = next(p for p in docs if p.metadata.get("user"))
+    assert user.kind == "entity" and user.text.startswith("Alice: ")
+    initech = next(p for p in docs if p.kind == "fact" and "Initech" in p.text)
+    assert initech.text == "Alice works at Initech (since 2025-01-01)"
+    assert initech.metadata["episodes"] and initech.metadata["valid_at"] == "2025-01-01T00:00:00+00:00"
+    episode = next(p for p in docs if p.kind == "episode")
+    assert episode.text.startswith("[2025-02-01] Alice: ") or episode.text.startswith("[2024-05-01] Alice: ")
+    assert [p.kind for p in MemoryBinding(memory, "alice").documents(query, scopes=["facts"])] == ["fact"] * len(
+        memory.context("alice", query, scopes=["facts"]).facts)
+
+
+def test_context_documents_as_of_tell_nothing_later(memory: Memory) -> None:
+    docs = MemoryBinding(memory, "alice", as_of="2024-06-01").documents("where does Alice work")
+    assert docs and not any("Initech" in p.text or "2025" in p.text for p in docs)
+    acme = next(p for p in docs if p.kind == "fact" and "Acme" in p.text)
+    assert acme.metadata["invalid_at"] is None  # it ended in 2025: not known in 2024
+    for later in (MemoryBinding(memory, "alice", as_of="2025-06-01"), MemoryBinding(memory, "alice")):
+        acme = next(p for p in later.documents("Acme Robotics") if p.kind == "fact" and "works at Acme" in p.text)
+        assert acme.text == "Alice works at Acme Robotics (2024-05-01 to 2025-01-01)"
+        assert acme.metadata["invalid_at"] == "2025-01-01T00:00:00+00:00"

@@ -26,7 +26,7 @@ from kronograph import AsyncMemory, KronographError, Memory  # noqa: E402
 from kronograph.integrations import MemoryBinding  # noqa: E402
 from kronograph.integrations.langchain import KronographRetriever, memory_tools  # noqa: E402
 
-from .conftest import StepClock  # noqa: E402
+from .integrations_fixture import seeded_memory  # noqa: E402
 
 
 class ToolCallingFakeModel(GenericFakeChatModel):
@@ -63,10 +63,7 @@ def agent_graph(model: Any, tools: list[Any]) -> Any:
 
 @pytest.fixture
 def memory() -> Iterator[Memory]:
-    with Memory(":memory:", model=None, clock=StepClock(datetime(2025, 3, 1, tzinfo=UTC))) as memory:
-        memory.add_episode("alice", "Alice moved to Berlin in 2023. Alice works at Acme Robotics.", kind="text",
-                           reference_time="2024-05-01T10:00:00")
-        memory.add_episode("bob", "Bob lives in Paris. Bob works at Globex.", kind="text")
+    with seeded_memory() as memory:
         yield memory
 
 
@@ -77,15 +74,29 @@ def tool_answers(messages: list[Any]) -> dict[str, str]:
 # -- the retriever --------------------------------------------------------------------
 def test_retriever_search_mode_sync_and_async(memory: Memory) -> None:
     retriever = KronographRetriever(memory=memory, group_id="alice", mode="search", k=5)
-    docs = retriever.invoke("where does Alice live")
-    fact = next(d for d in docs if d.metadata["kind"] == "fact")
+    docs = retriever.invoke("Alice Berlin")
+    fact = next(d for d in docs if d.metadata["kind"] == "fact" and "Berlin" in d.page_content)
     assert fact.page_content == "Alice lives in Berlin (since 2023-01-01)"
     assert fact.id == fact.metadata["uuid"]
     assert fact.metadata["valid_at"] == "2023-01-01T00:00:00+00:00" and fact.metadata["invalid_at"] is None
     assert len(fact.metadata["episodes"]) == 1 and isinstance(fact.metadata["score"], float)
     assert {d.metadata["kind"] for d in docs} >= {"fact", "entity", "episode"}
-    again = asyncio.run(retriever.ainvoke("where does Alice live"))
+    again = asyncio.run(retriever.ainvoke("Alice Berlin"))
     assert [d.id for d in again] == [d.id for d in docs]
+
+
+def test_retriever_context_mode_gives_what_went_into_the_block(memory: Memory) -> None:
+    query = "where does Alice work"
+    retriever = KronographRetriever(memory=memory, group_id="alice", max_tokens=400)
+    docs = retriever.invoke(query)
+    block = memory.context("alice", query, max_tokens=400)
+    went_in = {h.item.uuid for scope in (block.facts, block.entities, block.episodes) for h in scope}
+    assert {d.id for d in docs} == went_in | {block.user.uuid}  # type: ignore[union-attr]
+    assert "Alice works at Initech (since 2025-01-01)" in [d.page_content for d in docs]
+    assert all(d.metadata["kind"] in ("fact", "entity", "episode") and d.metadata["uuid"] == d.id for d in docs)
+    assert [d.id for d in asyncio.run(retriever.ainvoke(query))] == [d.id for d in docs]
+    past = KronographRetriever(memory=memory, group_id="alice", as_of="2024-06-01").invoke(query)
+    assert past and not any("Initech" in d.page_content or "2025" in d.page_content for d in past)
 
 
 def test_retriever_never_leaves_its_group(memory: Memory) -> None:
@@ -120,6 +131,8 @@ def test_retriever_over_async_memory(tmp_path: Path) -> None:
             retriever = KronographRetriever(memory=memory, group_id="alice", mode="search")
             docs = await retriever.ainvoke("Lisbon")
             assert docs[0].page_content.startswith("Alice lives in Lisbon (since ")
+            block = await KronographRetriever(memory=memory, group_id="alice").ainvoke("where does Alice live")
+            assert docs[0].page_content in [d.page_content for d in block]
             with pytest.raises(KronographError, match="call it asynchronously"):
                 retriever.invoke("Lisbon")
 
@@ -161,14 +174,18 @@ def test_memory_tools_take_a_binding(memory: Memory) -> None:
 
 def test_a_langgraph_agent_remembers_and_recalls(memory: Memory) -> None:
     model = scripted(
+        call("get_context", "c0", query="Where does Alice work?"),
         call("remember", "c1", content="Alice adopted a cat named Miso.", when="2024-06-09"),
         call("recall", "c2", query="What is the name of Alice's cat?"),
         call("recall", "c3", query="Bob", group_id="bob"),  # a model cannot reach another group
         "Alice's cat is called Miso.",
     )
+    block = memory.context("alice", "Where does Alice work?").text  # before the agent adds to the memory
     graph = agent_graph(model, memory_tools(memory, "alice"))
     out = graph.invoke({"messages": [HumanMessage("Remember that I adopted Miso, then tell me my cat's name.")]})
     answers = tool_answers(out["messages"])
+    assert answers["c0"] == block
+    assert "Alice works at Initech (since 2025-01-01" in answers["c0"]
     assert answers["c1"].startswith("Saved as episode ")
     assert "Miso" in answers["c2"] and "[ep …" in answers["c2"]
     assert answers["c3"] == "group_id: Extra inputs are not permitted"
@@ -184,6 +201,7 @@ def test_a_langgraph_agent_over_async_memory(tmp_path: Path) -> None:
             model = scripted(
                 call("remember", "c1", content="Alice moved to Lisbon in 2024."),
                 call("recall", "c2", query="Where does Alice live?"),
+                call("get_context", "c3", query="Where does Alice live?", as_of="2023-06-01"),
                 "Lisbon.",
             )
             out = await agent_graph(model, memory_tools(memory, "alice")).ainvoke({"messages": [HumanMessage("hi")]})
@@ -192,6 +210,7 @@ def test_a_langgraph_agent_over_async_memory(tmp_path: Path) -> None:
     answers = tool_answers(asyncio.run(main()))
     assert "Learned: Alice lives in Lisbon (since 2024-01-01)" in answers["c1"]
     assert "Alice lives in Lisbon (since 2024-01-01)" in answers["c2"]
+    assert "Lisbon" not in answers["c3"]
 
 
 def test_missing_framework_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -32,15 +32,12 @@ from kronograph import AsyncMemory, KronographError, Memory  # noqa: E402
 from kronograph.integrations import MemoryBinding  # noqa: E402
 from kronograph.integrations.pydantic_ai import memory_tools, memory_toolset  # noqa: E402
 
-from .conftest import StepClock  # noqa: E402
+from .integrations_fixture import seeded_memory  # noqa: E402
 
 
 @pytest.fixture
 def memory() -> Iterator[Memory]:
-    with Memory(":memory:", model=None, clock=StepClock(datetime(2025, 3, 1, tzinfo=UTC))) as memory:
-        memory.add_episode("alice", "Alice moved to Berlin in 2023. Alice works at Acme Robotics.", kind="text",
-                           reference_time="2024-05-01T10:00:00")
-        memory.add_episode("bob", "Bob lives in Paris. Bob works at Globex.", kind="text")
+    with seeded_memory() as memory:
         yield memory
 
 
@@ -91,6 +88,7 @@ def test_tools_are_named_described_and_take_no_group(memory: Memory) -> None:
 
 def test_an_agent_remembers_and_recalls_in_its_group(memory: Memory) -> None:
     model = scripted(
+        [("get_context", {"query": "Where does Alice work?", "as_of": "2024-06-01"})],
         [("remember", {"content": "Alice adopted a cat named Miso.", "when": "2024-06-09"})],
         [("recall", {"query": "What is the name of Alice's cat?"})],
         [("recall", {"query": "Bob", "group_id": "bob"})],  # a model cannot reach another group
@@ -101,12 +99,14 @@ def test_an_agent_remembers_and_recalls_in_its_group(memory: Memory) -> None:
     result = agent.run_sync("Remember that I adopted Miso, then tell me my cat's name.")
     assert result.output == "Alice's cat is called Miso."
     answers = returned(result.all_messages())
-    assert answers[0][1].startswith("Saved as episode ")
-    assert "Miso" in answers[1][1] and "[ep …" in answers[1][1]
-    assert answers[2][1].startswith("RETRY") and "group_id" in answers[2][1]
-    assert "as_of: not a datetime" in answers[3][1] and answers[3][1].startswith("RETRY")
-    assert answers[4][1].startswith("RETRY") and "query" in answers[4][1]
-    saved = answers[0][1].split()[3].rstrip(".")
+    assert answers[0][1] == memory.context("alice", "Where does Alice work?", as_of="2024-06-01").text
+    assert "Acme Robotics" in answers[0][1] and "Initech" not in answers[0][1]
+    assert answers[1][1].startswith("Saved as episode ")
+    assert "Miso" in answers[2][1] and "[ep …" in answers[2][1]
+    assert answers[3][1].startswith("RETRY") and "group_id" in answers[3][1]
+    assert "as_of: not a datetime" in answers[4][1] and answers[4][1].startswith("RETRY")
+    assert answers[5][1].startswith("RETRY") and "query" in answers[5][1]
+    saved = answers[1][1].split()[3].rstrip(".")
     assert memory.episode("alice", saved).reference_time == datetime(2024, 6, 9, tzinfo=UTC)
     assert all("Miso" not in (e.content or "") for e in memory.episodes("bob"))
 
@@ -140,13 +140,15 @@ def test_an_agent_over_async_memory(tmp_path: Path) -> None:
     async def main() -> list[tuple[str, str]]:
         async with AsyncMemory(tmp_path / "m.db", model=None) as memory:
             model = scripted([("remember", {"content": "Alice moved to Lisbon in 2024."})],
-                             [("recall", {"query": "Where does Alice live?"})], "Lisbon.")
+                             [("recall", {"query": "Where does Alice live?"})],
+                             [("get_context", {"query": "Where does Alice live?"})], "Lisbon.")
             result = await Agent(model, toolsets=[memory_toolset(memory, "alice")]).run("hi")
             return returned(result.all_messages())
 
     answers = asyncio.run(main())
     assert "Learned: Alice lives in Lisbon (since 2024-01-01)" in answers[0][1]
     assert "Alice lives in Lisbon (since 2024-01-01)" in answers[1][1]
+    assert answers[2][0] == "get_context" and "Alice lives in Lisbon (since 2024-01-01)" in answers[2][1]
 
 
 def test_a_sync_memory_from_an_async_run(memory: Memory) -> None:

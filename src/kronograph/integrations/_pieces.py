@@ -5,7 +5,8 @@ tools answer a model with, worded as the context block words them
 (:mod:`kronograph.context.render`).
 
 Facts are told as of a moment (``as_of``, else ``known_at``, else now): a
-fact that ended by then reads ``(X to Y)``. An entity's stored summary
+fact that ended by then reads ``(X to Y)``; in a past view an end after
+the moment is not told, in the text or in ``invalid_at``. An entity's stored summary
 describes the graph of today, so under ``as_of`` / ``known_at`` it is left
 out rather than let it tell what was learned or true only later.
 """
@@ -63,6 +64,13 @@ def _content(episode: Episode, limit: int | None = None) -> str:
     return text if limit is None or len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def _end(fact: Fact, view: View) -> datetime | None:
+    """A fact's end as known at the view's moment: a later one is not told in a past view."""
+    if fact.invalid_at is not None and view.temporal and fact.invalid_at > view.moment:
+        return None
+    return fact.invalid_at
+
+
 def _summary(entity: Entity, view: View) -> str | None:
     return None if view.temporal else entity.summary
 
@@ -73,7 +81,7 @@ def _piece(hit: Hit[Any], view: View) -> Piece:
                             "methods": list(hit.methods)}
     if isinstance(item, Fact):
         meta = {"kind": "fact", **base, "subject": item.subject, "relation": item.relation, "object": item.object,
-                "valid_at": _iso(item.valid_at), "invalid_at": _iso(item.invalid_at), "event": item.event,
+                "valid_at": _iso(item.valid_at), "invalid_at": _iso(_end(item, view)), "event": item.event,
                 "episodes": list(item.episodes)}
         return Piece("fact", item.uuid, _sentence(item, view), hit.score, meta)
     if isinstance(item, Entity):
