@@ -11,10 +11,17 @@ Each framework has its own module, imported only when asked for, so that
 
 What they share, with no framework in it, is here: a :class:`MemoryBinding`
 (a memory bound by the developer to one group: a model's arguments never
-choose the group) and the tools' wording. See ``docs/integrations.md``.
+choose the group), the tools' wording (``REMEMBER``, ``RECALL``,
+``GET_CONTEXT``) and their arguments' types (``Content``, ``When``,
+``Query``, ``Limit``, ``AsOf``), for giving any other framework the same
+tools. See ``docs/integrations.md``.
 """
 
-from ._binding import MemoryBinding
+from ._binding import GET_CONTEXT, RECALL, REMEMBER, AsOf, Content, Limit, MemoryBinding, Query, When
+from ._pieces import Piece
 from ._require import INSTALL_HINT
 
-__all__ = ["INSTALL_HINT", "MemoryBinding"]
+__all__ = [
+    "GET_CONTEXT", "INSTALL_HINT", "RECALL", "REMEMBER", "AsOf", "Content", "Limit", "MemoryBinding", "Piece", "Query",
+    "When",
+]
