@@ -116,6 +116,8 @@ def test_bad_arguments_are_named_and_store_nothing(bare: Memory, call, field: st
         ({"as_of": "not a time"}, "as_of"),
         ({"known_at": 3}, "known_at"),
         ({"max_tokens": 0}, "max_tokens"),
+        ({"max_tokens": 49}, "max_tokens"),
+        ({"max_tokens": 100_001}, "max_tokens"),
         ({"recall_limit": 26}, "recall_limit"),
         ({"actor": ""}, "actor"),
         ({"memory": "memory.db"}, "memory"),

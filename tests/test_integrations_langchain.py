@@ -204,7 +204,10 @@ def test_a_langgraph_agent_over_async_memory(tmp_path: Path) -> None:
                 call("get_context", "c3", query="Where does Alice live?", as_of="2023-06-01"),
                 "Lisbon.",
             )
-            out = await agent_graph(model, memory_tools(memory, "alice")).ainvoke({"messages": [HumanMessage("hi")]})
+            tools = memory_tools(memory, "alice")
+            out = await agent_graph(model, tools).ainvoke({"messages": [HumanMessage("hi")]})
+            with pytest.raises(KronographError, match="call it asynchronously"):  # blocking calls refused
+                tools[1].invoke({"query": "Lisbon"})
             return out["messages"]  # type: ignore[no-any-return]
 
     answers = tool_answers(asyncio.run(main()))

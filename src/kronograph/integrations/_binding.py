@@ -23,6 +23,7 @@ from pydantic import Field
 
 from .. import checks
 from .._arguments import TimeLike, _time
+from .._context import MAX_TOKENS_RANGE
 from ..errors import InvalidInputError, KronographError
 from ..ingest.episode_input import actor_text
 from ..memory import AsyncMemory
@@ -129,7 +130,9 @@ class MemoryBinding:
         self.group_id: str = checks.identifier("group_id", group_id)  # type: ignore[assignment]
         self.as_of = _time("as_of", as_of)
         self.known_at = _time("known_at", known_at)
-        self.max_tokens: int = checks.count("max_tokens", max_tokens)  # type: ignore[assignment]
+        self.max_tokens: int = checks.count("max_tokens", max_tokens, minimum=MAX_TOKENS_RANGE[0])  # type: ignore[assignment]
+        if self.max_tokens > MAX_TOKENS_RANGE[1]:
+            raise InvalidInputError("max_tokens", f"must be at most {MAX_TOKENS_RANGE[1]}, got {max_tokens}")
         self.recall_limit: int = checks.count("recall_limit", recall_limit)  # type: ignore[assignment]
         if self.recall_limit > RECALL_MAX:
             raise InvalidInputError("recall_limit", f"must be at most {RECALL_MAX}, got {recall_limit}")
