@@ -135,24 +135,26 @@ class Contexts:
 
     async def _context_recent(self, store: Store, g: str, m: Material, wanted: tuple[str, ...]) -> None:
         """No query: the latest episodes by the moment (received by
-        ``known_at``) and the facts they gave, as believed then."""
-        latest = await store.context_episodes(g, before=m.moment + _TICK, exclude="", limit=RECENT * 4)
-        kept = [
-            e for e in latest
-            if e.status == "complete" and e.kind != "fact" and (m.known_at is None or e.created_at <= m.known_at)
-        ][-RECENT:]
+        ``known_at``), and the facts that began last before it, as believed
+        then (those of the last 30 days, else of the last year, else any)."""
         if "episodes" in wanted:
+            latest = await store.context_episodes(g, before=m.moment + _TICK, exclude="", limit=RECENT * 4)
+            kept = [
+                e for e in latest
+                if e.status == "complete" and e.kind != "fact" and (m.known_at is None or e.created_at <= m.known_at)
+            ][-RECENT:]
             m.episodes = [Hit(e, 1.0 / (1 + i), ("recent",)) for i, e in enumerate(reversed(kept))]
         if "facts" not in wanted:
             return
-        uuids: list[str] = []
-        for episode in reversed(kept):
-            uuids.extend(r.uuid for r in await store.facts_citing(g, episode.uuid) if r.uuid not in uuids)
-        if not uuids:
-            return
-        facts = await store.facts(g, FactQuery(
-            as_of=m.moment, known_at=m.known_at, include_retired=True, uuids=tuple(uuids), until=m.moment + _TICK,
-        ))
+        facts: list[Fact] = []
+        for days in (30, 365, None):
+            since = m.moment - timedelta(days=days) if days is not None else None
+            facts = await store.facts(g, FactQuery(
+                as_of=m.moment, known_at=m.known_at, include_retired=True, since=since, until=m.moment + _TICK,
+                limit=RECENT * 40,
+            ))
+            if len(facts) >= RECENT * 3:
+                break
         facts.sort(key=lambda f: (-f.valid_at.timestamp(), f.uuid))
         m.facts = [Hit(f, 1.0 / (1 + i), ("recent",)) for i, f in enumerate(facts[: RECENT * 3])]
 

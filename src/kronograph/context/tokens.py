@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
@@ -83,7 +84,9 @@ def bpe_counter(encoding: str = "o200k_base") -> TokenCounter | None:
         import bpe_openai  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return None
-    return _Bpe(bpe_openai.get_encoding(encoding))
+    with warnings.catch_warnings():  # it reads its vocabulary by a deprecated importlib call
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return _Bpe(bpe_openai.get_encoding(encoding))
 
 
 def default_counter() -> TokenCounter:
