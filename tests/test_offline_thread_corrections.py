@@ -267,3 +267,47 @@ def test_a_thing_named_later_by_its_last_word(earlier: str, later: str, thing: s
 def test_a_kind_of_place_is_not_the_name_it_ends() -> None:
     facts = last_facts("I sail at Galway Club", "i left the club")
     assert not [f for f in facts if f[2] == "Galway Club"]
+
+
+@pytest.mark.parametrize(
+    ("earlier", "correction", "old", "new"),
+    [
+        ("my manager Kevin Otieno signed it off", "sorry, his surname is Ochieng, Kevin Ochieng", "Kevin Otieno",
+         "Kevin Ochieng"),
+        ("my friend Rizky Prasetyo and I are making a game", "wait its Rizky Pratama lol", "Rizky Prasetyo",
+         "Rizky Pratama"),
+        ("my boss Dr. Martin Gagnon loved it", "oops, his name is Michel. Martin is his brother", "Martin Gagnon",
+         "Michel Gagnon"),
+        ("my sister Anna Berg lives in Oslo", "typo, I meant Hanna Berg", "Anna Berg", "Hanna Berg"),
+        ("my cousin Tom Reyes lives in Leeds", "my bad, his last name is Reyna", "Tom Reyes", "Tom Reyna"),
+    ],
+)
+def test_a_person_renamed_later_takes_the_earlier_facts(earlier: str, correction: str, old: str, new: str) -> None:
+    facts = last_facts(earlier, correction)
+    moved = [f for f in facts if f[2] == new or f[0] == new]
+    assert moved and not [f for f in moved if f[1].startswith("NO_LONGER")]
+    assert [f for f in facts if f[1].startswith("NO_LONGER") and old in (f[0], f[2])]
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "Kevin Smith from accounting was there too",  # someone else, no slip owned up to
+        "sorry, Kevin Otieno was late today",  # the same name again
+        "oops, I met Maria Lopez at the gym",  # a new person: no earlier name one word apart
+        "sorry, Kevin Otieno and Kevin Mwangi both came",  # two words apart from nobody... one is new, one known
+    ],
+)
+def test_no_rename_without_a_slip_or_a_near_name(later: str) -> None:
+    facts = last_facts("my manager Kevin Otieno signed it off", later)
+    assert not [f for f in facts if f[1].startswith("NO_LONGER")]
+
+
+def test_a_renamed_person_is_known_by_the_new_name_later() -> None:
+    facts = last_facts("my friend Rizky Prasetyo is visiting", "wait its Rizky Pratama lol", "rizky moved to Bandung")
+    assert ("Rizky Pratama", "LIVES_IN", "Bandung") in facts
+
+
+def test_a_rename_may_say_not_the_old_name() -> None:
+    facts = last_facts("my manager Kevin Otieno signed it off", "sorry, I meant Kevin Ochieng, not Kevin Otieno")
+    assert ("Sam Carter", "REPORTS_TO", "Kevin Ochieng") in facts

@@ -24,7 +24,7 @@ from .reader import SentenceReader
 from .stops import read_stops, spread_switch
 from .thread import Thread, expand_names, moved, newborn, recapitalise, rename
 from .thread_answers import answer
-from .thread_corrections import correct_earlier, quoted_then_renamed
+from .thread_corrections import correct_earlier, quoted_then_renamed, renamed_earlier
 from .thread_life import hired, job_town_ended, moved_in_now, moving_now
 from .ventures import read_ventures
 
@@ -115,6 +115,8 @@ class OfflineExtractor:
                 hired(ctx, content)
             rename(ctx, expand_names(thread, [(e.name, ctx.label(e.name)) for e in ctx.entities.values()], ctx.speaker))
             job_town_ended(ctx)
+            if reporting:
+                renamed_earlier(ctx, content)
         self.notes = ctx.unread
         return Extraction(
             reasoning=_reasoning(ctx), entities=list(ctx.entities.values()), facts=list(ctx.facts.values())

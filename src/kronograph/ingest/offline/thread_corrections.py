@@ -23,9 +23,10 @@ from .context import Context, Subject
 from .dates import find_times
 from .names import Run, Token
 from .patterns import ENDINGS
-from .thread import Earlier
+from .thread import _RECENT, Earlier
+from .thread_renames import renamed
 
-__all__ = ["correct_earlier", "quoted_then_renamed"]
+__all__ = ["correct_earlier", "quoted_then_renamed", "renamed_earlier"]
 
 _OWNED_UP = frozenset({"sorry", "correction", "oops", "mistake", "typo", "wrong", "meant", "mixed", "muddled"})
 _GLUE = frozenset({",", "—", "–", "-", "and"})
@@ -157,3 +158,30 @@ def _placed_instead(text: str, ctx: Context) -> int:
     made = _dated(ctx, who, "NO_LONGER_LINKED_TO", old, start)
     lives = label == "Person" and not re.search(r"\b(?:based|located)\b", m.group(0))
     return made + _dated(ctx, who, "LIVES_IN" if lives else "LOCATED_IN", new, start)
+
+
+def renamed_earlier(ctx: Context, content: str) -> int:
+    """ "sorry, his surname is Ochieng, Kevin Ochieng" after "my manager Kevin Otieno": each earlier fact about
+    the person, under the new name from its own start, and the one under the old name taken back (never true)."""
+    thread = ctx.thread
+    if thread is None or not thread.facts:
+        return 0
+    recent = tuple(p for named in thread.people[::-1][:_RECENT] for p in named)
+    put_right = renamed(content, thread.names, recent)
+    if put_right is None:
+        return 0
+    old, new = (n.casefold() for n in put_right)
+    made = 0
+    for earlier in thread.facts:
+        if earlier.relation.startswith(_ENDED) or old not in (earlier.subject.casefold(), earlier.object.casefold()):
+            continue
+        subject = put_right[1] if earlier.subject.casefold() == old else earlier.subject
+        obj = put_right[1] if earlier.object.casefold() == old else earlier.object
+        if (ending := _ending(earlier.relation)) is not None:
+            made += _dated(ctx, Subject(earlier.subject, 0.8), ending, earlier.object, earlier.valid_at)
+        if subject.casefold() != obj.casefold():
+            made += _dated(ctx, Subject(subject, 0.8), earlier.relation, obj, earlier.valid_at)
+    for key in [k for k in ctx.facts if old in (k[0], k[2]) and not k[1].startswith(_ENDED)]:
+        del ctx.facts[key]  # "Otieno was my stats lecturer": the old name is someone else now, not this person
+    ctx.mention(put_right[1], "Person")
+    return made
