@@ -26,6 +26,7 @@ from .thread import Thread, expand_names, moved, newborn, recapitalise, rename
 from .thread_answers import answer
 from .thread_corrections import correct_earlier, quoted_then_renamed, renamed_earlier
 from .thread_life import hired, job_town_ended, moved_in_now, moving_now
+from .thread_work import manager_at_work, manager_gone
 from .ventures import read_ventures
 
 __all__ = ["OfflineExtractor"]
@@ -117,6 +118,9 @@ class OfflineExtractor:
             job_town_ended(ctx)
             if reporting:
                 renamed_earlier(ctx, content)
+        if reporting:
+            manager_gone(ctx, content)
+            manager_at_work(ctx)
         self.notes = ctx.unread
         return Extraction(
             reasoning=_reasoning(ctx), entities=list(ctx.entities.values()), facts=list(ctx.facts.values())

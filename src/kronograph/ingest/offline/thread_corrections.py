@@ -25,6 +25,7 @@ from .names import Run, Token
 from .patterns import ENDINGS
 from .thread import _RECENT, Earlier
 from .thread_renames import renamed
+from .thread_work import one_job
 
 __all__ = ["correct_earlier", "quoted_then_renamed", "renamed_earlier"]
 
@@ -181,6 +182,8 @@ def renamed_earlier(ctx: Context, content: str) -> int:
             made += _dated(ctx, Subject(earlier.subject, 0.8), ending, earlier.object, earlier.valid_at)
         if subject.casefold() != obj.casefold():
             made += _dated(ctx, Subject(subject, 0.8), earlier.relation, obj, earlier.valid_at)
+        if earlier.relation == "REPORTS_TO" and (job := one_job(ctx)) is not None:  # the job thread_work.py gave
+            made += _dated(ctx, Subject(earlier.object, 0.8), "NO_LONGER_LINKED_TO", job, earlier.valid_at)
     for key in [k for k in ctx.facts if old in (k[0], k[2]) and not k[1].startswith(_ENDED)]:
         del ctx.facts[key]  # "Otieno was my stats lecturer": the old name is someone else now, not this person
     ctx.mention(put_right[1], "Person")
