@@ -311,3 +311,26 @@ def test_a_renamed_person_is_known_by_the_new_name_later() -> None:
 def test_a_rename_may_say_not_the_old_name() -> None:
     facts = last_facts("my manager Kevin Otieno signed it off", "sorry, I meant Kevin Ochieng, not Kevin Otieno")
     assert ("Sam Carter", "REPORTS_TO", "Kevin Ochieng") in facts
+
+
+@pytest.mark.parametrize(
+    ("earlier", "correction", "old", "new"),
+    [
+        ("my sister Ana works at Hospital Santa Maria", "sorry, I meant Hospital Sao Joao, not Santa Maria",
+         "Hospital Santa Maria", "Hospital Sao Joao"),
+        ("I work at Northwind Trading Company", "oops it's Southwind Trading Company not Northwind Trading Company",
+         "Northwind Trading Company", "Southwind Trading Company"),
+        ("my brother Tom works at Saint Mary Hospital", "sorry, he's at Royal Free Hospital, not Mary Hospital",
+         "Saint Mary Hospital", "Royal Free Hospital"),
+    ],
+)
+def test_not_the_end_of_an_earlier_name_takes_it_back(earlier: str, correction: str, old: str, new: str) -> None:
+    facts = last_facts(earlier, correction)
+    assert [f for f in facts if f[1] == "NO_LONGER_LINKED_TO" and f[2] == old]
+    assert [f for f in facts if f[2] == new and not f[1].startswith("NO_LONGER")]
+
+
+def test_not_a_word_of_two_earlier_names_takes_back_neither() -> None:
+    facts = last_facts("my sister Ana works at North Park Clinic and I work at South Park Clinic",
+                       "sorry, Ana is at Riverside Clinic, not Park Clinic")
+    assert not [f for f in facts if f[1] == "NO_LONGER_LINKED_TO" and f[2].endswith(" Park Clinic")]

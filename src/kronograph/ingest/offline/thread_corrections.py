@@ -60,12 +60,20 @@ def correct_earlier(tokens: list[Token], runs: list[Run], ctx: Context) -> int:
 
 
 def _earlier_object(tokens: list[Token], at: int, facts: tuple[Earlier, ...]) -> tuple[Earlier | None, int]:
-    """The latest standing earlier fact whose object the words from ``at`` name (the longest such name)."""
+    """The latest standing earlier fact whose object the words from ``at`` name (the longest such name), in full
+or by its last two words or more ("not Benito Juárez" of "Escuela Primaria Benito Juárez")."""
     for width in range(min(5, len(tokens) - at), 0, -1):
         said = " ".join(t.text for t in tokens[at : at + width]).casefold()
         for fact in reversed(facts):
             if fact.object.casefold() == said and not fact.relation.startswith(_ENDED):
                 return fact, width
+    for width in range(min(5, len(tokens) - at), 1, -1):
+        if not all(t.text[:1].isupper() for t in tokens[at : at + width]):
+            continue
+        said = " ".join(t.text for t in tokens[at : at + width]).casefold()
+        tails = [f for f in facts if f.object.casefold().endswith(" " + said) and not f.relation.startswith(_ENDED)]
+        if len({f.object.casefold() for f in tails}) == 1:
+            return tails[-1], width
     return None, 0
 
 
