@@ -44,7 +44,10 @@ _WH = (
     (re.compile(r"\bwhere\s+(?:do\s+you\s+(?:currently\s+)?live|are\s+you\s+(?:based|living))\b[^?]*\?$", re.I),
      "I live in {name}"),
 )
-_WH_LEAD = r"^\W*(?i:(?:just|mostly|only|still|currently|oh|um+|well|honestly|lol|haha|right\s+now|at\s+the\s+moment)\b[\s,]*)*"
+_WH_LEAD = (
+    r"^\W*(?i:(?:just|mostly|only|still|currently|oh|um+|well|honestly|lol|haha|right\s+now|at\s+the\s+moment)"
+    r"\b[\s,]*)*"
+)
 _NAME_ALONE = re.compile(
     _WH_LEAD + r"(?:at\s+|in\s+)?(?P<name>[A-Z][\w'’.&-]*(?:\s+(?:[A-Z0-9][\w'’.&-]*|de|of))*)"
     r"(?=\s*(?:$|[,.!;:)(]|[\U0001F300-\U0001FAFF\u2600-\u27BF]|\b(?:lol|haha|tbh|mostly|for\s+now|these\s+days|"
