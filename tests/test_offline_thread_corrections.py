@@ -334,3 +334,9 @@ def test_not_a_word_of_two_earlier_names_takes_back_neither() -> None:
     facts = last_facts("my sister Ana works at North Park Clinic and I work at South Park Clinic",
                        "sorry, Ana is at Riverside Clinic, not Park Clinic")
     assert not [f for f in facts if f[1] == "NO_LONGER_LINKED_TO" and f[2].endswith(" Park Clinic")]
+
+
+def test_the_short_name_in_the_renaming_message_is_the_new_one() -> None:
+    facts = last_facts("my friend Rizky Prasetyo is nice", "wait its Rizky Pratama lol. Rizky founded Warung Pixel")
+    assert ("Rizky Pratama", "FOUNDED", "Warung Pixel") in facts
+    assert not [f for f in facts if f[0] == "Rizky Prasetyo"]

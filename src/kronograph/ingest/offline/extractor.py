@@ -24,7 +24,7 @@ from .reader import SentenceReader
 from .stops import read_stops, spread_switch
 from .thread import Thread, expand_names, moved, newborn, recapitalise, rename
 from .thread_answers import answer
-from .thread_corrections import correct_earlier, quoted_then_renamed, renamed_earlier
+from .thread_corrections import correct_earlier, quoted_then_renamed, renamed_earlier, renamed_short
 from .thread_life import hired, job_town_ended, moved_in_now, moving_now
 from .thread_work import manager_at_work, manager_gone
 from .ventures import read_ventures
@@ -114,7 +114,8 @@ class OfflineExtractor:
                 newborn(ctx, content)
                 moved(ctx, content)
                 hired(ctx, content)
-            rename(ctx, expand_names(thread, [(e.name, ctx.label(e.name)) for e in ctx.entities.values()], ctx.speaker))
+            short = expand_names(thread, [(e.name, ctx.label(e.name)) for e in ctx.entities.values()], ctx.speaker)
+            rename(ctx, renamed_short(ctx, content, short) if reporting else short)
             job_town_ended(ctx)
             if reporting:
                 renamed_earlier(ctx, content)

@@ -27,7 +27,7 @@ from .thread import _RECENT, Earlier
 from .thread_renames import renamed
 from .thread_work import one_job
 
-__all__ = ["correct_earlier", "quoted_then_renamed", "renamed_earlier"]
+__all__ = ["correct_earlier", "quoted_then_renamed", "renamed_earlier", "renamed_short"]
 
 _OWNED_UP = frozenset({"sorry", "correction", "oops", "mistake", "typo", "wrong", "meant", "mixed", "muddled"})
 _GLUE = frozenset({",", "—", "–", "-", "and"})
@@ -169,15 +169,35 @@ def _placed_instead(text: str, ctx: Context) -> int:
     return made + _dated(ctx, who, "LIVES_IN" if lives else "LOCATED_IN", new, start)
 
 
+def _put_right(ctx: Context, content: str) -> tuple[str, str] | None:
+    thread = ctx.thread
+    if thread is None or not thread.facts:
+        return None
+    return renamed(content, thread.names, tuple(p for named in thread.people[::-1][:_RECENT] for p in named))
+
+
+def renamed_short(ctx: Context, content: str, names: dict[str, str]) -> dict[str, str]:
+    """This message's short names written in full (``thread.expand_names``), for a message that puts a name
+    right: "Rizky" is the new Rizky Pratama, and "Prasetyo" (the part put right) is someone else, not expanded."""
+    put_right = _put_right(ctx, content)
+    if put_right is None:
+        return names
+    old, new = put_right
+    out = {}
+    for short, full in names.items():
+        if full != old:
+            out[short] = full
+        elif set(short.casefold().split()) <= set(new.casefold().split()):
+            out[short] = new
+    return out
+
+
 def renamed_earlier(ctx: Context, content: str) -> int:
     """ "sorry, his surname is Ochieng, Kevin Ochieng" after "my manager Kevin Otieno": each earlier fact about
     the person, under the new name from its own start, and the one under the old name taken back (never true)."""
     thread = ctx.thread
-    if thread is None or not thread.facts:
-        return 0
-    recent = tuple(p for named in thread.people[::-1][:_RECENT] for p in named)
-    put_right = renamed(content, thread.names, recent)
-    if put_right is None:
+    put_right = _put_right(ctx, content)
+    if thread is None or put_right is None:
         return 0
     old, new = (n.casefold() for n in put_right)
     made = 0
