@@ -295,7 +295,9 @@ def test_a_person_renamed_later_takes_the_earlier_facts(earlier: str, correction
         "Kevin Smith from accounting was there too",  # someone else, no slip owned up to
         "sorry, Kevin Otieno was late today",  # the same name again
         "oops, I met Maria Lopez at the gym",  # a new person: no earlier name one word apart
-        "sorry, Kevin Otieno and Kevin Mwangi both came",  # two words apart from nobody... one is new, one known
+        "sorry, Kevin Otieno and Kevin Mwangi both came",  # the old name said again: two people
+        "wait, Kevin Mwangi is coming too",  # a slip word, but the name is not given as the right one
+        "sorry, I ran into Kevin Mwangi today",
     ],
 )
 def test_no_rename_without_a_slip_or_a_near_name(later: str) -> None:

@@ -31,6 +31,12 @@ _PART = re.compile(
     rf"(?:actually\s+)?(?P<word>{_WORD})\b(?!\s+{_WORD})",
     re.IGNORECASE,
 )
+# what comes right before a name given as the right one: "its", "I meant", "his surname is Ochieng,"
+_GIVEN = re.compile(
+    r"\b(?:it's|its|it\s+is|meant|mean|name\s+is|spelt|spelled|should\s+be|actually)\s+(?:[\w'’-]+\s*,\s*)?"
+    rf"{_TITLE}$",
+    re.IGNORECASE,
+)
 _NOT_NAMES = frozenset("i i'm im it its it's the a my we he she they his her sorry oops wait lol haha ok okay".split())
 
 
@@ -47,7 +53,9 @@ def renamed(content: str, names: Mapping[str, str | None], recent: tuple[str, ..
         if new.split()[0].casefold() in _NOT_NAMES or new.casefold() in known:
             continue
         old = [p for p in people if _one_word_apart(p, new)]
-        if len(old) == 1 and not _still_said(old[0], content):
+        if len(old) == 1 and not _still_said(old[0], content) and (
+            _GIVEN.search(content[: m.start()]) or _part_put_right(old[0], new, content)
+        ):
             return old[0], new
     part = _PART.search(content)
     if part is None:
@@ -67,6 +75,12 @@ def _still_said(name: str, content: str) -> bool:
     """Whether the message names the old name too, other than as "not <name>": both people, no slip."""
     said = [m.start() for m in re.finditer(rf"\b{re.escape(name)}\b", content, re.IGNORECASE)]
     return any(not re.search(r"\bnot\s+$", content[:at], re.IGNORECASE) for at in said)
+
+
+def _part_put_right(old: str, new: str, content: str) -> bool:
+    """Whether the message says the word put right ("Otieno was my stats lecturer", "Martin is his brother")."""
+    gone = [w for w in old.split() if w.casefold() not in new.casefold().split()]
+    return any(re.search(rf"\b{re.escape(w)}\b", content, re.IGNORECASE) for w in gone)
 
 
 def _one_word_apart(old: str, new: str) -> bool:
