@@ -124,6 +124,34 @@ def test_no_answer_or_an_open_question_gives_the_question_nothing(question: str,
     assert not {f for f in last_facts(f"A: {question}", reply) if f[2] in ("Trello", "Asana", "Osaka")}
 
 
+@pytest.mark.parametrize(
+    ("question", "reply", "fact"),
+    [
+        ("What do you use for quotes right now?", "just Excel lol", (SAM, "USES", "Excel")),
+        ("Which app do you use to track runs?", "Strava mostly", (SAM, "USES", "Strava")),
+        ("Cool! What software do you use?", "Mostly Google Sheets, sometimes paper", (SAM, "USES", "Google Sheets")),
+        ("Where do you work these days?", "at Northwind Health, in the lab", (SAM, "WORKS_AT", "Northwind Health")),
+        ("Where are you based?", "Leeds, for now", (SAM, "LIVES_IN", "Leeds")),
+    ],
+)
+def test_a_name_alone_answers_what_or_where(question: str, reply: str, fact: tuple[str, str, str]) -> None:
+    assert fact in last_facts(f"A: {question}", reply)
+
+
+@pytest.mark.parametrize(
+    ("question", "reply"),
+    [
+        ("What do you use for quotes?", "Excel is too slow for this"),  # about it, not an answer
+        ("What do you use, Jobber or Excel?", "Excel"),  # named in the question: a choice, left alone
+        ("What do you use for quotes?", "Excel? no way, too clunky"),  # a question back
+        ("What do you use for quotes?", "nothing really"),  # nothing named
+        ("Where do you work?", "I don't right now"),
+    ],
+)
+def test_no_named_answer_from_a_sentence_about_it(question: str, reply: str) -> None:
+    assert not [f for f in last_facts(f"A: {question}", reply) if f[0] == SAM]
+
+
 def test_a_yes_is_only_the_users() -> None:
     assert last_facts("A: Do you use Trello?", "A: yes") == set()
 

@@ -267,3 +267,78 @@ def test_a_thing_named_later_by_its_last_word(earlier: str, later: str, thing: s
 def test_a_kind_of_place_is_not_the_name_it_ends() -> None:
     facts = last_facts("I sail at Galway Club", "i left the club")
     assert not [f for f in facts if f[2] == "Galway Club"]
+
+
+@pytest.mark.parametrize(
+    ("earlier", "correction", "old", "new"),
+    [
+        ("my manager Kevin Otieno signed it off", "sorry, his surname is Ochieng, Kevin Ochieng", "Kevin Otieno",
+         "Kevin Ochieng"),
+        ("my friend Rizky Prasetyo and I are making a game", "wait its Rizky Pratama lol", "Rizky Prasetyo",
+         "Rizky Pratama"),
+        ("my boss Dr. Martin Gagnon loved it", "oops, his name is Michel. Martin is his brother", "Martin Gagnon",
+         "Michel Gagnon"),
+        ("my sister Anna Berg lives in Oslo", "typo, I meant Hanna Berg", "Anna Berg", "Hanna Berg"),
+        ("my cousin Tom Reyes lives in Leeds", "my bad, his last name is Reyna", "Tom Reyes", "Tom Reyna"),
+    ],
+)
+def test_a_person_renamed_later_takes_the_earlier_facts(earlier: str, correction: str, old: str, new: str) -> None:
+    facts = last_facts(earlier, correction)
+    moved = [f for f in facts if f[2] == new or f[0] == new]
+    assert moved and not [f for f in moved if f[1].startswith("NO_LONGER")]
+    assert [f for f in facts if f[1].startswith("NO_LONGER") and old in (f[0], f[2])]
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "Kevin Smith from accounting was there too",  # someone else, no slip owned up to
+        "sorry, Kevin Otieno was late today",  # the same name again
+        "oops, I met Maria Lopez at the gym",  # a new person: no earlier name one word apart
+        "sorry, Kevin Otieno and Kevin Mwangi both came",  # the old name said again: two people
+        "wait, Kevin Mwangi is coming too",  # a slip word, but the name is not given as the right one
+        "sorry, I ran into Kevin Mwangi today",
+    ],
+)
+def test_no_rename_without_a_slip_or_a_near_name(later: str) -> None:
+    facts = last_facts("my manager Kevin Otieno signed it off", later)
+    assert not [f for f in facts if f[1].startswith("NO_LONGER")]
+
+
+def test_a_renamed_person_is_known_by_the_new_name_later() -> None:
+    facts = last_facts("my friend Rizky Prasetyo is visiting", "wait its Rizky Pratama lol", "rizky moved to Bandung")
+    assert ("Rizky Pratama", "LIVES_IN", "Bandung") in facts
+
+
+def test_a_rename_may_say_not_the_old_name() -> None:
+    facts = last_facts("my manager Kevin Otieno signed it off", "sorry, I meant Kevin Ochieng, not Kevin Otieno")
+    assert ("Sam Carter", "REPORTS_TO", "Kevin Ochieng") in facts
+
+
+@pytest.mark.parametrize(
+    ("earlier", "correction", "old", "new"),
+    [
+        ("my sister Ana works at Hospital Santa Maria", "sorry, I meant Hospital Sao Joao, not Santa Maria",
+         "Hospital Santa Maria", "Hospital Sao Joao"),
+        ("I work at Northwind Trading Company", "oops it's Southwind Trading Company not Northwind Trading Company",
+         "Northwind Trading Company", "Southwind Trading Company"),
+        ("my brother Tom works at Saint Mary Hospital", "sorry, he's at Royal Free Hospital, not Mary Hospital",
+         "Saint Mary Hospital", "Royal Free Hospital"),
+    ],
+)
+def test_not_the_end_of_an_earlier_name_takes_it_back(earlier: str, correction: str, old: str, new: str) -> None:
+    facts = last_facts(earlier, correction)
+    assert [f for f in facts if f[1] == "NO_LONGER_LINKED_TO" and f[2] == old]
+    assert [f for f in facts if f[2] == new and not f[1].startswith("NO_LONGER")]
+
+
+def test_not_a_word_of_two_earlier_names_takes_back_neither() -> None:
+    facts = last_facts("my sister Ana works at North Park Clinic and I work at South Park Clinic",
+                       "sorry, Ana is at Riverside Clinic, not Park Clinic")
+    assert not [f for f in facts if f[1] == "NO_LONGER_LINKED_TO" and f[2].endswith(" Park Clinic")]
+
+
+def test_the_short_name_in_the_renaming_message_is_the_new_one() -> None:
+    facts = last_facts("my friend Rizky Prasetyo is nice", "wait its Rizky Pratama lol. Rizky founded Warung Pixel")
+    assert ("Rizky Pratama", "FOUNDED", "Warung Pixel") in facts
+    assert not [f for f in facts if f[0] == "Rizky Prasetyo"]

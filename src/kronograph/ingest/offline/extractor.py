@@ -24,8 +24,9 @@ from .reader import SentenceReader
 from .stops import read_stops, spread_switch
 from .thread import Thread, expand_names, moved, newborn, recapitalise, rename
 from .thread_answers import answer
-from .thread_corrections import correct_earlier, quoted_then_renamed
+from .thread_corrections import correct_earlier, quoted_then_renamed, renamed_earlier, renamed_short
 from .thread_life import hired, job_town_ended, moved_in_now, moving_now
+from .thread_work import manager_at_work, manager_gone
 from .ventures import read_ventures
 
 __all__ = ["OfflineExtractor"]
@@ -113,8 +114,14 @@ class OfflineExtractor:
                 newborn(ctx, content)
                 moved(ctx, content)
                 hired(ctx, content)
-            rename(ctx, expand_names(thread, [(e.name, ctx.label(e.name)) for e in ctx.entities.values()], ctx.speaker))
+            short = expand_names(thread, [(e.name, ctx.label(e.name)) for e in ctx.entities.values()], ctx.speaker)
+            rename(ctx, renamed_short(ctx, content, short) if reporting else short)
             job_town_ended(ctx)
+            if reporting:
+                renamed_earlier(ctx, content)
+        if reporting:
+            manager_gone(ctx, content)
+            manager_at_work(ctx)
         self.notes = ctx.unread
         return Extraction(
             reasoning=_reasoning(ctx), entities=list(ctx.entities.values()), facts=list(ctx.facts.values())

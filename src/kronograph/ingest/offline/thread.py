@@ -38,6 +38,7 @@ from .kin import KIN, of_gender
 from .lowercase import COMMON
 from .names import Token, tokenize
 from .thread_life import applied_to
+from .thread_renames import renamed
 
 __all__ = [
     "Earlier", "Said", "Thread", "expand_names", "moved", "newborn", "read_thread", "recapitalise", "rename",
@@ -170,6 +171,11 @@ def _step(thread: Thread, said: Said) -> Thread:
             names[full] = label
     if len(names) > len(thread.names):  # a name said earlier in short ("Sorensen") is the full one said later
         names = {n: lab for n, lab in names.items() if _fold(n, lab, names) == n}
+    recent = tuple(p for named in thread.people[::-1][:_RECENT] for p in named)
+    put_right = renamed(content, thread.names, recent) if (said.role or "user").casefold() == "user" else None
+    if put_right is not None:
+        names.pop(put_right[0], None)  # known by the new name from here on
+        names[put_right[1]] = "Person"
     people = tuple(  # the people it named, or may have: a name known as nothing else
         dict.fromkeys(
             full for name, _ in entities
@@ -181,6 +187,8 @@ def _step(thread: Thread, said: Said) -> Thread:
     if gendered := _gendered(said.content):
         genders.update({n.casefold(): gendered[n.split()[0].casefold()] for n in names
                         if n.split()[0].casefold() in gendered})
+    if put_right is not None and put_right[0].casefold() in genders:
+        genders[put_right[1].casefold()] = genders[put_right[0].casefold()]
     tokens = _tokens(said.content)
     unnamed = any(
         t.lower in _PERSON_NOUNS and (i + 1 >= len(tokens) or not _named(tokens[i + 1]))

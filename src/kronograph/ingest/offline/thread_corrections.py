@@ -23,9 +23,11 @@ from .context import Context, Subject
 from .dates import find_times
 from .names import Run, Token
 from .patterns import ENDINGS
-from .thread import Earlier
+from .thread import _RECENT, Earlier
+from .thread_renames import renamed
+from .thread_work import one_job
 
-__all__ = ["correct_earlier", "quoted_then_renamed"]
+__all__ = ["correct_earlier", "quoted_then_renamed", "renamed_earlier", "renamed_short"]
 
 _OWNED_UP = frozenset({"sorry", "correction", "oops", "mistake", "typo", "wrong", "meant", "mixed", "muddled"})
 _GLUE = frozenset({",", "—", "–", "-", "and"})
@@ -58,12 +60,20 @@ def correct_earlier(tokens: list[Token], runs: list[Run], ctx: Context) -> int:
 
 
 def _earlier_object(tokens: list[Token], at: int, facts: tuple[Earlier, ...]) -> tuple[Earlier | None, int]:
-    """The latest standing earlier fact whose object the words from ``at`` name (the longest such name)."""
+    """The latest standing earlier fact whose object the words from ``at`` name (the longest such name), in full
+or by its last two words or more ("not Benito Juárez" of "Escuela Primaria Benito Juárez")."""
     for width in range(min(5, len(tokens) - at), 0, -1):
         said = " ".join(t.text for t in tokens[at : at + width]).casefold()
         for fact in reversed(facts):
             if fact.object.casefold() == said and not fact.relation.startswith(_ENDED):
                 return fact, width
+    for width in range(min(5, len(tokens) - at), 1, -1):
+        if not all(t.text[:1].isupper() for t in tokens[at : at + width]):
+            continue
+        said = " ".join(t.text for t in tokens[at : at + width]).casefold()
+        tails = [f for f in facts if f.object.casefold().endswith(" " + said) and not f.relation.startswith(_ENDED)]
+        if len({f.object.casefold() for f in tails}) == 1:
+            return tails[-1], width
     return None, 0
 
 
@@ -157,3 +167,52 @@ def _placed_instead(text: str, ctx: Context) -> int:
     made = _dated(ctx, who, "NO_LONGER_LINKED_TO", old, start)
     lives = label == "Person" and not re.search(r"\b(?:based|located)\b", m.group(0))
     return made + _dated(ctx, who, "LIVES_IN" if lives else "LOCATED_IN", new, start)
+
+
+def _put_right(ctx: Context, content: str) -> tuple[str, str] | None:
+    thread = ctx.thread
+    if thread is None or not thread.facts:
+        return None
+    return renamed(content, thread.names, tuple(p for named in thread.people[::-1][:_RECENT] for p in named))
+
+
+def renamed_short(ctx: Context, content: str, names: dict[str, str]) -> dict[str, str]:
+    """This message's short names written in full (``thread.expand_names``), for a message that puts a name
+    right: "Rizky" is the new Rizky Pratama, and "Prasetyo" (the part put right) is someone else, not expanded."""
+    put_right = _put_right(ctx, content)
+    if put_right is None:
+        return names
+    old, new = put_right
+    out = {}
+    for short, full in names.items():
+        if full != old:
+            out[short] = full
+        elif set(short.casefold().split()) <= set(new.casefold().split()):
+            out[short] = new
+    return out
+
+
+def renamed_earlier(ctx: Context, content: str) -> int:
+    """ "sorry, his surname is Ochieng, Kevin Ochieng" after "my manager Kevin Otieno": each earlier fact about
+    the person, under the new name from its own start, and the one under the old name taken back (never true)."""
+    thread = ctx.thread
+    put_right = _put_right(ctx, content)
+    if thread is None or put_right is None:
+        return 0
+    old, new = (n.casefold() for n in put_right)
+    made = 0
+    for earlier in thread.facts:
+        if earlier.relation.startswith(_ENDED) or old not in (earlier.subject.casefold(), earlier.object.casefold()):
+            continue
+        subject = put_right[1] if earlier.subject.casefold() == old else earlier.subject
+        obj = put_right[1] if earlier.object.casefold() == old else earlier.object
+        if (ending := _ending(earlier.relation)) is not None:
+            made += _dated(ctx, Subject(earlier.subject, 0.8), ending, earlier.object, earlier.valid_at)
+        if subject.casefold() != obj.casefold():
+            made += _dated(ctx, Subject(subject, 0.8), earlier.relation, obj, earlier.valid_at)
+        if earlier.relation == "REPORTS_TO" and (job := one_job(ctx)) is not None:  # the job thread_work.py gave
+            made += _dated(ctx, Subject(earlier.object, 0.8), "NO_LONGER_LINKED_TO", job, earlier.valid_at)
+    for key in [k for k in ctx.facts if old in (k[0], k[2]) and not k[1].startswith(_ENDED)]:
+        del ctx.facts[key]  # "Otieno was my stats lecturer": the old name is someone else now, not this person
+    ctx.mention(put_right[1], "Person")
+    return made

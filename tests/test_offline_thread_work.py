@@ -1,0 +1,82 @@
+"""The user's manager at the user's workplace across messages (ingest/offline/thread_work.py), and that manager
+retiring or leaving: only with one workplace the user has not left, only for the user's own manager."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from kronograph.ingest.offline import OfflineExtractor
+from kronograph.ingest.offline.thread import Said, read_thread
+
+REF = datetime(2024, 5, 15, 14, 30, tzinfo=UTC)
+SAM = "Sam Carter"
+
+
+def last_facts(*messages: str) -> set[tuple[str, str, str]]:
+    said: list[Said] = []
+    result = None
+    for message in messages:
+        result = OfflineExtractor().extract(
+            message, reference_time=REF, speaker=SAM, role="user", addressee="Assistant",
+            thread=read_thread(said) if said else None,
+        )
+        said.append(Said("user", SAM, message, REF))
+    assert result is not None
+    return {(f.subject, f.relation, f.object) for f in result.facts}
+
+
+@pytest.mark.parametrize(
+    ("job", "boss", "who"),
+    [
+        ("I work at Northwind Traders", "my manager Priya Shah signed off my leave", "Priya Shah"),
+        ("I'm a nurse at Royal Infirmary", "my boss Dr. Helen Park was off today", "Helen Park"),
+        ("I just started at Globex last week", "my supervisor Tom Reyes is nice", "Tom Reyes"),
+    ],
+)
+def test_the_users_manager_works_where_the_user_works(job: str, boss: str, who: str) -> None:
+    facts = last_facts(job, boss)
+    org = next(f[2] for f in last_facts(job) if f[1] == "WORKS_AT")
+    assert (who, "WORKS_AT", org) in facts
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("my manager Priya Shah signed off my leave",),  # no workplace said
+        ("I work at Northwind Traders", "I also work at Globex on weekends", "my manager Priya Shah is nice"),
+        ("I work at Northwind Traders", "I quit Northwind Traders", "my manager Priya Shah is nice"),  # left it
+        ("I work at Northwind Traders", "my sister's boss Priya Shah is nice"),  # someone else's manager
+    ],
+)
+def test_no_manager_workplace_without_one_current_job(messages: tuple[str, ...]) -> None:
+    assert not [f for f in last_facts(*messages) if f[0] == "Priya Shah" and f[1] == "WORKS_AT"]
+
+
+@pytest.mark.parametrize(
+    "gone",
+    [
+        "mr shah retired last month!!",
+        "Priya resigned yesterday, we're all in shock",
+        "my boss has officially retired",
+        "so Priya Shah left the company on Friday",
+    ],
+)
+def test_the_managers_leaving_ends_both(gone: str) -> None:
+    facts = last_facts("I work at Northwind Traders", "my manager Mr. Priya Shah signed off my leave", gone)
+    assert (SAM, "NO_LONGER_REPORTS_TO", "Priya Shah") in facts
+    assert ("Priya Shah", "LEFT", "Northwind Traders") in facts
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "my dad retired last month",  # not the manager
+        "Tom resigned yesterday",  # someone the user does not report to
+        "I retired my old laptop",  # the user, and a thing
+    ],
+)
+def test_someone_elses_leaving_ends_nothing(other: str) -> None:
+    facts = last_facts("I work at Northwind Traders", "my manager Priya Shah signed off my leave", other)
+    assert not [f for f in facts if f[1] in ("NO_LONGER_REPORTS_TO", "LEFT")]
