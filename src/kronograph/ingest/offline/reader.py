@@ -534,7 +534,7 @@ class SentenceReader:
     def _our_system(self, at: int) -> tuple[list[Subject], int]:
         """ "Our backend runs on X", "my app is built with Y", "the ward moved to X": the speaker's tools."""
         k = at
-        while k >= 0 and at - k < 3 and self.tokens[k].lower in TECH_NOUNS | WORKPLACE_NOUNS:
+        while k >= 0 and at - k < 3 and self.tokens[k].lower in TECH_NOUNS | WORKPLACE_NOUNS | {"whole", "entire"}:
             k -= 1
         owner = self.tokens[k].lower if 0 <= k < at else ""  # "the school switched to Teams": where one works
         if owner not in ("our", "my") and not (owner == "the" and self.tokens[at].lower in WORKPLACE_NOUNS):

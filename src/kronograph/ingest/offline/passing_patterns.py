@@ -1,0 +1,41 @@
+"""Work, health and homes said in passing (seventh chat round): the town a
+self-introduced job is done in ("I'm Lan, pharmacist in Da Nang"), a company
+one drives or delivers for ("I drive buses for Transdev"), a condition named
+by its flare-ups or its kit ("had an asthma flare", "my eczema is acting up",
+"my asthma inhaler"). See patterns.py for how a pattern is read."""
+
+from __future__ import annotations
+
+from .life_patterns import INTRO
+from .patterns import Pattern, _p
+from .vocab import CONDITIONS, JOBS
+
+__all__ = ["PASSING_PATTERNS"]
+
+_UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised: a name follows
+_NOT_PLAN = r"(?<!to\s)(?<!might\s)(?<!could\s)(?<!would\s)(?<!never\s)(?<!'d\s)(?<!'ll\s)(?<!will\s)"
+_CONDITION = "(?:" + "|".join(sorted(CONDITIONS, key=len, reverse=True)) + ")"
+# what only someone with the condition has: a flare-up, an attack, the medicine for it
+_BOUT = r"(?:flare(?:-?ups?|s)?|attacks?|episodes?|inhalers?|meds|medication|medicine|pump|nurse|specialist)"
+
+# fmt: off
+_P, _O, _L = "Person", "Organization", "Location"
+PASSING_PATTERNS: tuple[Pattern, ...] = (
+    # "im Lan, pharmacist in Da Nang", "hannah here, a nurse in Leeds": the town the job is done in
+    _p("here 'm am", INTRO + r"\s+in\s+" + _UP, "WORKS_IN", "state", _P, _L, speakers=True, title_words=JOBS),
+    # "I drive buses in Gothenburg for Transdev", "she delivers for Deliveroo", "he drives a taxi for Uber"
+    _p("drive drives driving deliver delivers delivering", _NOT_PLAN + r"\b(?:drive|drives|driving|deliver|delivers|"
+       r"delivering)\s+(?:(?:a|an|the)\s+)?(?:(?:buses|bus|trucks?|lorries|lorry|taxis?|cabs?|vans?|trams?|trains?|"
+       r"parcels|packages|food|groceries)\s+)?(?:(?:in|around)\s+(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)?\s+)?"
+       r"for\s+" + _UP, "WORKS_AT", "state", _P, _O),
+    # "had an asthma flare", "having a bad migraine attack", "my eczema meds": the speaker's condition
+    _p("had having have has got get getting", _NOT_PLAN + r"\b(?:had|having|have|has|got|get|getting)\s+"
+       r"(?:an?\s+|another\s+|my\s+|her\s+|his\s+)?(?:(?:bad|mild|nasty|major|small|big|minor)\s+)?"
+       rf"(?={_CONDITION}\s+{_BOUT}\b)", "HAS_CONDITION", "state", _P, "Condition", vocabulary=CONDITIONS,
+       strict=True),
+    # "my asthma is acting up again", "my migraines are back", "my asthma inhaler"
+    _p("my", r"\bmy\s+(?=" + _CONDITION + r"\s+(?:" + _BOUT[3:-1] + r"|(?:is|are|has\s+been|have\s+been)\s+"
+       r"(?:acting\s+up|playing\s+up|flaring(?:\s+up)?|back|worse|getting\s+worse|bad)|flared(?:\s+up)?)\b)",
+       "HAS_CONDITION", "state", _P, "Condition", vocabulary=CONDITIONS, strict=True, speakers=True),
+)
+# fmt: on
