@@ -1,0 +1,66 @@
+"""The offline extractor on work, health and homes said in passing (seventh
+chat round): the town a self-introduced job is done in, a company one drives
+or delivers for, a condition named by its flare-ups or its medicine, names of
+organisations opened by a word such as Clinique or Grupo, a team's switch of
+tools, an emoji ending a sentence; and still nothing from plans, negations,
+other people's conditions or a title that is no job."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from kronograph.ingest.offline import OfflineExtractor
+
+REF = datetime(2024, 5, 15, 14, 30, tzinfo=UTC)
+SAM = "Sam Carter"
+
+
+def facts(content: str, speaker: str = SAM) -> set[tuple[str, str, str]]:
+    result = OfflineExtractor().extract(content, reference_time=REF, speaker=speaker, role="user")
+    return {(f.subject, f.relation, f.object) for f in result.facts}
+
+
+@pytest.mark.parametrize(
+    ("content", "fact"),
+    [
+        ("hi! im Sam, pharmacist in Porto, happy to be here", (SAM, "WORKS_IN", "Porto")),
+        ("sam here, a nurse in Leeds.", (SAM, "WORKS_IN", "Leeds")),
+        ("I'm Sam, electrician in Monterrey.", (SAM, "WORKS_IN", "Monterrey")),
+        ("I'm Sam, I drive buses in Gothenburg for Transdev.", (SAM, "WORKS_AT", "Transdev")),
+        ("i drive for Uber on weekends", (SAM, "WORKS_AT", "Uber")),
+        ("I deliver parcels for Evri now.", (SAM, "WORKS_AT", "Evri")),
+        ("had an asthma flare during the run, embarrassing.", (SAM, "HAS_CONDITION", "Asthma")),
+        ("my eczema is acting up again", (SAM, "HAS_CONDITION", "Eczema")),
+        ("my migraines are back this week", (SAM, "HAS_CONDITION", "Migraines")),
+        ("forgot my asthma inhaler at home", (SAM, "HAS_CONDITION", "Asthma")),
+        ("sam here, vet at Clinique Vétérinaire des Cantons.", (SAM, "WORKS_AT", "Clinique Vétérinaire des Cantons")),
+        ("our whole team switched from Tableau to Power BI this month.", (SAM, "USES", "Power BI")),
+        ("our entire team switched from Jira to Linear.", (SAM, "NO_LONGER_USES", "Jira")),
+        ("I'm allergic to latex 🙃 in my job.", (SAM, "ALLERGIC_TO", "latex")),
+    ],
+)
+def test_said_in_passing(content: str, fact: tuple[str, str, str]) -> None:
+    assert fact in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I'd drive for Uber if I had a car.",
+        "I might deliver for Deliveroo this summer.",
+        "I'm Sam, a believer in Jesus.",
+        "my asthma is gone since we moved",
+        "my son's asthma inhaler is in my bag",
+        "would you have an asthma attack from that?",
+        "I'm Sam, I want to drive for Uber.",
+    ],
+)
+def test_nothing_from_plans_or_others(content: str) -> None:
+    found = {f for f in facts(content) if f[0] == SAM and f[1] in ("WORKS_AT", "WORKS_IN", "HAS_CONDITION")}
+    assert not found
+
+
+def test_emoji_is_no_part_of_a_name() -> None:
+    assert (SAM, "LEFT", "Kotak Games 😱") not in facts("I resigned from Kotak Games 😱 going full time elsewhere")
