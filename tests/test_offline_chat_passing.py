@@ -64,3 +64,28 @@ def test_nothing_from_plans_or_others(content: str) -> None:
 
 def test_emoji_is_no_part_of_a_name() -> None:
     assert (SAM, "LEFT", "Kotak Games 😱") not in facts("I resigned from Kotak Games 😱 going full time elsewhere")
+
+
+@pytest.mark.parametrize(
+    ("content", "place"),
+    [
+        ("We moved house last weekend from Nasr City to New Cairo.", "New Cairo"),
+        ("we moved from Kalamaria to a flat in Ano Poli last weekend.", "Ano Poli"),
+        ("we moved into a flat in Leith last month", "Leith"),
+    ],
+)
+def test_a_move_said_with_the_home(content: str, place: str) -> None:
+    assert (SAM, "LIVES_IN", place) in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content", ["we might have moved to a house in Leith", "we haven't moved to a flat in Leith yet"]
+)
+def test_no_move_from_a_hedge_or_negation(content: str) -> None:
+    assert (SAM, "LIVES_IN", "Leith") not in facts(content)
+
+
+def test_a_move_of_tools_is_no_home() -> None:
+    found = facts("finally moved from Logic Pro to Ableton Live.")
+    assert (SAM, "USES", "Ableton Live") in found
+    assert not {f for f in found if f[1] == "LIVES_IN"}

@@ -38,7 +38,9 @@ _SENTENCE_END = re.compile(
     r"[.!?]+[\"')\]]*(?:\s+|$)|\n+|[\U0001F000-\U0001FAFF\u2600-\u27BF][\uFE0F\u200D\U0001F000-\U0001FAFF\u2600-\u27BF]*(?:\s+|$)"
 )
 # the emoji that ended a sentence is no part of its last word: "I'm allergic to latex 🙃" is about latex
-_TRAILING_EMOJI = re.compile(r"\s*[\U0001F000-\U0001FAFF\u2600-\u27BF][\uFE0F\u200D\U0001F000-\U0001FAFF\u2600-\u27BF]*$")
+_TRAILING_EMOJI = re.compile(
+    r"\s*[\U0001F000-\U0001FAFF\u2600-\u27BF][\uFE0F\u200D\U0001F000-\U0001FAFF\u2600-\u27BF]*$"
+)
 # "dinner ideas without shellfish?", "recipes with no tree nuts": what the next "i'm allergic" is to
 _WITHOUT = re.compile(r"\b(?:without|with\s+no|free\s+of)\s+([a-z]+(?:\s+[a-z]+)?)\s*[?.!,]")
 _ABBREVIATIONS = frozenset("dr mr mrs ms st prof mt jr sr vs etc".split())

@@ -2,7 +2,8 @@
 self-introduced job is done in ("I'm Lan, pharmacist in Da Nang"), a company
 one drives or delivers for ("I drive buses for Transdev"), a condition named
 by its flare-ups or its kit ("had an asthma flare", "my eczema is acting up",
-"my asthma inhaler"). See patterns.py for how a pattern is read."""
+"my asthma inhaler"), a new home said with the move ("we moved house from
+X to Y", "moved into a flat in Leith"). See patterns.py for how a pattern is read."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ __all__ = ["PASSING_PATTERNS"]
 
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised: a name follows
 _NOT_PLAN = r"(?<!to\s)(?<!might\s)(?<!could\s)(?<!would\s)(?<!never\s)(?<!'d\s)(?<!'ll\s)(?<!will\s)"
+_HOME = r"(?:house|flat|apartment|condo|cottage|studio|bungalow|townhouse|place)"
 _CONDITION = "(?:" + "|".join(sorted(CONDITIONS, key=len, reverse=True)) + ")"
 # what only someone with the condition has: a flare-up, an attack, the medicine for it
 _BOUT = r"(?:flare(?:-?ups?|s)?|attacks?|episodes?|inhalers?|meds|medication|medicine|pump|nurse|specialist)"
@@ -28,6 +30,15 @@ PASSING_PATTERNS: tuple[Pattern, ...] = (
        r"delivering)\s+(?:(?:a|an|the)\s+)?(?:(?:buses|bus|trucks?|lorries|lorry|taxis?|cabs?|vans?|trams?|trains?|"
        r"parcels|packages|food|groceries)\s+)?(?:(?:in|around)\s+(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)?\s+)?"
        r"for\s+" + _UP, "WORKS_AT", "state", _P, _O),
+    # "we moved house last weekend from Nasr City to New Cairo", "moved from Kalamaria to a flat in Ano Poli",
+    # "she moved into a studio in Leith": the new home (past tense only: "moving to" may be a plan)
+    _p("moved", _NOT_PLAN + r"\bmoved\s+(?:[\w-]+\s+){0,2}?"
+       r"(?:from\s+(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*){0,3}\s+)?(?:to|into)\s+"
+       r"(?:a|an|our|my|the|their|his|her)\s+(?:[\w-]+\s+)?" + _HOME + r"\s+in\s+", "LIVES_IN", "state",
+       _P, _L),
+    # a move of house, not of tools ("moved from Logic Pro to Ableton Live")
+    _p("moved", _NOT_PLAN + r"\bmoved\s+(?:house|home|flats?)\s+(?:[\w-]+\s+){0,2}?(?:from\s+(?-i:[A-Z])[\w-]*"
+       r"(?:\s+(?-i:[A-Z])[\w-]*){0,3}\s+)?to\s+" + _UP, "LIVES_IN", "state", _P, _L),
     # "had an asthma flare", "having a bad migraine attack", "my eczema meds": the speaker's condition
     _p("had having have has got get getting", _NOT_PLAN + r"\b(?:had|having|have|has|got|get|getting)\s+"
        r"(?:an?\s+|another\s+|my\s+|her\s+|his\s+)?(?:(?:bad|mild|nasty|major|small|big|minor)\s+)?"
