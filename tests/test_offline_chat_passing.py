@@ -89,3 +89,40 @@ def test_a_move_of_tools_is_no_home() -> None:
     found = facts("finally moved from Logic Pro to Ableton Live.")
     assert (SAM, "USES", "Ableton Live") in found
     assert not {f for f in found if f[1] == "LIVES_IN"}
+
+
+@pytest.mark.parametrize(
+    ("content", "fact"),
+    [
+        ("I joined the veterans team at Mölndal IBK, floorball on sundays.", (SAM, "MEMBER_OF", "Mölndal IBK")),
+        ("joined the sunday football team at Kilmacud Crokes", (SAM, "MEMBER_OF", "Kilmacud Crokes")),
+        ("We are founding our own practice, Farouk & Saleh Design.", (SAM, "FOUNDED", "Farouk & Saleh Design")),
+        ("I started my own studio, Mothlight Games, last year", (SAM, "FOUNDED", "Mothlight Games")),
+        ("I invested 50k shillings in Akinyi's startup Soko Fresh.", (SAM, "INVESTED_IN", "Soko Fresh")),
+        ("we put money into Soko Fresh last year", (SAM, "INVESTED_IN", "Soko Fresh")),
+        ("I'm an early investor in Monzo", (SAM, "INVESTED_IN", "Monzo")),
+    ],
+)
+def test_sides_ventures_and_stakes(content: str, fact: tuple[str, str, str]) -> None:
+    assert fact in facts(content)
+
+
+def test_a_work_team_is_still_a_job() -> None:
+    found = facts("I joined the data team at Acme last month")
+    assert (SAM, "WORKS_AT", "Acme") in found
+    assert (SAM, "MEMBER_OF", "Acme") not in found
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "me and my cousin want to open our own company, Ruiz Electrica.",
+        "I'm thinking about starting my own studio, Mothlight Games.",
+        "thinking of investing in Monzo",
+        "should I invest in Monzo?",
+        "I'm not an investor in Monzo",
+        "I want to join the veterans team at Mölndal IBK",
+    ],
+)
+def test_no_venture_stake_or_side_from_a_wish(content: str) -> None:
+    assert not {f for f in facts(content) if f[1] in ("FOUNDED", "INVESTED_IN", "MEMBER_OF")}

@@ -16,6 +16,18 @@ __all__ = ["PASSING_PATTERNS"]
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised: a name follows
 _NOT_PLAN = r"(?<!to\s)(?<!might\s)(?<!could\s)(?<!would\s)(?<!never\s)(?<!'d\s)(?<!'ll\s)(?<!will\s)"
 _HOME = r"(?:house|flat|apartment|condo|cottage|studio|bungalow|townhouse|place)"
+# what a side one plays for is by its players or its game ("the veterans team", "the sunday football side")
+_SIDE = (
+    r"(?:veterans?|vets|masters|seniors?|juniors?|youth|under-?\d+s?|u\d+s?|women's|men's|ladies'?|mixed|reserves?|"
+    r"amateur|sunday|saturday|weekend|[\w-]*ball|rugby|hockey|cricket|netball|futsal|rowing|curling|darts|pub\s+quiz|"
+    r"quiz|chess|bowls|running|cycling|swimming|tennis|badminton|squash|padel|climbing)"
+)
+# what one may found of one's own, and the words that make the founding a wish
+_VENTURE = (
+    r"(?:company|practice|studio|firm|business|agency|startup|shop|store|caf[eé]|restaurant|bakery|clinic|label|"
+    r"consultancy|brand|charity|school|gym|salon|bar|brewery|workshop)"
+)
+_NOT_START = _NOT_PLAN + r"(?<!of\s)(?<!about\s)(?<!considering\s)(?<!want\s)(?<!wants\s)"
 _CONDITION = "(?:" + "|".join(sorted(CONDITIONS, key=len, reverse=True)) + ")"
 # what only someone with the condition has: a flare-up, an attack, the medicine for it
 _BOUT = r"(?:flare(?:-?ups?|s)?|attacks?|episodes?|inhalers?|meds|medication|medicine|pump|nurse|specialist)"
@@ -39,6 +51,21 @@ PASSING_PATTERNS: tuple[Pattern, ...] = (
     # a move of house, not of tools ("moved from Logic Pro to Ableton Live")
     _p("moved", _NOT_PLAN + r"\bmoved\s+(?:house|home|flats?)\s+(?:[\w-]+\s+){0,2}?(?:from\s+(?-i:[A-Z])[\w-]*"
        r"(?:\s+(?-i:[A-Z])[\w-]*){0,3}\s+)?to\s+" + _UP, "LIVES_IN", "state", _P, _L),
+    # "joined the veterans team at Mölndal IBK", "joined the under-12s squad at Kilmacud": a side one plays for,
+    # not a job (as "joined the data team at Acme" is)
+    _p("joined", _NOT_PLAN + r"\b(?:re)?joined\s+(?:the|a|an|their|our)\s+(?:[\w'-]+\s+)?" + _SIDE
+       + r"\s+(?:team|squad|side|crew)\s+(?:at|of|with)\s+" + _UP, "MEMBER_OF", "state", _P, _O),
+    # "we are founding our own practice, Farouk & Saleh Design", "I started my own studio, Mothlight", "she's
+    # launched her own label called X" (not "want to open our own company, X", "dreams of opening her own café")
+    _p("founding founded starting started launching launched opening opened setting set", _NOT_START
+       + r"\b(?:founding|founded|starting|started|launching|launched|opening|opened|setting\s+up|set\s+up)\s+"
+       r"(?:our|my|his|her|their)\s+own\s+(?:[\w-]+\s+)?" + _VENTURE + r"(?:\s*,\s+|\s+(?:called|named)\s+)"
+       + _UP, "FOUNDED", "event", _P, _O),
+    # "I invested 50k shillings in Akinyi's startup Soko Fresh", "we put money into Soko Fresh", "I'm an investor
+    # in X" (not "thinking of investing in X", "should I invest in X?")
+    _p("invested investor put", r"(?<!of\s)(?<!about\s)(?<!to\s)\b(?:invested|put\s+(?:some\s+)?money|"
+       r"(?:an?\s+)?(?:early\s+|angel\s+)?investor)\s+(?:(?:[$€£]?[\d.,]+\s*(?:k|m|grand)?\s+)?(?:[a-z]+\s+)?)?(?:in|into)\s+"
+       r"(?:(?-i:[A-Z])[\w-]*'s\s+(?:[\w-]+\s+)?)?" + _UP, "INVESTED_IN", "state", _P, _O),
     # "had an asthma flare", "having a bad migraine attack", "my eczema meds": the speaker's condition
     _p("had having have has got get getting", _NOT_PLAN + r"\b(?:had|having|have|has|got|get|getting)\s+"
        r"(?:an?\s+|another\s+|my\s+|her\s+|his\s+)?(?:(?:bad|mild|nasty|major|small|big|minor)\s+)?"
