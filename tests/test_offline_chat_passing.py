@@ -126,3 +126,34 @@ def test_a_work_team_is_still_a_job() -> None:
 )
 def test_no_venture_stake_or_side_from_a_wish(content: str) -> None:
     assert not {f for f in facts(content) if f[1] in ("FOUNDED", "INVESTED_IN", "MEMBER_OF")}
+
+
+@pytest.mark.parametrize(
+    ("content", "tool"),
+    [
+        ("i do the modelling bits in Python", "Python"),
+        ("I still do some of the quick site plans in AutoCAD.", "AutoCAD"),
+        ("i transcribe my interviews by hand and write everything in Scrivener", "Scrivener"),
+        ("we draft all our contracts in notion", "Notion"),
+    ],
+)
+def test_work_done_in_a_known_tool(content: str, tool: str) -> None:
+    assert (SAM, "USES", tool) in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I do my shopping in Tesco",
+        "I'd do the plans in AutoCAD",
+        "should we do the plans in Revit?",
+        "I do my work in London",
+    ],
+)
+def test_no_tool_from_a_place_or_a_wish(content: str) -> None:
+    assert not {f for f in facts(content) if f[1] == "USES"}
+
+
+def test_a_decision_to_stop_using_a_tool_ends_it() -> None:
+    assert (SAM, "NO_LONGER_USES", "AutoCAD") in facts("Also we decided to stop using AutoCAD entirely, too expensive.")
+    assert not facts("we haven't decided to stop using AutoCAD")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .life_patterns import INTRO
 from .patterns import Pattern, _p
-from .vocab import CONDITIONS, JOBS
+from .vocab import CONDITIONS, JOBS, TECH
 
 __all__ = ["PASSING_PATTERNS"]
 
@@ -66,6 +66,13 @@ PASSING_PATTERNS: tuple[Pattern, ...] = (
     _p("invested investor put", r"(?<!of\s)(?<!about\s)(?<!to\s)\b(?:invested|put\s+(?:some\s+)?money|"
        r"(?:an?\s+)?(?:early\s+|angel\s+)?investor)\s+(?:(?:[$€£]?[\d.,]+\s*(?:k|m|grand)?\s+)?(?:[a-z]+\s+)?)?(?:in|into)\s+"
        r"(?:(?-i:[A-Z])[\w-]*'s\s+(?:[\w-]+\s+)?)?" + _UP, "INVESTED_IN", "state", _P, _O),
+    # "i do the modelling bits in Python", "I still do some of the site plans in AutoCAD", "write everything in
+    # Scrivener", "we draft all our contracts in notion": a known tool one's own work is done in
+    _p("do does write draft model draw design edit render build make plan sketch code script mix keep",
+       r"(?:\b(?:i|we)\s+|(?<=\band\s))(?:(?:still|also|now|mostly|usually|just|only)\s+)?(?:do|write|draft|model|draw|design|edit|"
+       r"render|build|make|plan|sketch|code|script|mix|keep)\s+(?:everything|it\s+all|all\s+(?:of\s+)?(?:my|our|the)\s+"
+       r"[\w-]+|(?:some\s+of\s+|most\s+of\s+)?(?:the|my|our)\s+(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:in|on|with)\b", "USES",
+       "state", _P, "Product", vocabulary=TECH, strict=True, speakers=True),
     # "had an asthma flare", "having a bad migraine attack", "my eczema meds": the speaker's condition
     _p("had having have has got get getting", _NOT_PLAN + r"\b(?:had|having|have|has|got|get|getting)\s+"
        r"(?:an?\s+|another\s+|my\s+|her\s+|his\s+)?(?:(?:bad|mild|nasty|major|small|big|minor)\s+)?"
