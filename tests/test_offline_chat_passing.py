@@ -157,3 +157,31 @@ def test_no_tool_from_a_place_or_a_wish(content: str) -> None:
 def test_a_decision_to_stop_using_a_tool_ends_it() -> None:
     assert (SAM, "NO_LONGER_USES", "AutoCAD") in facts("Also we decided to stop using AutoCAD entirely, too expensive.")
     assert not facts("we haven't decided to stop using AutoCAD")
+
+
+@pytest.mark.parametrize(
+    ("content", "fact"),
+    [
+        (
+            "Our son Youssef is very happy at Modern English School Cairo.",
+            ("Youssef", "STUDIED_AT", "Modern English School Cairo"),
+        ),
+        ("my daughter Ana is in year 3 at Riverside Primary School", ("Ana", "STUDIED_AT", "Riverside Primary School")),
+        ("our son Leo is in second grade at Hillside Academy now", ("Leo", "STUDIED_AT", "Hillside Academy")),
+    ],
+)
+def test_a_childs_school(content: str, fact: tuple[str, str, str]) -> None:
+    assert fact in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I'm very happy at Riverside School",
+        "Leo would be happy at Hillside Academy",
+        "is Leo happy at Hillside Academy?",
+        "my son Leo is not happy at Hillside Academy",
+    ],
+)
+def test_no_school_from_a_wish_a_question_or_a_teacher(content: str) -> None:
+    assert not {f for f in facts(content) if f[1] == "STUDIED_AT"}

@@ -28,6 +28,7 @@ _VENTURE = (
     r"consultancy|brand|charity|school|gym|salon|bar|brewery|workshop)"
 )
 _NOT_START = _NOT_PLAN + r"(?<!of\s)(?<!about\s)(?<!considering\s)(?<!want\s)(?<!wants\s)"
+_SCHOOL = r"(?-i:School|Primary|Academy|College|Kindergarten|Nursery|Montessori|Escuela|Colegio|École|Lycée|Gymnasium)"
 _CONDITION = "(?:" + "|".join(sorted(CONDITIONS, key=len, reverse=True)) + ")"
 # what only someone with the condition has: a flare-up, an attack, the medicine for it
 _BOUT = r"(?:flare(?:-?ups?|s)?|attacks?|episodes?|inhalers?|meds|medication|medicine|pump|nurse|specialist)"
@@ -73,6 +74,13 @@ PASSING_PATTERNS: tuple[Pattern, ...] = (
        r"render|build|make|plan|sketch|code|script|mix|keep)\s+(?:everything|it\s+all|all\s+(?:of\s+)?(?:my|our|the)\s+"
        r"[\w-]+|(?:some\s+of\s+|most\s+of\s+)?(?:the|my|our)\s+(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:in|on|with)\b", "USES",
        "state", _P, "Product", vocabulary=TECH, strict=True, speakers=True),
+    # "Youssef is very happy at Modern English School Cairo", "she's in year 3 at Riverside Primary School", "he's in
+    # second grade at X Academy": a child's school (not "I'm happy at X": a teacher may say it too)
+    _p("is 's are 're", r"(?:\bis|'s|\bare|'re)\s+(?:(?:very|so|really|still|now|much|quite)\s+){0,2}"
+       r"(?:(?:happy|settled|thriving|doing\s+(?:well|great|fine))|in\s+(?:(?:year|grade|class|form|primary|p)\s*\d+|(?:first|second|third|"
+       r"fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\d+(?:st|nd|rd|th))\s+(?:grade|year|class)|"
+       r"reception|kindergarten|nursery))\s+(?:now\s+)?at\s+(?:the\s+)?(?=(?-i:[A-Z])[^,.;!?]*?\b" + _SCHOOL + r"\b)",
+       "STUDIED_AT", "state", _P, _O),
     # "had an asthma flare", "having a bad migraine attack", "my eczema meds": the speaker's condition
     _p("had having have has got get getting", _NOT_PLAN + r"\b(?:had|having|have|has|got|get|getting)\s+"
        r"(?:an?\s+|another\s+|my\s+|her\s+|his\s+)?(?:(?:bad|mild|nasty|major|small|big|minor)\s+)?"
