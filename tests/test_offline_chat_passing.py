@@ -185,3 +185,22 @@ def test_a_childs_school(content: str, fact: tuple[str, str, str]) -> None:
 )
 def test_no_school_from_a_wish_a_question_or_a_teacher(content: str) -> None:
     assert not {f for f in facts(content) if f[1] == "STUDIED_AT"}
+
+
+@pytest.mark.parametrize(
+    ("content", "fact"),
+    [
+        ("we launched Brasa Kitchen in may", (SAM, "OWNS", "Brasa Kitchen")),
+        ("I opened Luna Bakery last year", (SAM, "OWNS", "Luna Bakery")),
+        ("my gf Amy Roy works at Café Bloom downtown.", ("Amy Roy", "WORKS_AT", "Café Bloom")),
+    ],
+)
+def test_a_business_opened_and_a_place_said_after_the_name(content: str, fact: tuple[str, str, str]) -> None:
+    assert fact in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content", ["we will open Café Luna in june", "I opened Photoshop and cried", "she wants to open Café Luna"]
+)
+def test_no_business_from_a_plan_or_a_tool(content: str) -> None:
+    assert not {f for f in facts(content) if f[1] == "OWNS"}

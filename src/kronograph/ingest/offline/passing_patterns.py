@@ -3,7 +3,9 @@ self-introduced job is done in ("I'm Lan, pharmacist in Da Nang"), a company
 one drives or delivers for ("I drive buses for Transdev"), a condition named
 by its flare-ups or its kit ("had an asthma flare", "my eczema is acting up",
 "my asthma inhaler"), a new home said with the move ("we moved house from
-X to Y", "moved into a flat in Leith"). See patterns.py for how a pattern is read."""
+X to Y", "moved into a flat in Leith"), a sports side joined, one's own
+venture founded or a business opened, a stake in a company, work done in a
+known tool, a child's school by how they are doing there. See patterns.py for how a pattern is read."""
 
 from __future__ import annotations
 
@@ -29,6 +31,10 @@ _VENTURE = (
 )
 _NOT_START = _NOT_PLAN + r"(?<!of\s)(?<!about\s)(?<!considering\s)(?<!want\s)(?<!wants\s)"
 _SCHOOL = r"(?-i:School|Primary|Academy|College|Kindergarten|Nursery|Montessori|Escuela|Colegio|École|Lycée|Gymnasium)"
+_SHOP_NAME = (
+    r"(?-i:Café|Cafe|Bakery|Restaurant|Bar|Salon|Studio|Shop|Store|Clinic|Gym|Brewery|Bistro|Kitchen|Deli|Pizzeria|"
+    r"Taverna|Trattoria|Boutique|Patisserie|Pâtisserie|Barbershop|Bookshop|Books)"
+)
 _CONDITION = "(?:" + "|".join(sorted(CONDITIONS, key=len, reverse=True)) + ")"
 # what only someone with the condition has: a flare-up, an attack, the medicine for it
 _BOUT = r"(?:flare(?:-?ups?|s)?|attacks?|episodes?|inhalers?|meds|medication|medicine|pump|nurse|specialist)"
@@ -81,6 +87,10 @@ PASSING_PATTERNS: tuple[Pattern, ...] = (
        r"fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\d+(?:st|nd|rd|th))\s+(?:grade|year|class)|"
        r"reception|kindergarten|nursery))\s+(?:now\s+)?at\s+(?:the\s+)?(?=(?-i:[A-Z])[^,.;!?]*?\b" + _SCHOOL + r"\b)",
        "STUDIED_AT", "state", _P, _O),
+    # "she left Café Bloom and opened Café Pissenlit", "we launched Brasa Kitchen in may": a business opened by a
+    # name that says what it is (not "opened a new office in X", not "will open Café X")
+    _p("opened launched", _NOT_START + r"\b(?:opened|launched)\s+(?:(?:her|his|my|our|their)\s+(?:own\s+)?)?"
+       r"(?=(?-i:[A-Z])[^,.;!?]*?\b" + _SHOP_NAME + r"\b)", "OWNS", "state", _P, _O),
     # "had an asthma flare", "having a bad migraine attack", "my eczema meds": the speaker's condition
     _p("had having have has got get getting", _NOT_PLAN + r"\b(?:had|having|have|has|got|get|getting)\s+"
        r"(?:an?\s+|another\s+|my\s+|her\s+|his\s+)?(?:(?:bad|mild|nasty|major|small|big|minor)\s+)?"
