@@ -204,3 +204,21 @@ def test_a_business_opened_and_a_place_said_after_the_name(content: str, fact: t
 )
 def test_no_business_from_a_plan_or_a_tool(content: str) -> None:
     assert not {f for f in facts(content) if f[1] == "OWNS"}
+
+
+@pytest.mark.parametrize(
+    ("content", "fact"),
+    [
+        ("I'm allergic to dust mites not cats", (SAM, "ALLERGIC_TO", "dust mites")),
+        ("I work at Acme not Google", (SAM, "WORKS_AT", "Acme")),
+        ("I live in Leeds not London", (SAM, "LIVES_IN", "Leeds")),
+    ],
+)
+def test_the_name_before_not_is_the_one(content: str, fact: tuple[str, str, str]) -> None:
+    found = facts(content)
+    assert fact in found
+    assert not {f for f in found if f[2] in ("cats", "Google", "London")}
+
+
+def test_a_negated_allergy_is_none() -> None:
+    assert not facts("I'm not allergic to cats")
