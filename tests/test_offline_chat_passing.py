@@ -222,3 +222,20 @@ def test_the_name_before_not_is_the_one(content: str, fact: tuple[str, str, str]
 
 def test_a_negated_allergy_is_none() -> None:
     assert not facts("I'm not allergic to cats")
+
+
+@pytest.mark.parametrize(
+    ("content", "place"),
+    [
+        ("moved out of my kilimani flat, now in Westlands, closer to the office", "Westlands"),
+        ("we moved out of the dorm, and we're now living in Leith", "Leith"),
+        ("moved away from Leeds, now in York", "York"),
+    ],
+)
+def test_a_move_out_then_where_one_is_now(content: str, place: str) -> None:
+    assert (SAM, "LIVES_IN", place) in facts(content)
+
+
+def test_a_move_away_ends_the_old_home() -> None:
+    assert (SAM, "NO_LONGER_LIVES_IN", "Leeds") in facts("moved away from Leeds, now in York")
+    assert not facts("I might have moved out of my flat, now in Leith")

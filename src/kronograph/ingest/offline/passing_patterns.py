@@ -55,6 +55,10 @@ PASSING_PATTERNS: tuple[Pattern, ...] = (
        r"(?:from\s+(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*){0,3}\s+)?(?:to|into)\s+"
        r"(?:a|an|our|my|the|their|his|her)\s+(?:[\w-]+\s+)?" + _HOME + r"\s+in\s+", "LIVES_IN", "state",
        _P, _L),
+    # "moved out of my kilimani flat, now in Westlands", "moved out of the dorm, and we're now living in Leith"
+    _p("moved", _NOT_PLAN + r"\bmoved\s+(?:out\s+of|away\s+from)\s+(?:(?:my|our|the|a)\s+[^,.;!?]{2,30}?|(?P<from>"
+       r"(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)?)),\s+(?:and\s+|so\s+)?(?:(?:i'm|we're|i\s+am|we\s+are)\s+)?now\s+"
+       r"(?:living\s+|based\s+)?in\s+" + _UP, "LIVES_IN", "state", _P, _L, ended="NO_LONGER_LIVES_IN"),
     # a move of house, not of tools ("moved from Logic Pro to Ableton Live")
     _p("moved", _NOT_PLAN + r"\bmoved\s+(?:house|home|flats?)\s+(?:[\w-]+\s+){0,2}?(?:from\s+(?-i:[A-Z])[\w-]*"
        r"(?:\s+(?-i:[A-Z])[\w-]*){0,3}\s+)?to\s+" + _UP, "LIVES_IN", "state", _P, _L),

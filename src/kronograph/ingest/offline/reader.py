@@ -491,7 +491,7 @@ class SentenceReader:
         found = read_objects(self.text, self.tokens, self.runs_at, at, Want(lower=pattern.lower)) if at else []
         if not found or found[-1].last + 1 >= len(self.tokens) or found[-1].unit:
             return []
-        if self.tokens[found[-1].last + 1].start != m.end("from") + 1:
+        if self.tokens[found[-1].last + 1].start - m.end("from") not in (0, 1):  # " to", or ", now in"
             return []  # "from X and some other words to Y": only a name between "from" and "to"
         return [(o.name, o.label or self.ctx.label(o.name) or pattern.object_label) for o in found]
 
