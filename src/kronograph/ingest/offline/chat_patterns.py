@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .kin import KIN
 from .life_patterns import LIFE_PATTERNS
+from .passing_patterns import PASSING_PATTERNS
 from .patterns import COPULA, Pattern, _p
 from .vocab import (
     BRANDS,
@@ -274,5 +275,5 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     # "I'm not at Acme anymore", "she's no longer with Initech"
     _p("not n't longer", r"(?:\b(?:am|is|are)\s+not|\b(?:is|are)n't|'(?:m|s|re)\s+not|(?:\b(?:am|is|are)|'(?:m|s|re))"
        r"\s+no\s+longer)\s+(?:at|with)\b", "WORKS_AT", "state", _P, _O, closes=True, only_closing=True, lower=True),
-) + LIFE_PATTERNS
+) + LIFE_PATTERNS + PASSING_PATTERNS
 # fmt: on

@@ -47,6 +47,7 @@ _FOLLOW_OK = frozenset(
     a an the one two three four five six seven eight nine ten eleven twelve several few couple some many almost
     over nearly around just early late mid earlier later soon right last since all
     btw tbh lol haha though anyway actually honestly rn atm lmao fyi imo either went was is were done finished instead
+    downtown uptown nearby abroad overseas not
     """.split()
 )
 _GERUND_LINKS = frozenset("at in for with on from to".split())

@@ -38,6 +38,10 @@ _KIN_PEOPLE = frozenset(word for word, (_, _, label) in KIN.items() if label == 
 _SENTENCE_END = re.compile(
     r"[.!?]+[\"')\]]*(?:\s+|$)|\n+|[\U0001F000-\U0001FAFF\u2600-\u27BF][\uFE0F\u200D\U0001F000-\U0001FAFF\u2600-\u27BF]*(?:\s+|$)"
 )
+# the emoji that ended a sentence is no part of its last word: "I'm allergic to latex 🙃" is about latex
+_TRAILING_EMOJI = re.compile(
+    r"\s*[\U0001F000-\U0001FAFF\u2600-\u27BF][\uFE0F\u200D\U0001F000-\U0001FAFF\u2600-\u27BF]*$"
+)
 # "dinner ideas without shellfish?", "recipes with no tree nuts": what the next "i'm allergic" is to
 _WITHOUT = re.compile(r"\b(?:without|with\s+no|free\s+of)\s+([a-z]+(?:\s+[a-z]+)?)\s*[?.!,]")
 _ABBREVIATIONS = frozenset("dr mr mrs ms st prof mt jr sr vs etc".split())
@@ -225,7 +229,7 @@ def _sentences(text: str) -> list[str]:
         word = text[: m.start()].rsplit(None, 1)[-1].lower() if text[: m.start()].strip() else ""
         if m.group(0).startswith(".") and word.rstrip(".") in _ABBREVIATIONS and m.end() < len(text):
             continue
-        found.append(text[start : m.end()].strip())
+        found.append(_TRAILING_EMOJI.sub("", text[start : m.end()].strip()))
         start = m.end()
     if text[start:].strip():
         found.append(text[start:].strip())

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .patterns import COPULA, Pattern, _p
 from .vocab import JOBS
 
-__all__ = ["LIFE_PATTERNS"]
+__all__ = ["INTRO", "LIFE_PATTERNS"]
 
 _UP = "(?=(?-i:[A-ZÀ-ÖØ-Þ]))"  # the next word is capitalised: a name follows
 # a group one belongs to, by its kind
@@ -36,7 +36,7 @@ _IN_GROUP = (
     r"(?:a\s+)?member\s+of)\s+(?:a|an)\s+(?:[\w-]+\s+){0,2}?" + _GROUP
 )
 # a title right after the speaker's "X here," or "I'm X,": "lucas here, jazz bassist ..." (not "Tom, a nurse ...")
-_INTRO = r"(?:\bhere\s*,|\b(?:i'm|i\s+am)\s+[\w-]+\s*,)\s+(?:an?\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)"
+INTRO = r"(?:\bhere\s*,|\b(?:i'm|i\s+am)\s+[\w-]+\s*,)\s+(?:an?\s+)?(?P<title>[\w-]+(?:\s+[\w-]+){0,2}?)"
 
 # fmt: off
 _P, _O, _L = "Person", "Organization", "Location"
@@ -99,9 +99,9 @@ LIFE_PATTERNS: tuple[Pattern, ...] = (
     _p("stopped", r"\bstopped\s+(?:selling|supplying|shipping|delivering)(?:\s+to)?\b",
        "NO_LONGER_SUPPLIES", "event", _P, _O, lower=True),
     # "lucas here, jazz bassist from são paulo", "I'm Tomasz, dairy farmer near Choroszcz": where the speaker is from
-    _p("here 'm am", _INTRO + r"\s+from\s+", "COMES_FROM", "state", _P, _L, speakers=True, lower=True,
+    _p("here 'm am", INTRO + r"\s+from\s+", "COMES_FROM", "state", _P, _L, speakers=True, lower=True,
        title_words=JOBS),
-    _p("here 'm am", _INTRO + r"\s+(?:near|outside|based\s+in|out\s+of)\s+", "LIVES_IN", "state", _P, _L,
+    _p("here 'm am", INTRO + r"\s+(?:near|outside|based\s+in|out\s+of)\s+", "LIVES_IN", "state", _P, _L,
        speakers=True, lower=True, title_words=JOBS),
     # "we track matters in Clio", "I log my runs on Strava", "we put everything on Google Classroom"
     _p("track tracks log logs manage manages record records put",

@@ -44,7 +44,7 @@ _PLACE_NOUNS = frozenset(
     "College University Hospital School Park Cross Road Street Wood Green Church Cathedral Academy Hall Lane "
     "Square Place Bay Island Head".split()
 )
-_CONNECTORS = frozenset("of de da di del della der den van von la le du dos das do bin al y &".split())
+_CONNECTORS = frozenset("of de des da di del della der den van von la le du dos das do bin al y &".split())
 _TITLES = frozenset("dr mr mrs ms mx prof professor sir dame lady lord".split())
 _ABBREVIATIONS = frozenset("st mt dr mr mrs ms prof jr sr ft".split())
 
@@ -55,6 +55,13 @@ _ORG_SUFFIXES = frozenset(
     partners ventures consulting media logistics security biotech pharma pharmaceuticals foods motors
     airlines insurance studios games networks hospital clinic school academy foundation agency engineering centre center
     industries mining steel textiles legal finance financial ai
+    """.split()
+)
+# the words that open an organisation's name in many languages: "Clinique Vétérinaire des Cantons", "Grupo Modelo"
+_ORG_HEADS = frozenset(
+    """
+    university universidad université universität universidade università hospital hôpital clinique clínica klinik
+    escuela colegio école lycée instituto istituto banco grupo
     """.split()
 )
 PLACES = frozenset(
@@ -189,7 +196,7 @@ def name_label(name: str, title: bool = False) -> str | None:
     if title:
         return "Person"
     words = name.lower().replace(".", "").split()
-    if words[-1] in _ORG_SUFFIXES or "&" in words:
+    if words[-1] in _ORG_SUFFIXES or "&" in words or (len(words) > 1 and words[0] in _ORG_HEADS):
         return "Organization"
     if words[0] == "project":
         return "Project"

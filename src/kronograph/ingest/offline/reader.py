@@ -491,7 +491,7 @@ class SentenceReader:
         found = read_objects(self.text, self.tokens, self.runs_at, at, Want(lower=pattern.lower)) if at else []
         if not found or found[-1].last + 1 >= len(self.tokens) or found[-1].unit:
             return []
-        if self.tokens[found[-1].last + 1].start != m.end("from") + 1:
+        if self.tokens[found[-1].last + 1].start - m.end("from") not in (0, 1):  # " to", or ", now in"
             return []  # "from X and some other words to Y": only a name between "from" and "to"
         return [(o.name, o.label or self.ctx.label(o.name) or pattern.object_label) for o in found]
 
@@ -534,7 +534,7 @@ class SentenceReader:
     def _our_system(self, at: int) -> tuple[list[Subject], int]:
         """ "Our backend runs on X", "my app is built with Y", "the ward moved to X": the speaker's tools."""
         k = at
-        while k >= 0 and at - k < 3 and self.tokens[k].lower in TECH_NOUNS | WORKPLACE_NOUNS:
+        while k >= 0 and at - k < 3 and self.tokens[k].lower in TECH_NOUNS | WORKPLACE_NOUNS | _WHOLE:
             k -= 1
         owner = self.tokens[k].lower if 0 <= k < at else ""  # "the school switched to Teams": where one works
         if owner not in ("our", "my") and not (owner == "the" and self.tokens[at].lower in WORKPLACE_NOUNS):
@@ -542,6 +542,9 @@ class SentenceReader:
         if not self.ctx.speaker:
             return [], 0
         return [Subject(self.ctx.speaker, 0.8)], self.tokens[k].start
+
+
+_WHOLE = frozenset("whole entire".split())  # "our whole team switched ...": still where one works
 
 
 def _want(pattern: Pattern) -> Want:

@@ -22,7 +22,8 @@ __all__ = ["read_stops", "spread_switch"]
 
 _STOP_VERB = (
     r"(?:(?:stopped|gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|dropped|ditched|abandoned|got\s+rid\s+of)"
-    r"(?:\s+(?:using|learning|speaking|doing|playing))?|quit\s+(?:using|learning|speaking|doing|playing))"
+    r"(?:\s+(?:using|learning|speaking|doing|playing))?|quit\s+(?:using|learning|speaking|doing|playing)|"
+    r"decided\s+to\s+(?:stop|quit)\s+(?:using|learning|speaking))"  # a decision taken: "we decided to stop using X"
 )
 _OBJ = r"(?P<obj>[^\s,.;!?()]+(?:\s+(?!(?:for|and|but|because|since|so|as|after|last|this|in|on|at|now|too|"
 _OBJ += r"anymore|altogether|completely|entirely|though|tbh|lol|already|a|the|it|with|to|from)\b)[^\s,.;!?()]+){0,2})"

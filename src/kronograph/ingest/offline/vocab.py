@@ -55,6 +55,7 @@ TECH = PROGRAMMING | frozenset(
     clickhouse duckdb pinecone mlflow sagemaker vertex zoom moodle xero quickbooks freeagent trello asana evernote
     obsidian todoist discord whatsapp duolingo godot unity unreal blender photoshop illustrator procreate canva
     ableton cubase garageband reaper lightroom premiere davinci finalcut sibelius musescore autocad revit sketchup
+    archicad scrivener qgis arcgis stata spss nvivo zotero overleaf
     """.split()
 )
 CONDITIONS = frozenset(
