@@ -22,9 +22,10 @@ FLOORS = {
     "chat_conversations_heldout.jsonl": (0.91, 0.01),
     "chat_conversations_heldout2.jsonl": (0.62, 0.01),
     "chat_conversations_heldout3.jsonl": (0.62, 0.05),
-    "chat_conversations_heldout4.jsonl": (0.67, 0.02),
+    "chat_conversations_heldout4.jsonl": (0.68, 0.02),
     "chat_conversations_heldout5.jsonl": (0.65, 0.03),
-    "chat_conversations_heldout6.jsonl": (0.45, 0.03),  # blind when scored
+    "chat_conversations_heldout6.jsonl": (0.65, 0.02),
+    "chat_conversations_heldout7.jsonl": (0.39, 0.08),  # blind when scored, never tuned on
 }
 
 
