@@ -1,5 +1,6 @@
 """kronograph: a temporal knowledge-graph memory for AI agents."""
 
+from .context import Context, ContextParts, TokenCounter
 from .embed import HashingEmbedder
 from .errors import (
     ClosedError,
@@ -65,6 +66,8 @@ __all__ = [
     "CommunityBuild",
     "CommunityUpdate",
     "ConcurrentWriteError",
+    "Context",
+    "ContextParts",
     "EmbeddingError",
     "Entity",
     "EntitySummary",
@@ -102,6 +105,7 @@ __all__ = [
     "SchemaError",
     "SplitResult",
     "StoreError",
+    "TokenCounter",
     "TransientModelError",
     "Verdict",
 ]

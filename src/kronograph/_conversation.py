@@ -169,8 +169,9 @@ class Conversations:
         found = None if name is None else await find_user(store, g, name)
         if found is None:
             return None
-        if found.summary_stale and not getattr(store, "read_only", False):
-            await self.summarize_entities(g, [found.uuid])
         # As stored now: a name lookup may answer from the resolver's cache, whose summary can be older.
         fresh = await store.entities_by_uuid(g, [found.uuid])
+        if fresh and fresh[0].summary_stale and not getattr(store, "read_only", False):
+            await self.summarize_entities(g, [found.uuid])
+            fresh = await store.entities_by_uuid(g, [found.uuid])
         return fresh[0] if fresh else None

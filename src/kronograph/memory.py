@@ -16,6 +16,7 @@ import numpy as np
 
 from . import checks
 from ._arguments import TimeLike, _id, _labels, _text, _time, search_arguments
+from ._context import Contexts
 from ._conversation import Conversations
 from ._lifecycle import Lifecycle
 from ._lifecycle import ModelArg as ModelArg  # re-exported: its home before the lifecycle moved out
@@ -57,7 +58,7 @@ from .store import FactQuery
 __all__ = ["AsyncMemory"]
 
 
-class AsyncMemory(Conversations, Repair, Maintenance, Lifecycle):
+class AsyncMemory(Contexts, Conversations, Repair, Maintenance, Lifecycle):
     """A temporal knowledge-graph memory (async API).
 
     ``store`` is a file path, ``":memory:"``, a ``sqlite:///`` URL or a store

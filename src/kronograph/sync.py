@@ -7,13 +7,15 @@ parameter."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from ._arguments import TimeLike
+from ._context import CONTEXT_SCOPES
 from ._portal import Portal
+from .context import Context, ContextParts, TokenCounter
 from .embed.protocol import Embedder
 from .errors import ClosedError
 from .ingest.bulk import EpisodeItem
@@ -410,6 +412,26 @@ class Memory:
                 filters=filters, query_vector=query_vector,
             )
         )
+
+    def context(
+        self,
+        group_id: str,
+        query: str | None = None,
+        *,
+        messages: Iterable[Message | Mapping[str, Any]] | None = None,
+        as_of: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        max_tokens: int = 1000,
+        scopes: Iterable[str] = CONTEXT_SCOPES,
+        template: str | Callable[[ContextParts], str] | None = None,
+        token_counter: TokenCounter | Callable[[str], int] | None = None,
+    ) -> Context:
+        """A prompt-ready memory block for ``query`` or the last ``messages``,
+        within ``max_tokens``: see :meth:`AsyncMemory.context <kronograph.AsyncMemory.context>`."""
+        return self._call(self._core.context(
+            group_id, query, messages=messages, as_of=as_of, known_at=known_at, max_tokens=max_tokens,
+            scopes=scopes, template=template, token_counter=token_counter,
+        ))
 
     def conflicts(self, group_id: str, fact_uuid: str) -> list[Fact]:
         return self._call(self._core.conflicts(group_id, fact_uuid))

@@ -118,7 +118,8 @@ def resolve_entity(name: str, labels: tuple[str, ...], known: Sequence[Entity], 
         entity = trusted(
             Entity,
             uuid=new_id(), group_id=plan.group_id, name=name, labels=labels, aliases=(), summary=None,
-            attributes={}, created_at=plan.now, provenance={"extractor": "direct"},
+            attributes={}, created_at=plan.now, provenance={"extractor": "direct"}, summary_stale=False,
+            summary_built_at=None,
         )
         plan.new_entities.append(entity)
         return entity

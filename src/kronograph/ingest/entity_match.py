@@ -184,7 +184,7 @@ async def place_entities(
                 Entity,
                 uuid=new_id(), group_id=g, name=draft.name, labels=draft.labels, aliases=(),
                 summary=draft.summary, attributes=dict(draft.attributes), created_at=plan.now,
-                provenance={**provenance, "episode": episode_id},
+                provenance={**provenance, "episode": episode_id}, summary_stale=False, summary_built_at=None,
             )
             plan.new_entities.append(entity)
             named.append(entity)

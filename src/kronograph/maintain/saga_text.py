@@ -21,7 +21,10 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["SENTENCE_CHARS", "SUMMARY_CHARS", "Item", "cut", "fold", "render", "score", "sentences", "split_parts"]
+__all__ = [
+    "SENTENCE_CHARS", "STOP_WORDS", "SUMMARY_CHARS", "Item", "cut", "fold", "render", "score", "sentences",
+    "split_parts",
+]
 
 SUMMARY_CHARS = 1_200  # the extractive summary's length, at most
 SENTENCE_CHARS = 300  # a sentence longer than this is cut
@@ -40,6 +43,7 @@ _STOP = frozenset(
     to too under until up very was we were what when where which while who whom why will with would you your yours
     yes ok okay thanks thank hi hello hey oh well really just like get got going go""".split()
 )
+STOP_WORDS = _STOP  # also what a context block's excerpts do not match on
 
 
 def cut(text: str, limit: int) -> str:

@@ -1,0 +1,233 @@
+"""AsyncMemory's ``context``: a prompt-ready memory block for a question or
+the last messages.
+
+A base class of :class:`~kronograph.memory.AsyncMemory`, like
+:mod:`kronograph._conversation`. This module reads (one search over facts,
+entities and episodes, and a bounded number of store reads besides, never
+one per fact); :mod:`kronograph.context` decides what goes in and lays it
+out, with no I/O and no model. See ``docs/context.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import checks
+from ._arguments import TimeLike, _labels, _text, _time
+from .context import Context, ContextParts, Material, TokenCounter, build, counter_for
+from .context.query import QUERY_MAX, from_messages
+from .errors import InvalidInputError
+from .maintain.summaries import extractive_summary
+from .message import Message, read_messages
+from .metrics import span
+from .model import Entity, Fact, normalise_name
+from .search.engine import SearchRequest, run_search
+from .search.recipes import recipe_named
+from .search.types import DateRange, Hit, SearchFilters
+from .store import FactQuery
+
+if TYPE_CHECKING:
+    from .ingest.bulk import Ingestion
+    from .search.types import CrossEncoder
+    from .store import Store
+
+__all__ = ["CONTEXT_SCOPES", "Contexts", "MAX_TOKENS_RANGE"]
+
+CONTEXT_SCOPES = ("facts", "entities", "episodes")
+MAX_TOKENS_RANGE = (50, 100_000)
+RECENT = 8  # episodes (and the facts they gave) in a block with no query
+_TICK = timedelta(microseconds=1)
+
+
+class Contexts:
+    """The ``context`` method of :class:`~kronograph.memory.AsyncMemory`."""
+
+    if TYPE_CHECKING:
+        async def _ready(self) -> Store: ...
+        def _group(self, group_id: Any) -> str: ...
+        def _now(self) -> datetime: ...
+        async def user(self, group_id: str) -> Entity | None: ...
+        _ingestion: Ingestion
+        _cross_encoder: CrossEncoder | None
+
+    async def context(
+        self,
+        group_id: str,
+        query: str | None = None,
+        *,
+        messages: Iterable[Message | Mapping[str, Any]] | None = None,
+        as_of: TimeLike | None = None,
+        known_at: TimeLike | None = None,
+        max_tokens: int = 1000,
+        scopes: Iterable[str] = CONTEXT_SCOPES,
+        template: str | Callable[[ContextParts], str] | None = None,
+        token_counter: TokenCounter | Callable[[str], int] | None = None,
+    ) -> Context:
+        """A memory block to put in a prompt, relevant to ``query`` or to the
+        last ``messages`` (as :meth:`add_messages` takes them; the latest
+        weighs most): the group's user, facts as sentences with their
+        validity (what holds first, and what each replaced), entity
+        summaries and dated excerpts of episodes with their speaker, each
+        citing its source episodes; at most ``max_tokens`` (50 to 100,000)
+        as ``token_counter`` counts the final text (default: exact o200k
+        counts with the ``tokens`` extra, else an estimate; ``Context.counter``
+        names it). With neither query nor messages: the user and the latest
+        episodes with their facts. ``as_of`` / ``known_at``: everything as of
+        then, as in :meth:`search`. ``scopes``: which of facts, entities
+        (the user among them) and episodes. ``template``: a format string
+        over :meth:`ContextParts.fields`, or a function of the
+        :class:`ContextParts`. Deterministic; no model is called. See
+        ``docs/context.md``."""
+        g = self._group(group_id)
+        text = _text("query", query, optional=True)
+        if text is not None and len(text) > QUERY_MAX:
+            raise InvalidInputError("query", f"must be at most {QUERY_MAX} characters, got {len(text)}")
+        read = read_messages(messages) if messages is not None else []
+        if read:
+            text = from_messages(read, text)
+        checks.count("max_tokens", max_tokens, minimum=MAX_TOKENS_RANGE[0])
+        if max_tokens > MAX_TOKENS_RANGE[1]:
+            raise InvalidInputError("max_tokens", f"must be at most {MAX_TOKENS_RANGE[1]}, got {max_tokens}")
+        wanted = _scopes(scopes)
+        if template is not None and not isinstance(template, str) and not callable(template):
+            raise InvalidInputError(
+                "template", f"expected a format string or a function, not {type(template).__name__}"
+            )
+        counter = counter_for(token_counter)
+        when, believed = _time("as_of", as_of), _time("known_at", known_at)
+        store = await self._ready()
+        now = self._now()
+        m = Material(query=text or "", moment=when or believed or now, as_of=when, known_at=believed)
+        with span("context", group_id=g):
+            if "entities" in wanted:
+                await self._context_user(store, g, m)
+            if text:
+                await self._context_search(store, g, m, wanted, now, max_tokens)
+            else:
+                await self._context_recent(store, g, m, wanted)
+            await self._context_replaced(store, g, m)
+            _summaries(m)
+        return build(m, counter=counter, max_tokens=max_tokens, template=template)
+
+    async def _context_search(
+        self, store: Store, g: str, m: Material, wanted: tuple[str, ...], now: datetime, max_tokens: int
+    ) -> None:
+        """One search over the scopes: facts of every interval (those that
+        began by the moment, under a temporal mode) as believed then, events
+        among them; entities and episodes as of then."""
+        recipe = recipe_named("hybrid")
+        vector = np.frombuffer(await self._ingestion.embed_one(m.query, (g,)), dtype=np.float32)
+        temporal = m.as_of is not None or m.known_at is not None
+        request = SearchRequest(
+            group_ids=(g,), query=m.query, vector=vector, scopes=wanted, recipe=recipe,
+            limit=min(100, max(12, max_tokens // 25)), now=now, as_of=m.as_of, known_at=m.known_at,
+            include_retired=True, include_events=True,
+            filters=SearchFilters(valid_at=DateRange(end=m.moment)) if temporal else None,
+            cross_encoder=self._cross_encoder,
+            cosine_weight=float(getattr(self._ingestion.embedder, "fusion_weight", 0.3)),
+        )
+        found = await run_search(store, request)
+        m.facts, m.entities, m.episodes = found.facts, found.entities[:8], found.episodes
+
+    async def _context_recent(self, store: Store, g: str, m: Material, wanted: tuple[str, ...]) -> None:
+        """No query: the latest episodes by the moment (received by
+        ``known_at``), and the facts that began last before it, as believed
+        then (those of the last 30 days, else of the last year, else any)."""
+        if "episodes" in wanted:
+            latest = await store.context_episodes(g, before=m.moment + _TICK, exclude="", limit=RECENT * 4)
+            kept = [
+                e for e in latest
+                if e.status == "complete" and e.kind != "fact" and (m.known_at is None or e.created_at <= m.known_at)
+            ][-RECENT:]
+            m.episodes = [Hit(e, 1.0 / (1 + i), ("recent",)) for i, e in enumerate(reversed(kept))]
+        if "facts" not in wanted:
+            return
+        facts: list[Fact] = []
+        for days in (30, 365, None):
+            since = m.moment - timedelta(days=days) if days is not None else None
+            facts = await store.facts(g, FactQuery(
+                as_of=m.moment, known_at=m.known_at, include_retired=True, since=since, until=m.moment + _TICK,
+                limit=RECENT * 40,
+            ))
+            if len(facts) >= RECENT * 3:
+                break
+        facts.sort(key=lambda f: (-f.valid_at.timestamp(), f.uuid))
+        m.facts = [Hit(f, 1.0 / (1 + i), ("recent",)) for i, f in enumerate(facts[: RECENT * 3])]
+
+    async def _context_user(self, store: Store, g: str, m: Material) -> None:
+        """The group's user, when it was known by the moment; under a
+        temporal mode its summary is made from its facts as of then."""
+        user = await self.user(g)
+        if user is None:
+            return
+        if m.as_of is None and m.known_at is None:
+            m.user, m.user_summary = user, user.summary
+            return
+        if m.known_at is not None and user.created_at > m.known_at:
+            return
+        if m.as_of is not None and user.uuid not in await store.entities_known_by(g, [user.uuid], m.as_of):
+            return
+        facts = await store.facts(g, FactQuery(
+            as_of=m.moment, known_at=m.known_at, entity_key=normalise_name(user.name), event=None,
+            until=m.moment + _TICK, limit=200,
+        ))
+        mine = [f for f in facts if user.uuid in (f.subject_uuid, f.object_uuid) and _holds(f, m.moment)]
+        m.user, m.user_summary = user, extractive_summary(mine)
+
+    async def _context_replaced(self, store: Store, g: str, m: Material) -> None:
+        """For each fact, the latest fact of its slot (linked by a recorded
+        contradiction) that ended by its start, as believed at ``known_at``."""
+        seeds = [h.item.uuid for h in m.facts if not h.item.event]
+        if not seeds:
+            return
+        hood = await store.conflict_neighbourhood(g, seeds, depth=1)
+        linked = sorted({o for u in seeds for o in hood.edges.get(u, ())})
+        if not linked:
+            return
+        before = {f.uuid: f for f in await store.facts(g, FactQuery(
+            as_of=m.moment, known_at=m.known_at, include_retired=True, uuids=tuple(linked), until=m.moment + _TICK,
+        ))}
+        for hit in m.facts:
+            fact = hit.item
+            earlier = [
+                before[o] for o in sorted(hood.edges.get(fact.uuid, ()))
+                if o in before and before[o].valid_at < fact.valid_at
+                and before[o].invalid_at is not None and before[o].invalid_at <= fact.valid_at
+            ]
+            if earlier:
+                m.replaced[fact.uuid] = max(earlier, key=lambda f: (f.valid_at, f.uuid))
+
+
+def _holds(fact: Fact, moment: datetime) -> bool:
+    return fact.event or fact.valid_at <= moment and (fact.invalid_at is None or fact.invalid_at > moment)
+
+
+def _summaries(m: Material) -> None:
+    """Each entity's summary as of the block's moment: the stored one when
+    it is current and no temporal mode is asked for, else one made from
+    the block's facts about it that hold then."""
+    temporal = m.as_of is not None or m.known_at is not None
+    for hit in m.entities:
+        entity = hit.item
+        if not temporal and not entity.summary_stale and entity.summary:
+            m.summaries[entity.uuid] = entity.summary
+            continue
+        facts = [
+            h.item for h in m.facts
+            if entity.uuid in (h.item.subject_uuid, h.item.object_uuid) and _holds(h.item, m.moment)
+        ]
+        m.summaries[entity.uuid] = extractive_summary(facts)
+
+
+def _scopes(scopes: Any) -> tuple[str, ...]:
+    wanted = tuple(dict.fromkeys(_labels("scopes", scopes, lookup=True)))
+    if not wanted:
+        raise InvalidInputError("scopes", f"name at least one of {list(CONTEXT_SCOPES)}")
+    for scope in wanted:
+        if scope not in CONTEXT_SCOPES:
+            raise InvalidInputError("scopes", f"unknown scope {scope!r}; a block's scopes are {list(CONTEXT_SCOPES)}")
+    return wanted

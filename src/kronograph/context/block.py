@@ -1,0 +1,232 @@
+"""Building a block from what the memory gathered: the candidate lines and
+their values, the layout, the template. Pure: no I/O, no model.
+
+Values. Each scope's hits are worth their relevance: half their score
+relative to the scope's best, half ``1 / (1 + rank / 4)`` (search scores
+are comparable within one list only, and ranks keep a steep score scale from
+hiding the second hit). Then by kind: a fact holding at the block's moment
+1.0, an event 0.9, a fact that ended by then 0.75, one that begins later
+0.5; an entity's summary 0.5; an episode 1.0, or 0.6 when its speaker is
+the assistant, the system or a tool (the memory's own words say less about
+the world). A block's user line, when there is one, goes first and is paid
+for before anything else.
+
+Layout (the default): the user line, then ``Facts:`` (those holding at the
+moment first, then events, then ended and later ones; each group by value),
+``Entities:``, ``Episodes:`` (in time order), a section only when it has
+lines; with ``as_of`` / ``known_at`` a first line says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..errors import InvalidInputError
+from ..model import Entity, Episode, Fact
+from ..search.types import Hit
+from .excerpt import excerpt, terms
+from .pack import Piece, pack
+from .render import Citations, entity_line, episode_line, fact_line, user_line
+from .tokens import TokenCounter
+from .types import Context, ContextParts
+
+__all__ = ["Material", "Template", "build"]
+
+Template = str | Callable[[ContextParts], str]
+
+_SECTIONS = ("facts", "entities", "episodes")
+_HEADINGS = {"facts": "Facts:", "entities": "Entities:", "episodes": "Episodes:"}
+_QUIET_ROLES = {"assistant", "system", "tool"}
+
+
+@dataclass(slots=True)
+class Material:
+    """What the memory read for a block."""
+
+    query: str
+    moment: datetime  # the moment facts are told as of: as_of, else known_at, else now
+    as_of: datetime | None
+    known_at: datetime | None
+    facts: list[Hit[Fact]] = field(default_factory=list)
+    entities: list[Hit[Entity]] = field(default_factory=list)
+    episodes: list[Hit[Episode]] = field(default_factory=list)
+    replaced: dict[str, Fact] = field(default_factory=dict)  # fact uuid -> the latest fact it replaced
+    summaries: dict[str, str | None] = field(default_factory=dict)  # entity uuid -> summary as of the moment
+    user: Entity | None = None
+    user_summary: str | None = None
+
+
+def _relevance(hits: Sequence[Hit[Any]]) -> list[float]:
+    top = max((h.score for h in hits), default=0.0)
+    return [
+        0.5 * (max(h.score, 0.0) / top if top > 0 else 0.0) + 0.5 / (1 + rank / 4) for rank, h in enumerate(hits)
+    ]
+
+
+def _fact_kind(fact: Fact, moment: datetime) -> int:
+    """0: holds at the moment; 1: an event; 2: ended by then; 3: begins later."""
+    if fact.event:
+        return 1
+    if fact.valid_at > moment:
+        return 3
+    if fact.invalid_at is not None and fact.invalid_at <= moment:
+        return 2
+    return 0
+
+
+_FACT_WEIGHTS = (1.0, 0.9, 0.75, 0.5)
+
+
+def _pieces(m: Material, cite: Citations, wanted: set[str], counter: TokenCounter) -> list[Piece]:
+    out: list[Piece] = []
+    for hit, rel in zip(m.facts, _relevance(m.facts), strict=True):
+        fact = hit.item
+        before = m.replaced.get(fact.uuid)
+        line = fact_line(fact, m.moment, cite, before)
+        out.append(Piece(
+            "facts", line, rel * _FACT_WEIGHTS[_fact_kind(fact, m.moment)], hit, terms=frozenset(terms(line)),
+            cites=fact.episodes, covers=frozenset({before.uuid}) if before else frozenset(), uuid=fact.uuid,
+            extra={"kind": _fact_kind(fact, m.moment)},
+        ))
+    for hit, rel in zip(m.entities, _relevance(m.entities), strict=True):
+        entity = hit.item
+        summary = m.summaries.get(entity.uuid)
+        if not summary or (m.user is not None and entity.uuid == m.user.uuid):
+            continue  # a name alone tells little; the user has their own line
+        out.append(Piece("entities", entity_line(entity, summary), rel * 0.5, hit, uuid=entity.uuid))
+    for hit, rel in zip(m.episodes, _relevance(m.episodes), strict=True):
+        episode = hit.item
+        if not episode.content:
+            continue
+        text = excerpt(episode.content, wanted)
+        weight = 0.6 if (episode.role or "").casefold() in _QUIET_ROLES else 1.0
+        out.append(Piece(
+            "episodes", episode_line(episode, text, cite), rel * weight, hit, terms=frozenset(terms(text)),
+            episode=episode.uuid, uuid=episode.uuid,
+        ))
+    for i, piece in enumerate(out):
+        piece.order = i
+        piece.tokens = counter.count(f"- {piece.line}\n")
+    return out
+
+
+def _title(m: Material) -> str | None:
+    said = []
+    if m.as_of is not None:
+        said.append(f"as of {m.as_of.isoformat()}")
+    if m.known_at is not None:
+        said.append(f"as known at {m.known_at.isoformat()}")
+    return f"Memory {', '.join(said)}:" if said else None
+
+
+def _ordered(chosen: Sequence[Piece]) -> dict[str, list[Piece]]:
+    """The chosen pieces of each section in block order."""
+    return {
+        "facts": sorted(
+            (p for p in chosen if p.section == "facts"), key=lambda p: (p.extra["kind"], -p.value, p.order)
+        ),
+        "entities": sorted((p for p in chosen if p.section == "entities"), key=lambda p: (-p.value, p.order)),
+        "episodes": sorted(
+            (p for p in chosen if p.section == "episodes"),
+            key=lambda p: (p.item.item.reference_time, p.item.item.created_at, p.uuid),
+        ),
+    }
+
+
+def _parts(m: Material, chosen: Sequence[Piece], user: str | None) -> ContextParts:
+    by = _ordered(chosen)
+    return ContextParts(
+        user=m.user if user is not None else None,
+        facts=[p.line for p in by["facts"]], entities=[p.line for p in by["entities"]],
+        episodes=[p.line for p in by["episodes"]],
+        as_of=m.as_of, known_at=m.known_at, query=m.query, user_line=user,
+    )
+
+
+def default_layout(parts: ContextParts, title: str | None = None) -> str:
+    lines = [title] if title else []
+    if parts.user_line:
+        lines.append(f"User: {parts.user_line}")
+    for name, items in (("facts", parts.facts), ("entities", parts.entities), ("episodes", parts.episodes)):
+        if items:
+            lines.append(_HEADINGS[name])
+            lines.extend(f"- {item}" for item in items)
+    return "\n".join(lines)
+
+
+def apply_template(template: Template | None, parts: ContextParts, title: str | None) -> str:
+    """The block laid out by ``template`` (a format string over
+    :meth:`ContextParts.fields`, or a function of the parts), or by default."""
+    if template is None:
+        return default_layout(parts, title)
+    if isinstance(template, str):
+        try:
+            return template.format(**parts.fields())
+        except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
+            names = ", ".join(sorted(parts.fields()))
+            raise InvalidInputError("template", f"cannot be filled ({type(exc).__name__}: {exc}); "
+                                                f"its fields are {names}") from None
+    text = template(parts)
+    if not isinstance(text, str):
+        raise InvalidInputError("template", f"must return a string, got {type(text).__name__}")
+    return text
+
+
+def _user_line(m: Material, counter: TokenCounter, budget: int) -> str | None:
+    """The user's line, its summary cut to a quarter of the budget (the name alone if even that is too long)."""
+    if m.user is None:
+        return None
+    line = user_line(m.user, m.user_summary)
+    words = line.split(" ")
+    while len(words) > 1 and counter.count(" ".join(words)) > budget // 4:
+        words = words[: max(1, len(words) * 3 // 4)]
+    cut = " ".join(words)
+    if cut != line:
+        cut = cut.rstrip(" ,;:.") + "…" if len(words) > len(m.user.name.split(" ")) else m.user.name
+    return cut
+
+
+def build(
+    m: Material, *, counter: TokenCounter, max_tokens: int, template: Template | None
+) -> Context:
+    """The block: candidate lines valued, packed within ``max_tokens`` (as
+    ``counter`` counts the final text), laid out."""
+    wanted = terms(m.query)
+    cite = Citations(
+        [e for h in m.facts for e in h.item.episodes[:2]] + [h.item.uuid for h in m.episodes]
+    )
+    pieces = _pieces(m, cite, wanted, counter)
+    user = _user_line(m, counter, max_tokens)
+    title = _title(m)
+
+    def layout(chosen: list[Piece]) -> str:
+        return apply_template(template, _parts(m, chosen, user), title)
+
+    if user is not None and counter.count(layout([])) > max_tokens:
+        user = None
+    empty = layout([])
+    if counter.count(empty) > max_tokens:
+        field_name = "template" if template is not None else "max_tokens"
+        raise InvalidInputError(field_name, f"the block's fixed text alone is more than max_tokens ({max_tokens})")
+    headings = {s: counter.count(_HEADINGS[s] + "\n") for s in _SECTIONS}
+    chosen, text, size = pack(pieces, layout=layout, counter=counter, max_tokens=max_tokens, headings=headings)
+    used = {id(p) for p in chosen}
+    by = _ordered(chosen)
+    return Context(
+        text=text,
+        facts=[p.item for p in by["facts"]],
+        entities=[p.item for p in by["entities"]],
+        episodes=[p.item for p in by["episodes"]],
+        user=m.user if user is not None else None,
+        tokens=size,
+        max_tokens=max_tokens,
+        counter=counter.name,
+        left_out=[p.item for p in sorted(pieces, key=lambda p: p.order) if id(p) not in used],
+        query=m.query,
+        as_of=m.as_of,
+        known_at=m.known_at,
+        parts=_parts(m, chosen, user),
+    )
