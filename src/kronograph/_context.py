@@ -40,6 +40,7 @@ __all__ = ["CONTEXT_SCOPES", "Contexts", "MAX_TOKENS_RANGE"]
 CONTEXT_SCOPES = ("facts", "entities", "episodes")
 MAX_TOKENS_RANGE = (50, 100_000)
 RECENT = 8  # episodes (and the facts they gave) in a block with no query
+SOURCED = 12  # the best facts whose source episodes are read in
 _TICK = timedelta(microseconds=1)
 
 
@@ -124,7 +125,7 @@ class Contexts:
         temporal = m.as_of is not None or m.known_at is not None
         request = SearchRequest(
             group_ids=(g,), query=m.query, vector=vector, scopes=wanted, recipe=recipe,
-            limit=min(100, max(12, max_tokens // 25)), now=now, as_of=m.as_of, known_at=m.known_at,
+            limit=candidates(max_tokens), now=now, as_of=m.as_of, known_at=m.known_at,
             include_retired=True, include_events=True,
             filters=SearchFilters(valid_at=DateRange(end=m.moment)) if temporal else None,
             cross_encoder=self._cross_encoder,
@@ -132,6 +133,23 @@ class Contexts:
         )
         found = await run_search(store, request)
         m.facts, m.entities, m.episodes = found.facts, found.entities[:8], found.episodes
+        if "episodes" in wanted:
+            await self._context_sources(store, g, m)
+
+    async def _context_sources(self, store: Store, g: str, m: Material) -> None:
+        """The episodes the best facts cite that search did not rank, under
+        the same temporal mode as search's episodes (one read)."""
+        have = {h.item.uuid for h in m.episodes}
+        wanted = list(dict.fromkeys(e for h in m.facts[:SOURCED] for e in h.item.episodes[:2] if e not in have))
+        if not wanted:
+            return
+        for episode in await store.episodes_by_uuid(g, wanted):
+            if (
+                episode.status == "complete" and episode.kind != "fact" and episode.content
+                and (m.as_of is None or episode.reference_time <= m.as_of)
+                and (m.known_at is None or episode.created_at <= m.known_at)
+            ):
+                m.sources[episode.uuid] = episode
 
     async def _context_recent(self, store: Store, g: str, m: Material, wanted: tuple[str, ...]) -> None:
         """No query: the latest episodes by the moment (received by
@@ -202,6 +220,11 @@ class Contexts:
                 m.replaced[fact.uuid] = max(earlier, key=lambda f: (f.valid_at, f.uuid))
 
 
+def candidates(max_tokens: int) -> int:
+    """Hits asked of each scope: about one per 25 tokens of budget, 12 to 100."""
+    return min(100, max(12, max_tokens // 25))
+
+
 def _holds(fact: Fact, moment: datetime) -> bool:
     return fact.event or fact.valid_at <= moment and (fact.invalid_at is None or fact.invalid_at > moment)
 
@@ -211,16 +234,17 @@ def _summaries(m: Material) -> None:
     it is current and no temporal mode is asked for, else one made from
     the block's facts about it that hold then."""
     temporal = m.as_of is not None or m.known_at is not None
+    about: dict[str, list[Fact]] = {}
+    for hit in m.facts:
+        if _holds(hit.item, m.moment):
+            for end in {hit.item.subject_uuid, hit.item.object_uuid}:
+                about.setdefault(end, []).append(hit.item)
     for hit in m.entities:
         entity = hit.item
         if not temporal and not entity.summary_stale and entity.summary:
             m.summaries[entity.uuid] = entity.summary
-            continue
-        facts = [
-            h.item for h in m.facts
-            if entity.uuid in (h.item.subject_uuid, h.item.object_uuid) and _holds(h.item, m.moment)
-        ]
-        m.summaries[entity.uuid] = extractive_summary(facts)
+        else:
+            m.summaries[entity.uuid] = extractive_summary(about.get(entity.uuid, []))
 
 
 def _scopes(scopes: Any) -> tuple[str, ...]:

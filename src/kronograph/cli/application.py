@@ -10,6 +10,7 @@ import typer
 from .. import __version__
 from .audit import audit
 from .communities import communities
+from .context import context
 from .demo import demo
 from .doctor import doctor
 from .episodes import add, episodes, import_, resume
@@ -30,7 +31,7 @@ __all__ = ["COMMANDS", "GROUPS", "build_app"]
 
 COMMANDS: dict[str, Callable[..., None]] = {
     "add-fact": add_fact, "facts": facts, "events": events, "timeline": timeline, "history": history,
-    "remove-episode": remove_episode, "search": search, "conflicts": conflicts,
+    "remove-episode": remove_episode, "search": search, "context": context, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
     "demo": demo, "groups": groups, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas,
     "forget": forget, "merge": merge, "split": split, "user": user, "settings": settings,

@@ -23,7 +23,7 @@ _OPTION_NAMES = {
     "center_entity": "--center", "query": "QUERY", "fact_uuid": "FACT_UUID", "max_calls": "--max-calls",
     "since": "--since", "until": "--until",
     "user_name": "--user-name", "assistant_name": "--assistant-name", "speaker": "--speaker", "role": "--role",
-    "actor": "--actor",
+    "actor": "--actor", "max_tokens": "--max-tokens", "template": "--template",
 }
 
 

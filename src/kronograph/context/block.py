@@ -8,7 +8,9 @@ hiding the second hit). Then by kind: a fact holding at the block's moment
 1.0, an event 0.9, a fact that ended by then 0.75, one that begins later
 0.5; an entity's summary 0.5; an episode 1.0, or 0.6 when its speaker is
 the assistant, the system or a tool (the memory's own words say less about
-the world). A block's user line, when there is one, goes first and is paid
+the world). An episode is worth at least 0.8 of the best fact that cites it,
+so a relevant fact brings the words it came from (the memory reads those
+sources in, found by search or not). A block's user line, when there is one, goes first and is paid
 for before anything else.
 
 Layout (the default): the user line, then ``Facts:`` (those holding at the
@@ -30,14 +32,13 @@ from ..search.types import Hit
 from .excerpt import excerpt, terms
 from .pack import Piece, pack
 from .render import Citations, entity_line, episode_line, fact_line, user_line
-from .tokens import TokenCounter
+from .tokens import EstimateCounter, TokenCounter
 from .types import Context, ContextParts
 
 __all__ = ["Material", "Template", "build"]
 
 Template = str | Callable[[ContextParts], str]
 
-_SECTIONS = ("facts", "entities", "episodes")
 _HEADINGS = {"facts": "Facts:", "entities": "Entities:", "episodes": "Episodes:"}
 _QUIET_ROLES = {"assistant", "system", "tool"}
 
@@ -53,6 +54,7 @@ class Material:
     facts: list[Hit[Fact]] = field(default_factory=list)
     entities: list[Hit[Entity]] = field(default_factory=list)
     episodes: list[Hit[Episode]] = field(default_factory=list)
+    sources: dict[str, Episode] = field(default_factory=dict)  # episodes the facts cite that search did not rank
     replaced: dict[str, Fact] = field(default_factory=dict)  # fact uuid -> the latest fact it replaced
     summaries: dict[str, str | None] = field(default_factory=dict)  # entity uuid -> summary as of the moment
     user: Entity | None = None
@@ -78,6 +80,7 @@ def _fact_kind(fact: Fact, moment: datetime) -> int:
 
 
 _FACT_WEIGHTS = (1.0, 0.9, 0.75, 0.5)
+SOURCE_SHARE = 0.8  # an episode is worth at least this share of the best fact citing it
 
 
 def _pieces(m: Material, cite: Citations, wanted: set[str], counter: TokenCounter) -> list[Piece]:
@@ -96,21 +99,45 @@ def _pieces(m: Material, cite: Citations, wanted: set[str], counter: TokenCounte
         summary = m.summaries.get(entity.uuid)
         if not summary or (m.user is not None and entity.uuid == m.user.uuid):
             continue  # a name alone tells little; the user has their own line
-        out.append(Piece("entities", entity_line(entity, summary), rel * 0.5, hit, uuid=entity.uuid))
-    for hit, rel in zip(m.episodes, _relevance(m.episodes), strict=True):
+        out.append(Piece(
+            "entities", entity_line(entity, summary), rel * 0.5, hit, uuid=entity.uuid,
+            terms=frozenset(terms(summary)),
+        ))
+    vouched: dict[str, float] = {}  # episode id -> the relevance of the best fact citing it
+    for hit, rel in zip(m.facts, _relevance(m.facts), strict=True):
+        for eid in hit.item.episodes:
+            vouched[eid] = max(vouched.get(eid, 0.0), rel)
+    ranked = list(zip(m.episodes, _relevance(m.episodes), strict=True))
+    ranked += [(Hit(e, 0.0, ("cited",)), 0.0) for e in m.sources.values()]
+    for hit, own in ranked:
         episode = hit.item
         if not episode.content:
             continue
+        rel = max(own, SOURCE_SHARE * vouched.get(episode.uuid, 0.0))
         text = excerpt(episode.content, wanted)
         weight = 0.6 if (episode.role or "").casefold() in _QUIET_ROLES else 1.0
         out.append(Piece(
             "episodes", episode_line(episode, text, cite), rel * weight, hit, terms=frozenset(terms(text)),
             episode=episode.uuid, uuid=episode.uuid,
         ))
-    for i, piece in enumerate(out):
+    texts = [f"- {piece.line}\n" for piece in out]
+    sizes = _sizes([*texts, *(f"{title}\n" for title in _HEADINGS.values())], counter)
+    headings = dict(zip(_HEADINGS, sizes[len(texts):], strict=True))
+    for i, (piece, size) in enumerate(zip(out, sizes, strict=False)):
         piece.order = i
-        piece.tokens = counter.count(f"- {piece.line}\n")
+        piece.headings = ((piece.section, headings[piece.section]),)
+        piece.tokens = size
     return out
+
+
+def _sizes(texts: Sequence[str], counter: TokenCounter) -> list[int]:
+    """Each text's size: the counter's count of them all, shared out by
+    length (counting texts one by one costs a call each, and a caller's
+    counter may be slow). The estimate counts each, being cheap."""
+    if isinstance(counter, EstimateCounter) or not texts:
+        return [counter.count(t) for t in texts]
+    ratio = counter.count("".join(texts)) / max(sum(len(t) for t in texts), 1)
+    return [max(1, round(len(t) * ratio)) for t in texts]
 
 
 def _title(m: Material) -> str | None:
@@ -211,8 +238,7 @@ def build(
     if counter.count(empty) > max_tokens:
         field_name = "template" if template is not None else "max_tokens"
         raise InvalidInputError(field_name, f"the block's fixed text alone is more than max_tokens ({max_tokens})")
-    headings = {s: counter.count(_HEADINGS[s] + "\n") for s in _SECTIONS}
-    chosen, text, size = pack(pieces, layout=layout, counter=counter, max_tokens=max_tokens, headings=headings)
+    chosen, text, size = pack(pieces, layout=layout, counter=counter, max_tokens=max_tokens)
     used = {id(p) for p in chosen}
     by = _ordered(chosen)
     return Context(

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable
+from functools import lru_cache
 
 from ..maintain.saga_text import STOP_WORDS
 
 __all__ = ["EXCERPT_CHARS", "excerpt", "stem", "terms"]
 
-EXCERPT_CHARS = 360  # an episode longer than this is cut to its relevant sentences
+EXCERPT_CHARS = 160  # an episode longer than this is cut to its relevant sentences
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
@@ -36,14 +37,15 @@ def stem(word: str) -> str:
     return word
 
 
-def terms(text: str) -> set[str]:
+@lru_cache(maxsize=8192)
+def terms(text: str) -> frozenset[str]:
     """The stems of ``text``'s content words."""
     out = set()
     for raw in _WORD.findall(text.casefold()):
         word = raw.split("'")[0].split("’")[0]
         if word not in STOP_WORDS and (len(word) > 1 or word.isdigit()):
             out.add(stem(word))
-    return out
+    return frozenset(out)
 
 
 def _sentences(text: str) -> list[str]:

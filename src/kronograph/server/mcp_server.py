@@ -49,6 +49,7 @@ from .guard import LoopbackGuard, is_loopback
 from .keys import KeyRing, key_actor
 from .limits import ID_MAX, IDS_MAX, MESSAGES_MAX, NAME_MAX, QUERY_MAX, Limits
 from .logs import root_logging_kept
+from .mcp_context import ContextOut, block_for
 from .mcp_conversation import AddMemoryOut, ConversationTools, UserOut
 from .mcp_tools import (
     Access,
@@ -67,6 +68,8 @@ __all__ = ["INSTRUCTIONS", "McpHttp", "build_mcp_server", "mcp_http", "mcp_http_
 ACCESS_SCOPE_KEY = "kronograph.access"  # where the HTTP layer leaves the caller's Access in the ASGI scope
 
 INSTRUCTIONS = """\
+Before answering, call get_context with the question (or the last messages): one block of what the \
+memory knows that bears on it, dated, with sources. \
 kronograph is a temporal memory: a knowledge graph of facts (subject, relation, object) that each carry \
 when they held in the world (valid_at → invalid_at) and the episodes they came from. Old facts are \
 retired, not lost: history stays queryable. Events (event: true, e.g. LEFT, MET) are moments, not \
@@ -180,6 +183,25 @@ def build_mcp_server(
             return _result(await work(access_for(ctx)))
         except KronographError as exc:  # bad input names its parameter; NotFound leaks nothing more
             return _failure(redact_text(str(exc)))
+
+    @server.tool(annotations=_READ, description=(
+        "Call this first, before answering: what the memory knows that bears on the question (or on the last "
+        "messages), as one prompt-ready block within max_tokens: the user, facts as sentences with when they "
+        "held (what holds now first, and what each replaced), entity summaries, and dated excerpts of what was "
+        "said with the speaker, each citing its episode ids (get_episodes reads them whole). With neither "
+        "query nor messages: the user and the latest. as_of / known_at: the block as of then."))
+    async def get_context(
+        ctx: Context, group_id: GroupId = None,
+        query: Annotated[str | None, Field(min_length=1, max_length=QUERY_MAX, description=(
+            "The question or topic, in words."))] = None,
+        messages: Annotated[list[dict[str, Any]] | None, Field(min_length=1, max_length=MESSAGES_MAX, description=(
+            "Instead of query: the last messages ({role, content, name?}); the latest weighs most."))] = None,
+        as_of: AsOf = None, known_at: KnownAt = None,
+        max_tokens: Annotated[int, Field(ge=50, le=100_000, strict=True, description=(
+            "The block's size at most, in tokens (50-100000)."))] = 1000,
+    ) -> Annotated[CallToolResult, ContextOut]:
+        return await call(ctx, lambda a: block_for(
+            memory, a, group_id, query, messages=messages, as_of=as_of, known_at=known_at, max_tokens=max_tokens))
 
     @server.tool(annotations=_WRITE, description=(
         "Remember something: store one episode (a chat message, a note, a document or a JSON record) and "

@@ -475,11 +475,13 @@ def episode_neighbours(
         t, i = row
         found = []
         for sql in (
+            # The bound on reference_time alone lets the index order the walk; an OR of
+            # two ranges would have it collect and sort every earlier (later) episode.
             "SELECT uuid FROM episodes WHERE group_id = ? AND status = 'complete' AND kind != 'fact'"
-            " AND (reference_time < ? OR (reference_time = ? AND id < ?))"
+            " AND reference_time <= ? AND (reference_time < ? OR id < ?)"
             " ORDER BY reference_time DESC, id DESC LIMIT 1",
             "SELECT uuid FROM episodes WHERE group_id = ? AND status = 'complete' AND kind != 'fact'"
-            " AND (reference_time > ? OR (reference_time = ? AND id > ?)) ORDER BY reference_time, id LIMIT 1",
+            " AND reference_time >= ? AND (reference_time > ? OR id > ?) ORDER BY reference_time, id LIMIT 1",
         ):
             hit = conn.execute(sql, (group_id, t, t, i)).fetchone()
             if hit is not None:
