@@ -68,7 +68,10 @@ def test_the_block_says_what_holds_what_ended_and_what_it_replaced(memory: Memor
 
 def test_episodes_are_dated_excerpts_with_their_speaker(memory: Memory):
     c = memory.context("g", "when did Sam get engaged to Maya?")
-    assert "[2024-05-20] Sam: Maya and I got engaged last weekend!" in c.text
+    assert "[2024-05-20]\n- Sam: Maya and I got engaged last weekend!" in c.text  # each day once, above its lines
+    assert c.parts is not None and any(
+        line.startswith("[2024-05-20] Sam: Maya and I got engaged last weekend!") for line in c.parts.episodes
+    )
     assert any(h.item.uuid == "e3" for h in c.episodes)
     assert "(ep e3)" in c.text
 

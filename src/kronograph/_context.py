@@ -154,7 +154,8 @@ class Contexts:
     async def _context_recent(self, store: Store, g: str, m: Material, wanted: tuple[str, ...]) -> None:
         """No query: the latest episodes by the moment (received by
         ``known_at``), and the facts that began last before it, as believed
-        then (those of the last 30 days, else of the last year, else any)."""
+        then (those of the last 30 days, else of the last year, 10 years,
+        100 years)."""
         if "episodes" in wanted:
             latest = await store.context_episodes(g, before=m.moment + _TICK, exclude="", limit=RECENT * 4)
             kept = [
@@ -165,11 +166,10 @@ class Contexts:
         if "facts" not in wanted:
             return
         facts: list[Fact] = []
-        for days in (30, 365, None):
-            since = m.moment - timedelta(days=days) if days is not None else None
+        for days in (30, 365, 3650, 36500):  # a window, widened until it holds enough (its oldest if too many)
             facts = await store.facts(g, FactQuery(
-                as_of=m.moment, known_at=m.known_at, include_retired=True, since=since, until=m.moment + _TICK,
-                limit=RECENT * 40,
+                as_of=m.moment, known_at=m.known_at, include_retired=True, since=m.moment - timedelta(days=days),
+                until=m.moment + _TICK, limit=RECENT * 40,
             ))
             if len(facts) >= RECENT * 3:
                 break
@@ -221,8 +221,8 @@ class Contexts:
 
 
 def candidates(max_tokens: int) -> int:
-    """Hits asked of each scope: about one per 25 tokens of budget, 12 to 100."""
-    return min(100, max(12, max_tokens // 25))
+    """Hits asked of each scope: about one per 32 tokens of budget, 12 to 100."""
+    return min(100, max(12, max_tokens // 32))
 
 
 def _holds(fact: Fact, moment: datetime) -> bool:

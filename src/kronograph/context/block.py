@@ -15,12 +15,15 @@ for before anything else.
 
 Layout (the default): the user line, then ``Facts:`` (those holding at the
 moment first, then events, then ended and later ones; each group by value),
-``Entities:``, ``Episodes:`` (in time order), a section only when it has
-lines; with ``as_of`` / ``known_at`` a first line says so.
+``Entities:``, ``Episodes:`` (in time order, each day once above its
+lines: ``[2024-05-20]`` then ``- Sam: ...``), a section only when it has
+lines; with ``as_of`` / ``known_at`` a first line says so. The parts a
+template gets keep the day on each episode line.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -41,6 +44,7 @@ Template = str | Callable[[ContextParts], str]
 
 _HEADINGS = {"facts": "Facts:", "entities": "Entities:", "episodes": "Episodes:"}
 _QUIET_ROLES = {"assistant", "system", "tool"}
+_DAY = re.compile(r"(\[\d{4}-\d{2}-\d{2}\]) ")
 
 
 @dataclass(slots=True)
@@ -83,7 +87,7 @@ _FACT_WEIGHTS = (1.0, 0.9, 0.75, 0.5)
 SOURCE_SHARE = 0.8  # an episode is worth at least this share of the best fact citing it
 
 
-def _pieces(m: Material, cite: Citations, wanted: set[str], counter: TokenCounter) -> list[Piece]:
+def _pieces(m: Material, cite: Citations, wanted: frozenset[str], counter: TokenCounter) -> list[Piece]:
     out: list[Piece] = []
     for hit, rel in zip(m.facts, _relevance(m.facts), strict=True):
         fact = hit.item
@@ -123,11 +127,24 @@ def _pieces(m: Material, cite: Citations, wanted: set[str], counter: TokenCounte
     texts = [f"- {piece.line}\n" for piece in out]
     sizes = _sizes([*texts, *(f"{title}\n" for title in _HEADINGS.values())], counter)
     headings = dict(zip(_HEADINGS, sizes[len(texts):], strict=True))
+    days = {d: n for d, n in zip(
+        sorted({f"{_day(p)}\n" for p in out if p.section == "episodes"}),
+        _sizes(sorted({f"{_day(p)}\n" for p in out if p.section == "episodes"}), counter), strict=True,
+    )}
+    prefix = {name: n for name, n in zip(("day",), _sizes(["[2024-05-20] "], counter), strict=True)}
     for i, (piece, size) in enumerate(zip(out, sizes, strict=False)):
         piece.order = i
         piece.headings = ((piece.section, headings[piece.section]),)
         piece.tokens = size
+        if piece.section == "episodes":  # the default layout says each day once, above its lines
+            day = f"{_day(piece)}\n"
+            piece.tokens = max(1, size - prefix["day"])
+            piece.headings += ((day, days[day]),)
     return out
+
+
+def _day(piece: Piece) -> str:
+    return piece.line[: piece.line.index("]") + 1]
 
 
 def _sizes(texts: Sequence[str], counter: TokenCounter) -> list[int]:
@@ -180,7 +197,15 @@ def default_layout(parts: ContextParts, title: str | None = None) -> str:
     for name, items in (("facts", parts.facts), ("entities", parts.entities), ("episodes", parts.episodes)):
         if items:
             lines.append(_HEADINGS[name])
-            lines.extend(f"- {item}" for item in items)
+            day = None
+            for item in items:
+                found = _DAY.match(item) if name == "episodes" else None
+                if found is not None:  # in time order: each day once, above its lines
+                    if found.group(1) != day:
+                        day = found.group(1)
+                        lines.append(day)
+                    item = item[found.end():]
+                lines.append(f"- {item}")
     return "\n".join(lines)
 
 

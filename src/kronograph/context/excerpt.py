@@ -5,8 +5,8 @@ words (:data:`~kronograph.maintain.saga_text.STOP_WORDS`) and with a plain
 English ending taken off (``lives`` and ``living`` both match ``live``).
 An episode longer than the excerpt's length is cut to its sentences that
 share the most terms with the query (ties: the earlier), in their own order
-and verbatim, joined by ``" … "``; with no sentence sharing a term, its
-first sentences. Whitespace is folded to single spaces so each excerpt is
+and verbatim, joined by ``" … "`` (the best one whole up to twice that
+length); with no sentence sharing a term, its first sentence. Whitespace is folded to single spaces so each excerpt is
 one line.
 """
 
@@ -20,7 +20,7 @@ from ..maintain.saga_text import STOP_WORDS
 
 __all__ = ["EXCERPT_CHARS", "excerpt", "stem", "terms"]
 
-EXCERPT_CHARS = 160  # an episode longer than this is cut to its relevant sentences
+EXCERPT_CHARS = 120  # an episode longer than this is cut to its relevant sentences
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
