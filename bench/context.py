@@ -314,8 +314,8 @@ def evaluate(memory: ContextMemory, conversations: Sequence[Conversation], *, ma
             shape = {"tokens": float(ctx.tokens), "chars": float(len(ctx.text)), "facts": float(len(ctx.facts)),
                      "entities": float(len(ctx.entities)), "episodes": float(len(ctx.episodes)),
                      "left_out": float(len(ctx.left_out))}
-            rows.append(Row(q.category, shares, None if answers["context"] is None else answers,  # type: ignore[arg-type]
-                            {f: where.get(f, 0) for f in EVIDENCE_FATES}, shape))
+            scored = {m: a for m, a in answers.items() if a is not None}  # all or none: it depends on the answer
+            rows.append(Row(q.category, shares, scored or None, {f: where.get(f, 0) for f in EVIDENCE_FATES}, shape))
         if progress:
             print(f"  {group}: {len(conversation.questions)} questions", file=sys.stderr, flush=True)
     return {"metrics": aggregate(rows), "counter": dict(counters),
