@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench bench-ingest bench-search bench-offline bench-chat bench-embed clean lock
+.PHONY: demo test bench bench-ingest bench-search bench-context bench-offline bench-chat bench-embed clean lock
 
 $(STAMP): pyproject.toml requirements.lock
 	rm -rf $(VENV)
@@ -30,6 +30,9 @@ bench-ingest: $(STAMP)
 
 bench-search: $(STAMP)
 	$(BIN)/python bench/search.py
+
+bench-context: $(STAMP)
+	$(BIN)/python bench/context.py
 
 bench-offline: $(STAMP)
 	$(BIN)/python bench/offline_eval.py

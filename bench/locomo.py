@@ -74,6 +74,7 @@ class Question:
     category: int
     question: str
     evidence: tuple[str, ...]  # usable turn ids of this conversation, in order, no repeats
+    answer: str = ""  # the gold answer, as text (bench/context.py scores its words)
 
 
 @dataclass(slots=True)
@@ -172,7 +173,7 @@ def load_conversation(sample: Mapping[str, Any], stats: EvidenceStats) -> Conver
             left_out[category] += 1
             continue
         stats.ids += len(usable)
-        questions.append(Question(sample_id, category, str(qa["question"]), usable))
+        questions.append(Question(sample_id, category, str(qa["question"]), usable, str(qa.get("answer", ""))))
     return Conversation(sample_id, len(numbers), tuple(turns), tuple(questions), dict(left_out))
 
 
