@@ -20,7 +20,7 @@ from ..maintain.saga_text import STOP_WORDS
 
 __all__ = ["EXCERPT_CHARS", "excerpt", "stem", "terms"]
 
-EXCERPT_CHARS = 120  # an episode longer than this is cut to its relevant sentences
+EXCERPT_CHARS = 200  # an episode longer than this is cut to its relevant sentences
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
