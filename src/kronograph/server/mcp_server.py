@@ -79,7 +79,8 @@ standing facts: current reads leave them out. Write with add_memory (one episode
 messages with user_name: "I" is then that user, whom get_user describes); read current facts with \
 search_facts (as_of for the past, known_at for what was believed then, include_retired for every \
 interval); use get_events for what happened when, timeline for how one entity changed, conflicts for \
-facts that disagree, get_fact for one fact's sources and history, get_episodes for the original words. \
+facts that disagree, get_fact for one fact's sources and history, get_episodes for the original words, \
+get_changes for what the memory learned and retired since a time. \
 Times are ISO 8601; without an offset they are UTC."""
 
 _O = TypeVar("_O")
