@@ -4,29 +4,11 @@ to a mistake, nothing for a name no earlier fact had."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from kronograph import Memory
-from kronograph.ingest.offline import OfflineExtractor
-from kronograph.ingest.offline.thread import Said, read_thread
 
-REF = datetime(2024, 5, 15, 14, 30, tzinfo=UTC)
-SAM = "Sam Carter"
-
-
-def last_facts(*messages: str) -> set[tuple[str, str, str]]:
-    said: list[Said] = []
-    result = None
-    for message in messages:
-        result = OfflineExtractor().extract(
-            message, reference_time=REF, speaker=SAM, role="user", addressee="Assistant",
-            thread=read_thread(said) if said else None,
-        )
-        said.append(Said("user", SAM, message, REF))
-    assert result is not None
-    return {(f.subject, f.relation, f.object) for f in result.facts}
+from .offline_thread_reading import SAM, last_facts
 
 
 @pytest.mark.parametrize(
