@@ -226,3 +226,18 @@ def test_sync_and_async_give_the_same_block(tmp_path):
     with Memory(tmp_path / "a.db", clock=clock, **OPTIONS) as m:  # type: ignore[arg-type]
         assert m.context("g", "where does Sam work?", max_tokens=100).text == text
     assert re.search(r"Sam works at Initech \(since 2024-08-25\) \[ep e1\]", text)
+
+
+def test_an_episode_sharing_no_word_with_the_question_and_weakly_found_stays_out(memory_factory: MakeMemory):
+    m = memory_factory(model=None)
+    m.add_messages("g", [
+        {"role": "user", "content": "hi, I am Sam. I work at Acme as a designer.", "created_at": "2024-01-10"},
+        {"role": "assistant", "content": "Nice to meet you, Sam! Go is a solid choice for backend services.",
+         "created_at": "2024-01-10T00:01:00Z"},
+        {"role": "user", "content": "my girlfriend Maya lives in Lisbon.", "created_at": "2024-03-02"},
+        {"role": "user", "content": "I live in Chicago.", "created_at": "2024-03-02T00:01:00Z"},
+    ], thread="t", user_name="Sam Carter")
+    text = m.context("g", "who is Maya", max_tokens=300).text
+    assert "Maya lives in Lisbon" in text
+    assert "Go is a solid choice" not in text and "I live in Chicago." not in text
+    assert "Go is a solid choice" in m.context("g", "which language for backend services?").text

@@ -113,9 +113,12 @@ def _pieces(m: Material, cite: Citations, wanted: frozenset[str], counter: Token
             vouched[eid] = max(vouched.get(eid, 0.0), rel)
     ranked = list(zip(m.episodes, _relevance(m.episodes), strict=True))
     ranked += [(Hit(e, 0.0, ("cited",)), 0.0) for e in m.sources.values()]
+    top = max((h.score for h in m.episodes), default=0.0)
     for hit, own in ranked:
         episode = hit.item
         if not episode.content:
+            continue
+        if _filler(hit, top, wanted) and episode.uuid not in vouched:
             continue
         rel = max(own, SOURCE_SHARE * vouched.get(episode.uuid, 0.0))
         text = excerpt(episode.content, wanted)
@@ -141,6 +144,17 @@ def _pieces(m: Material, cite: Citations, wanted: frozenset[str], counter: Token
             piece.tokens = max(1, size - prefix["day"])
             piece.headings += ((day, days[day]),)
     return out
+
+
+FILLER_SHARE = 0.45  # an episode sharing no word with the query needs this share of the best episode's score
+
+
+def _filler(hit: Hit[Any], top: float, wanted: frozenset[str]) -> bool:
+    """An episode found only by a weak likeness (no word of the query in it, a small share of the best
+    score): it would fill the budget, not answer ("who is Maya" and an assistant's reply about Go)."""
+    if not wanted or top <= 0 or "cited" in hit.methods:
+        return False
+    return hit.score < FILLER_SHARE * top and not terms(hit.item.content or "") & wanted
 
 
 def _day(piece: Piece) -> str:
