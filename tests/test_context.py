@@ -241,3 +241,12 @@ def test_an_episode_sharing_no_word_with_the_question_and_weakly_found_stays_out
     assert "Maya lives in Lisbon" in text
     assert "Go is a solid choice" not in text and "I live in Chicago." not in text
     assert "Go is a solid choice" in m.context("g", "which language for backend services?").text
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["{user.__class__}", "{facts[0]}", "{user:>999999999}", "{query!r:^50000000}", "{", "{0}", "{}"],
+)
+def test_a_format_template_takes_plain_fields_only(memory: Memory, template: str):
+    with pytest.raises(InvalidInputError, match="template"):
+        memory.context("g", "Sam", template=template)

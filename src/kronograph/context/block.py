@@ -24,6 +24,7 @@ template gets keep the day on each episode line.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -229,6 +230,7 @@ def apply_template(template: Template | None, parts: ContextParts, title: str | 
     if template is None:
         return default_layout(parts, title)
     if isinstance(template, str):
+        _check_fields(template, parts.fields())
         try:
             return template.format(**parts.fields())
         except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
@@ -239,6 +241,24 @@ def apply_template(template: Template | None, parts: ContextParts, title: str | 
     if not isinstance(text, str):
         raise InvalidInputError("template", f"must return a string, got {type(text).__name__}")
     return text
+
+
+def _check_fields(template: str, fields: dict[str, Any]) -> None:
+    """Plain ``{name}`` fields only: a format string over REST must not reach into objects (``{user.__class__}``)
+    or pad a field to a gigabyte (``{user:>999999999}``)."""
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise InvalidInputError("template", f"not a format string: {exc}") from None
+    for _, name, spec, _conversion in parsed:
+        if name is None:
+            continue
+        if name not in fields:
+            raise InvalidInputError(
+                "template", f"unknown field {{{name}}}: a field is a plain name, one of {', '.join(sorted(fields))}"
+            )
+        if spec:
+            raise InvalidInputError("template", f"field {{{name}}} has a format spec ({spec!r}); none is allowed")
 
 
 def _user_line(m: Material, counter: TokenCounter, budget: int) -> str | None:
