@@ -230,3 +230,14 @@ def test_moved_in_completes_the_move_the_thread_planned(messages: tuple[str, ...
 )
 def test_moved_without_a_planned_move_says_nothing_new(messages: tuple[str, ...]) -> None:
     assert last_facts(*messages) == set()
+
+
+def test_a_forget_leaves_no_message_read_in_the_readers_memos() -> None:
+    from kronograph.ingest.offline import thread
+
+    with Memory(":memory:", model=None) as m:
+        m.add_messages("g", [{"role": "user", "content": "my sister Zelda works at Quuxcorp"},
+                             {"role": "user", "content": "she loves it"}], thread="t", user_name="Sam")
+        assert thread._read.cache_info().currsize > 0
+        m.forget("g", entity="Zelda")
+        assert thread._read.cache_info().currsize == 0 and thread._tokens.cache_info().currsize == 0

@@ -11,6 +11,7 @@ writes. It uses the memory's own plumbing (``_ready``, ``_group``, ``_lock``,
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -106,6 +107,7 @@ class Maintenance:
             )
         if dry_run:
             return report
+        _drop_text_memos()
         leftovers = report.leftovers + await self._still_returned(g, report, probes)
         return report.model_copy(update={"leftovers": leftovers, "verified": not leftovers})
 
@@ -300,3 +302,14 @@ class Maintenance:
             store, g, relation_types=self._relation_types, clock=self._now, repair=repair,
             actor=who[0], on_behalf_of=who[1], hold=self._lock(g),
         )
+
+
+def _drop_text_memos() -> None:
+    """Forgotten words must not outlive the forget in a memo of text read earlier: the offline reader's
+    threads and the context block's terms (each cleared only if it was ever loaded)."""
+    thread = sys.modules.get("kronograph.ingest.offline.thread")
+    if thread is not None:
+        thread.forget_read_text()
+    excerpt = sys.modules.get("kronograph.context.excerpt")
+    if excerpt is not None:
+        excerpt.terms.cache_clear()

@@ -489,3 +489,9 @@ def moved(ctx: Context, content: str) -> int:
     if to is not None:
         made += ctx.add_fact(me, "LIVES_IN", (to, "Location"), (None, None), content, cap=0.7)
     return made
+
+
+def forget_read_text() -> None:
+    """Drop the memos of messages read (a forget must not leave their words in this process)."""
+    for memo in (_read, _read_alone, _words, _gendered, _tokens):
+        memo.cache_clear()
