@@ -17,6 +17,7 @@ from .chat import plain_line, self_named, strip_prefix
 from .context import Context
 from .corrections import correct, take_back
 from .dates import find_times
+from .generic import read_generic
 from .kin import KIN, name_pending, read_kin
 from .names import Token, find_runs, name_label, tokenize
 from .org_places import read_org_places
@@ -175,6 +176,7 @@ class OfflineExtractor:
         made += read_stops(text, ctx, None) + read_ventures(text, ctx) + read_org_places(tokens, runs, ctx, text)
         made += correct(tokens, runs + lowered, ctx, made > 0)
         made += correct_earlier(tokens, runs + lowered, ctx) + take_back(tokens, ctx)
+        made += read_generic(text, tokens, runs + lowered, ctx)
         ctx.about_other = _about_other(tokens)
         if made == 0:
             ctx.not_understood += 1 if clauses.candidates else 0

@@ -27,7 +27,7 @@ __all__ = ["of_gender", "KIN", "name_pending", "read_kin"]
 _P, _O = "Person", "Organization"
 # noun: (relation, whether the possessor is the subject, label of the name)
 KIN: dict[str, tuple[str, bool, str | None]] = {
-    **dict.fromkeys(("wife", "husband", "spouse", "hubby"), ("MARRIED_TO", True, _P)),
+    **dict.fromkeys(("wife", "husband", "spouse", "hubby", "missus", "missis", "wifey"), ("MARRIED_TO", True, _P)),
     **dict.fromkeys(("fiance", "fiancee", "fiancé", "fiancée"), ("ENGAGED_TO", True, _P)),
     **dict.fromkeys(("girlfriend", "boyfriend", "gf", "bf"), ("DATING", True, _P)),
     "partner": ("PARTNER_OF", True, _P),
@@ -61,7 +61,7 @@ KIN: dict[str, tuple[str, bool, str | None]] = {
         ("RELATIVE_OF", True, _P),
     ),
     **dict.fromkeys(("grandson", "granddaughter", "grandchild", "grandkid", "grandbaby"), ("GRANDPARENT_OF", True, _P)),
-    **dict.fromkeys(("boss", "manager", "supervisor"), ("REPORTS_TO", True, _P)),
+    **dict.fromkeys(("boss", "manager", "supervisor", "superior"), ("REPORTS_TO", True, _P)),
     **dict.fromkeys(
         ("colleague", "coworker", "co-worker", "teammate", "labmate", "employee", "chef", "deputy"),
         ("COLLEAGUE_OF", True, _P),

@@ -1,0 +1,443 @@
+"""A last, generic reading of a sentence: its subject linked to a thing it names.
+
+The relation tables read the phrasings they list; people say the same things in
+many more ways ("i play for a weekend cricket team, X", "he has his own
+workshop, X", "Lina is in CM2 at X", "patrol with X Surf Club"). This reader
+needs no phrase: a clause whose subject is the speaker (I / we / no subject at
+all), a person named in it, or "he"/"she" that one name answers, and a NAME it
+sets off as such (a capitalised name after "a <kind> ," or "a <kind> called",
+a name whose own words say it is a club or a school, a name after "works ...
+at"), gives one fact, its relation named from the kind of thing and the verb or
+preposition before it.
+
+Precision comes first: the whole sentence is refused when any word of it says
+it is negated, planned, wished, asked, heard from someone else, ended or past,
+and a pair some other rule already linked is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .clauses import HEDGE, NEGATION
+from .context import Context, Subject
+from .kin import KIN, of_gender
+from .names import Run, Token, name_label
+from .thread import thread_person
+from .vocab import TECH, WORKPLACE_NOUNS
+
+__all__ = ["read_generic"]
+
+# any of these anywhere in the sentence: it is planned, wished, asked or someone else's word
+_REFUSE = (HEDGE - {"about", "of"}) | frozenset(
+    """
+    will 'll wo gonna going wanna interview interviewing offer offered apply applying applied says said told tells
+    reckons reckon heard hear apparently rumour rumor rumours rumors supposedly allegedly someday next soon looking
+    idea ideas you your if
+    """.split()
+)
+# any of these in the clause: it is negated, ended or past
+_ENDED = NEGATION | frozenset(
+    """
+    left leaving leave quit quitting former ex old used stopped stop stopping gave dropped ditched until anymore
+    longer was were sold selling lost closed closing shut cancelled canceled ended ending without had
+    """.split()
+)
+# "I should also mention that ...": a preface, not a hedge
+_PREFACE = re.compile(r"\b(?:i|we)\s+should\s+(?:also\s+|just\s+)?(?:mention|note|add|say)\b", re.IGNORECASE)
+_GROUP_KINDS = frozenset(
+    "team club choir band crew squad league society group orchestra ensemble trio quartet brigade troupe "
+    "collective chorus".split()
+)
+_BUSINESS_KINDS = frozenset(
+    "workshop business company shop practice bakery pharmacy studio cafe café restaurant firm clinic salon store "
+    "startup brand agency consultancy farm bar pub gym garage boutique bistro brewery winery vineyard guesthouse "
+    "surgery label".split()
+)
+_SCHOOL_KINDS = frozenset("school university college academy kindergarten nursery preschool".split())
+# words a name of a group carries: "Merewether Surf Life Saving Club", "Club Équestre ..."
+_GROUP_NAME_WORDS = frozenset(
+    "club society choir league association orchestra band chorus guild ensemble runners rovers fc rfc".split()
+)
+_SCHOOL_NAME_WORDS = frozenset(
+    "school primary lycée lycee college academy kindergarten gymnasium escola escuela colegio collège college "
+    "university universidad université".split()
+)
+_ORG_WORDS = _SCHOOL_NAME_WORDS | _GROUP_NAME_WORDS | frozenset(
+    "services solutions systems group labs ltd limited inc llc gmbh partners consulting studio studios hospital "
+    "clinic bank digital logistics health media capital foods works agency".split()
+)
+_THINGS = _ORG_WORDS | _GROUP_KINDS | _BUSINESS_KINDS | _SCHOOL_KINDS
+_DETS = frozenset("a an my our his her their the".split())
+_OWNERS = frozenset("my our his her their".split())
+_OWN_VERBS = frozenset("own owns run runs opened founded started set has have 've got built".split())
+_GROUP_PREPS = frozenset("for in with on joined join into".split())
+_WORK_VERBS = frozenset("work works working".split())
+_BREAKS = frozenset({",", ";", "!", ".", ":", "but", "and", "so", "then", "—", "-", "(", ")"})
+_FILLERS = frozenset("also just finally now still currently btw oh well ok okay plus anyway mostly actually".split())
+_KIN_ADJECTIVES = frozenset("best little big older younger elder baby twin oldest youngest".split())
+_LATER = frozenset("next soon after end when once tomorrow until eventually".split())
+_CALLED = frozenset({"called", "named"})
+_CLOSE = frozenset({",", ".", "!", ";", "and", "in", "on", "at", "(", "—", "-", ")", "now", "for", "too", "since"})
+_PEOPLE = frozenset(w for w, (_, _, label) in KIN.items() if label == "Person")
+_USING = frozenset({"using", "via"})
+_PLAY = frozenset({"play", "plays", "playing"})
+_INVEST = frozenset("investment investments invested invest stake shares money share".split())
+_STUDY_VERBS = frozenset({"attends", "attend"})
+
+
+def read_generic(text: str, tokens: list[Token], runs: list[Run], ctx: Context) -> int:
+    """The facts the generic frames give for one sentence (none when any word refuses it)."""
+    if not tokens or not ctx.speaker:
+        return 0
+    reader = _Generic(text, tokens, runs, ctx)
+    made = reader.no_more() + reader.leaving()
+    preface = _PREFACE.search(text)
+    if not _REFUSE.isdisjoint(t.lower for t in tokens if preface is None or t.start >= preface.end()):
+        return made
+    return made + reader.kinds() + reader.named() + reader.studies() + reader.works() + reader.using() + reader.founded()
+
+
+class _Generic:
+    def __init__(self, text: str, tokens: list[Token], runs: list[Run], ctx: Context) -> None:
+        self.text, self.tokens, self.ctx = text, tokens, ctx
+        self.runs = runs
+        self.at = {(r.lead if r.lead >= 0 else r.first): r for r in runs} | {r.first: r for r in runs}
+        self.words = [t.lower for t in tokens]
+
+    # -- the frames ---------------------------------------------------------------------------------------------
+
+    def kinds(self) -> int:
+        """ "i play for a weekend cricket team, X", "he has his own workshop, X", "Rita's bakery, X"."""
+        made, words = 0, self.words
+        for k, word in enumerate(words):
+            kind = _kind(word)
+            if kind is None:
+                continue
+            det = self._determiner(k)
+            if det is None:
+                continue
+            run = self._named_after(k)
+            if run is None:
+                if kind == "group" and all(w in ("!", ".") for w in words[k + 1 :]) and k + 1 < len(words) and det > 0:
+                    if words[det - 1] in ("joined", "join") and (who := self._subject(det - 1)):
+                        self.ctx.pending = (who, "MEMBER_OF", {})  # "joined a choir!! X, we sing ..."
+                continue
+            before = words[det - 1] if det > 0 else ""
+            if k > det + 1 and words[k - 1] == "'s" and (owner := self.at.get(k - 2)) is not None:
+                if kind == "business" and self._person(owner.name):  # "our friend Rita's bakery, X"
+                    made += self._add(Subject(owner.name, 0.7), "OWNS", run, at=det)
+                before = words[self._start_of(owner) - 1] if self._start_of(owner) > 0 else ""
+            relation = self._kind_relation(kind, det, k, before)
+            if relation is None:
+                continue
+            for subject in self._subject(det - 1 if det > 0 else 0):
+                made += self._add(subject, relation, run, at=max(det - 1, 0))
+        return made
+
+    def named(self) -> int:
+        """ "i patrol with X Surf Life Saving Club", "riding on sundays at Club Y", "play footy for X"."""
+        made, words = 0, self.words
+        for k, word in enumerate(words):
+            if word not in ("at", "with", "for"):
+                continue
+            j = k + 1 + (k + 1 < len(words) and words[k + 1] == "the")
+            run = self.at.get(j)
+            if run is None or not self._closed(run):
+                continue
+            played = word == "for" and any(w in _PLAY for w in words[max(0, k - 2) : k])
+            named = not _GROUP_NAME_WORDS.isdisjoint(w.lower() for w in run.name.split())
+            if not (played or named) or self._label(run.name) in ("Person", "Location"):
+                continue
+            for subject in self._subject(k):
+                made += self._add(subject, "MEMBER_OF", run, at=k)
+        return made
+
+    def studies(self) -> int:
+        """ "Lina is in CM2 at X", "Kojo attends X", "she's in year 3 at X": a school by its own words."""
+        made, words = 0, self.words
+        for k, word in enumerate(words):
+            run = None
+            if word in _STUDY_VERBS:
+                run = self.at.get(k + 1 + (k + 1 < len(words) and words[k + 1] == "the"))
+            elif word == "in" and k > 0 and words[k - 1] in ("is", "'s", "are", "'m", "am"):
+                for j in range(k + 2, min(len(words) - 1, k + 5)):
+                    if words[j] == "at":
+                        run = self.at.get(j + 1 + (words[j + 1] == "the"))
+                        break
+                    if words[j] in _BREAKS:
+                        break
+            if run is None or not self._closed(run) or _SCHOOL_NAME_WORDS.isdisjoint(run.name.lower().split()):
+                continue
+            for subject in self._subject(k - (word == "in")):
+                made += self._add(subject, "STUDIED_AT", run, at=k)
+        return made
+
+    def works(self) -> int:
+        """ "I currently work in-house at X", ", works for X" after "my mate Dan is a sparky"."""
+        made, words = 0, self.words
+        for k, word in enumerate(words):
+            if word not in _WORK_VERBS:
+                continue
+            for j in range(k + 1, min(len(words) - 1, k + 5)):
+                if words[j] in ("at", "for"):
+                    run = self.at.get(j + 1 + (words[j + 1] == "the"))
+                    if run is not None and self._closed(run) and self._org(run):
+                        for subject in self._subject(k):
+                            made += self._add(subject, "WORKS_AT", run, at=k)
+                    break
+                if words[j] in _BREAKS or self.at.get(j) is not None:
+                    break
+        return made
+
+    def using(self) -> int:
+        """ "i train stuff on the cluster, using pytorch", "the whole unit uses X now": the speaker's tools."""
+        made, words = 0, self.words
+        for k, word in enumerate(words):
+            if word in _USING and k > 0 and words[k - 1] == ",":
+                subjects = [s for s in self._subject(k - 1) if s.name == self.ctx.speaker]
+            elif word in ("uses", "use") and self._workplace(k):
+                subjects = [Subject(self.ctx.speaker or "", 0.7)]
+            else:
+                continue
+            j = k + 1 + (k + 1 < len(words) and words[k + 1] in ("the", "a", "an"))
+            run = self.at.get(j)
+            if run is None and j < len(words) and words[j] in TECH:
+                run = Run(j, j, self.tokens[j].text)
+            if run is None or not self._closed(run) or self._label(run.name) in ("Person", "Location"):
+                continue
+            for subject in subjects:
+                made += self._add(subject, "USES", run, "Product", at=k)
+        return made
+
+    def founded(self) -> int:
+        """ "KoboPay, a payments startup founded by my cousin Kofi Mensah": who founded it; "an investment in X"."""
+        made, words = 0, self.words
+        for k, word in enumerate(words):
+            if word in ("founded", "started", "run", "owned") and k + 1 < len(words) and words[k + 1] == "by":
+                det = next((j for j in range(k - 1, max(0, k - 6), -1) if words[j] in ("a", "an")), None)
+                if det is None or det < 2 or words[det - 1] != "," or _kind(words[k - 1]) is None:
+                    continue
+                org, person = self.runs_ending(det - 2), self._person_after(k + 2)
+                if org is not None and person is not None:
+                    relation = "FOUNDED" if word in ("founded", "started") else "OWNS"
+                    made += self._add(Subject(person.name, 0.7), relation, org, at=k)
+            elif word in _INVEST:
+                j = next((j for j in range(k + 1, min(len(words), k + 3)) if words[j] in ("in", "into")), None)
+                run = self.at.get(j + 1) if j is not None else None
+                if run is not None and self._closed(run) and self._label(run.name) not in ("Person", "Location"):
+                    for subject in self._subject(k):
+                        made += self._add(subject, "INVESTED_IN", run, at=k)
+        return made
+
+    def no_more(self) -> int:
+        """ "no more rosebud 😩", "so no more Strava": the speaker's standing link to a name said before ends."""
+        words, made = self.words, 0
+        for k in range(len(words) - 2):
+            if words[k] != "no" or words[k + 1] != "more":
+                continue
+            j = k + 2 + (words[k + 2] == "the")
+            thread = self.ctx.thread
+            run = self.at.get(j) or (Run(j, j, words[j]) if j < len(words) and words[j].isalpha() else None)
+            if run is None or thread is None or not (self._closed(run) or run.last + 1 < len(words)
+                                                     and words[run.last + 1] == "for"):
+                continue
+            said = [n for n, label in thread.names.items() if label not in ("Person", "Location") and (
+                n.casefold() == run.name.casefold() or n.casefold().endswith(" " + run.name.casefold()))]
+            if len(said) != 1:
+                continue  # only a name the conversation said before: "rosebud" of Adamstown Rosebud
+            run = Run(run.first, run.last, said[0])
+            made += self.ctx.add_fact(Subject(self.ctx.speaker or "", 0.7), "NO_LONGER_LINKED_TO",
+                                      (run.name, self._label(run.name)), (None, None), self.text, cap=0.7)
+        return made
+
+    def leaving(self) -> int:
+        """ "tegan's leaving Hunter Family Dental, she's starting her own practice": a job the thread knows of
+        ends (not "leaving X next month", nor a plan to leave)."""
+        words, made = self.words, 0
+        if not _LATER.isdisjoint(words) or self.ctx.thread is None:
+            return 0
+        for k, word in enumerate(words):
+            if word != "leaving" or k < 2 or words[k - 1] not in ("'s", "is", "are", "'re"):
+                continue
+            run = self.at.get(k + 1 + (k + 1 < len(words) and words[k + 1] == "the"))
+            who = self._subject(k - 1)
+            if run is None or len(who) != 1 or not self._closed(run):
+                continue
+            held = any(f.relation == "WORKS_AT" and f.subject.casefold() == who[0].name.casefold()
+                       and f.object.casefold() == run.name.casefold() for f in self.ctx.thread.facts)
+            if held:
+                made += self.ctx.add_fact(who[0], "LEFT", (run.name, "Organization"), (None, None), self.text, cap=0.7)
+        return made
+
+    # -- helpers --------------------------------------------------------------------------------------------------
+
+    def runs_ending(self, k: int) -> Run | None:
+        return next((r for r in self.runs if r.last == k), None)
+
+    def _kind_relation(self, kind: str, det: int, k: int, before: str) -> str | None:
+        words = self.words
+        own = "own" in words[det:k]
+        if kind == "group":
+            return "MEMBER_OF" if before in _GROUP_PREPS else None
+        if kind == "school":
+            return "STUDIED_AT" if before in ("at", "attends", "to") and words[det] not in _OWNERS else None
+        if own or (before in _OWN_VERBS and words[det] in ("a", "an")):
+            return "OWNS"
+        clause = words[max(0, det - 6) : det]
+        if before in ("at", "for") and not _WORK_VERBS.isdisjoint(clause):
+            return "WORKS_AT"
+        if before in ("in", "into") and not _INVEST.isdisjoint(clause):
+            return "INVESTED_IN"
+        return None
+
+    def _determiner(self, k: int) -> int | None:
+        """Where the kind's noun phrase starts: "a weekend cricket team", "his own workshop", "Rita's bakery"."""
+        words = self.words
+        for j in range(k - 1, max(-1, k - 5), -1):
+            if words[j] in _DETS:
+                return j
+            if words[j] == "'s" and j > 0 and (owner := self.runs_ending(j - 1)) is not None:
+                return self._start_of(owner)
+            if self.tokens[j].text[:1].isupper() or words[j] in _BREAKS or not self.tokens[j].text.isalpha():
+                if words[j] != "'s":
+                    return None
+        return None
+
+    def _named_after(self, k: int) -> Run | None:
+        """The name set off after the kind: ", X" or "called X", closed by a comma or the sentence's end."""
+        words = self.words
+        j = k + 1
+        if j < len(words) and words[j] in (",", ":"):
+            j += 1
+        elif j < len(words) and words[j] in _CALLED:
+            j += 1
+        else:
+            return None
+        run = self.at.get(j + (j < len(words) and words[j] == "the"))
+        if run is None or not self._closed(run) or self._label(run.name) == "Person":
+            return None
+        return run
+
+    def _closed(self, run: Run) -> bool:
+        after = run.last + 1
+        return after >= len(self.tokens) or self.words[after] in _CLOSE
+
+    def _start_of(self, run: Run) -> int:
+        return run.lead if run.lead >= 0 else run.first
+
+    def _subject(self, k: int) -> list[Subject]:
+        """The subject of the clause holding token ``k``: the speaker, a person named at its head, "he"/"she" one
+        name answers; the clause before's, for ", works for X"; the speaker's, for a sentence with none."""
+        words, ctx = self.words, self.ctx
+        c = k
+        while c > 0 and words[c - 1] not in _BREAKS:
+            c -= 1
+        head = c
+        while c < k and words[c] in _FILLERS:
+            c += 1
+        if c >= len(words):
+            return []
+        word = words[c]
+        if word in ("i", "we") or (word == "me" and c + 1 < len(words) and words[c + 1] == "and"):
+            return [Subject(ctx.speaker or "", 0.8)]
+        if word in ("he", "she"):
+            return self._pronoun(word, head)
+        run = self.at.get(c)
+        if word == "it" and c + 2 < k and words[c + 1] in ("is", "'s") and (cleft := self.at.get(c + 2)) is not None:
+            if cleft.last + 1 < len(words) and words[cleft.last + 1] == "who":  # "It is Kojo who attends X"
+                run = cleft
+        if run is None and words[c] in _OWNERS:  # "my bro Bilal works at ...", "my best mate Dan, ..."
+            j = c + 1 + (c + 1 < k and words[c + 1] in _KIN_ADJECTIVES)
+            run = self.at.get(j + 1) if j < k and words[j] in _PEOPLE else None
+        if run is not None:
+            if run.last >= k or not self._person(run.name):
+                return []
+            return [Subject(run.name, 0.7)]
+        if word in _DETS or word in ("it", "they", "you", "there", "this", "that"):
+            return []
+        if head == 0 and not ctx.about_other and self.tokens[c].text[:1].islower():
+            return [Subject(ctx.speaker or "", 0.7)]  # "joined a trail running club", "play footy for X"
+        if head > 0 and words[head - 1] == "," and self.tokens[c].text.islower():
+            return self._subject(head - 2)  # "my mate Dan is a sparky, works for X"
+        return []
+
+    def _pronoun(self, word: str, head: int) -> list[Subject]:
+        ctx = self.ctx
+        if head > 1 and self.words[head - 1] == ",":  # "Tiago is a carpenter, he has ...": the clause before's
+            before = self._subject(head - 2)
+            if len(before) == 1 and before[0].name != ctx.speaker:
+                return before
+        later = {r.name.casefold() for r in self.runs if r.first > head}
+        people = [
+            ctx.entities[key].name
+            for key in ctx.order
+            if ctx.entities[key].name != ctx.speaker and key not in later and self._person(ctx.entities[key].name)
+        ]
+        if len(people) > 1:
+            people = of_gender(word, ctx.message, people)
+        if len(people) == 1:
+            return [Subject(people[0], 0.6)]
+        if not people and (earlier := thread_person(ctx, word, max(0, ctx.message.find(self.text)))) is not None:
+            return [Subject(earlier, 0.6)]
+        return []
+
+    def _person_after(self, k: int) -> Run | None:
+        words = self.words
+        j = k
+        while j < len(words) and (words[j] in _OWNERS or words[j] in _PEOPLE) and j < k + 3:
+            j += 1
+        run = self.at.get(j)
+        return run if run is not None and self._closed(run) and self._person(run.name) else None
+
+    def _workplace(self, k: int) -> bool:
+        """ "the whole unit uses", "our team uses": where the speaker works."""
+        words = self.words
+        j = k - 1
+        while j >= 0 and words[j] in WORKPLACE_NOUNS | {"whole", "entire"}:
+            j -= 1
+        return j < k - 1 and j >= 0 and words[j] in ("our", "the", "my") and words[k - 1] in WORKPLACE_NOUNS
+
+    def _label(self, name: str) -> str | None:
+        return name_label(name) or self.ctx.label(name)
+
+    def _person(self, name: str) -> bool:
+        label = self._label(name)
+        return label == "Person" or (label is None and name.casefold() in self.ctx.people) or (
+            label is None and _THINGS.isdisjoint(name.lower().split())
+        )
+
+    def _org(self, run: Run) -> bool:
+        label = self._label(run.name)
+        if label in ("Person", "Location"):
+            return False
+        return label == "Organization" or len(run.name.split()) > 1 or not _ORG_WORDS.isdisjoint(run.name.lower().split())
+
+    def _head(self, k: int) -> int:
+        """Where the clause holding token ``k`` starts."""
+        while k > 0 and self.words[k - 1] not in _BREAKS:
+            k -= 1
+        return k
+
+    def _add(self, subject: Subject, relation: str, run: Run, label: str = "Organization", at: int = 0) -> int:
+        """One fact, unless the clause from ``at`` to the name says it is negated, ended or past."""
+        ctx = self.ctx
+        if not subject.name or subject.name.casefold() == run.name.casefold():
+            return 0
+        if not _ENDED.isdisjoint(self.words[self._head(at) : run.last + 1]):
+            return 0
+        pair = {subject.name.casefold(), run.name.casefold()}
+        if any({s, o} == pair for s, _, o in ctx.facts):
+            return 0  # another rule read this pair already
+        return ctx.add_fact(subject, relation, (run.name, self._label(run.name) or label), (None, None), self.text,
+                            cap=0.7)
+
+
+def _kind(word: str) -> str | None:
+    if word in _GROUP_KINDS:
+        return "group"
+    if word in _BUSINESS_KINDS:
+        return "business"
+    if word in _SCHOOL_KINDS:
+        return "school"
+    return None
