@@ -21,6 +21,7 @@ __all__ = ["correct", "take_back"]
 
 _CUES = frozenset({"sorry", "actually", "rather", "correction", "oops", "wait", "apologies"})
 _GLUE = frozenset({",", ":", "-", "—", "–", "i", "mean", "meant", "it", "'s", "is", "wait", "no", "to", "say"})
+_OWNING_UP = frozenset({"sorry", "apologies", "wait", "oops", "mean", "meant"})  # not "actually": see thread_corrections
 _OPENERS = _CUES | _GLUE | frozenset({"my", "oh", "sorry", "!"})
 
 
@@ -41,7 +42,9 @@ def correct(tokens: list[Token], runs: list[Run], ctx: Context, stated: bool) ->
             continue
         if new is None and word in _CUES | {"mean", "meant"}:
             new = _lower_after(tokens, k)  # "wait no sorry, university of helsinki"
-        if old is None and new is not None and not stated and all(t.lower in _OPENERS for t in tokens[:k]):
+        if old is None and new is not None and not stated and word in _OWNING_UP and all(
+            t.lower in _OPENERS for t in tokens[:k]
+        ):
             old = _last_object(ctx)  # "... at Aalto! wait no sorry, X": the sentence before's
         if old is not None and new is not None and old.name.casefold() != new.name.casefold():
             changed += _replace(ctx, old.name, new.name)
@@ -54,9 +57,16 @@ def _lower_after(tokens: list[Token], k: int) -> Run | None:
     while j < len(tokens) and j - k <= 4 and tokens[j].lower in _GLUE:
         j += 1
     found = institution(tokens, j, frozenset(), frozenset({".", "!", ",", ";"}))
+    if found is None and j + 2 < len(tokens) and tokens[j + 1].lower == "of" and tokens[j].text.islower():
+        found = institution(tokens[: j + 2] + [_lowered(tokens[j + 2])] + tokens[j + 3 :], j, frozenset(),
+                            frozenset({".", "!", ",", ";"}))  # "university of Helsinki": its town said before
     if found is None or (found[1] + 1 < len(tokens) and tokens[found[1] + 1].lower not in (".", "!", ",", ";")):
         return None
     return Run(j, found[1], found[0])
+
+
+def _lowered(token: Token) -> Token:
+    return Token(token.text.lower(), token.start, token.end, token.lower)
 
 
 def _last_object(ctx: Context) -> Run | None:

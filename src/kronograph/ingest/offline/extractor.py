@@ -174,9 +174,9 @@ class OfflineExtractor:
         clauses = SentenceReader(text, tokens, runs_at, runs_end, times, ctx)
         made = clauses.read() + tied
         made += read_stops(text, ctx, None) + read_ventures(text, ctx) + read_org_places(tokens, runs, ctx, text)
+        made += read_generic(text, tokens, runs + lowered, ctx)
         made += correct(tokens, runs + lowered, ctx, made > 0)
         made += correct_earlier(tokens, runs + lowered, ctx) + take_back(tokens, ctx)
-        made += read_generic(text, tokens, runs + lowered, ctx)
         ctx.about_other = _about_other(tokens)
         if made == 0:
             ctx.not_understood += 1 if clauses.candidates else 0

@@ -73,7 +73,10 @@ _OWNERS = frozenset("my our his her their".split())
 _OWN_VERBS = frozenset("own owns run runs opened founded started set has have 've got built".split())
 _GROUP_PREPS = frozenset("for in with on joined join into".split())
 _WORK_VERBS = frozenset("work works working".split())
-_BREAKS = frozenset({",", ";", "!", ".", ":", "but", "and", "so", "then", "—", "-", "(", ")"})
+_BREAKS = frozenset(
+    {",", ";", "!", ".", ":", "but", "and", "so", "then", "—", "-", "(", ")", "that", "because", "since", "when",
+     "while", "where", "who", "which", "as"}
+)
 _FILLERS = frozenset("also just finally now still currently btw oh well ok okay plus anyway mostly actually".split())
 _KIN_ADJECTIVES = frozenset("best little big older younger elder baby twin oldest youngest".split())
 _LATER = frozenset("next soon after end when once tomorrow until eventually".split())
@@ -339,14 +342,15 @@ class _Generic:
         if c >= len(words):
             return []
         word = words[c]
+        if head > 0 and words[head - 1] == "who":  # "It is Kojo who attends X", "my friend Tom, who works at X"
+            j = head - 2 - (head > 2 and words[head - 2] == ",")
+            rel = self.runs_ending(j)
+            return [Subject(rel.name, 0.7)] if rel is not None and self._person(rel.name) else []
         if word in ("i", "we") or (word == "me" and c + 1 < len(words) and words[c + 1] == "and"):
             return [Subject(ctx.speaker or "", 0.8)]
         if word in ("he", "she"):
             return self._pronoun(word, head)
         run = self.at.get(c)
-        if word == "it" and c + 2 < k and words[c + 1] in ("is", "'s") and (cleft := self.at.get(c + 2)) is not None:
-            if cleft.last + 1 < len(words) and words[cleft.last + 1] == "who":  # "It is Kojo who attends X"
-                run = cleft
         if run is None and words[c] in _OWNERS:  # "my bro Bilal works at ...", "my best mate Dan, ..."
             j = c + 1 + (c + 1 < k and words[c + 1] in _KIN_ADJECTIVES)
             run = self.at.get(j + 1) if j < k and words[j] in _PEOPLE else None
@@ -396,7 +400,8 @@ class _Generic:
         j = k - 1
         while j >= 0 and words[j] in WORKPLACE_NOUNS | {"whole", "entire"}:
             j -= 1
-        return j < k - 1 and j >= 0 and words[j] in ("our", "the", "my") and words[k - 1] in WORKPLACE_NOUNS
+        whole = not {"whole", "entire"}.isdisjoint(words[j + 1 : k])  # "our team uses Jira" may be theirs alone
+        return whole and j >= 0 and words[j] in ("our", "the", "my") and words[k - 1] in WORKPLACE_NOUNS
 
     def _label(self, name: str) -> str | None:
         return name_label(name) or self.ctx.label(name)
