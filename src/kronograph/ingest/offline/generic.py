@@ -73,6 +73,12 @@ _OWNERS = frozenset("my our his her their".split())
 _OWN_VERBS = frozenset("own owns run runs opened founded started set has have 've got built".split())
 _GROUP_PREPS = frozenset("for in with on joined join into".split())
 _WORK_VERBS = frozenset("work works working".split())
+# a verb or noun of what one does at an organisation, and the tie it gives
+_DOING = {
+    **dict.fromkeys("work works working teach teaches teaching intern interns interning".split(), "WORKS_AT"),
+    **dict.fromkeys("study studies studying".split(), "STUDIED_AT"),
+    **dict.fromkeys("class classes course courses lessons".split(), "ATTENDS"),
+}
 _BREAKS = frozenset(
     {",", ";", "!", ".", ":", "but", "and", "so", "then", "—", "-", "(", ")", "that", "because", "since", "when",
      "while", "where", "who", "which", "as"}
@@ -80,8 +86,10 @@ _BREAKS = frozenset(
 _FILLERS = frozenset("also just finally now still currently btw oh well ok okay plus anyway mostly actually".split())
 _KIN_ADJECTIVES = frozenset("best little big older younger elder baby twin oldest youngest".split())
 _LATER = frozenset("next soon after end when once tomorrow until eventually".split())
+# the verbs a chat sentence with no subject may start with: the speaker's ("play footy for X")
+_HEADLESS = frozenset("play plays join go goes run sing train patrol volunteer row swim coach teach ride".split())
 _CALLED = frozenset({"called", "named"})
-_CLOSE = frozenset({",", ".", "!", ";", "and", "in", "on", "at", "(", "—", "-", ")", "now", "for", "too", "since"})
+_CLOSE = frozenset({",", ".", "!", ";", "and", "in", "on", "at", "(", "—", "-", ")", "now", "for", "too", "since", "here"})
 _PEOPLE = frozenset(w for w, (_, _, label) in KIN.items() if label == "Person")
 _USING = frozenset({"using", "via"})
 _PLAY = frozenset({"play", "plays", "playing"})
@@ -142,7 +150,7 @@ class _Generic:
         """ "i patrol with X Surf Life Saving Club", "riding on sundays at Club Y", "play footy for X"."""
         made, words = 0, self.words
         for k, word in enumerate(words):
-            if word not in ("at", "with", "for"):
+            if word not in ("at", "with", "for", "in"):
                 continue
             j = k + 1 + (k + 1 < len(words) and words[k + 1] == "the")
             run = self.at.get(j)
@@ -150,7 +158,7 @@ class _Generic:
                 continue
             played = word == "for" and any(w in _PLAY for w in words[max(0, k - 2) : k])
             named = not _GROUP_NAME_WORDS.isdisjoint(w.lower() for w in run.name.split())
-            if not (played or named) or self._label(run.name) in ("Person", "Location"):
+            if not (played or named) or self._label(run.name) in ("Person", "Location") or (word == "in" and not named):
                 continue
             for subject in self._subject(k):
                 made += self._add(subject, "MEMBER_OF", run, at=k)
@@ -177,17 +185,19 @@ class _Generic:
         return made
 
     def works(self) -> int:
-        """ "I currently work in-house at X", ", works for X" after "my mate Dan is a sparky"."""
+        """ "I currently work in-house at X", ", works for X" after "my mate Dan is a sparky", "she teaches arabic
+        at X", "Khoa is studying in Melbourne at X", "doing french classes at X"."""
         made, words = 0, self.words
         for k, word in enumerate(words):
-            if word not in _WORK_VERBS:
+            relation = _DOING.get(word)
+            if relation is None:
                 continue
             for j in range(k + 1, min(len(words) - 1, k + 5)):
-                if words[j] in ("at", "for"):
+                if words[j] in ("at", "for") and (words[j] == "at" or relation == "WORKS_AT"):
                     run = self.at.get(j + 1 + (words[j + 1] == "the"))
                     if run is not None and self._closed(run) and self._org(run):
                         for subject in self._subject(k):
-                            made += self._add(subject, "WORKS_AT", run, at=k)
+                            made += self._add(subject, relation, run, at=k)
                     break
                 if words[j] in _BREAKS or self.at.get(j) is not None:
                     break
@@ -201,6 +211,8 @@ class _Generic:
                 subjects = [s for s in self._subject(k - 1) if s.name == self.ctx.speaker]
             elif word in ("uses", "use") and self._workplace(k):
                 subjects = [Subject(self.ctx.speaker or "", 0.7)]
+            elif word == "use" and k > 0 and words[k - 1] in ("they", "we") and self._here(k):
+                subjects = [Subject(self.ctx.speaker or "", 0.7)]  # "they use Tekla here", "we use X at work"
             else:
                 continue
             j = k + 1 + (k + 1 < len(words) and words[k + 1] in ("the", "a", "an"))
@@ -360,10 +372,11 @@ class _Generic:
             return [Subject(run.name, 0.7)]
         if word in _DETS or word in ("it", "they", "you", "there", "this", "that"):
             return []
-        if head == 0 and not ctx.about_other and self.tokens[c].text[:1].islower():
+        verb = word in _HEADLESS or word in _DOING or word.endswith("ed")  # not "bia also teaches at X"
+        if head == 0 and not ctx.about_other and self.tokens[c].text[:1].islower() and verb:
             return [Subject(ctx.speaker or "", 0.7)]  # "joined a trail running club", "play footy for X"
-        if head > 0 and words[head - 1] == "," and self.tokens[c].text.islower():
-            return self._subject(head - 2)  # "my mate Dan is a sparky, works for X"
+        if head > 0 and words[head - 1] in (",", "and") and self.tokens[c].text.islower() and (verb or word[-1] == "s"):
+            return self._subject(head - 2)  # "my mate Dan is a sparky, works for X", "he lives in X and works for Y"
         return []
 
     def _pronoun(self, word: str, head: int) -> list[Subject]:
@@ -376,13 +389,15 @@ class _Generic:
         people = [
             ctx.entities[key].name
             for key in ctx.order
-            if ctx.entities[key].name != ctx.speaker and key not in later and self._person(ctx.entities[key].name)
+            if ctx.entities[key].name != ctx.speaker and key not in later
+            and (self._label(ctx.entities[key].name) == "Person" or key in ctx.people)
         ]
         if len(people) > 1:
             people = of_gender(word, ctx.message, people)
         if len(people) == 1:
             return [Subject(people[0], 0.6)]
-        if not people and (earlier := thread_person(ctx, word, max(0, ctx.message.find(self.text)))) is not None:
+        earlier = thread_person(ctx, word, max(0, ctx.message.find(self.text))) if not people else None
+        if earlier is not None and self._label(earlier) == "Person":
             return [Subject(earlier, 0.6)]
         return []
 
@@ -394,6 +409,16 @@ class _Generic:
         run = self.at.get(j)
         return run if run is not None and self._closed(run) and self._person(run.name) else None
 
+    def _here(self, k: int) -> bool:
+        """ "they use X here (as well)", "we use X at work": the speaker's workplace's tools."""
+        words = self.words
+        for j in range(k + 2, min(len(words), k + 7)):
+            if words[j] == "here" or (words[j] == "at" and j + 1 < len(words) and words[j + 1] == "work"):
+                return True
+            if words[j] in _BREAKS:
+                return False
+        return False
+
     def _workplace(self, k: int) -> bool:
         """ "the whole unit uses", "our team uses": where the speaker works."""
         words = self.words
@@ -404,7 +429,9 @@ class _Generic:
         return whole and j >= 0 and words[j] in ("our", "the", "my") and words[k - 1] in WORKPLACE_NOUNS
 
     def _label(self, name: str) -> str | None:
-        return name_label(name) or self.ctx.label(name)
+        """The name's label: by its own words, as read in this message, or as the conversation knew it."""
+        thread = self.ctx.thread
+        return name_label(name) or self.ctx.label(name) or (thread.names.get(name) if thread is not None else None)
 
     def _person(self, name: str) -> bool:
         label = self._label(name)

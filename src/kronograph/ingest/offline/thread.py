@@ -353,6 +353,11 @@ def recapitalise(text: str, thread: Thread, speaker: str | None) -> str:
         words[1].casefold(): [[words[1]]] for full, label in thread.names.items()
         if label in (None, "Product") and len(words := full.split()) == 2 and _distinct(words[1])
     }
+    for full, label in thread.names.items():  # "left the symphony": the Iceland Symphony Orchestra
+        if len(words := full.split()) >= 3 and label not in ("Person", "Location"):
+            for word in words[1:-1]:
+                if _distinct(word):
+                    lasts.setdefault(word.casefold(), []).append([word])
     tokens = _tokens(text)
     out = list(text)
     done = -1
