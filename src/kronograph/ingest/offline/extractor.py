@@ -19,6 +19,7 @@ from .corrections import correct, take_back
 from .dates import find_times
 from .generic import read_generic
 from .kin import KIN, name_pending, read_kin
+from .lowercase import titled
 from .names import Token, find_runs, name_label, tokenize
 from .org_places import read_org_places
 from .reader import SentenceReader
@@ -146,7 +147,8 @@ class OfflineExtractor:
         tokens = tokenize(text)
         if not tokens:
             return
-        runs = self_named(tokens, find_runs(text, tokens), ctx.speaker)
+        found = find_runs(text, tokens)
+        runs = self_named(tokens, sorted(found + titled(tokens, found), key=lambda r: r.first), ctx.speaker)
         for run in runs:
             label = name_label(run.name, run.title)
             if label == "Location" and run.first > 0 and tokens[run.first - 1].lower in _KIN_PEOPLE:

@@ -76,7 +76,7 @@ _WORK_VERBS = frozenset("work works working".split())
 # a verb or noun of what one does at an organisation, and the tie it gives
 _DOING = {
     **dict.fromkeys("work works working teach teaches teaching intern interns interning".split(), "WORKS_AT"),
-    **dict.fromkeys("study studies studying".split(), "STUDIED_AT"),
+    **dict.fromkeys("study studies studying student".split(), "STUDIED_AT"),
     **dict.fromkeys("class classes course courses lessons".split(), "ATTENDS"),
 }
 _BREAKS = frozenset(
@@ -199,7 +199,7 @@ class _Generic:
                         for subject in self._subject(k):
                             made += self._add(subject, relation, run, at=k)
                     break
-                if words[j] in _BREAKS or self.at.get(j) is not None:
+                if words[j] in _BREAKS:
                     break
         return made
 
@@ -354,6 +354,8 @@ class _Generic:
         if c >= len(words):
             return []
         word = words[c]
+        if head > 1 and words[head - 1] == "," and self._introduced(head - 2):
+            return [Subject(ctx.speaker or "", 0.8)]  # "hamza here, 2nd yr phd student in CS at LUMS"
         if head > 0 and words[head - 1] == "who":  # "It is Kojo who attends X", "my friend Tom, who works at X"
             j = head - 2 - (head > 2 and words[head - 2] == ",")
             rel = self.runs_ending(j)
@@ -378,6 +380,17 @@ class _Generic:
         if head > 0 and words[head - 1] in (",", "and") and self.tokens[c].text.islower() and (verb or word[-1] == "s"):
             return self._subject(head - 2)  # "my mate Dan is a sparky, works for X", "he lives in X and works for Y"
         return []
+
+    def _introduced(self, k: int) -> bool:
+        """Whether token ``k`` ends the speaker's self-introduction: "hamza here", "I'm Mei"."""
+        words, speaker = self.words, (self.ctx.speaker or "").casefold()
+        if words[k] == "here" and k > 0:
+            k -= 1
+        elif not (k > 1 and words[k - 1] in ("'m", "am") and words[k - 2] == "i"):
+            return False
+        run = self.runs_ending(k)
+        name = run.name.casefold() if run is not None else words[k]
+        return bool(speaker) and name in (speaker, speaker.split()[0])
 
     def _pronoun(self, word: str, head: int) -> list[Subject]:
         ctx = self.ctx
@@ -443,7 +456,12 @@ class _Generic:
         label = self._label(run.name)
         if label in ("Person", "Location"):
             return False
-        return label == "Organization" or len(run.name.split()) > 1 or not _ORG_WORDS.isdisjoint(run.name.lower().split())
+        return (
+            label == "Organization"
+            or len(run.name.split()) > 1
+            or (run.name.isupper() and len(run.name) > 2)  # "a phd student at LUMS": an acronym
+            or not _ORG_WORDS.isdisjoint(run.name.lower().split())
+        )
 
     def _head(self, k: int) -> int:
         """Where the clause holding token ``k`` starts."""

@@ -374,6 +374,8 @@ def recapitalise(text: str, thread: Thread, speaker: str | None) -> str:
             continue
         base = re.split(r"['’]", token.text)[0]
         fulls = starts.get(base.lower())
+        if fulls and len(set(fulls)) > 1:  # "cerro runners" after Cerro Runners and Cerro San Cristóbal: the one spelt
+            fulls = [f for f in set(fulls) if " " in f and _spelt(tokens, i, f.split())]
         if not fulls or not token.text.islower() or base.lower() in _PERSON_NOUNS or len(set(fulls)) > 1:
             continue
         full = fulls[0]
@@ -394,6 +396,11 @@ def recapitalise(text: str, thread: Thread, speaker: str | None) -> str:
         for start, part in edits:
             out[start : start + len(part)] = part
     return "".join(out)
+
+
+def _spelt(tokens: list[Token], i: int, parts: list[str]) -> bool:
+    """Whether the words from ``i`` spell out ``parts`` in full (in any case)."""
+    return i + len(parts) <= len(tokens) and all(tokens[i + j].lower == p.lower() for j, p in enumerate(parts))
 
 
 def _distinct(word: str) -> bool:
