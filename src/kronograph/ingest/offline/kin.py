@@ -400,6 +400,9 @@ def _plain_word(token: Token) -> bool:
     return token.text.isalpha() and token.text.islower() and token.lower not in _NOT_NAMES | _HOW_MANY
 
 
+_NOT_NAMED = frozenset("a an the not still".split())
+
+
 def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) -> int:
     """The names a tie of the sentence before was waiting for: "her name's Biscuit", "Zara and Yusuf!"."""
     pending, ctx.pending = ctx.pending, None
@@ -422,6 +425,11 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
     ):
         at = called[0] + 1  # "we got a cat!! she's a tabby called Biscuit"
     by_first = {r.first: r for r in runs}
+    if at == 3 and at not in by_first and len(tokens) > 3 and tokens[3].text.islower() and lower_name(
+        tokens, 3, _NOT_NAMED, frozenset({",", ".", "!", "and"})
+    ) is not None:  # "her name is mahnoor": a name, though typed in lower case
+        by_first[3] = Run(3, 3, tokens[3].text.capitalize())
+        ctx.mention(by_first[3].name, "Person" if relation != "HAS_PET" else None)
     names: list[Run] = []
     while (run := by_first.get(at)) is not None:
         names.append(run)
@@ -446,8 +454,14 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
     return made
 
 
-_FEMALE = "sister mum mom mother wife daughter girlfriend aunt niece grandma grandmother gran nan fiancee fiancée"
-_MALE = "brother dad father husband son boyfriend uncle nephew grandpa grandfather grandad granddad fiance fiancé"
+_FEMALE = (
+    "sister mum mom mother wife daughter girlfriend aunt niece grandma grandmother gran nan fiancee fiancée sis gf "
+    "missus wifey"
+)
+_MALE = (
+    "brother dad father husband son boyfriend uncle nephew grandpa grandfather grandad granddad fiance fiancé bro bf "
+    "hubby"
+)
 _GENDERED = {
     "she": re.compile(rf"\b(?:{'|'.join(_FEMALE.split())}),?\s+(?P<name>[\w'’-]+)", re.IGNORECASE),
     "he": re.compile(rf"\b(?:{'|'.join(_MALE.split())}),?\s+(?P<name>[\w'’-]+)", re.IGNORECASE),

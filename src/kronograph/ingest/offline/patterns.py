@@ -192,7 +192,7 @@ PATTERNS: tuple[Pattern, ...] = (
     # people
     _p("married marries", r"\b(?:married|marries)(?:\s+to)?\b", "MARRIED_TO", "state", _P, _P, pair=True,
        lower=True, closes=True, ended="NO_LONGER_MARRIED_TO"),
-    _p("engaged", r"\bengaged(?:\s+to)?\b", "ENGAGED_TO", "state", _P, _P, pair=True, lower=True),
+    _p("engaged", r"\bengaged(?:\s+to)?\b", "ENGAGED_TO", "state", _P, _P, pair=True, lower=True, pending=True),
     _p("had grabbed having have",
        r"\b(?:had|grabbed|having|have)\s+(?:a\s+)?(?P<meal>lunch|dinner|breakfast|brunch|coffee|drinks|drink|tea)"
        r"\s+with\b", "HAD_{meal}_WITH", "event", _P, _P),
