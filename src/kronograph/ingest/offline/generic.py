@@ -88,6 +88,9 @@ _KIN_ADJECTIVES = frozenset("best little big older younger elder baby twin oldes
 _LATER = frozenset("next soon after end when once tomorrow until eventually".split())
 # the verbs a chat sentence with no subject may start with: the speaker's ("play footy for X")
 _HEADLESS = frozenset("play plays join go goes run sing train patrol volunteer row swim coach teach ride".split())
+# a choice made: "we went with the Planmeca Emerald", "opted for X", "chose X", "settled on X"
+_CHOSE = frozenset({"went", "opted", "chose", "settled", "picked"})
+_CHOSEN_BY = {"went": "with", "opted": "for", "settled": "on"}
 _CALLED = frozenset({"called", "named"})
 _CLOSE = frozenset({",", ".", "!", ";", "and", "in", "on", "at", "(", "—", "-", ")", "now", "for", "too", "since", "here"})
 _PEOPLE = frozenset(w for w, (_, _, label) in KIN.items() if label == "Person")
@@ -138,13 +141,28 @@ class _Generic:
             if k > det + 1 and words[k - 1] == "'s" and (owner := self.at.get(k - 2)) is not None:
                 if kind == "business" and self._person(owner.name):  # "our friend Rita's bakery, X"
                     made += self._add(Subject(owner.name, 0.7), "OWNS", run, at=det)
-                before = words[self._start_of(owner) - 1] if self._start_of(owner) > 0 else ""
+                b = self._start_of(owner) - 1
+                while b > 0 and (words[b] in _OWNERS or words[b] in _PEOPLE or words[b] in _KIN_ADJECTIVES):
+                    b -= 1  # "put money into our friend Rita's bakery, X"
+                before = words[b] if b >= 0 else ""
             relation = self._kind_relation(kind, det, k, before)
             if relation is None:
                 continue
             for subject in self._subject(det - 1 if det > 0 else 0):
                 made += self._add(subject, relation, run, at=max(det - 1, 0))
+            made += self._located(run)
         return made
+
+    def _located(self, run: Run) -> int:
+        """ "her own pharmacy, X, in East Legon": where the organisation just named is."""
+        words, j = self.words, run.last + 1
+        j += j < len(words) and words[j] == ","
+        if j + 1 >= len(words) or words[j] != "in" or (place := self.at.get(j + 1)) is None or not self._closed(place):
+            return 0
+        if self._label(place.name) not in (None, "Location"):
+            return 0
+        return self.ctx.add_fact(Subject(run.name, 0.7), "LOCATED_IN", (place.name, "Location"), (None, None),
+                                 self.text, cap=0.7)
 
     def named(self) -> int:
         """ "i patrol with X Surf Life Saving Club", "riding on sundays at Club Y", "play footy for X"."""
@@ -207,13 +225,25 @@ class _Generic:
         """ "i train stuff on the cluster, using pytorch", "the whole unit uses X now": the speaker's tools."""
         made, words = 0, self.words
         for k, word in enumerate(words):
+            if word == "live" and k > 1 and words[k - 1] in ("went", "gone", "is") and self.ctx.speaker:
+                run = self.runs_ending(k - 2 - (words[k - 2] in ("has", "now")))  # "Mews went live last week"
+                if run is not None and self._label(run.name) not in ("Person", "Location"):
+                    made += self._add(Subject(self.ctx.speaker, 0.7), "USES", run, "Product", at=k)
+                continue
             if word in _USING and k > 0 and words[k - 1] == ",":
                 subjects = [s for s in self._subject(k - 1) if s.name == self.ctx.speaker]
             elif word in ("uses", "use") and self._workplace(k):
                 subjects = [Subject(self.ctx.speaker or "", 0.7)]
             elif word == "use" and k > 0 and words[k - 1] in ("they", "we") and self._here(k):
                 subjects = [Subject(self.ctx.speaker or "", 0.7)]  # "they use Tekla here", "we use X at work"
+            elif word in _CHOSE and (k + 1 >= len(words) or words[k + 1] != "to"):
+                subjects = [s for s in self._subject(k) if s.name == self.ctx.speaker]  # "we went with the X"
+                k += word in ("went", "opted", "settled")
+            elif word == "on" and k > 1 and words[k - 1] in ("'re", "'m", "are", "am", "still") and self._here(k - 1):
+                subjects = [s for s in self._subject(k) if s.name == self.ctx.speaker]  # "we're still on X at work"
             else:
+                continue
+            if word in _CHOSEN_BY and (k >= len(words) or words[k] != _CHOSEN_BY[word]):
                 continue
             j = k + 1 + (k + 1 < len(words) and words[k + 1] in ("the", "a", "an"))
             run = self.at.get(j)
@@ -248,17 +278,22 @@ class _Generic:
     def no_more(self) -> int:
         """ "no more rosebud 😩", "so no more Strava": the speaker's standing link to a name said before ends."""
         words, made = self.words, 0
-        for k in range(len(words) - 2):
-            if words[k] != "no" or words[k + 1] != "more":
+        for k in range(len(words) - 1):
+            if words[k] == "goodbye" or (words[k] == "bye" and words[k + 1] != "bye"):
+                j = k + 1  # "goodbye Opera forever"
+            elif words[k] == "no" and words[k + 1] == "more" and k + 2 < len(words):
+                j = k + 2
+            else:
                 continue
-            j = k + 2 + (words[k + 2] == "the")
+            j += j < len(words) and words[j] == "the"
             thread = self.ctx.thread
             run = self.at.get(j) or (Run(j, j, words[j]) if j < len(words) and words[j].isalpha() else None)
             if run is None or thread is None or not (self._closed(run) or run.last + 1 < len(words)
-                                                     and words[run.last + 1] == "for"):
+                                                     and words[run.last + 1] in ("for", "forever")):
                 continue
             said = [n for n, label in thread.names.items() if label not in ("Person", "Location") and (
-                n.casefold() == run.name.casefold() or n.casefold().endswith(" " + run.name.casefold()))]
+                n.casefold() == run.name.casefold() or n.casefold().endswith(" " + run.name.casefold())
+                or n.casefold().startswith(run.name.casefold() + " "))]
             if len(said) != 1:
                 continue  # only a name the conversation said before: "rosebud" of Adamstown Rosebud
             run = Run(run.first, run.last, said[0])
@@ -428,6 +463,10 @@ class _Generic:
         for j in range(k + 2, min(len(words), k + 7)):
             if words[j] == "here" or (words[j] == "at" and j + 1 < len(words) and words[j + 1] == "work"):
                 return True
+            if words[j] == "at" and j + 2 < len(words) and words[j + 1] == "the" and (
+                words[j + 2] in WORKPLACE_NOUNS or words[j + 2] in _BUSINESS_KINDS or words[j + 2] in ("hotel", "office")
+            ):
+                return True  # "we're still on Opera PMS at the hotel"
             if words[j] in _BREAKS:
                 return False
         return False
