@@ -21,7 +21,8 @@ __all__ = ["correct", "take_back"]
 
 _CUES = frozenset({"sorry", "actually", "rather", "correction", "oops", "wait", "apologies"})
 _GLUE = frozenset({",", ":", "-", "—", "–", "i", "mean", "meant", "it", "'s", "is", "wait", "no", "to", "say"})
-_OWNING_UP = frozenset({"sorry", "apologies", "wait", "oops", "mean", "meant"})  # not "actually": see thread_corrections
+# not "actually": "It's actually Initech" after "I said Acme" is thread_corrections.py's
+_OWNING_UP = frozenset({"sorry", "apologies", "wait", "oops", "mean", "meant"})
 _OPENERS = _CUES | _GLUE | frozenset({"my", "oh", "sorry", "!"})
 
 

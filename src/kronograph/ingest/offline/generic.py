@@ -92,11 +92,13 @@ _HEADLESS = frozenset("play plays join go goes run sing train patrol volunteer r
 _CHOSE = frozenset({"went", "opted", "chose", "settled", "picked"})
 _CHOSEN_BY = {"went": "with", "opted": "for", "settled": "on"}
 _CALLED = frozenset({"called", "named"})
-_CLOSE = frozenset({",", ".", "!", ";", "and", "in", "on", "at", "(", "—", "-", ")", "now", "for", "too", "since", "here"})
+_CLOSE = frozenset(
+    {",", ".", "!", ";", "and", "in", "on", "at", "(", "—", "-", ")", "now", "for", "too", "since", "here"}
+)
 _PEOPLE = frozenset(w for w, (_, _, label) in KIN.items() if label == "Person")
 _USING = frozenset({"using", "via"})
 _PLAY = frozenset({"play", "plays", "playing"})
-_INVEST = frozenset("investment investments invested invest stake shares money share".split())
+_INVEST = frozenset("investment investments invested invest stake shares money share savings".split())
 _STUDY_VERBS = frozenset({"attends", "attend"})
 
 
@@ -109,7 +111,8 @@ def read_generic(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
     preface = _PREFACE.search(text)
     if not _REFUSE.isdisjoint(t.lower for t in tokens if preface is None or t.start >= preface.end()):
         return made
-    return made + reader.kinds() + reader.named() + reader.studies() + reader.works() + reader.using() + reader.founded()
+    made += reader.kinds() + reader.named() + reader.studies()
+    return made + reader.works() + reader.using() + reader.founded()
 
 
 class _Generic:
@@ -464,7 +467,7 @@ class _Generic:
             if words[j] == "here" or (words[j] == "at" and j + 1 < len(words) and words[j + 1] == "work"):
                 return True
             if words[j] == "at" and j + 2 < len(words) and words[j + 1] == "the" and (
-                words[j + 2] in WORKPLACE_NOUNS or words[j + 2] in _BUSINESS_KINDS or words[j + 2] in ("hotel", "office")
+                words[j + 2] in WORKPLACE_NOUNS | _BUSINESS_KINDS or words[j + 2] in ("hotel", "office")
             ):
                 return True  # "we're still on Opera PMS at the hotel"
             if words[j] in _BREAKS:

@@ -437,7 +437,8 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
         if at < len(tokens) and tokens[at].lower in (",", "and", "&"):
             at += 1
     rest = tokens[at:]
-    if len(names) == 1 and len(rest) > 1 and tokens[at - 1].lower == "," and rest[0].lower in ("she", "he", "they", "we"):
+    spoken_of = ("she", "he", "they", "we")
+    if len(names) == 1 and len(rest) > 1 and tokens[at - 1].lower == "," and rest[0].lower in spoken_of:
         rest = []  # "i have a girlfriend now. Inês, she's a nurse at ...": named, then spoken of
     if words[1] in _NEWBORN and rest and rest[0].lower in _BORN and tokens[at - 1].lower == ",":
         rest = []  # "our son Kofi, born sunday morning": still about the birth

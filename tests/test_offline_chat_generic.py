@@ -1,0 +1,174 @@
+"""The offline extractor's generic reading (eighth chat round, generic.py): the speaker or a person named in a
+clause linked to a name the clause sets off as such, in phrasings no relation table lists; and still nothing
+from plans, negations, hearsay, questions or what ended. Also the thread-level endings of this round: a move
+planned then done ends the old home, "no more X" and "goodbye X" end a link said before, "X is leaving Y"."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from kronograph.ingest.offline import OfflineExtractor
+
+from .offline_thread_reading import last_facts
+
+REF = datetime(2024, 5, 15, 14, 30, tzinfo=UTC)
+SAM = "Sam Carter"
+
+
+def facts(content: str, speaker: str = SAM) -> set[tuple[str, str, str]]:
+    result = OfflineExtractor().extract(content, reference_time=REF, speaker=speaker, role="user")
+    return {(f.subject, f.relation, f.object) for f in result.facts}
+
+
+@pytest.mark.parametrize(
+    ("content", "fact"),
+    [
+        # a group set off after its kind
+        ("i play for a sunday football team, Harbour Wanderers.", (SAM, "MEMBER_OF", "Harbour Wanderers")),
+        ("I sing in a small gospel choir called Joyful Noise", (SAM, "MEMBER_OF", "Joyful Noise")),
+        ("we joined a pub quiz team, The Know Alls, last month", (SAM, "MEMBER_OF", "Know Alls")),
+        ("I'm in a book club, Spine Breakers", (SAM, "MEMBER_OF", "Spine Breakers")),
+        # a group by the words of its name, whatever the activity
+        ("i train with Bondi Surf Bathers Life Saving Club on sundays", (SAM, "MEMBER_OF",
+                                                                         "Bondi Surf Bathers Life Saving Club")),
+        ("I go climbing on tuesdays at Castle Climbing Club", (SAM, "MEMBER_OF", "Castle Climbing Club")),
+        ("also play hockey for Riverside Ravens, second team", (SAM, "MEMBER_OF", "Riverside Ravens")),
+        ("i play viola in the Hallé Youth Orchestra", (SAM, "MEMBER_OF", "Hallé Youth Orchestra")),
+        # a business of one's own, or a friend's
+        ("Marco is a plumber, he has his own business, Marco Rossi Plumbing", ("Marco", "OWNS",
+                                                                              "Marco Rossi Plumbing")),
+        ("She runs her own salon, Shear Bliss, in Brixton.", ("Priya", "OWNS", "Shear Bliss")),
+        ("we put some savings into our friend Dana's cafe, Bean Scene, in Hove", ("Dana", "OWNS", "Bean Scene")),
+        ("we put some savings into our friend Dana's cafe, Bean Scene, in Hove", (SAM, "INVESTED_IN", "Bean Scene")),
+        ("we put some savings into our friend Dana's cafe, Bean Scene, in Hove", ("Bean Scene", "LOCATED_IN",
+                                                                                "Hove")),
+        ("I have a small stake in Verdant Labs, a biotech startup founded by my uncle Raj Patel.",
+         (SAM, "INVESTED_IN", "Verdant Labs")),
+        ("I have a small stake in Verdant Labs, a biotech startup founded by my uncle Raj Patel.",
+         ("Raj Patel", "FOUNDED", "Verdant Labs")),
+        # school and work in more words than the tables list
+        ("Mia is in year 2 at Oakfield Primary", ("Mia", "STUDIED_AT", "Oakfield Primary")),
+        ("Leo attends Greenway Academy now", ("Leo", "STUDIED_AT", "Greenway Academy")),
+        ("It is Leo who attends Greenway Academy.", ("Leo", "STUDIED_AT", "Greenway Academy")),
+        ("my cousin Ana is studying in Lyon at Sciences Po Lyon", ("Ana", "STUDIED_AT", "Sciences Po Lyon")),
+        ("sam here, final year law student at UCL", (SAM, "STUDIED_AT", "UCL")),
+        ("I mostly work from home for Brightwave Media", (SAM, "WORKS_AT", "Brightwave Media")),
+        ("my brother Tom lives in Leeds and works for Northern Rail", ("Tom", "WORKS_AT", "Northern Rail")),
+        ("my friend Tom is a sparky, works for Ampflow Electrical", ("Tom", "WORKS_AT", "Ampflow Electrical")),
+        ("my wife Ana teaches maths at Hillside Academy", ("Ana", "WORKS_AT", "Hillside Academy")),
+        ("I've started an evening pottery class at Clay Corner Studio", (SAM, "ATTENDS", "Clay Corner Studio")),
+        # tools, said in passing
+        ("i do most of my analysis in notebooks, using pandas", (SAM, "USES", "pandas")),
+        ("the whole ward uses the Philips IntelliVue now", (SAM, "USES", "Philips IntelliVue")),
+        ("they use Salesforce here, which is new to me", (SAM, "USES", "Salesforce")),
+        ("we're still on Sage Payroll at the office", (SAM, "USES", "Sage Payroll")),
+        ("we went with the Dyson V15 in the end", (SAM, "USES", "Dyson V15")),
+        ("Slack went live last week, finally", (SAM, "USES", "Slack")),
+        # people
+        ("my supervisor is dr anna berg, she's great", (SAM, "REPORTS_TO", "Anna Berg")),
+        ("we live in Hove with my missus Kate", (SAM, "MARRIED_TO", "Kate")),
+        ("also got engaged!! her name is priya, she's a vet", (SAM, "ENGAGED_TO", "Priya")),
+        ("i have coeliac disease so no bread for me", (SAM, "HAS_CONDITION", "Coeliac disease")),
+    ],
+)
+def test_a_name_set_off_in_a_clause_is_linked(content: str, fact: tuple[str, str, str]) -> None:
+    text = content if "She runs" not in content else "My sister Priya left Boots. " + content
+    assert fact in facts(text)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "i might join a running club, Hill Runners",
+        "I don't play for a team, Harbour Wanderers or anyone",
+        "I want to open my own bakery, Crumbs",
+        "my friend says she joined a choir, Joyful Noise",
+        "I used to play for a football team, Harbour Wanderers",
+        "I left the Castle Climbing Club last year",
+        "I was in a band, The Static",
+        "do you play for Riverside Ravens?",
+        "Tom does yoga at Lotus",
+        "our team uses Jira",
+        "thinking of using the Philips IntelliVue",
+        "bia also teaches at Souza Lima",  # not the speaker's job
+        "my ex's bakery, Crumbs, closed",
+        "she has her own salon, Shear Bliss",  # no one "she" can be
+    ],
+)
+def test_no_link_from_plans_negations_hearsay_or_endings(content: str) -> None:
+    standing = {f for f in facts(content) if not f[1].startswith(("NO_LONGER", "LEFT", "FRIENDS_WITH"))}
+    assert not {f for f in standing if f[0] == SAM}
+
+
+def test_a_group_named_in_the_next_sentence() -> None:
+    assert (SAM, "MEMBER_OF", "Hill Harriers") in facts("joined a running club!! Hill Harriers, we meet on sundays")
+    assert (SAM, "MEMBER_OF", "Cantamus") in facts("i joined a choir!! Cantamus, we rehearse on thursdays")
+
+
+def test_a_correction_opening_the_next_sentence() -> None:
+    found = facts("my sister Ana just started her degree at Exeter! wait no sorry, university of bristol.")
+    assert {o for s, _, o in found if s == "Ana"} == {"University of Bristol"}
+    found = facts("Mia attends Oakfield Primary. My apologies, I meant to say Hillside Primary.")
+    assert ("Mia", "STUDIED_AT", "Hillside Primary") in found
+    assert ("Mia", "STUDIED_AT", "Oakfield Primary") not in found
+
+
+@pytest.mark.parametrize(
+    ("plan", "done", "new", "old"),
+    [
+        ("i'm moving to tampere next month. got an apartment in pispala", "moved in last weekend!!", "Tampere",
+         "Kallio"),
+        ("we're moving!! bought a house in Whitby, moving in june", "moved last weekend, loving it", "Whitby",
+         "Kallio"),
+        ("so we're moving to Bristol in the spring", "We moved last weekend.", "Bristol", "Kallio"),
+    ],
+)
+def test_a_planned_move_done_ends_the_old_home(plan: str, done: str, new: str, old: str) -> None:
+    found = last_facts("i live in Kallio with my cat", plan, done)
+    assert (SAM, "LIVES_IN", new) in found
+    assert (SAM, "NO_LONGER_LIVES_IN", old) in found
+
+
+def test_a_planned_home_put_right_before_the_move() -> None:
+    found = last_facts(
+        "i live in Leith", "we're moving to Glasgow. We found a flat in Partick.",
+        "Sorry, a correction: the flat is in Hyndland, not Partick.", "We moved yesterday.",
+    )
+    assert (SAM, "HAS_HOME_IN", "Hyndland") in found and (SAM, "HAS_HOME_IN", "Partick") not in found
+
+
+def test_no_move_without_a_plan() -> None:
+    assert not any(r == "NO_LONGER_LIVES_IN" for _, r, _ in last_facts("i live in Leith", "moved the sofa today."))
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "ended"),
+    [
+        ("I play for Adamstown Rosebud", "did my knee in. no more rosebud 😩", "Adamstown Rosebud"),
+        ("we're on Opera PMS at the hotel", "Mews went live!! goodbye Opera forever", "Opera PMS"),
+        ("i row with Tyne Amateur Rowing Club", "no more rowing club for me", "Tyne Amateur Rowing Club"),
+        ("i row with Tyne Amateur Rowing Club", "no more excuses lol", None),
+        ("i use Strava", "no more Strava for me", "Strava"),
+    ],
+)
+def test_no_more_a_name_said_before(earlier: str, later: str, ended: str | None) -> None:
+    found = last_facts(earlier, later)
+    linked = {o for _, r, o in found if r == "NO_LONGER_LINKED_TO"}
+    if ended is None:
+        assert not linked
+    else:
+        assert ended in linked or (SAM, "NO_LONGER_USES", ended) in found
+
+
+def test_leaving_a_job_the_thread_knows() -> None:
+    found = last_facts("my wife Kate is a dentist at Hove Dental", "kate's leaving hove dental, she's going solo")
+    assert ("Kate", "LEFT", "Hove Dental") in found
+    assert not any(r == "LEFT" for _, r, _ in last_facts("my wife Kate is a dentist at Hove Dental",
+                                                          "kate's leaving hove dental next year"))
+
+
+def test_a_middle_word_of_a_longer_name() -> None:
+    found = last_facts("we use SDL Trados Studio", "I'm not using Trados anymore")
+    assert (SAM, "NO_LONGER_USES", "SDL Trados Studio") in found
