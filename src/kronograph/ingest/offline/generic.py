@@ -21,12 +21,13 @@ import re
 
 from .clauses import HEDGE, NEGATION
 from .context import Context, Subject
+from .generic_roles import read_roles
 from .kin import KIN, of_gender
 from .names import Run, Token, name_label
 from .thread import thread_person
 from .vocab import TECH, WORKPLACE_NOUNS
 
-__all__ = ["read_generic"]
+__all__ = ["GenericReader", "read_generic"]
 
 # any of these anywhere in the sentence: it is planned, wished, asked or someone else's word
 _REFUSE = (HEDGE - {"about", "of"}) | frozenset(
@@ -87,7 +88,9 @@ _FILLERS = frozenset("also just finally now still currently btw oh well ok okay 
 _KIN_ADJECTIVES = frozenset("best little big older younger elder baby twin oldest youngest".split())
 _LATER = frozenset("next soon after end when once tomorrow until eventually".split())
 # the verbs a chat sentence with no subject may start with: the speaker's ("play footy for X")
-_HEADLESS = frozenset("play plays join go goes run sing train patrol volunteer row swim coach teach ride".split())
+_HEADLESS = frozenset(
+    "play plays join go goes run sing train patrol volunteer row swim coach teach ride got bought".split()
+)
 # a choice made: "we went with the Planmeca Emerald", "opted for X", "chose X", "settled on X"
 _CHOSE = frozenset({"went", "opted", "chose", "settled", "picked"})
 _CHOSEN_BY = {"went": "with", "opted": "for", "settled": "on"}
@@ -106,16 +109,16 @@ def read_generic(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
     """The facts the generic frames give for one sentence (none when any word refuses it)."""
     if not tokens or not ctx.speaker:
         return 0
-    reader = _Generic(text, tokens, runs, ctx)
+    reader = GenericReader(text, tokens, runs, ctx)
     made = reader.no_more() + reader.leaving()
     preface = _PREFACE.search(text)
     if not _REFUSE.isdisjoint(t.lower for t in tokens if preface is None or t.start >= preface.end()):
         return made
     made += reader.kinds() + reader.named() + reader.studies()
-    return made + reader.works() + reader.using() + reader.founded()
+    return made + reader.works() + reader.using() + reader.founded() + read_roles(reader)
 
 
-class _Generic:
+class GenericReader:
     def __init__(self, text: str, tokens: list[Token], runs: list[Run], ctx: Context) -> None:
         self.text, self.tokens, self.ctx = text, tokens, ctx
         self.runs = runs
@@ -217,8 +220,9 @@ class _Generic:
                 if words[j] in ("at", "for") and (words[j] == "at" or relation == "WORKS_AT"):
                     run = self.at.get(j + 1 + (words[j + 1] == "the"))
                     if run is not None and self._closed(run) and self._org(run):
-                        for subject in self._subject(k):
-                            made += self._add(subject, relation, run, at=k)
+                        purpose = k > 1 and words[k - 1] == "to" and words[k - 2] not in _ENDED
+                        for subject in self._subject(k):  # "Marta left the hotel to work at X": X is her job now
+                            made += self._add(subject, relation, run, at=k, own=purpose)
                     break
                 if words[j] in _BREAKS:
                     break
@@ -511,12 +515,15 @@ class _Generic:
             k -= 1
         return k
 
-    def _add(self, subject: Subject, relation: str, run: Run, label: str = "Organization", at: int = 0) -> int:
-        """One fact, unless the clause from ``at`` to the name says it is negated, ended or past."""
+    def _add(
+        self, subject: Subject, relation: str, run: Run, label: str = "Organization", at: int = 0, own: bool = False
+    ) -> int:
+        """One fact, unless the clause from ``at`` (its own words only, with ``own``) to the name says it is
+        negated, ended or past."""
         ctx = self.ctx
         if not subject.name or subject.name.casefold() == run.name.casefold():
             return 0
-        if not _ENDED.isdisjoint(self.words[self._head(at) : run.last + 1]):
+        if not _ENDED.isdisjoint(self.words[at if own else self._head(at) : run.last + 1]):
             return 0
         pair = {subject.name.casefold(), run.name.casefold()}
         if any({s, o} == pair for s, _, o in ctx.facts):
