@@ -213,3 +213,26 @@ def test_an_organisation_known_before_and_where_it_is_now() -> None:
     assert ("Oak And Iron", "LOCATED_IN", "Leith") in found or not found  # a name split at "And" is not read
     found = last_facts("my husband Tom has his own workshop, Timberline Joinery", "Timberline Joinery is now in Leith")
     assert ("Timberline Joinery", "LOCATED_IN", "Leith") in found
+
+
+def test_the_manager_of_the_job_started_in_the_same_message() -> None:
+    found = last_facts("I'm an engineer at Arup.", "I started at Atkins Realis yesterday. My new manager is Ruth Lee.")
+    assert ("Ruth Lee", "WORKS_AT", "Atkins Realis") in found
+
+
+@pytest.mark.parametrize(
+    ("content", "place"),
+    [
+        ("we moved last weekend!! we're in valparaíso now, loving the hills", "Valparaíso"),
+        ("finally moved. I'm in Ripon now", "Ripon"),
+        ("we moved!! we're living in leith now", "Leith"),
+    ],
+)
+def test_moved_and_where_now(content: str, place: str) -> None:
+    assert (SAM, "LIVES_IN", place) in facts(content)
+    assert not any(r == "LIVES_IN" for _, r, _ in facts("we moved!! we're in town now"))
+
+
+def test_she_is_the_person_named_earlier_in_the_message() -> None:
+    found = last_facts("my daughter Lina is 9", "Lina got her cat! a grey kitten, she named it Nuage")
+    assert ("Lina", "HAS_PET", "Nuage") in found

@@ -221,7 +221,10 @@ class GenericReader:
                     run = self.at.get(j + 1 + (words[j + 1] == "the"))
                     if run is not None and self._closed(run) and self._org(run):
                         purpose = k > 1 and words[k - 1] == "to" and words[k - 2] not in _ENDED
-                        for subject in self._subject(k):  # "Marta left the hotel to work at X": X is her job now
+                        subjects = self._subject(k)
+                        if not {"me", "us"}.isdisjoint(words[self._head(k) : k]):  # "Hildur got me a teaching gig"
+                            subjects = [Subject(self.ctx.speaker or "", 0.7)]
+                        for subject in subjects:  # "Marta left the hotel to work at X": X is her job now
                             made += self._add(subject, relation, run, at=k, own=purpose)
                     break
                 if words[j] in _BREAKS:
@@ -447,6 +450,13 @@ class GenericReader:
             if ctx.entities[key].name != ctx.speaker and key not in later
             and (self._label(ctx.entities[key].name) == "Person" or key in ctx.people)
         ]
+        if not people and ctx.thread is not None:  # "Lina got her cat! ..., she named it X": Lina, known as a person
+            before = ctx.message[: max(0, ctx.message.find(self.text))]
+            people = [
+                n for n, label in ctx.thread.names.items()
+                if label == "Person" and n != ctx.speaker and ctx.thread.genders.get(n.casefold(), word) == word
+                and re.search(rf"\b{re.escape(n)}\b", before)
+            ]
         if len(people) > 1:
             people = of_gender(word, ctx.message, people)
         if len(people) == 1:
