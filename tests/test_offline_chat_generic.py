@@ -236,3 +236,21 @@ def test_moved_and_where_now(content: str, place: str) -> None:
 def test_she_is_the_person_named_earlier_in_the_message() -> None:
     found = last_facts("my daughter Lina is 9", "Lina got her cat! a grey kitten, she named it Nuage")
     assert ("Lina", "HAS_PET", "Nuage") in found
+
+
+@pytest.mark.parametrize(
+    ("content", "fact"),
+    [
+        ("i'm engaged!! to Ananya. she's a doctor at Apollo Hospital.", ("Ananya", "WORKS_AT", "Apollo Hospital")),
+        ("we got married!! to be exact, Tom and I, last saturday", None),
+        ("got engaged!! to Priya 💍", (SAM, "ENGAGED_TO", "Priya")),
+        ("my partner Deniz is an engineer btw, works at Yapi Merkezi so he gets it", ("Deniz", "WORKS_AT",
+                                                                                  "Yapi Merkezi")),
+    ],
+)
+def test_a_partner_named_after_the_news(content: str, fact: tuple[str, str, str] | None) -> None:
+    found = facts(content)
+    if fact is None:
+        assert not any(o == "Be" for _, _, o in found)
+    else:
+        assert fact in found

@@ -96,7 +96,8 @@ _CHOSE = frozenset({"went", "opted", "chose", "settled", "picked"})
 _CHOSEN_BY = {"went": "with", "opted": "for", "settled": "on"}
 _CALLED = frozenset({"called", "named"})
 _CLOSE = frozenset(
-    {",", ".", "!", ";", "and", "in", "on", "at", "(", "—", "-", ")", "now", "for", "too", "since", "here"}
+    {",", ".", "!", ";", "and", "in", "on", "at", "(", "—", "-", ")", "now", "for", "too", "since", "here", "so", "but",
+     "because", "which", "where", "who"}
 )
 _PEOPLE = frozenset(w for w, (_, _, label) in KIN.items() if label == "Person")
 _USING = frozenset({"using", "via"})

@@ -415,6 +415,8 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
         at = 3 if words[2] in ("'s", "is", "are") else 0
     elif len(words) > 2 and words[0] in _MINE | {"her", "his", "their"} and words[1] in _NEWBORN:
         at = 2  # "Efua had the baby!! our son Kofi, born sunday"
+    elif words[0] == "to" and relation in ("ENGAGED_TO", "MARRIED_TO") and len(words) > 1:
+        at = 1  # "i'm engaged!! to Ananya."
     elif words[0] in ("a", "an") and (called := [j for j in range(2, min(len(words), 6)) if words[j] in _CALLED]):
         at = called[0] + 1  # "we adopted a dog!! a border collie named Skuggi"
     elif (
