@@ -254,3 +254,18 @@ def test_a_partner_named_after_the_news(content: str, fact: tuple[str, str, str]
         assert not any(o == "Be" for _, _, o in found)
     else:
         assert fact in found
+
+
+@pytest.mark.parametrize(
+    ("content", "linked"),
+    [
+        ("and my football team Los Halcones won the league semifinal", True),
+        ("my book club Spine Breakers meets on fridays", True),
+        ("the new ward uses Nervecentre for obs now", True),
+        ("my team Arsenal won again", False),
+        ("i watched my football team Arsenal lose again, as a fan it hurts", False),
+        ("his band The Static played last night", False),
+    ],
+)
+def test_a_group_of_ones_own(content: str, linked: bool) -> None:
+    assert any(s == SAM and r in ("MEMBER_OF", "USES") for s, r, _ in facts(content)) == linked

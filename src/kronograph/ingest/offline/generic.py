@@ -94,6 +94,7 @@ _HEADLESS = frozenset(
 # a choice made: "we went with the Planmeca Emerald", "opted for X", "chose X", "settled on X"
 _CHOSE = frozenset({"went", "opted", "chose", "settled", "picked"})
 _CHOSEN_BY = {"went": "with", "opted": "for", "settled": "on"}
+_FANDOM = frozenset("fan fans support supporter supporters watch watched watching cheer".split())
 _CALLED = frozenset({"called", "named"})
 _CLOSE = frozenset(
     {",", ".", "!", ";", "and", "in", "on", "at", "(", "—", "-", ")", "now", "for", "too", "since", "here", "so", "but",
@@ -172,15 +173,28 @@ class GenericReader:
                                  self.text, cap=0.7)
 
     def named(self) -> int:
-        """ "i patrol with X Surf Life Saving Club", "riding on sundays at Club Y", "play footy for X"."""
+        """ "i patrol with X Surf Life Saving Club", "riding on sundays at Club Y", "play footy for X", "joined the
+        Club de curling X", "my football team X won ..."."""
         made, words = 0, self.words
         for k, word in enumerate(words):
-            if word not in ("at", "with", "for", "in"):
+            if word in ("my", "our") and k + 2 < len(words):  # "my football team Los Halcones won the final"
+                kind = next((j for j in range(k + 1, min(len(words), k + 4)) if words[j] in _GROUP_KINDS), None)
+                run = self.at.get(kind + 1) if kind is not None else None
+                if run is not None and kind is not None and all(w.isalpha() for w in words[k + 1 : kind]):
+                    mine = k == 0 or words[k - 1] not in ("'s", "his", "her", "their")
+                    if words[kind] in ("team", "side") and (kind == k + 1 or not _FANDOM.isdisjoint(words)):
+                        mine = False  # "my team Arsenal won": a supporter's, maybe; "my football team X": a player's
+                    if mine and self._label(run.name) not in ("Person", "Location") and self.ctx.speaker:
+                        made += self._add(Subject(self.ctx.speaker, 0.7), "MEMBER_OF", run, at=k)
+                continue
+            if word not in ("at", "with", "for", "in", "joined"):
                 continue
             j = k + 1 + (k + 1 < len(words) and words[k + 1] == "the")
             run = self.at.get(j)
             if run is None or not self._closed(run):
                 continue
+            if word == "joined":
+                word = "in"  # "joined the Club de curling Lennoxville": a group by its name only
             played = word == "for" and any(w in _PLAY for w in words[max(0, k - 2) : k])
             named = not _GROUP_NAME_WORDS.isdisjoint(w.lower() for w in run.name.split())
             if not (played or named) or self._label(run.name) in ("Person", "Location") or (word == "in" and not named):
@@ -495,8 +509,12 @@ class GenericReader:
         j = k - 1
         while j >= 0 and words[j] in WORKPLACE_NOUNS | {"whole", "entire"}:
             j -= 1
+        if j >= 0 and words[j] == "new":
+            j -= 1  # "the new ward uses X"
         whole = not {"whole", "entire"}.isdisjoint(words[j + 1 : k])  # "our team uses Jira" may be theirs alone
-        return whole and j >= 0 and words[j] in ("our", "the", "my") and words[k - 1] in WORKPLACE_NOUNS
+        return (whole or words[j] == "the") and j >= 0 and words[j] in ("our", "the", "my") and words[k - 1] in (
+            WORKPLACE_NOUNS
+        )
 
     def _label(self, name: str) -> str | None:
         """The name's label: by its own words, as read in this message, or as the conversation knew it."""
