@@ -269,3 +269,19 @@ def test_a_partner_named_after_the_news(content: str, fact: tuple[str, str, str]
 )
 def test_a_group_of_ones_own(content: str, linked: bool) -> None:
     assert any(s == SAM and r in ("MEMBER_OF", "USES") for s, r, _ in facts(content)) == linked
+
+
+@pytest.mark.parametrize(
+    ("content", "fact"),
+    [
+        ("i'm a vet at a small clinic in buenos aires, Clínica San Roque, in palermo", (SAM, "WORKS_AT",
+                                                                                      "Clínica San Roque")),
+        ("I work for a small charity, Shelter Paws, in Leeds", (SAM, "WORKS_AT", "Shelter Paws")),
+        ("I work for a small charity, Shelter Paws, in Leeds", ("Shelter Paws", "LOCATED_IN", "Leeds")),
+        ("my best friend Mai moved to Hue, she opened a coffee shop there called Mây Coffee", ("Mai", "OWNS",
+                                                                                               "Mây Coffee")),
+        ("i'm a nurse with a tiny hospital, St Kilda Private, in the city", (SAM, "WORKS_AT", "St Kilda Private")),
+    ],
+)
+def test_a_workplace_set_off_after_its_kind(content: str, fact: tuple[str, str, str]) -> None:
+    assert fact in facts(content)

@@ -25,7 +25,7 @@ from .generic_roles import read_roles
 from .kin import KIN, of_gender
 from .names import Run, Token, name_label
 from .thread import thread_person
-from .vocab import TECH, WORKPLACE_NOUNS
+from .vocab import JOBS, TECH, WORKPLACE_NOUNS, is_job
 
 __all__ = ["GenericReader", "read_generic"]
 
@@ -34,7 +34,7 @@ _REFUSE = (HEDGE - {"about", "of"}) | frozenset(
     """
     will 'll wo gonna going wanna interview interviewing offer offered apply applying applied says said told tells
     reckons reckon heard hear apparently rumour rumor rumours rumors supposedly allegedly someday next soon looking
-    idea ideas you your if
+    idea ideas you your if nearly almost
     """.split()
 )
 # any of these in the clause: it is negated, ended or past
@@ -53,7 +53,7 @@ _GROUP_KINDS = frozenset(
 _BUSINESS_KINDS = frozenset(
     "workshop business company shop practice bakery pharmacy studio cafe café restaurant firm clinic salon store "
     "startup brand agency consultancy farm bar pub gym garage boutique bistro brewery winery vineyard guesthouse "
-    "surgery label".split()
+    "surgery label charity nonprofit hotel hospital".split()
 )
 _SCHOOL_KINDS = frozenset("school university college academy kindergarten nursery preschool".split())
 # words a name of a group carries: "Merewether Surf Life Saving Club", "Club Équestre ..."
@@ -360,8 +360,10 @@ class GenericReader:
         if own or (before in _OWN_VERBS and words[det] in ("a", "an")):
             return "OWNS"
         clause = words[max(0, det - 6) : det]
-        if before in ("at", "for") and not _WORK_VERBS.isdisjoint(clause):
-            return "WORKS_AT"
+        if before in ("at", "for", "with") and (
+            not _WORK_VERBS.isdisjoint(clause) or any(is_job(w, JOBS) for w in clause)
+        ):
+            return "WORKS_AT"  # "I work for a charity, X", "i'm a vet at a small clinic, X"
         if before in ("in", "into") and not _INVEST.isdisjoint(clause):
             return "INVESTED_IN"
         return None
@@ -383,6 +385,12 @@ class GenericReader:
         """The name set off after the kind: ", X" or "called X", closed by a comma or the sentence's end."""
         words = self.words
         j = k + 1
+        if j < len(words) and words[j] in ("there", "here"):
+            j += 1  # "opened a coffee shop there called X"
+        elif j + 1 < len(words) and words[j] == "in" and self.tokens[j + 1].text.isalpha():
+            end = next((e for e in range(j + 1, min(len(words), j + 4)) if words[e] == ","), None)
+            if end is not None and all(self.tokens[e].text.isalpha() for e in range(j + 1, end)):
+                j = end  # "a vet at a small clinic in buenos aires, X": the town, then the name
         if j < len(words) and words[j] in (",", ":"):
             j += 1
         elif j < len(words) and words[j] in _CALLED:
