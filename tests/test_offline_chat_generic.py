@@ -285,3 +285,24 @@ def test_a_group_of_ones_own(content: str, linked: bool) -> None:
 )
 def test_a_workplace_set_off_after_its_kind(content: str, fact: tuple[str, str, str]) -> None:
     assert fact in facts(content)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "new", "old"),
+    [
+        ("we use VetPraxis for appointments", "the clinic finally moved from VetPraxis to ezyVet last month",
+         "ezyVet", "VetPraxis"),
+        ("i use Trello for everything", "our whole team switched from Trello to Asana, you were right", "Asana",
+         "Trello"),
+        ("we use Desmos and Compass at school", "they use Sentral instead of compass here", "Sentral", "Compass"),
+        ("I log my runs on Strava", "i moved from Strava to Runna last week", "Runna", "Strava"),
+    ],
+)
+def test_a_tool_of_the_speaker_replaced(earlier: str, later: str, new: str, old: str) -> None:
+    found = last_facts(earlier, later)
+    assert (SAM, "USES", new) in found and (SAM, "NO_LONGER_USES", old) in found
+
+
+def test_a_move_between_names_not_known_as_tools_is_no_switch() -> None:
+    found = last_facts("we use Trello", "the clinic moved from Leeds to York last month")
+    assert not any(r in ("USES", "NO_LONGER_USES") for _, r, _ in found)

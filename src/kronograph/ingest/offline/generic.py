@@ -34,7 +34,7 @@ _REFUSE = (HEDGE - {"about", "of"}) | frozenset(
     """
     will 'll wo gonna going wanna interview interviewing offer offered apply applying applied says said told tells
     reckons reckon heard hear apparently rumour rumor rumours rumors supposedly allegedly someday next soon looking
-    idea ideas you your if nearly almost
+    idea ideas if nearly almost
     """.split()
 )
 # any of these in the clause: it is negated, ended or past

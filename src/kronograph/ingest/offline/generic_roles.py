@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .context import Subject
+from .context import Context, Subject
 from .names import Run
-from .vocab import TECH
+from .vocab import TECH, WORKPLACE_NOUNS
 
 if TYPE_CHECKING:
     from .generic import GenericReader
@@ -28,11 +28,54 @@ _CLIENTS = frozenset("client clients customer customers".split())
 _PAID = frozenset("licence license subscription seat account plan".split())
 _BOUGHT = frozenset("bought got buy purchased pay paid".split())
 _IS = frozenset({"is", "'s"})
+_SWITCHES = frozenset("moved switched migrated changed".split())
 
 
 def read_roles(reader: GenericReader) -> int:
     """The facts the copula and role frames give for one sentence."""
-    return _placed(reader) + _co_owners(reader) + _named_pet(reader) + _client(reader) + _licence(reader)
+    made = _placed(reader) + _co_owners(reader) + _named_pet(reader) + _client(reader) + _licence(reader)
+    return made + _switched(reader)
+
+
+def _switched(reader: GenericReader) -> int:
+    """ "the clinic finally moved from VetPraxis to ezyVet": a tool the speaker was said to use, replaced; by the
+    speaker or where they work ("the clinic", "our team"). Only from a tool known as the speaker's: a move between
+    two other names is a move of house."""
+    words, ctx, made = reader.words, reader.ctx, 0
+    speaker = ctx.speaker or ""
+    used = {f.object.casefold() for f in ctx.facts.values() if f.subject == speaker and f.relation == "USES"}
+    if ctx.thread is not None:
+        used |= {e.object.casefold() for e in ctx.thread.facts if e.subject == speaker and e.relation == "USES"}
+    for k, word in enumerate(words[:-4]):
+        if word in ("use", "uses", "using") and k > 0 and words[k - 1] in ("they", "we", "i") and (
+            (new := reader.at.get(k + 1)) is not None and words[new.last + 1 : new.last + 3] == ["instead", "of"]
+            and new.last + 3 < len(words)
+        ):  # "they use Sentral instead of compass": the new place's tool, in place of the speaker's
+            old = reader.at.get(new.last + 3) or Run(new.last + 3, new.last + 3, reader.tokens[new.last + 3].text)
+            if old.name.casefold() in used:
+                made += reader._add(Subject(speaker, 0.7), "USES", new, "Product", at=k)
+                made += ctx.add_fact(Subject(speaker, 0.7), "NO_LONGER_USES", (_known(old.name, ctx), "Product"),
+                                     (None, None), reader.text, cap=0.7)
+            continue
+        if word not in _SWITCHES or words[k + 1] != "from" or (old := reader.at.get(k + 2)) is None:
+            continue
+        if old.name.casefold() not in used or old.last + 2 >= len(words) or words[old.last + 1] != "to":
+            continue
+        new = reader.at.get(old.last + 2) or _brand(reader, old.last + 2)
+        head = reader._head(k)
+        j = head + (words[head] in ("the", "our", "my"))
+        ours = j < k and all(w in WORKPLACE_NOUNS or w in ("whole", "entire", "finally", "just") for w in words[j:k])
+        if new is None or not (ours and words[head] in ("the", "our", "my") or any(
+            s.name == speaker for s in reader._subject(k)
+        )):
+            continue
+        me = speaker.casefold()  # "i moved from Strava to Runna": no move of house
+        ctx.facts.pop((me, "LIVES_IN", new.name.casefold()), None)
+        ctx.facts.pop((me, "NO_LONGER_LIVES_IN", old.name.casefold()), None)
+        made += reader._add(Subject(speaker, 0.7), "USES", new, "Product", at=k)
+        made += ctx.add_fact(Subject(speaker, 0.7), "NO_LONGER_USES", (old.name, "Product"), (None, None), reader.text,
+                             cap=0.7)
+    return made
 
 
 def _placed(reader: GenericReader) -> int:
@@ -92,6 +135,18 @@ def _named_pet(reader: GenericReader) -> int:
     return made
 
 
+def _known(name: str, ctx: Context) -> str:
+    """``name`` as the conversation wrote it before ("compass": Compass)."""
+    known = [n for n in (ctx.thread.names if ctx.thread is not None else {}) if n.casefold() == name.casefold()]
+    return known[0] if known else name
+
+
+def _brand(reader: GenericReader, k: int) -> Run | None:
+    """A word spelt as a brand ("ezyVet", "memoQ"), a name though it starts in lower case."""
+    said = reader.tokens[k].text if k < len(reader.tokens) else ""
+    return Run(k, k, said) if said.isalnum() and not said.islower() and not said[:1].isupper() else None
+
+
 def _client(reader: GenericReader) -> int:
     """ "my biggest client now is Hyundai Glovis", "our main customer is X": the speaker's client."""
     words, made = reader.words, 0
@@ -117,7 +172,7 @@ def _licence(reader: GenericReader) -> int:
         tool = reader.runs_ending(k - 1)
         said = reader.tokens[k - 1].text
         if tool is None and said.isalnum() and (not said.islower() or said.lower() in TECH):
-            tool = Run(k - 1, k - 1, said)  # "a memoQ licence": a brand's own spelling
+            tool = _brand(reader, k - 1) or Run(k - 1, k - 1, said)  # "a memoQ licence": a brand's own spelling
         if tool is None or reader._label(tool.name) in ("Person", "Location"):
             continue
         if any(s.name == reader.ctx.speaker for s in reader._subject(k - 3)):
