@@ -306,3 +306,16 @@ def test_a_tool_of_the_speaker_replaced(earlier: str, later: str, new: str, old:
 def test_a_move_between_names_not_known_as_tools_is_no_switch() -> None:
     found = last_facts("we use Trello", "the clinic moved from Leeds to York last month")
     assert not any(r in ("USES", "NO_LONGER_USES") for _, r, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("content", "fact"),
+    [
+        ("my manager is dr Priya Shah", (SAM, "REPORTS_TO", "Priya Shah")),
+        ("my sister Priya works in marketing at Unilever", ("Priya", "WORKS_AT", "Unilever")),
+        ("I work nights at Tesco, mostly tills", (SAM, "WORKS_AT", "Tesco")),
+        ("Leo is in reception at Oakfield Primary", ("Leo", "STUDIED_AT", "Oakfield Primary")),
+    ],
+)
+def test_more_ways_to_say_work_and_school(content: str, fact: tuple[str, str, str]) -> None:
+    assert fact in facts(content)

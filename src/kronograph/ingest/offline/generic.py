@@ -234,7 +234,7 @@ class GenericReader:
             for j in range(k + 1, min(len(words) - 1, k + 5)):
                 if words[j] in ("at", "for") and (words[j] == "at" or relation == "WORKS_AT"):
                     run = self.at.get(j + 1 + (words[j + 1] == "the"))
-                    if run is not None and self._closed(run) and self._org(run):
+                    if run is not None and self._closed(run) and (self._org(run) or self._worked_at(run, word)):
                         purpose = k > 1 and words[k - 1] == "to" and words[k - 2] not in _ENDED
                         subjects = self._subject(k)
                         if not {"me", "us"}.isdisjoint(words[self._head(k) : k]):  # "Hildur got me a teaching gig"
@@ -533,6 +533,13 @@ class GenericReader:
         label = self._label(name)
         return label == "Person" or (label is None and name.casefold() in self.ctx.people) or (
             label is None and _THINGS.isdisjoint(name.lower().split())
+        )
+
+    def _worked_at(self, run: Run, verb: str) -> bool:
+        """ "my sister Priya works in marketing at Unilever": after a verb of working, one capitalised word is
+        a workplace too (not after a noun such as "classes")."""
+        return verb in _WORK_VERBS | {"teach", "teaches", "teaching"} and self._label(run.name) is None and (
+            run.name[:1].isupper()
         )
 
     def _org(self, run: Run) -> bool:

@@ -124,6 +124,9 @@ def titled(tokens: list[Token], runs: list[Run]) -> list[Run]:
         if token.text not in _LOWER_TITLES or i in taken:
             continue
         j = i + 1 + (i + 1 < len(tokens) and tokens[i + 1].text == ".")
+        if (named := next((r for r in runs if r.first == j and r.lead in (-1, j)), None)) is not None:
+            named.lead, named.title = i, True  # "my manager is dr Priya Shah": the title typed in lower case
+            continue
         if j + 1 >= len(tokens) or not all(_wordlike(t, frozenset()) and len(t.text) > 2 for t in tokens[j : j + 2]):
             continue
         if j + 2 < len(tokens) and tokens[j + 2].lower not in _AFTER_TITLED:
