@@ -319,3 +319,16 @@ def test_a_move_between_names_not_known_as_tools_is_no_switch() -> None:
 )
 def test_more_ways_to_say_work_and_school(content: str, fact: tuple[str, str, str]) -> None:
     assert fact in facts(content)
+
+
+@pytest.mark.parametrize(
+    "plan",
+    ["thinking about moving to Bristol someday", "we might be moving to Bristol, not sure",
+     "i'm moving to Bristol in june"],
+)
+def test_no_move_from_a_hedged_or_called_off_plan(plan: str) -> None:
+    called_off = "the Bristol move fell through, we're staying put"
+    found = last_facts("i live in Leith", plan, called_off, "moved in!!") if "june" in plan else last_facts(
+        "i live in Leith", plan, "moved in!!"
+    )
+    assert not any(r == "LIVES_IN" and o == "Bristol" for _, r, o in found)

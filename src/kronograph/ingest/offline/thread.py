@@ -37,7 +37,7 @@ from .dates import find_times
 from .kin import KIN, of_gender
 from .lowercase import COMMON
 from .names import Token, tokenize
-from .thread_homes import MOVED, homes_planned, move_done
+from .thread_homes import MOVED, called_off, homes_planned, move_done
 from .thread_life import applied_to
 from .thread_renames import renamed
 
@@ -207,7 +207,9 @@ def _step(thread: Thread, said: Said) -> Thread:
     if (said.role or "user").casefold() == "user" and _EXPECTING.search(content):
         expecting = tuple(_fold(m.group(m.lastgroup or 0), "Person", names) for m in _CO_PARENT.finditer(content))
     moving = thread.moving
-    if (said.role or "user").casefold() == "user" and (plan := _MOVE_PLAN.search(content)) is not None:
+    if (said.role or "user").casefold() == "user" and called_off(content):
+        moving = None  # "we might be moving to X", "the move fell through"
+    elif (said.role or "user").casefold() == "user" and (plan := _MOVE_PLAN.search(content)) is not None:
         left = _LEAVING_HOME.search(content)  # "selling the house in Glenelg and moving to Victor Harbor"
         moving = (plan.group("out") or (left.group("out") if left else None), plan.group("to"))
     homes = homes_planned(content, thread.homes) if (said.role or "user").casefold() == "user" else thread.homes

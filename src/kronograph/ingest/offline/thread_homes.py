@@ -17,7 +17,7 @@ from .lowercase import COMMON
 if TYPE_CHECKING:
     from .thread import Thread
 
-__all__ = ["MOVED", "homes_planned", "move_done"]
+__all__ = ["MOVED", "called_off", "homes_planned", "move_done"]
 
 _WORD = r"[^\W\d_][\w'’-]*"
 _PLACE = rf"(?:(?-i:[A-Z]){_WORD}(?:\s+(?-i:[A-Z]){_WORD}){{0,2}}|{_WORD})"
@@ -40,10 +40,24 @@ MOVED = re.compile(
     r"(?:\s+(?:last\s+\w+|yesterday|today|this\s+(?:week(?:end)?|morning)|on\s+\w+))?\s*[!.,]",
     re.IGNORECASE,
 )
+_HEDGED = re.compile(
+    r"\b(?:thinking|considering|consider|maybe|might|may|someday|dream(?:ing)?|hope|hoping|want|wants|if|would|could|"
+    r"looking\s+at|not\s+sure)\b",
+    re.IGNORECASE,
+)
+_CALLED_OFF = re.compile(
+    r"\b(?:(?:we(?:'re|\s+are)|i(?:'m|\s+am))\s+staying|not\s+moving|move\s+(?:is|'s)\s+off|fell\s+through)\b",
+    re.IGNORECASE,
+)
 _NOT_PLACES = COMMON | frozenset("the a an my our his her their it there here back out again soon".split())
 
 
 Home = tuple[str, bool]  # a place, and whether it is the town moved to (else where the new flat or house is)
+
+
+def called_off(content: str) -> bool:
+    """Whether a message doubts or calls off a move: "we might be moving", "the move fell through"."""
+    return _HEDGED.search(content) is not None or _CALLED_OFF.search(content) is not None
 
 
 def homes_planned(content: str, homes: tuple[Home, ...]) -> tuple[Home, ...]:
@@ -53,8 +67,10 @@ def homes_planned(content: str, homes: tuple[Home, ...]) -> tuple[Home, ...]:
     ):
         new = _cased(put.group("new"))
         return tuple((new, town) if h.casefold() == put.group("old").casefold() else (h, town) for h, town in homes)
-    if "moving" not in content.casefold():
-        return homes
+    if _CALLED_OFF.search(content):
+        return ()  # "we're staying in Mölndal", "the move fell through"
+    if "moving" not in content.casefold() or _HEDGED.search(content):
+        return homes  # "thinking about moving to Bristol someday": no move planned yet
     found = [(m.group("to"), regex is _MOVING_TO) for regex in (_MOVING_TO, _NEW_HOME) for m in regex.finditer(content)]
     found = [(_cased(p), town) for p, town in found if p.split()[0].casefold() not in _NOT_PLACES]
     return tuple(dict.fromkeys(found)) if found else homes
