@@ -332,3 +332,18 @@ def test_no_move_from_a_hedged_or_called_off_plan(plan: str) -> None:
         "i live in Leith", plan, "moved in!!"
     )
     assert not any(r == "LIVES_IN" and o == "Bristol" for _, r, o in found)
+
+
+@pytest.mark.parametrize(
+    ("content", "fact"),
+    [
+        ("Meera's leaving the startup to do her MBA at IIM Ahmedabad.", ("Meera", "STUDIED_AT", "IIM Ahmedabad")),
+        ("my brother Kofi quit his job to do a masters at Imperial College", ("Kofi", "STUDIED_AT",
+                                                                             "Imperial College")),
+        ("she's doing her PhD at ETH Zurich", ("Ana", "STUDIED_AT", "ETH Zurich")),
+    ],
+)
+def test_a_degree_at_a_school(content: str, fact: tuple[str, str, str]) -> None:
+    text = content if not content.startswith("she") else "my sister Ana is great. " + content
+    assert fact in facts(text)
+    assert not any(r == "STUDIED_AT" for _, r, _ in facts("I used to do my PhD at UCL"))

@@ -24,7 +24,7 @@ from .context import Context, Subject
 from .generic_roles import read_roles
 from .kin import KIN, of_gender
 from .names import Run, Token, name_label
-from .thread import thread_person
+from .thread import expand_names, thread_person
 from .vocab import JOBS, TECH, WORKPLACE_NOUNS, is_job
 
 __all__ = ["GenericReader", "read_generic"]
@@ -77,7 +77,7 @@ _WORK_VERBS = frozenset("work works working".split())
 # a verb or noun of what one does at an organisation, and the tie it gives
 _DOING = {
     **dict.fromkeys("work works working teach teaches teaching intern interns interning".split(), "WORKS_AT"),
-    **dict.fromkeys("study studies studying student".split(), "STUDIED_AT"),
+    **dict.fromkeys("study studies studying student mba phd masters master's degree bachelor's".split(), "STUDIED_AT"),
     **dict.fromkeys("class classes course courses lessons".split(), "ATTENDS"),
 }
 _BREAKS = frozenset(
@@ -235,12 +235,13 @@ class GenericReader:
                 if words[j] in ("at", "for") and (words[j] == "at" or relation == "WORKS_AT"):
                     run = self.at.get(j + 1 + (words[j + 1] == "the"))
                     if run is not None and self._closed(run) and (self._org(run) or self._worked_at(run, word)):
-                        purpose = k > 1 and words[k - 1] == "to" and words[k - 2] not in _ENDED
+                        to = next((t for t in range(k - 1, self._head(k), -1) if words[t] == "to"), None)
+                        purpose = to is not None and words[to - 1] not in _ENDED  # "left X to do her MBA at Y"
                         subjects = self._subject(k)
                         if not {"me", "us"}.isdisjoint(words[self._head(k) : k]):  # "Hildur got me a teaching gig"
                             subjects = [Subject(self.ctx.speaker or "", 0.7)]
                         for subject in subjects:  # "Marta left the hotel to work at X": X is her job now
-                            made += self._add(subject, relation, run, at=k, own=purpose)
+                            made += self._add(subject, relation, run, at=to if purpose and to else k, own=purpose)
                     break
                 if words[j] in _BREAKS:
                     break
@@ -446,7 +447,7 @@ class GenericReader:
         if head == 0 and not ctx.about_other and self.tokens[c].text[:1].islower() and verb:
             return [Subject(ctx.speaker or "", 0.7)]  # "joined a trail running club", "play footy for X"
         if head > 0 and words[head - 1] in (",", "and") and self.tokens[c].text.islower() and (verb or word[-1] == "s"):
-            return self._subject(head - 2)  # "my mate Dan is a sparky, works for X", "he lives in X and works for Y"
+            return self._subject(head - 1)  # "my mate Dan is a sparky, works for X", "he lives in X and works for Y"
         return []
 
     def _introduced(self, k: int) -> bool:
@@ -463,7 +464,7 @@ class GenericReader:
     def _pronoun(self, word: str, head: int) -> list[Subject]:
         ctx = self.ctx
         if head > 1 and self.words[head - 1] == ",":  # "Tiago is a carpenter, he has ...": the clause before's
-            before = self._subject(head - 2)
+            before = self._subject(head - 1)
             if len(before) == 1 and before[0].name != ctx.speaker:
                 return before
         later = {r.name.casefold() for r in self.runs if r.first > head}
@@ -527,7 +528,11 @@ class GenericReader:
     def _label(self, name: str) -> str | None:
         """The name's label: by its own words, as read in this message, or as the conversation knew it."""
         thread = self.ctx.thread
-        return name_label(name) or self.ctx.label(name) or (thread.names.get(name) if thread is not None else None)
+        found = name_label(name) or self.ctx.label(name) or (thread.names.get(name) if thread is not None else None)
+        if found is None and thread is not None:  # "Mothlight": Mothlight Games, an organisation said before
+            longer = expand_names(thread, [(name, None)], self.ctx.speaker).get(name)
+            found = thread.names.get(longer) if longer else None
+        return found
 
     def _person(self, name: str) -> bool:
         label = self._label(name)
