@@ -21,6 +21,7 @@ import re
 
 from .clauses import HEDGE, NEGATION
 from .context import Context, Subject
+from .generic_endings import leaving, no_more
 from .generic_roles import read_roles
 from .kin import KIN, of_gender
 from .names import Run, Token, name_label
@@ -86,7 +87,6 @@ _BREAKS = frozenset(
 )
 _FILLERS = frozenset("also just finally now still currently btw oh well ok okay plus anyway mostly actually".split())
 _KIN_ADJECTIVES = frozenset("best little big older younger elder baby twin oldest youngest".split())
-_LATER = frozenset("next soon after end when once tomorrow until eventually".split())
 # the verbs a chat sentence with no subject may start with: the speaker's ("play footy for X")
 _HEADLESS = frozenset(
     "play plays join go goes run sing train patrol volunteer row swim coach teach ride got bought".split()
@@ -112,7 +112,7 @@ def read_generic(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
     if not tokens or not ctx.speaker:
         return 0
     reader = GenericReader(text, tokens, runs, ctx)
-    made = reader.no_more() + reader.leaving()
+    made = no_more(reader) + leaving(reader)
     preface = _PREFACE.search(text)
     if not _REFUSE.isdisjoint(t.lower for t in tokens if preface is None or t.start >= preface.end()):
         return made
@@ -299,51 +299,6 @@ class GenericReader:
                 if run is not None and self._closed(run) and self._label(run.name) not in ("Person", "Location"):
                     for subject in self._subject(k):
                         made += self._add(subject, "INVESTED_IN", run, at=k)
-        return made
-
-    def no_more(self) -> int:
-        """ "no more rosebud 😩", "so no more Strava": the speaker's standing link to a name said before ends."""
-        words, made = self.words, 0
-        for k in range(len(words) - 1):
-            if words[k] == "goodbye" or (words[k] == "bye" and words[k + 1] != "bye"):
-                j = k + 1  # "goodbye Opera forever"
-            elif words[k] == "no" and words[k + 1] == "more" and k + 2 < len(words):
-                j = k + 2
-            else:
-                continue
-            j += j < len(words) and words[j] == "the"
-            thread = self.ctx.thread
-            run = self.at.get(j) or (Run(j, j, words[j]) if j < len(words) and words[j].isalpha() else None)
-            if run is None or thread is None or not (self._closed(run) or run.last + 1 < len(words)
-                                                     and words[run.last + 1] in ("for", "forever")):
-                continue
-            said = [n for n, label in thread.names.items() if label not in ("Person", "Location") and (
-                n.casefold() == run.name.casefold() or n.casefold().endswith(" " + run.name.casefold())
-                or n.casefold().startswith(run.name.casefold() + " "))]
-            if len(said) != 1:
-                continue  # only a name the conversation said before: "rosebud" of Adamstown Rosebud
-            run = Run(run.first, run.last, said[0])
-            made += self.ctx.add_fact(Subject(self.ctx.speaker or "", 0.7), "NO_LONGER_LINKED_TO",
-                                      (run.name, self._label(run.name)), (None, None), self.text, cap=0.7)
-        return made
-
-    def leaving(self) -> int:
-        """ "tegan's leaving Hunter Family Dental, she's starting her own practice": a job the thread knows of
-        ends (not "leaving X next month", nor a plan to leave)."""
-        words, made = self.words, 0
-        if not _LATER.isdisjoint(words) or self.ctx.thread is None:
-            return 0
-        for k, word in enumerate(words):
-            if word != "leaving" or k < 2 or words[k - 1] not in ("'s", "is", "are", "'re"):
-                continue
-            run = self.at.get(k + 1 + (k + 1 < len(words) and words[k + 1] == "the"))
-            who = self._subject(k - 1)
-            if run is None or len(who) != 1 or not self._closed(run):
-                continue
-            held = any(f.relation == "WORKS_AT" and f.subject.casefold() == who[0].name.casefold()
-                       and f.object.casefold() == run.name.casefold() for f in self.ctx.thread.facts)
-            if held:
-                made += self.ctx.add_fact(who[0], "LEFT", (run.name, "Organization"), (None, None), self.text, cap=0.7)
         return made
 
     # -- helpers --------------------------------------------------------------------------------------------------
