@@ -347,3 +347,16 @@ def test_a_degree_at_a_school(content: str, fact: tuple[str, str, str]) -> None:
     text = content if not content.startswith("she") else "my sister Ana is great. " + content
     assert fact in facts(text)
     assert not any(r == "STUDIED_AT" for _, r, _ in facts("I used to do my PhD at UCL"))
+
+
+@pytest.mark.parametrize(
+    ("content", "fact"),
+    [
+        ("i joined a choir called kallion laulu, we sing on tuesdays", (SAM, "MEMBER_OF", "Kallion Laulu")),
+        ("i play in a band called the static", (SAM, "MEMBER_OF", "Static")),
+        ("Tom has his own garage called reed motors", ("Tom", "OWNS", "Reed Motors")),
+    ],
+)
+def test_a_name_typed_in_lower_case_after_called(content: str, fact: tuple[str, str, str]) -> None:
+    assert fact in facts(content)
+    assert not any(r == "MEMBER_OF" for _, r, _ in facts("we live in a place called home"))

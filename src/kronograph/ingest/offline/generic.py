@@ -24,6 +24,7 @@ from .context import Context, Subject
 from .generic_endings import leaving, no_more
 from .generic_roles import read_roles
 from .kin import KIN, of_gender
+from .lowercase import lower_name
 from .names import Run, Token, name_label
 from .thread import expand_names, thread_person
 from .vocab import JOBS, TECH, WORKPLACE_NOUNS, is_job
@@ -353,7 +354,11 @@ class GenericReader:
             j += 1
         else:
             return None
-        run = self.at.get(j + (j < len(words) and words[j] == "the"))
+        j += j < len(words) and words[j] == "the"
+        run = self.at.get(j)
+        if run is None and words[j - 1 - (words[j - 1] == "the")] in _CALLED:  # "a choir called kallion laulu"
+            found = lower_name(self.tokens, j, _DETS, frozenset({",", ".", "!", "and", "in", "on", "at", "now"}))
+            run = Run(j, found[1], found[0]) if found is not None else None
         if run is None or not self._closed(run) or self._label(run.name) == "Person":
             return None
         return run
