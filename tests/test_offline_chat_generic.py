@@ -360,3 +360,8 @@ def test_a_degree_at_a_school(content: str, fact: tuple[str, str, str]) -> None:
 def test_a_name_typed_in_lower_case_after_called(content: str, fact: tuple[str, str, str]) -> None:
     assert fact in facts(content)
     assert not any(r == "MEMBER_OF" for _, r, _ in facts("we live in a place called home"))
+
+
+def test_a_possessor_is_not_the_subject() -> None:
+    assert not any(s == "Tom" for s, r, _ in facts("Tom's wife works in sales at Google") if r == "WORKS_AT")
+    assert ("Tom", "WORKS_AT", "St James Hospital") in facts("Tom's a nurse at St James Hospital")

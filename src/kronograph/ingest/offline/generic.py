@@ -398,6 +398,9 @@ class GenericReader:
             j = c + 1 + (c + 1 < k and words[c + 1] in _KIN_ADJECTIVES)
             run = self.at.get(j + 1) if j < k and words[j] in _PEOPLE else None
         if run is not None:
+            after = words[run.last + 1 : run.last + 3]
+            if after[:1] == ["'s"] and len(after) > 1 and (after[1] in KIN or _kind(after[1]) is not None):
+                return []  # "Tom's wife works at Google": the wife, not Tom
             if run.last >= k or not self._person(run.name):
                 return []
             return [Subject(run.name, 0.7)]
