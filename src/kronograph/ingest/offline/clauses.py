@@ -51,6 +51,7 @@ _FOLLOW_OK = frozenset(
     """.split()
 )
 _GERUND_LINKS = frozenset("at in for with on from to".split())
+_CONDITION_HEADS = frozenset({"disease", "syndrome", "disorder"})
 _UNITS = frozenset("team group department division unit squad".split())
 _CLOSE = frozenset({",", ".", "!", ";", "and"})
 Found = tuple[str, str | None, str]  # an object's name and label, and its own relation ("": the clause's)
@@ -188,7 +189,11 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
             return Obj(run.name, None, run.last) if known else None
         if tokens[i].lower in MAKES and want.vocabulary >= MAKES and (model := _model(tokens, i)):
             return model
-        return Obj(_cased(tokens[i].text), None, i) if tokens[i].lower in want.vocabulary else None
+        if tokens[i].lower not in want.vocabulary:
+            return None
+        if i + 1 < n and tokens[i + 1].lower in _CONDITION_HEADS:  # "celiac disease": the condition's whole name
+            return Obj(f"{_cased(tokens[i].text)} {tokens[i + 1].lower}", None, i + 1)
+        return Obj(_cased(tokens[i].text), None, i)
     if run is None and i < n and tokens[i].lower in MAKES and want.vocabulary >= MAKES and (model := _model(tokens, i)):
         return model
     if run is None and i < n and tokens[i].lower in want.vocabulary and tokens[i].text.isalpha():

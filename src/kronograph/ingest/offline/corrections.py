@@ -14,12 +14,16 @@ flat is in Maia, not matosinhos"), when nothing read in this episode was X.
 from __future__ import annotations
 
 from .context import Context, Subject
+from .lowercase import institution
 from .names import Run, Token
 
 __all__ = ["correct", "take_back"]
 
-_CUES = frozenset({"sorry", "actually", "rather", "correction", "oops", "wait"})
-_GLUE = frozenset({",", ":", "-", "—", "–", "i", "mean", "meant", "it", "'s", "is", "wait", "no"})
+_CUES = frozenset({"sorry", "actually", "rather", "correction", "oops", "wait", "apologies"})
+_GLUE = frozenset({",", ":", "-", "—", "–", "i", "mean", "meant", "it", "'s", "is", "wait", "no", "to", "say"})
+# not "actually": "It's actually Initech" after "I said Acme" is thread_corrections.py's
+_OWNING_UP = frozenset({"sorry", "apologies", "wait", "oops", "mean", "meant"})
+_OPENERS = _CUES | _GLUE | frozenset({"my", "oh", "sorry", "!"})
 
 
 def correct(tokens: list[Token], runs: list[Run], ctx: Context, stated: bool) -> int:
@@ -37,9 +41,42 @@ def correct(tokens: list[Token], runs: list[Run], ctx: Context, stated: bool) ->
             new, old = _after(tokens, k, by_first), _before(tokens, k - (word in ("mean", "meant")), by_last)
         else:
             continue
+        if new is None and word in _CUES | {"mean", "meant"}:
+            new = _lower_after(tokens, k)  # "wait no sorry, university of helsinki"
+        if old is None and new is not None and not stated and word in _OWNING_UP and all(
+            t.lower in _OPENERS for t in tokens[:k]
+        ):
+            old = _last_object(ctx)  # "... at Aalto! wait no sorry, X": the sentence before's
         if old is not None and new is not None and old.name.casefold() != new.name.casefold():
             changed += _replace(ctx, old.name, new.name)
     return changed
+
+
+def _lower_after(tokens: list[Token], k: int) -> Run | None:
+    """A lower-case institution right after a correcting word: "sorry, university of helsinki"."""
+    j = k + 1
+    while j < len(tokens) and j - k <= 4 and tokens[j].lower in _GLUE:
+        j += 1
+    found = institution(tokens, j, frozenset(), frozenset({".", "!", ",", ";"}))
+    if found is None and j + 2 < len(tokens) and tokens[j + 1].lower == "of" and tokens[j].text.islower():
+        found = institution(tokens[: j + 2] + [_lowered(tokens[j + 2])] + tokens[j + 3 :], j, frozenset(),
+                            frozenset({".", "!", ",", ";"}))  # "university of Helsinki": its town said before
+    if found is None or (found[1] + 1 < len(tokens) and tokens[found[1] + 1].lower not in (".", "!", ",", ";")):
+        return None
+    return Run(j, found[1], found[0])
+
+
+def _lowered(token: Token) -> Token:
+    return Token(token.text.lower(), token.start, token.end, token.lower)
+
+
+def _last_object(ctx: Context) -> Run | None:
+    """The object of the latest fact read in this episode that is no person: what a correction that opens a
+    sentence puts right."""
+    for fact in reversed(list(ctx.facts.values())):
+        if ctx.label(fact.object) != "Person":
+            return Run(-1, -1, fact.object)
+    return None
 
 
 def _before(tokens: list[Token], k: int, by_last: dict[int, Run]) -> Run | None:

@@ -17,7 +17,9 @@ from .chat import plain_line, self_named, strip_prefix
 from .context import Context
 from .corrections import correct, take_back
 from .dates import find_times
+from .generic import read_generic
 from .kin import KIN, name_pending, read_kin
+from .lowercase import titled
 from .names import Token, find_runs, name_label, tokenize
 from .org_places import read_org_places
 from .reader import SentenceReader
@@ -145,7 +147,8 @@ class OfflineExtractor:
         tokens = tokenize(text)
         if not tokens:
             return
-        runs = self_named(tokens, find_runs(text, tokens), ctx.speaker)
+        found = find_runs(text, tokens)
+        runs = self_named(tokens, sorted(found + titled(tokens, found), key=lambda r: r.first), ctx.speaker)
         for run in runs:
             label = name_label(run.name, run.title)
             if label == "Location" and run.first > 0 and tokens[run.first - 1].lower in _KIN_PEOPLE:
@@ -173,6 +176,7 @@ class OfflineExtractor:
         clauses = SentenceReader(text, tokens, runs_at, runs_end, times, ctx)
         made = clauses.read() + tied
         made += read_stops(text, ctx, None) + read_ventures(text, ctx) + read_org_places(tokens, runs, ctx, text)
+        made += read_generic(text, tokens, runs + lowered, ctx)
         made += correct(tokens, runs + lowered, ctx, made > 0)
         made += correct_earlier(tokens, runs + lowered, ctx) + take_back(tokens, ctx)
         ctx.about_other = _about_other(tokens)

@@ -27,7 +27,7 @@ __all__ = ["of_gender", "KIN", "name_pending", "read_kin"]
 _P, _O = "Person", "Organization"
 # noun: (relation, whether the possessor is the subject, label of the name)
 KIN: dict[str, tuple[str, bool, str | None]] = {
-    **dict.fromkeys(("wife", "husband", "spouse", "hubby"), ("MARRIED_TO", True, _P)),
+    **dict.fromkeys(("wife", "husband", "spouse", "hubby", "missus", "missis", "wifey"), ("MARRIED_TO", True, _P)),
     **dict.fromkeys(("fiance", "fiancee", "fiancé", "fiancée"), ("ENGAGED_TO", True, _P)),
     **dict.fromkeys(("girlfriend", "boyfriend", "gf", "bf"), ("DATING", True, _P)),
     "partner": ("PARTNER_OF", True, _P),
@@ -61,7 +61,7 @@ KIN: dict[str, tuple[str, bool, str | None]] = {
         ("RELATIVE_OF", True, _P),
     ),
     **dict.fromkeys(("grandson", "granddaughter", "grandchild", "grandkid", "grandbaby"), ("GRANDPARENT_OF", True, _P)),
-    **dict.fromkeys(("boss", "manager", "supervisor"), ("REPORTS_TO", True, _P)),
+    **dict.fromkeys(("boss", "manager", "supervisor", "superior"), ("REPORTS_TO", True, _P)),
     **dict.fromkeys(
         ("colleague", "coworker", "co-worker", "teammate", "labmate", "employee", "chef", "deputy"),
         ("COLLEAGUE_OF", True, _P),
@@ -400,6 +400,9 @@ def _plain_word(token: Token) -> bool:
     return token.text.isalpha() and token.text.islower() and token.lower not in _NOT_NAMES | _HOW_MANY
 
 
+_NOT_NAMED = frozenset("a an the not still".split())
+
+
 def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) -> int:
     """The names a tie of the sentence before was waiting for: "her name's Biscuit", "Zara and Yusuf!"."""
     pending, ctx.pending = ctx.pending, None
@@ -412,6 +415,8 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
         at = 3 if words[2] in ("'s", "is", "are") else 0
     elif len(words) > 2 and words[0] in _MINE | {"her", "his", "their"} and words[1] in _NEWBORN:
         at = 2  # "Efua had the baby!! our son Kofi, born sunday"
+    elif words[0] == "to" and relation in ("ENGAGED_TO", "MARRIED_TO") and len(words) > 1:
+        at = 1  # "i'm engaged!! to Ananya."
     elif words[0] in ("a", "an") and (called := [j for j in range(2, min(len(words), 6)) if words[j] in _CALLED]):
         at = called[0] + 1  # "we adopted a dog!! a border collie named Skuggi"
     elif (
@@ -422,6 +427,11 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
     ):
         at = called[0] + 1  # "we got a cat!! she's a tabby called Biscuit"
     by_first = {r.first: r for r in runs}
+    if at == 3 and at not in by_first and len(tokens) > 3 and tokens[3].text.islower() and lower_name(
+        tokens, 3, _NOT_NAMED, frozenset({",", ".", "!", "and"})
+    ) is not None:  # "her name is mahnoor": a name, though typed in lower case
+        by_first[3] = Run(3, 3, tokens[3].text.capitalize())
+        ctx.mention(by_first[3].name, "Person" if relation != "HAS_PET" else None)
     names: list[Run] = []
     while (run := by_first.get(at)) is not None:
         names.append(run)
@@ -429,7 +439,8 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
         if at < len(tokens) and tokens[at].lower in (",", "and", "&"):
             at += 1
     rest = tokens[at:]
-    if len(names) == 1 and len(rest) > 1 and tokens[at - 1].lower == "," and rest[0].lower in ("she", "he", "they"):
+    spoken_of = ("she", "he", "they", "we")
+    if len(names) == 1 and len(rest) > 1 and tokens[at - 1].lower == "," and rest[0].lower in spoken_of:
         rest = []  # "i have a girlfriend now. Inês, she's a nurse at ...": named, then spoken of
     if words[1] in _NEWBORN and rest and rest[0].lower in _BORN and tokens[at - 1].lower == ",":
         rest = []  # "our son Kofi, born sunday morning": still about the birth
@@ -446,8 +457,14 @@ def name_pending(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
     return made
 
 
-_FEMALE = "sister mum mom mother wife daughter girlfriend aunt niece grandma grandmother gran nan fiancee fiancée"
-_MALE = "brother dad father husband son boyfriend uncle nephew grandpa grandfather grandad granddad fiance fiancé"
+_FEMALE = (
+    "sister mum mom mother wife daughter girlfriend aunt niece grandma grandmother gran nan fiancee fiancée sis gf "
+    "missus wifey"
+)
+_MALE = (
+    "brother dad father husband son boyfriend uncle nephew grandpa grandfather grandad granddad fiance fiancé bro bf "
+    "hubby"
+)
 _GENDERED = {
     "she": re.compile(rf"\b(?:{'|'.join(_FEMALE.split())}),?\s+(?P<name>[\w'’-]+)", re.IGNORECASE),
     "he": re.compile(rf"\b(?:{'|'.join(_MALE.split())}),?\s+(?P<name>[\w'’-]+)", re.IGNORECASE),

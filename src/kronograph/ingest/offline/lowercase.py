@@ -9,9 +9,9 @@ name ("i live in a flat"). The name is written capitalised ("Google").
 
 from __future__ import annotations
 
-from .names import Token
+from .names import Run, Token
 
-__all__ = ["COMMON", "institution", "lower_name"]
+__all__ = ["COMMON", "institution", "lower_name", "titled"]
 
 COMMON = frozenset(
     """
@@ -109,3 +109,28 @@ def institution(tokens: list[Token], i: int, stop: frozenset[str], follow: froze
     if found is None or not all(t.text.islower() for t in tokens[j : j + 2]):
         return None
     return f"{tokens[j].text.capitalize()} of {found[0]}", found[1]
+
+
+_LOWER_TITLES = frozenset({"dr", "prof"})
+_AFTER_TITLED = frozenset({",", ".", "!", "?", ";", "and", "is", "was", "'s", "who", "says", "said", "from", "at"})
+
+
+def titled(tokens: list[Token], runs: list[Run]) -> list[Run]:
+    """ "my supervisor is dr sana malik": a first name and a surname typed in lower case after a title, a
+    person (not "dr appointment": two name-like words, then the clause goes on or ends)."""
+    taken = {k for r in runs for k in range(min(r.first, r.lead if r.lead >= 0 else r.first), r.last + 1)}
+    found = []
+    for i, token in enumerate(tokens):
+        if token.text not in _LOWER_TITLES or i in taken:
+            continue
+        j = i + 1 + (i + 1 < len(tokens) and tokens[i + 1].text == ".")
+        if (named := next((r for r in runs if r.first == j and r.lead in (-1, j)), None)) is not None:
+            named.lead, named.title = i, True  # "my manager is dr Priya Shah": the title typed in lower case
+            continue
+        if j + 1 >= len(tokens) or not all(_wordlike(t, frozenset()) and len(t.text) > 2 for t in tokens[j : j + 2]):
+            continue
+        if j + 2 < len(tokens) and tokens[j + 2].lower not in _AFTER_TITLED:
+            continue
+        name = " ".join(t.text.capitalize() for t in tokens[j : j + 2])
+        found.append(Run(j, j + 1, name, lead=i, title=True))
+    return found

@@ -75,7 +75,7 @@ _COPULA_KEYS = "is am are was were been became becomes remains 's 'm 're"
 # the relations a closing clause or an ending verb gives, and the states each ends between the same two; all
 # start NO_LONGER_ (but LEFT, for jobs), so a reader sees at once that the link ended
 ENDINGS: dict[str, tuple[str, ...]] = {
-    "NO_LONGER_LIVES_IN": ("LIVES_IN", "BASED_IN"),
+    "NO_LONGER_LIVES_IN": ("LIVES_IN", "BASED_IN", "HAS_HOME_IN"),
     "NO_LONGER_USES": ("USES",),
     "NO_LONGER_OWNS": ("OWNS", "OWNS_PROPERTY_IN"),
     "NO_LONGER_LIKES": ("LIKES",),
@@ -97,6 +97,7 @@ ENDINGS: dict[str, tuple[str, ...]] = {
     # "sorry, wrong, the flat is in Maia, not Matosinhos": a place or organisation said before, taken back
     "NO_LONGER_LINKED_TO": (
         "LIVES_IN",
+        "HAS_HOME_IN",
         "BASED_IN",
         "OWNS_PROPERTY_IN",
         "WORKS_AT",
@@ -191,7 +192,7 @@ PATTERNS: tuple[Pattern, ...] = (
     # people
     _p("married marries", r"\b(?:married|marries)(?:\s+to)?\b", "MARRIED_TO", "state", _P, _P, pair=True,
        lower=True, closes=True, ended="NO_LONGER_MARRIED_TO"),
-    _p("engaged", r"\bengaged(?:\s+to)?\b", "ENGAGED_TO", "state", _P, _P, pair=True, lower=True),
+    _p("engaged", r"\bengaged(?:\s+to)?\b", "ENGAGED_TO", "state", _P, _P, pair=True, lower=True, pending=True),
     _p("had grabbed having have",
        r"\b(?:had|grabbed|having|have)\s+(?:a\s+)?(?P<meal>lunch|dinner|breakfast|brunch|coffee|drinks|drink|tea)"
        r"\s+with\b", "HAD_{meal}_WITH", "event", _P, _P),
@@ -239,6 +240,7 @@ _PLACE_TITLES = frozenset("capital city".split())
 # fmt: off
 _PHRASES = {
     "WORKS_AT": ("works at", "worked at"), "LEFT": ("left", "left"), "LIVES_IN": ("lives in", "lived in"),
+    "HAS_HOME_IN": ("has a home in", "had a home in"),
     "BASED_IN": ("is based in", "was based in"), "BORN_IN": ("was born in", "was born in"),
     "HAS_OFFICE_IN": ("has an office in", "had an office in"), "USES": ("uses", "used"), "OWNS": ("owns", "owned"),
     "LIKES": ("likes", "liked"), "DISLIKES": ("dislikes", "disliked"),

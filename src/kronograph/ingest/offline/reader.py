@@ -181,7 +181,7 @@ class SentenceReader:
             after = self.index[m.start()] + 1
             if after >= len(self.tokens) or self.tokens[after].lower in _CLOSE | {"and"}:
                 objs = [(self.ctx.avoided, None, "")]  # "... without shellfish? i'm allergic"
-        if not objs and pattern.pending and not objects:
+        if not objs and pattern.pending and not objects and not (pattern.pair and len(subjects) == 2):
             self.ctx.pending = (subjects, pattern.relation, clause_dates(self.times, (0, len(self.text), 0)))
             return None
         if not objs:

@@ -37,6 +37,7 @@ from .dates import find_times
 from .kin import KIN, of_gender
 from .lowercase import COMMON
 from .names import Token, tokenize
+from .thread_homes import MOVED, called_off, homes_planned, move_done
 from .thread_life import applied_to
 from .thread_renames import renamed
 
@@ -137,6 +138,7 @@ class Thread:
     question: str | None = None  # the assistant's question, when it is the message right before
     expecting: tuple[str, ...] | None = None  # a baby on the way: the other parents named (None: no baby said)
     moving: tuple[str | None, str | None] | None = None  # a move the user planned: from where, to where
+    homes: tuple[tuple[str, bool], ...] = ()  # the new homes of a move the user planned (see thread_homes.py)
     facts: tuple[Earlier, ...] = ()  # the user's earlier facts, oldest first
     applied: str | None = None  # the organisation the user last said they applied to (see thread_life.py)
     first_said: dict[str, str] = field(default_factory=dict)  # name casefolded -> when a message first said it (ISO)
@@ -205,9 +207,12 @@ def _step(thread: Thread, said: Said) -> Thread:
     if (said.role or "user").casefold() == "user" and _EXPECTING.search(content):
         expecting = tuple(_fold(m.group(m.lastgroup or 0), "Person", names) for m in _CO_PARENT.finditer(content))
     moving = thread.moving
-    if (said.role or "user").casefold() == "user" and (plan := _MOVE_PLAN.search(content)) is not None:
+    if (said.role or "user").casefold() == "user" and called_off(content):
+        moving = None  # "we might be moving to X", "the move fell through"
+    elif (said.role or "user").casefold() == "user" and (plan := _MOVE_PLAN.search(content)) is not None:
         left = _LEAVING_HOME.search(content)  # "selling the house in Glenelg and moving to Victor Harbor"
         moving = (plan.group("out") or (left.group("out") if left else None), plan.group("to"))
+    homes = homes_planned(content, thread.homes) if (said.role or "user").casefold() == "user" else thread.homes
     facts = thread.facts
     if (said.role or "user").casefold() == "user" and stated:
         facts = (*facts, *(Earlier(s, r, _fold(o, None, names), v, len(thread.people)) for s, r, o, v in stated))
@@ -220,7 +225,7 @@ def _step(thread: Thread, said: Said) -> Thread:
     return Thread(
         names=names, people=(*thread.people, people), unnamed=(*thread.unnamed, unnamed), genders=genders,
         speakers=frozenset(who), question=asked, expecting=expecting, moving=moving, facts=facts, applied=applied,
-        first_said=first_said,
+        first_said=first_said, homes=homes,
     )
 
 
@@ -278,6 +283,9 @@ def _longer(name: str, label: str | None, names: dict[str, str | None]) -> str |
             and label in (None, "Product") and _distinct(words[0])
         ):
             found.append(full)  # "vila musical": Escola Vila Musical
+            continue
+        if len(words) == 1 and words[0] in parts[1:-1] and known not in ("Person", "Location") and _distinct(words[0]):
+            found.append(full)  # "Trados": SDL Trados Studio, its one distinctive word
             continue
         if parts[0] != words[0] and parts[-1].rsplit("-", 1)[-1] != words[0]:
             continue
@@ -347,6 +355,11 @@ def recapitalise(text: str, thread: Thread, speaker: str | None) -> str:
         words[1].casefold(): [[words[1]]] for full, label in thread.names.items()
         if label in (None, "Product") and len(words := full.split()) == 2 and _distinct(words[1])
     }
+    for full, label in thread.names.items():  # "left the symphony": the Iceland Symphony Orchestra
+        if len(words := full.split()) >= 3 and label not in ("Person", "Location"):
+            for word in words[1:-1]:
+                if _distinct(word):
+                    lasts.setdefault(word.casefold(), []).append([word])
     tokens = _tokens(text)
     out = list(text)
     done = -1
@@ -363,6 +376,8 @@ def recapitalise(text: str, thread: Thread, speaker: str | None) -> str:
             continue
         base = re.split(r"['’]", token.text)[0]
         fulls = starts.get(base.lower())
+        if fulls and len(set(fulls)) > 1:  # "cerro runners" after Cerro Runners and Cerro San Cristóbal: the one spelt
+            fulls = [f for f in set(fulls) if " " in f and _spelt(tokens, i, f.split())]
         if not fulls or not token.text.islower() or base.lower() in _PERSON_NOUNS or len(set(fulls)) > 1:
             continue
         full = fulls[0]
@@ -383,6 +398,11 @@ def recapitalise(text: str, thread: Thread, speaker: str | None) -> str:
         for start, part in edits:
             out[start : start + len(part)] = part
     return "".join(out)
+
+
+def _spelt(tokens: list[Token], i: int, parts: list[str]) -> bool:
+    """Whether the words from ``i`` spell out ``parts`` in full (in any case)."""
+    return i + len(parts) <= len(tokens) and all(tokens[i + j].lower == p.lower() for j, p in enumerate(parts))
 
 
 def _distinct(word: str) -> bool:
@@ -479,8 +499,11 @@ def newborn(ctx: Context, content: str) -> int:
 def moved(ctx: Context, content: str) -> int:
     """ "moved in!!" after "moving out of Leith next month": the planned move is done."""
     thread = ctx.thread
-    if thread is None or thread.moving is None or not ctx.speaker or _MOVED.search(content) is None:
+    if thread is None or not ctx.speaker:
         return 0
+    done = move_done(ctx, content, thread)
+    if thread.moving is None or (_MOVED.search(content) is None and MOVED.search(content) is None):
+        return done
     out, to = thread.moving
     me = Subject(ctx.speaker, 0.7)
     made = 0
@@ -488,7 +511,7 @@ def moved(ctx: Context, content: str) -> int:
         made += ctx.add_fact(me, "NO_LONGER_LIVES_IN", (out, "Location"), (None, None), content, cap=0.7)
     if to is not None:
         made += ctx.add_fact(me, "LIVES_IN", (to, "Location"), (None, None), content, cap=0.7)
-    return made
+    return made + done
 
 
 def forget_read_text() -> None:

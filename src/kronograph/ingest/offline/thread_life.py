@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from .context import Context, Subject
 from .dates import find_times
+from .lowercase import COMMON
 
 if TYPE_CHECKING:
     from .thread import Thread
@@ -140,7 +141,7 @@ _MOVED_NOW = re.compile(
     r"\b(?:we|i|just|finally|have|'ve)\s+moved(?:\s+(?:house|in|flat|last\s+\w+|yesterday|today|this\s+week(?:end)?|"
     r"on\s+\w+))?\s*[!.,]+\s*"
     rf"(?:(?:we(?:'re|\s+are)|(?P<with>(?-i:[A-Z])[\w'’-]+)\s+and\s+i\s+are|i(?:'m|\s+am))\s+(?:now\s+)?"
-    rf"(?:in|living\s+in)\s+(?P<to>{_PLACE}))",
+    rf"(?:in|living\s+in)\s+(?P<to>{_PLACE}|(?-i:[a-zà-ÿ])[\w'’-]{{2,}}(?=\s+now\b)))",  # "we're in valparaíso now"
     re.IGNORECASE,
 )
 
@@ -150,7 +151,10 @@ def moved_in_now(ctx: Context, content: str) -> int:
     m = _MOVED_NOW.search(content)
     if m is None or not ctx.speaker:
         return 0
-    to = (m.group("to"), "Location")
+    place = m.group("to")
+    if place.islower() and place in COMMON:
+        return 0  # "we're in town now"
+    to = (place if not place.islower() else place[:1].upper() + place[1:], "Location")
     made = ctx.add_fact(Subject(ctx.speaker, 0.7), "LIVES_IN", to, (None, None), content, cap=0.7)
     if m.group("with") and ctx.label(m.group("with")) in (None, "Person"):
         made += ctx.add_fact(Subject(m.group("with"), 0.7), "LIVES_IN", to, (None, None), content, cap=0.7)

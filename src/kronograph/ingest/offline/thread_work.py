@@ -34,6 +34,8 @@ def manager_at_work(ctx: Context) -> int:
     left = {o.casefold() for _, r, o, _, _ in said if r in _LEFT or r == "NO_LONGER_REPORTS_TO"}
     jobs = {o.casefold(): s for s in said if s[1] == "WORKS_AT" and (o := s[2]).casefold() not in left}
     managers = {o.casefold(): s for s in said if s[1] == "REPORTS_TO" and (o := s[2]).casefold() not in left}
+    if len(jobs) > 1 and managers and all(m[4] for m in managers.values()):
+        jobs = {o: s for o, s in jobs.items() if s[4]}  # "I started at X yesterday. My new manager is Y": that job
     if len(jobs) != 1 or not managers:
         return 0
     job = next(iter(jobs.values()))
