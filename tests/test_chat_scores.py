@@ -20,12 +20,13 @@ DATA = Path(__file__).resolve().parent / "data"
 FLOORS = {
     "chat_conversations_dev.jsonl": (0.92, 0.03),
     "chat_conversations_heldout.jsonl": (0.91, 0.01),
-    "chat_conversations_heldout2.jsonl": (0.62, 0.01),
-    "chat_conversations_heldout3.jsonl": (0.62, 0.05),
-    "chat_conversations_heldout4.jsonl": (0.68, 0.02),
-    "chat_conversations_heldout5.jsonl": (0.65, 0.03),
-    "chat_conversations_heldout6.jsonl": (0.65, 0.02),
-    "chat_conversations_heldout7.jsonl": (0.39, 0.08),  # blind when scored, never tuned on
+    "chat_conversations_heldout2.jsonl": (0.63, 0.01),
+    "chat_conversations_heldout3.jsonl": (0.68, 0.02),
+    "chat_conversations_heldout4.jsonl": (0.73, 0.02),
+    "chat_conversations_heldout5.jsonl": (0.66, 0.03),
+    "chat_conversations_heldout6.jsonl": (0.66, 0.02),
+    "chat_conversations_heldout7.jsonl": (0.79, 0.02),  # 0.393 / 0.075 when scored blind
+    "chat_conversations_heldout8.jsonl": (0.33, 0.12),  # blind when scored, never tuned on
 }
 
 
