@@ -635,3 +635,21 @@ def test_postgres_unit_left_open_by_a_stopped_loop_does_not_hold_the_group(pg_ur
     assert _connections(pg_url, 0) == 0
     finish(old)
     assert task.done()
+
+
+def test_a_memory_left_open_at_exit_prints_nothing(tmp_path: Path) -> None:
+    """A script that never closes its file-backed memory (whose lease
+    heartbeat waits on the memory's loop) ends without asyncio's "Task was
+    destroyed but it is pending!" on stderr."""
+    import subprocess
+    import sys
+
+    script = (
+        "from kronograph import Memory\n"
+        f"m = Memory({str(tmp_path / 'kg.db')!r}, model=None)\n"
+        "m.add_messages('g', [{'role': 'user', 'content': 'I live in Paris.'}], user_name='Sam Lee', thread='t')\n"
+        "assert m.facts('g')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "destroyed" not in done.stderr and "Traceback" not in done.stderr, done.stderr

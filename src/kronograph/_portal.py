@@ -116,4 +116,20 @@ class Portal:
             self._closed = True
             loop = self._loop
         if loop is not None and not loop.is_closed() and not loop.is_running():
+            _cancel_pending(loop)
             loop.close()
+
+
+def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what still waits on a dropped memory's loop (a lease heartbeat)
+    and let it end, briefly, as ``asyncio.run`` does: a pending task that is
+    collected prints "Task was destroyed but it is pending!" at exit."""
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    if not pending:
+        return
+    for task in pending:
+        task.cancel()
+    try:
+        loop.run_until_complete(asyncio.wait(pending, timeout=1.0))
+    except Exception:  # noqa: BLE001  (a finaliser must not raise; the loop closes anyway)
+        pass
