@@ -263,3 +263,26 @@ def test_a_declared_ending_links_across_the_merge_whichever_side_moved(
     clock.tick()
     memory.split_entity(G, merge_id)
     assert _state(memory) == before
+
+
+def test_split_puts_the_entity_back_into_its_communities(
+    memory_factory: Callable[..., Memory], clock: StepClock
+) -> None:
+    """A merged entity leaves its communities with it; the split brings it back
+    into the ones that still exist, at the rank it held."""
+    memory = memory_factory(model=None, relation_types=MANY_TO_ONE)
+    _graph(memory, clock)
+    memory.build_communities(G)
+    bob = _entity(memory, "Bob")
+
+    def held() -> list[tuple[str, int]]:
+        return sorted(
+            (c.uuid, c.member_uuids.index(bob.uuid)) for c in memory.communities(G) if bob.uuid in c.member_uuids
+        )
+
+    before = held()
+    assert before, "the graph puts Bob in a community"
+    merge_id = memory.merge_entities(G, _entity(memory, "Robert Smith").uuid, bob.uuid).merge_id
+    assert held() == []
+    memory.split_entity(G, merge_id)
+    assert held() == before

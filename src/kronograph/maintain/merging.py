@@ -17,7 +17,7 @@ Everything the undoing needs (:mod:`.splitting`) goes into the audit event.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -144,13 +144,16 @@ def plan_merge(
     hood: Neighbourhood,
     mentions: dict[str, set[str]],
     relation_type: Callable[[str], RelationType | None],
+    memberships: Mapping[str, Sequence[tuple[str, int]]] | None = None,
 ) -> MergePlan:
     """Fill ``plan`` with the merge of ``merged`` into ``keep``; pure.
 
     ``seeds``: every fact touching ``keep`` or a merged entity (expired ones
     too), loaded in ``hood`` with their contradiction links two deep;
     ``mentions``: the episodes mentioning each of these entities;
-    ``relation_type``: a relation's declared type by folded key."""
+    ``relation_type``: a relation's declared type by folded key;
+    ``memberships``: the communities (uuid, rank) each merged entity is in,
+    kept in the record so that a split puts it back where it was."""
     out = MergePlan(merge_id)
     gone = {m.uuid for m in merged}
     records, originals = dict(hood.records), dict(hood.records)
@@ -277,6 +280,7 @@ def plan_merge(
         "added_aliases": [alias for alias in aliases if alias not in keep.aliases],
         "added_attributes": {k: v for k, v in attributes.items() if k not in keep.attributes},
         "changed": [f.uuid for f in out.changed],
+        "communities": {m.uuid: [list(c) for c in (memberships or {}).get(m.uuid, ())] for m in merged},
     }
     plan.audit.append(AuditEvent(group_id=plan.group_id, kind=MERGE_EVENT, recorded_at=plan.now, detail=detail))
     return out

@@ -96,9 +96,15 @@ async def merge_entities(
         references = await store.entity_references(group_id, {kept.uuid, *merged})
         seeds = set().union(*(facts for facts, _ in references.values()))
         hood = await store.conflict_neighbourhood(group_id, seeds, 2)
+        memberships: dict[str, list[tuple[str, int]]] = {}
+        for community in await store.communities(group_id):
+            for rank, member in enumerate(community.member_uuids):
+                if member in merged:
+                    memberships.setdefault(member, []).append((community.uuid, rank))
         done = plan_merge(
             plan, merge_id=new_id(), keep=kept, merged=list(merged.values()), seeds=seeds, hood=hood,
             mentions={u: episodes for u, (_, episodes) in references.items()}, relation_type=relation_type,
+            memberships=memberships,
         )
         plan.attribute(actor, on_behalf_of)
         await store.apply(plan)

@@ -75,6 +75,10 @@ def plan_split(
         plan.entity_aliases += [(entity.uuid, alias) for alias in entity.aliases]
         plan.mentions += [(e, entity.uuid) for e in snap["mentions"] if e in episodes]
         plan.stale_entities.add(entity.uuid)
+        # Back into the communities it was in (a record from before they were kept has none;
+        # a community rebuilt since is gone, and the store skips it).
+        held = detail.get("communities", {}).get(entity.uuid, ())
+        plan.community_members += [(c, entity.uuid, rank) for c, rank in held]
 
     added = detail["added_attributes"]
     plan.entity_records.append(EntityRecord(
