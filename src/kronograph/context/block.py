@@ -32,6 +32,7 @@ from typing import Any
 
 from ..errors import InvalidInputError
 from ..model import Entity, Episode, Fact
+from ..search.question import analyse
 from ..search.types import Hit
 from .excerpt import excerpt, terms
 from .pack import Piece, pack
@@ -60,6 +61,7 @@ class Material:
     entities: list[Hit[Entity]] = field(default_factory=list)
     episodes: list[Hit[Episode]] = field(default_factory=list)
     sources: dict[str, Episode] = field(default_factory=dict)  # episodes the facts cite that search did not rank
+    replies: dict[str, Episode] = field(default_factory=dict)  # an asking episode's uuid -> the reply after it
     replaced: dict[str, Fact] = field(default_factory=dict)  # fact uuid -> the latest fact it replaced
     summaries: dict[str, str | None] = field(default_factory=dict)  # entity uuid -> summary as of the moment
     user: Entity | None = None
@@ -86,14 +88,36 @@ def _fact_kind(fact: Fact, moment: datetime) -> int:
 
 _FACT_WEIGHTS = (1.0, 0.9, 0.75, 0.5)
 SOURCE_SHARE = 0.8  # an episode is worth at least this share of the best fact citing it
+REPLY_SHARE = 0.8  # the reply to an episode that asks something is worth at least this share of it
+NAME_ONLY = 0.1  # a fact that shares only names with a query that has other words too is worth this share
+
+
+def _by_name_only(query: str, wanted: frozenset[str]) -> Callable[[str], bool]:
+    """Whether a text shares words with the query but only its names (its
+    capitalised words), while the query has other words too: "Melanie likes
+    pottery" for "when did Melanie run a charity race?". A text that shares
+    no word at all (found by an embedding's likeness) is not judged here."""
+    names = terms(" ".join(analyse(query).capitalised)) & wanted
+    if not names or names == wanted:
+        return lambda text: False
+
+    def only(text: str) -> bool:
+        shared = terms(text) & wanted
+        return bool(shared) and shared <= names
+
+    return only
 
 
 def _pieces(m: Material, cite: Citations, wanted: frozenset[str], counter: TokenCounter) -> list[Piece]:
     out: list[Piece] = []
+    name_only = _by_name_only(m.query, wanted)
+    fact_values: list[float] = []
     for hit, rel in zip(m.facts, _relevance(m.facts), strict=True):
         fact = hit.item
         before = m.replaced.get(fact.uuid)
         line = fact_line(fact, m.moment, cite, before)
+        rel *= NAME_ONLY if name_only(fact.fact) else 1.0
+        fact_values.append(rel)
         out.append(Piece(
             "facts", line, rel * _FACT_WEIGHTS[_fact_kind(fact, m.moment)], hit, terms=frozenset(terms(line)),
             cites=fact.episodes, covers=frozenset({before.uuid}) if before else frozenset(), uuid=fact.uuid,
@@ -108,42 +132,57 @@ def _pieces(m: Material, cite: Citations, wanted: frozenset[str], counter: Token
             "entities", entity_line(entity, summary), rel * 0.5, hit, uuid=entity.uuid,
             terms=frozenset(terms(summary)),
         ))
+    out += _episode_pieces(m, cite, wanted, fact_values)
+    texts = [f"{_compact(piece)[1]}\n" for piece in out]
+    days = sorted({f"{_compact(p)[0]}\n" for p in out if p.section == "episodes"})
+    sizes = _sizes([*texts, *(f"{title}\n" for title in _HEADINGS.values()), *days], counter)
+    headings = dict(zip(_HEADINGS, sizes[len(texts):], strict=False))
+    day_sizes = dict(zip(days, sizes[len(texts) + len(_HEADINGS):], strict=True))
+    for i, (piece, size) in enumerate(zip(out, sizes, strict=False)):
+        piece.order = i
+        piece.headings = ((piece.section, headings[piece.section]),)
+        piece.tokens = size
+        if piece.section == "episodes":  # the default layout says each day once, above its lines
+            day = f"{_compact(piece)[0]}\n"
+            piece.headings += ((day, day_sizes[day]),)
+    return out
+
+
+def _episode_pieces(m: Material, cite: Citations, wanted: frozenset[str], fact_values: list[float]) -> list[Piece]:
+    """The episodes search ranked, those the facts cite and the replies to
+    those that ask, each worth the most of its own relevance, its share of
+    the best fact citing it and its share of the episode it answers."""
     vouched: dict[str, float] = {}  # episode id -> the relevance of the best fact citing it
-    for hit, rel in zip(m.facts, _relevance(m.facts), strict=True):
+    for hit, rel in zip(m.facts, fact_values, strict=True):
         for eid in hit.item.episodes:
             vouched[eid] = max(vouched.get(eid, 0.0), rel)
     ranked = list(zip(m.episodes, _relevance(m.episodes), strict=True))
     ranked += [(Hit(e, 0.0, ("cited",)), 0.0) for e in m.sources.values()]
+    asked: dict[str, float] = {}  # a reply's id -> the relevance of the best episode it answers
+    for hit, rel in ranked:
+        reply = m.replies.get(hit.item.uuid)
+        if reply is not None:
+            asked[reply.uuid] = max(asked.get(reply.uuid, 0.0), rel)
+    seen = {h.item.uuid for h, _ in ranked}
+    for reply in m.replies.values():
+        if reply.uuid not in seen:
+            seen.add(reply.uuid)
+            ranked.append((Hit(reply, 0.0, ("reply",)), 0.0))
     top = max((h.score for h in m.episodes), default=0.0)
+    out: list[Piece] = []
     for hit, own in ranked:
         episode = hit.item
         if not episode.content:
             continue
-        if _filler(hit, top, wanted) and episode.uuid not in vouched:
+        if _filler(hit, top, wanted) and episode.uuid not in vouched and episode.uuid not in asked:
             continue
-        rel = max(own, SOURCE_SHARE * vouched.get(episode.uuid, 0.0))
+        rel = max(own, SOURCE_SHARE * vouched.get(episode.uuid, 0.0), REPLY_SHARE * asked.get(episode.uuid, 0.0))
         text = excerpt(episode.content, wanted)
         weight = 0.6 if (episode.role or "").casefold() in _QUIET_ROLES else 1.0
         out.append(Piece(
             "episodes", episode_line(episode, text, cite), rel * weight, hit, terms=frozenset(terms(text)),
             episode=episode.uuid, uuid=episode.uuid,
         ))
-    texts = [f"- {piece.line}\n" for piece in out]
-    sizes = _sizes([*texts, *(f"{title}\n" for title in _HEADINGS.values())], counter)
-    headings = dict(zip(_HEADINGS, sizes[len(texts):], strict=True))
-    days = {d: n for d, n in zip(
-        sorted({f"{_day(p)}\n" for p in out if p.section == "episodes"}),
-        _sizes(sorted({f"{_day(p)}\n" for p in out if p.section == "episodes"}), counter), strict=True,
-    )}
-    prefix = {name: n for name, n in zip(("day",), _sizes(["[2024-05-20] "], counter), strict=True)}
-    for i, (piece, size) in enumerate(zip(out, sizes, strict=False)):
-        piece.order = i
-        piece.headings = ((piece.section, headings[piece.section]),)
-        piece.tokens = size
-        if piece.section == "episodes":  # the default layout says each day once, above its lines
-            day = f"{_day(piece)}\n"
-            piece.tokens = max(1, size - prefix["day"])
-            piece.headings += ((day, days[day]),)
     return out
 
 
@@ -158,8 +197,22 @@ def _filler(hit: Hit[Any], top: float, wanted: frozenset[str]) -> bool:
     return hit.score < FILLER_SHARE * top and not terms(hit.item.content or "") & wanted
 
 
-def _day(piece: Piece) -> str:
-    return piece.line[: piece.line.index("]") + 1]
+def _compact(piece: Piece) -> tuple[str, str]:
+    if piece.section != "episodes":
+        return "", f"- {piece.line}"
+    day, line = compact_line(piece.line)
+    return day or "", line
+
+
+def compact_line(line: str) -> tuple[str | None, str]:
+    """An episode's part line (``[2024-05-20] Sam: excerpt (ep id)``) as the
+    default layout writes it: its day heading (``2024-05-20:``) and
+    ``[id] Sam: excerpt``; any other line as ``- line``."""
+    found = _DAY.match(line)
+    head, sep, cited = line.rpartition(" (ep ")
+    if found is None or not sep or not cited.endswith(")"):
+        return None, f"- {line}"
+    return f"{found.group(1)[1:-1]}:", f"[{cited[:-1]}] {head[found.end():]}"
 
 
 def _sizes(texts: Sequence[str], counter: TokenCounter) -> list[int]:
@@ -214,13 +267,11 @@ def default_layout(parts: ContextParts, title: str | None = None) -> str:
             lines.append(_HEADINGS[name])
             day = None
             for item in items:
-                found = _DAY.match(item) if name == "episodes" else None
-                if found is not None:  # in time order: each day once, above its lines
-                    if found.group(1) != day:
-                        day = found.group(1)
-                        lines.append(day)
-                    item = item[found.end():]
-                lines.append(f"- {item}")
+                heading, line = compact_line(item) if name == "episodes" else (None, f"- {item}")
+                if heading is not None and heading != day:  # in time order: each day once, above its lines
+                    day = heading
+                    lines.append(day)
+                lines.append(line)
     return "\n".join(lines)
 
 
