@@ -8,17 +8,21 @@ hiding the second hit). Then by kind: a fact holding at the block's moment
 1.0, an event 0.9, a fact that ended by then 0.75, one that begins later
 0.5; an entity's summary 0.5; an episode 1.0, or 0.6 when its speaker is
 the assistant, the system or a tool (the memory's own words say less about
-the world). An episode is worth at least 0.8 of the best fact that cites it,
-so a relevant fact brings the words it came from (the memory reads those
-sources in, found by search or not). A block's user line, when there is one, goes first and is paid
-for before anything else.
+the world). A fact that shares only names with a question that has other
+words too is worth a tenth (``NAME_ONLY``). An episode is worth at least
+0.8 of the best fact that cites it, so a relevant fact brings the words it
+came from (the memory reads those sources in, found by search or not), and
+a reply at least 0.8 of the episode that asked it (the memory reads the
+reply after each of the best asking episodes). A block's user line, when
+there is one, goes first and is paid for before anything else.
 
 Layout (the default): the user line, then ``Facts:`` (those holding at the
 moment first, then events, then ended and later ones; each group by value),
 ``Entities:``, ``Episodes:`` (in time order, each day once above its
-lines: ``[2024-05-20]`` then ``- Sam: ...``), a section only when it has
+lines: ``2024-05-20:`` then ``[id] Sam: ...``), a section only when it has
 lines; with ``as_of`` / ``known_at`` a first line says so. The parts a
-template gets keep the day on each episode line.
+template gets keep the day and the citation on each episode line
+(``[2024-05-20] Sam: ... (ep id)``).
 """
 
 from __future__ import annotations
