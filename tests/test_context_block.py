@@ -6,10 +6,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from kronograph.context import Material, build
-from kronograph.context.block import compact_line
+from kronograph.context.block import NAME_ONLY, _pieces, compact_line
+from kronograph.context.excerpt import terms
+from kronograph.context.render import Citations
 from kronograph.context.tokens import EstimateCounter
-from kronograph.model import Episode, Fact
+from kronograph.model import Entity, Episode, Fact
 from kronograph.search.types import Hit
 
 T0 = datetime(2024, 5, 20, 10, 0, tzinfo=UTC)
@@ -47,7 +51,7 @@ def test_the_default_layout_says_each_day_once_and_cites_each_episode():
     assert c.tokens == COUNTER.count(c.text) <= 200
 
 
-def test_a_fact_sharing_only_a_name_with_the_question_gives_way():
+def test_a_fact_or_summary_sharing_only_a_name_with_the_question_gives_way():
     """"Ann likes pottery" answers nothing about Ann's charity race: with room for one more line, the
     episode that says something about the race goes in, though search ranked the fact first."""
     race = episode("e1", "Last Saturday I ran a charity race for mental health and it was really rewarding.", 0)
@@ -61,6 +65,18 @@ def test_a_fact_sharing_only_a_name_with_the_question_gives_way():
     c = build(material("When did Ann run a charity race?", facts=[Hit(racing, 1.0, ("bm25",))]),
               counter=COUNTER, max_tokens=100, template=None)
     assert "Ann ran a charity race" in c.text
+
+
+def test_an_entity_summary_sharing_only_a_name_is_worth_a_tenth():
+    ann = Entity(uuid="ann", group_id="g", name="Ann", labels=("Person",), created_at=T0)
+
+    def value(query: str) -> float:
+        m = material(query, entities=[Hit(ann, 1.0, ("names",))], summaries={"ann": "Ann likes pottery."})
+        (piece,) = _pieces(m, Citations([]), terms(query), COUNTER)
+        return piece.value
+
+    assert value("When did Ann run a charity race?") == pytest.approx(NAME_ONLY * value("Who is Ann?"))
+    assert value("Does Ann like pottery?") == value("Who is Ann?")  # another shared word: full value
 
 
 def test_the_reply_to_a_matching_question_comes_with_it():

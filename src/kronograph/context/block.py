@@ -8,8 +8,8 @@ hiding the second hit). Then by kind: a fact holding at the block's moment
 1.0, an event 0.9, a fact that ended by then 0.75, one that begins later
 0.5; an entity's summary 0.5; an episode 1.0, or 0.6 when its speaker is
 the assistant, the system or a tool (the memory's own words say less about
-the world). A fact that shares only names with a question that has other
-words too is worth a tenth (``NAME_ONLY``). An episode is worth at least
+the world). A fact or entity line that shares only names with a question that
+has other words too is worth a tenth (``NAME_ONLY``). An episode is worth at least
 0.8 of the best fact that cites it, so a relevant fact brings the words it
 came from (the memory reads those sources in, found by search or not), and
 a reply at least 0.8 of the episode that asked it (the memory reads the
@@ -132,6 +132,7 @@ def _pieces(m: Material, cite: Citations, wanted: frozenset[str], counter: Token
         summary = m.summaries.get(entity.uuid)
         if not summary or (m.user is not None and entity.uuid == m.user.uuid):
             continue  # a name alone tells little; the user has their own line
+        rel *= NAME_ONLY if name_only(f"{entity.name} {summary}") else 1.0
         out.append(Piece(
             "entities", entity_line(entity, summary), rel * 0.5, hit, uuid=entity.uuid,
             terms=frozenset(terms(summary)),
