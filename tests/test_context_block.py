@@ -91,3 +91,17 @@ def test_the_reply_to_a_matching_question_comes_with_it():
     assert "[e2] Bo: Chez Panisse, definitely." in c.text
     m.episodes = m.episodes[:1]  # a reply search did not rank at all comes in too
     assert "Chez Panisse" in build(m, counter=COUNTER, max_tokens=300, template=None).text
+
+
+def test_the_best_episodes_are_cut_only_past_twice_the_excerpt_length():
+    """The best match keeps its other sentences (the answer need not share a word with the question);
+    an episode far down the ranking is cut to the sentence that matches."""
+    long = ("I ran a charity race for mental health last Saturday. " + "It was really rewarding and the crowd "
+            "cheered the whole way. " * 3 + "My time was 48 minutes, a personal best for me!")
+    assert 200 < len(long) <= 400
+    best, low = episode("e1", long, 0), episode("e2", long.replace("Saturday", "Sunday"), 5)
+    hits = [Hit(best, 1.0, ("bm25",))] + [Hit(episode(f"x{i}", f"Note {i}.", 9), 0.05, ("bm25",)) for i in range(30)]
+    c = build(material("charity race", episodes=[*hits, Hit(low, 0.01, ("bm25",))]), counter=COUNTER,
+              max_tokens=1000, template=None)
+    lines = {p.split(" (ep ")[-1]: p for p in c.parts.episodes} if c.parts else {}
+    assert "48 minutes" in lines["e1)"] and "48 minutes" not in lines["e2)"] and "charity race" in lines["e2)"]

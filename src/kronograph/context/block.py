@@ -13,7 +13,10 @@ has other words too is worth a tenth (``NAME_ONLY``). An episode is worth at lea
 0.8 of the best fact that cites it, so a relevant fact brings the words it
 came from (the memory reads those sources in, found by search or not), and
 a reply at least 0.8 of the episode that asked it (the memory reads the
-reply after each of the best asking episodes). A block's user line, when
+reply after each of the best asking episodes). An episode worth at least
+half the most an episode can be (``WHOLE_SHARE``) is cut only past twice
+the excerpt length: the answer is most likely in the best few, and the
+sentence that holds it need not share a word with the question. A block's user line, when
 there is one, goes first and is paid for before anything else.
 
 Layout (the default): the user line, then ``Facts:`` (those holding at the
@@ -38,7 +41,7 @@ from ..errors import InvalidInputError
 from ..model import Entity, Episode, Fact
 from ..search.question import analyse
 from ..search.types import Hit
-from .excerpt import excerpt, terms
+from .excerpt import EXCERPT_CHARS, excerpt, terms
 from .pack import Piece, pack
 from .render import Citations, entity_line, episode_line, fact_line, user_line
 from .tokens import EstimateCounter, TokenCounter
@@ -93,6 +96,7 @@ def _fact_kind(fact: Fact, moment: datetime) -> int:
 _FACT_WEIGHTS = (1.0, 0.9, 0.75, 0.5)
 SOURCE_SHARE = 0.8  # an episode is worth at least this share of the best fact citing it
 REPLY_SHARE = 0.8  # the reply to an episode that asks something is worth at least this share of it
+WHOLE_SHARE = 0.5  # an episode worth this much (of 1) is cut only past twice the excerpt length
 NAME_ONLY = 0.1  # a fact that shares only names with a query that has other words too is worth this share
 
 
@@ -182,7 +186,7 @@ def _episode_pieces(m: Material, cite: Citations, wanted: frozenset[str], fact_v
         if _filler(hit, top, wanted) and episode.uuid not in vouched and episode.uuid not in asked:
             continue
         rel = max(own, SOURCE_SHARE * vouched.get(episode.uuid, 0.0), REPLY_SHARE * asked.get(episode.uuid, 0.0))
-        text = excerpt(episode.content, wanted)
+        text = excerpt(episode.content, wanted, EXCERPT_CHARS * (2 if rel >= WHOLE_SHARE else 1))
         weight = 0.6 if (episode.role or "").casefold() in _QUIET_ROLES else 1.0
         out.append(Piece(
             "episodes", episode_line(episode, text, cite), rel * weight, hit, terms=frozenset(terms(text)),
