@@ -68,12 +68,29 @@ def test_the_block_says_what_holds_what_ended_and_what_it_replaced(memory: Memor
 
 def test_episodes_are_dated_excerpts_with_their_speaker(memory: Memory):
     c = memory.context("g", "when did Sam get engaged to Maya?")
-    assert "[2024-05-20]\n- Sam: Maya and I got engaged last weekend!" in c.text  # each day once, above its lines
+    assert "2024-05-20:\n[e3] Sam: Maya and I got engaged last weekend!" in c.text  # each day once, above its lines
     assert c.parts is not None and any(
         line.startswith("[2024-05-20] Sam: Maya and I got engaged last weekend!") for line in c.parts.episodes
     )
     assert any(h.item.uuid == "e3" for h in c.episodes)
-    assert "(ep e3)" in c.text
+    assert "(ep e3)" in " ".join(c.parts.episodes)  # the parts keep day and citation on each line
+
+
+def test_the_reply_after_a_matching_question_comes_in_but_not_before_as_of(memory_factory: MakeMemory):
+    """The answer is the message after the question that matches: it comes with it (same thread), though
+    it shares no word with the query; never a reply from later than ``as_of``, nor from another thread."""
+    m = memory_factory(model=None)
+    said = [("Ann", "Which restaurant should we book for Friday?", "t1"), ("Bo", "Chez Panisse, definitely.", "t1"),
+            ("Ann", "Which restaurant do you like for Friday lunch?", "t2"), ("Cy", "The Blue Door downtown.", "t3")]
+    for i, (who, text, thread) in enumerate(said):
+        m.add_episode("g", text, speaker=who, saga=thread, episode_id=f"m{i}",
+                      reference_time=f"2024-05-20T10:0{i}:00Z")
+    for i in range(12):
+        m.add_episode("g", f"Unrelated note {i} about gardening tomatoes.", speaker="Ann", saga="t9",
+                      episode_id=f"n{i}", reference_time=f"2024-05-2{1 + i % 5}T10:00:00Z")
+    c = m.context("g", "which restaurant for Friday?")
+    assert "[m1] Bo: Chez Panisse, definitely." in c.text and "Blue Door" not in c.text
+    assert "Chez Panisse" not in m.context("g", "which restaurant for Friday?", as_of="2024-05-20T10:00:30Z").text
 
 
 def test_as_of_and_known_at_hold_nothing_later(memory: Memory, clock: StepClock):

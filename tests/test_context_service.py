@@ -101,7 +101,7 @@ def test_mcp_get_context_is_the_first_thing_to_call() -> None:
                 result = await client.call_tool("get_context", {
                     "messages": [{"role": "user", "content": "any news about Maya?"}]})
                 said = result.content[0].text  # type: ignore[union-attr]
-                assert "[2024-05-20]\n- Sam: Maya and I got engaged last weekend!" in said
+                assert "2024-05-20:\n[e4] Sam: Maya and I got engaged last weekend!" in said
                 denied = await client.call_tool("get_context", {"query": "Sam", "group_id": "other"})
                 assert denied.is_error and "Globex" not in denied.content[0].text  # type: ignore[union-attr]
                 bad = await client.call_tool("get_context", {"query": "Sam", "max_tokens": 5})

@@ -41,6 +41,7 @@ CONTEXT_SCOPES = ("facts", "entities", "episodes")
 MAX_TOKENS_RANGE = (50, 100_000)
 RECENT = 8  # episodes (and the facts they gave) in a block with no query
 SOURCED = 12  # the best facts whose source episodes are read in
+REPLIES = 20  # the best episodes whose reply is read in
 _TICK = timedelta(microseconds=1)
 
 
@@ -135,6 +136,32 @@ class Contexts:
         m.facts, m.entities, m.episodes = found.facts, found.entities[:8], found.episodes
         if "episodes" in wanted:
             await self._context_sources(store, g, m)
+            await self._context_replies(store, g, m)
+
+    async def _context_replies(self, store: Store, g: str, m: Material) -> None:
+        """The reply to each of the best episodes that asks something: the
+        episode just after it in its thread (one read of neighbours, one of
+        the replies search did not rank). In a conversation the answer is the
+        message after the question that matches."""
+        asks = [h.item for h in m.episodes[:REPLIES] if "?" in (h.item.content or "")]
+        if not asks:
+            return
+        hood = await store.episode_neighbours(g, [e.uuid for e in asks])
+        known = {h.item.uuid: h.item for h in m.episodes} | m.sources
+        need = sorted({o for e in asks for o in hood.get(e.uuid, ()) if o not in known})
+        if need:
+            known |= {e.uuid: e for e in await store.episodes_by_uuid(g, need)}
+        for ask in asks:
+            for other in hood.get(ask.uuid, ()):
+                reply = known.get(other)
+                if (
+                    reply is not None and reply.content and reply.kind != "fact" and reply.status == "complete"
+                    and reply.saga == ask.saga
+                    and (reply.reference_time, reply.created_at) > (ask.reference_time, ask.created_at)
+                    and (m.as_of is None or reply.reference_time <= m.as_of)
+                    and (m.known_at is None or reply.created_at <= m.known_at)
+                ):
+                    m.replies[ask.uuid] = reply
 
     async def _context_sources(self, store: Store, g: str, m: Material) -> None:
         """The episodes the best facts cite that search did not rank, under
@@ -221,8 +248,9 @@ class Contexts:
 
 
 def candidates(max_tokens: int) -> int:
-    """Hits asked of each scope: about one per 32 tokens of budget, 12 to 100."""
-    return min(100, max(12, max_tokens // 32))
+    """Hits asked of each scope: about one per 16 tokens of budget, 12 to
+    100 (more than fit: the block chooses among them)."""
+    return min(100, max(12, max_tokens // 16))
 
 
 def _holds(fact: Fact, moment: datetime) -> bool:

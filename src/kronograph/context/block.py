@@ -8,17 +8,24 @@ hiding the second hit). Then by kind: a fact holding at the block's moment
 1.0, an event 0.9, a fact that ended by then 0.75, one that begins later
 0.5; an entity's summary 0.5; an episode 1.0, or 0.6 when its speaker is
 the assistant, the system or a tool (the memory's own words say less about
-the world). An episode is worth at least 0.8 of the best fact that cites it,
-so a relevant fact brings the words it came from (the memory reads those
-sources in, found by search or not). A block's user line, when there is one, goes first and is paid
-for before anything else.
+the world). A fact or entity line that shares only names with a question that
+has other words too is worth a tenth (``NAME_ONLY``). An episode is worth at least
+0.8 of the best fact that cites it, so a relevant fact brings the words it
+came from (the memory reads those sources in, found by search or not), and
+a reply at least 0.8 of the episode that asked it (the memory reads the
+reply after each of the best asking episodes). An episode worth at least
+half the most an episode can be (``WHOLE_SHARE``) is cut only past twice
+the excerpt length: the answer is most likely in the best few, and the
+sentence that holds it need not share a word with the question. A block's user line, when
+there is one, goes first and is paid for before anything else.
 
 Layout (the default): the user line, then ``Facts:`` (those holding at the
 moment first, then events, then ended and later ones; each group by value),
 ``Entities:``, ``Episodes:`` (in time order, each day once above its
-lines: ``[2024-05-20]`` then ``- Sam: ...``), a section only when it has
+lines: ``2024-05-20:`` then ``[id] Sam: ...``), a section only when it has
 lines; with ``as_of`` / ``known_at`` a first line says so. The parts a
-template gets keep the day on each episode line.
+template gets keep the day and the citation on each episode line
+(``[2024-05-20] Sam: ... (ep id)``).
 """
 
 from __future__ import annotations
@@ -32,8 +39,9 @@ from typing import Any
 
 from ..errors import InvalidInputError
 from ..model import Entity, Episode, Fact
+from ..search.question import analyse
 from ..search.types import Hit
-from .excerpt import excerpt, terms
+from .excerpt import EXCERPT_CHARS, excerpt, terms
 from .pack import Piece, pack
 from .render import Citations, entity_line, episode_line, fact_line, user_line
 from .tokens import EstimateCounter, TokenCounter
@@ -60,6 +68,7 @@ class Material:
     entities: list[Hit[Entity]] = field(default_factory=list)
     episodes: list[Hit[Episode]] = field(default_factory=list)
     sources: dict[str, Episode] = field(default_factory=dict)  # episodes the facts cite that search did not rank
+    replies: dict[str, Episode] = field(default_factory=dict)  # an asking episode's uuid -> the reply after it
     replaced: dict[str, Fact] = field(default_factory=dict)  # fact uuid -> the latest fact it replaced
     summaries: dict[str, str | None] = field(default_factory=dict)  # entity uuid -> summary as of the moment
     user: Entity | None = None
@@ -86,14 +95,37 @@ def _fact_kind(fact: Fact, moment: datetime) -> int:
 
 _FACT_WEIGHTS = (1.0, 0.9, 0.75, 0.5)
 SOURCE_SHARE = 0.8  # an episode is worth at least this share of the best fact citing it
+REPLY_SHARE = 0.8  # the reply to an episode that asks something is worth at least this share of it
+WHOLE_SHARE = 0.5  # an episode worth this much (of 1) is cut only past twice the excerpt length
+NAME_ONLY = 0.1  # a fact that shares only names with a query that has other words too is worth this share
+
+
+def _by_name_only(query: str, wanted: frozenset[str]) -> Callable[[str], bool]:
+    """Whether a text shares words with the query but only its names (its
+    capitalised words), while the query has other words too: "Melanie likes
+    pottery" for "when did Melanie run a charity race?". A text that shares
+    no word at all (found by an embedding's likeness) is not judged here."""
+    names = terms(" ".join(analyse(query).capitalised)) & wanted
+    if not names or names == wanted:
+        return lambda text: False
+
+    def only(text: str) -> bool:
+        shared = terms(text) & wanted
+        return bool(shared) and shared <= names
+
+    return only
 
 
 def _pieces(m: Material, cite: Citations, wanted: frozenset[str], counter: TokenCounter) -> list[Piece]:
     out: list[Piece] = []
+    name_only = _by_name_only(m.query, wanted)
+    fact_values: list[float] = []
     for hit, rel in zip(m.facts, _relevance(m.facts), strict=True):
         fact = hit.item
         before = m.replaced.get(fact.uuid)
         line = fact_line(fact, m.moment, cite, before)
+        rel *= NAME_ONLY if name_only(fact.fact) else 1.0
+        fact_values.append(rel)
         out.append(Piece(
             "facts", line, rel * _FACT_WEIGHTS[_fact_kind(fact, m.moment)], hit, terms=frozenset(terms(line)),
             cites=fact.episodes, covers=frozenset({before.uuid}) if before else frozenset(), uuid=fact.uuid,
@@ -104,46 +136,62 @@ def _pieces(m: Material, cite: Citations, wanted: frozenset[str], counter: Token
         summary = m.summaries.get(entity.uuid)
         if not summary or (m.user is not None and entity.uuid == m.user.uuid):
             continue  # a name alone tells little; the user has their own line
+        rel *= NAME_ONLY if name_only(f"{entity.name} {summary}") else 1.0
         out.append(Piece(
             "entities", entity_line(entity, summary), rel * 0.5, hit, uuid=entity.uuid,
             terms=frozenset(terms(summary)),
         ))
-    vouched: dict[str, float] = {}  # episode id -> the relevance of the best fact citing it
-    for hit, rel in zip(m.facts, _relevance(m.facts), strict=True):
-        for eid in hit.item.episodes:
-            vouched[eid] = max(vouched.get(eid, 0.0), rel)
-    ranked = list(zip(m.episodes, _relevance(m.episodes), strict=True))
-    ranked += [(Hit(e, 0.0, ("cited",)), 0.0) for e in m.sources.values()]
-    top = max((h.score for h in m.episodes), default=0.0)
-    for hit, own in ranked:
-        episode = hit.item
-        if not episode.content:
-            continue
-        if _filler(hit, top, wanted) and episode.uuid not in vouched:
-            continue
-        rel = max(own, SOURCE_SHARE * vouched.get(episode.uuid, 0.0))
-        text = excerpt(episode.content, wanted)
-        weight = 0.6 if (episode.role or "").casefold() in _QUIET_ROLES else 1.0
-        out.append(Piece(
-            "episodes", episode_line(episode, text, cite), rel * weight, hit, terms=frozenset(terms(text)),
-            episode=episode.uuid, uuid=episode.uuid,
-        ))
-    texts = [f"- {piece.line}\n" for piece in out]
-    sizes = _sizes([*texts, *(f"{title}\n" for title in _HEADINGS.values())], counter)
-    headings = dict(zip(_HEADINGS, sizes[len(texts):], strict=True))
-    days = {d: n for d, n in zip(
-        sorted({f"{_day(p)}\n" for p in out if p.section == "episodes"}),
-        _sizes(sorted({f"{_day(p)}\n" for p in out if p.section == "episodes"}), counter), strict=True,
-    )}
-    prefix = {name: n for name, n in zip(("day",), _sizes(["[2024-05-20] "], counter), strict=True)}
+    out += _episode_pieces(m, cite, wanted, fact_values)
+    texts = [f"{_compact(piece)[1]}\n" for piece in out]
+    days = sorted({f"{_compact(p)[0]}\n" for p in out if p.section == "episodes"})
+    sizes = _sizes([*texts, *(f"{title}\n" for title in _HEADINGS.values()), *days], counter)
+    headings = dict(zip(_HEADINGS, sizes[len(texts):], strict=False))
+    day_sizes = dict(zip(days, sizes[len(texts) + len(_HEADINGS):], strict=True))
     for i, (piece, size) in enumerate(zip(out, sizes, strict=False)):
         piece.order = i
         piece.headings = ((piece.section, headings[piece.section]),)
         piece.tokens = size
         if piece.section == "episodes":  # the default layout says each day once, above its lines
-            day = f"{_day(piece)}\n"
-            piece.tokens = max(1, size - prefix["day"])
-            piece.headings += ((day, days[day]),)
+            day = f"{_compact(piece)[0]}\n"
+            piece.headings += ((day, day_sizes[day]),)
+    return out
+
+
+def _episode_pieces(m: Material, cite: Citations, wanted: frozenset[str], fact_values: list[float]) -> list[Piece]:
+    """The episodes search ranked, those the facts cite and the replies to
+    those that ask, each worth the most of its own relevance, its share of
+    the best fact citing it and its share of the episode it answers."""
+    vouched: dict[str, float] = {}  # episode id -> the relevance of the best fact citing it
+    for hit, rel in zip(m.facts, fact_values, strict=True):
+        for eid in hit.item.episodes:
+            vouched[eid] = max(vouched.get(eid, 0.0), rel)
+    ranked = list(zip(m.episodes, _relevance(m.episodes), strict=True))
+    ranked += [(Hit(e, 0.0, ("cited",)), 0.0) for e in m.sources.values()]
+    asked: dict[str, float] = {}  # a reply's id -> the relevance of the best episode it answers
+    for hit, rel in ranked:
+        reply = m.replies.get(hit.item.uuid)
+        if reply is not None:
+            asked[reply.uuid] = max(asked.get(reply.uuid, 0.0), rel)
+    seen = {h.item.uuid for h, _ in ranked}
+    for reply in m.replies.values():
+        if reply.uuid not in seen:
+            seen.add(reply.uuid)
+            ranked.append((Hit(reply, 0.0, ("reply",)), 0.0))
+    top = max((h.score for h in m.episodes), default=0.0)
+    out: list[Piece] = []
+    for hit, own in ranked:
+        episode = hit.item
+        if not episode.content:
+            continue
+        if _filler(hit, top, wanted) and episode.uuid not in vouched and episode.uuid not in asked:
+            continue
+        rel = max(own, SOURCE_SHARE * vouched.get(episode.uuid, 0.0), REPLY_SHARE * asked.get(episode.uuid, 0.0))
+        text = excerpt(episode.content, wanted, EXCERPT_CHARS * (2 if rel >= WHOLE_SHARE else 1))
+        weight = 0.6 if (episode.role or "").casefold() in _QUIET_ROLES else 1.0
+        out.append(Piece(
+            "episodes", episode_line(episode, text, cite), rel * weight, hit, terms=frozenset(terms(text)),
+            episode=episode.uuid, uuid=episode.uuid,
+        ))
     return out
 
 
@@ -158,8 +206,22 @@ def _filler(hit: Hit[Any], top: float, wanted: frozenset[str]) -> bool:
     return hit.score < FILLER_SHARE * top and not terms(hit.item.content or "") & wanted
 
 
-def _day(piece: Piece) -> str:
-    return piece.line[: piece.line.index("]") + 1]
+def _compact(piece: Piece) -> tuple[str, str]:
+    if piece.section != "episodes":
+        return "", f"- {piece.line}"
+    day, line = compact_line(piece.line)
+    return day or "", line
+
+
+def compact_line(line: str) -> tuple[str | None, str]:
+    """An episode's part line (``[2024-05-20] Sam: excerpt (ep id)``) as the
+    default layout writes it: its day heading (``2024-05-20:``) and
+    ``[id] Sam: excerpt``; any other line as ``- line``."""
+    found = _DAY.match(line)
+    head, sep, cited = line.rpartition(" (ep ")
+    if found is None or not sep or not cited.endswith(")"):
+        return None, f"- {line}"
+    return f"{found.group(1)[1:-1]}:", f"[{cited[:-1]}] {head[found.end():]}"
 
 
 def _sizes(texts: Sequence[str], counter: TokenCounter) -> list[int]:
@@ -214,13 +276,11 @@ def default_layout(parts: ContextParts, title: str | None = None) -> str:
             lines.append(_HEADINGS[name])
             day = None
             for item in items:
-                found = _DAY.match(item) if name == "episodes" else None
-                if found is not None:  # in time order: each day once, above its lines
-                    if found.group(1) != day:
-                        day = found.group(1)
-                        lines.append(day)
-                    item = item[found.end():]
-                lines.append(f"- {item}")
+                heading, line = compact_line(item) if name == "episodes" else (None, f"- {item}")
+                if heading is not None and heading != day:  # in time order: each day once, above its lines
+                    day = heading
+                    lines.append(day)
+                lines.append(line)
     return "\n".join(lines)
 
 

@@ -32,7 +32,7 @@ from .tokens import TokenCounter
 
 __all__ = ["FILL_TRIES", "LINE_TOKENS", "Piece", "pack"]
 
-LINE_TOKENS = 8
+LINE_TOKENS = 30  # about a short chat turn: below it value per token favoured greetings over answers
 FILL_TRIES = 4
 
 
