@@ -27,31 +27,49 @@ def entities_named_in(
 ) -> list[Entity]:
     """Entities whose name key, alias key or initials is one of ``keys``
     (first), then whose name holds one of ``words``, then whose name has a
-    word starting with one of ``prefixes``: at most ``limit``, one query."""
+    word starting with one of ``prefixes``: at most ``limit``. The matches
+    are ranked by their ids and sort keys alone, and only the rows that make
+    the limit are read whole (a common word such as a shared surname can
+    match thousands); prefixes are looked up only when the rest fall short."""
     if not keys or limit < 1:
         return []
     ids = json.dumps([*keys, *(k.replace(".", "").replace(" ", "") for k in keys)])
     parts = [
-        f"SELECT {rows.ENTITY_COLUMNS}, 0 FROM entities e WHERE e.group_id = ?"
+        "SELECT e.id, 0, e.created_at, e.uuid FROM entities e WHERE e.group_id = ?"
         " AND (e.name_key IN (SELECT value FROM json_each(?)) OR e.acronym IN (SELECT value FROM json_each(?)))",
-        f"SELECT {rows.ENTITY_COLUMNS}, 0 FROM entity_aliases a JOIN entities e ON e.uuid = a.entity_uuid"
+        "SELECT e.id, 0, e.created_at, e.uuid FROM entity_aliases a JOIN entities e ON e.uuid = a.entity_uuid"
         " WHERE a.group_id = ? AND a.alias_key IN (SELECT value FROM json_each(?))",
     ]
     args: list[object] = [group_id, ids, ids, group_id, ids]
+    found: list[int] = []
     for rank, query in ((1, _fts(words, False)), (2, _fts(prefixes, True))):
         if query is not None:
             parts.append(
-                f"SELECT {rows.ENTITY_COLUMNS}, {rank} FROM entities_fts JOIN entities e ON e.id = entities_fts.rowid"
-                " WHERE entities_fts MATCH ? AND e.group_id = ?"
+                f"SELECT e.id, {rank}, e.created_at, e.uuid FROM entities_fts"
+                " JOIN entities e ON e.id = entities_fts.rowid WHERE entities_fts MATCH ? AND e.group_id = ?"
             )
             args += [query, group_id]
-    cur = conn.execute(
-        f"SELECT * FROM ({' UNION ALL '.join(parts)}) ORDER BY 12, created_at, uuid LIMIT ?", (*args, limit)
-    )
+        if rank == 1 or query is not None:  # the parts of rank <= 1 first, then those of rank 2 (if still short)
+            cur = conn.execute(
+                f"SELECT * FROM ({' UNION ALL '.join(parts)}) ORDER BY 2, 3, 4 LIMIT ?", (*args, limit - len(found))
+            )
+            found += [int(row[0]) for row in cur]
+        parts, args = [], []
+        if len(found) >= limit:
+            break
+    if not found:
+        return []
+    read = {
+        int(row[-1]): row[:-1] for row in conn.execute(
+            f"SELECT {rows.ENTITY_COLUMNS}, e.id FROM entities e WHERE e.id IN (SELECT value FROM json_each(?))",
+            (json.dumps(found),),
+        )
+    }
     out: dict[str, Entity] = {}
-    for row in cur:
-        if row[0] not in out:
-            out[row[0]] = rows.entity(row[:-1])
+    for i in found:
+        row = read.get(i)  # None: deleted between the two reads
+        if row is not None and row[0] not in out:
+            out[row[0]] = rows.entity(row)
     return list(out.values())
 
 

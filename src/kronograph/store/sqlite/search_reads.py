@@ -121,9 +121,6 @@ class QueryWords:
         conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.kg_words_i USING fts5vocab(temp, kg_words, 'instance')")
         for scope, table in _FTS.items():
             conn.execute(
-                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.kg_{scope}_terms USING fts5vocab(main, {table}, 'row')"
-            )
-            conn.execute(
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.kg_{scope}_inst USING fts5vocab(main, {table}, 'instance')"
             )
         self._ready.add(id(conn))
@@ -166,21 +163,31 @@ class QueryWords:
                 self._rows.popitem(last=False)
         return rows
 
+    def _term(self, conn: sqlite3.Connection, scope: str, rows: _Rows, term: str) -> np.ndarray:
+        """The group's rows holding ``term``: (row id, times) pairs by row id.
+        A common term's are kept with the group's rows (it comes back, and
+        costs a read of every row holding it), and every term's count."""
+        if term in rows.hits:
+            return rows.hits[term]
+        inst = f"temp.kg_{scope}_inst"
+        docs = np.fromiter((d for (d,) in conn.execute(f"SELECT doc FROM {inst} WHERE term = ?", (term,))), np.int64)
+        docs, times = np.unique(docs[rows.mine(docs)], return_counts=True)
+        found = np.stack([docs, times.astype(np.int64)], axis=1)
+        if len(rows.counts) >= 10_000:
+            rows.counts.clear()
+        rows.counts[term] = len(found)
+        if len(found) >= _HELD_HITS:
+            if sum(len(h) for h in rows.hits.values()) + len(found) > _HELD_HITS_ALL:
+                rows.hits.clear()
+            rows.hits[term] = found
+        return found
+
     def _hits(self, conn: sqlite3.Connection, scope: str, rows: _Rows, terms: list[str]) -> np.ndarray:
         """The group's rows holding the phrase ``terms``: (row id, times)
         pairs by row id."""
-        inst = f"temp.kg_{scope}_inst"
         if len(terms) == 1:
-            if terms[0] in rows.hits:
-                return rows.hits[terms[0]]
-            docs = np.fromiter((d for (d,) in conn.execute(f"SELECT doc FROM {inst} WHERE term = ?", terms)), np.int64)
-            docs, times = np.unique(docs[rows.mine(docs)], return_counts=True)
-            found = np.stack([docs, times.astype(np.int64)], axis=1)
-            if len(found) >= _HELD_HITS:  # a common word: it comes back, and costs a read of every row
-                if sum(len(h) for h in rows.hits.values()) + len(found) > _HELD_HITS_ALL:
-                    rows.hits.clear()
-                rows.hits[terms[0]] = found
-            return found
+            return self._term(conn, scope, rows, terms[0])
+        inst = f"temp.kg_{scope}_inst"
         places: dict[tuple[int, int], set[int]] | None = None
         for j, term in enumerate(terms):
             every = conn.execute(f'SELECT doc, col, "offset" FROM {inst} WHERE term = ?', (term,)).fetchall()
@@ -195,49 +202,37 @@ class QueryWords:
             out[doc] = out.get(doc, 0) + len(starts)
         return np.array(sorted(out.items()), dtype=np.int64).reshape(-1, 2)
 
-    def _count(self, conn: sqlite3.Connection, scope: str, group_id: str, rows: _Rows, term: str) -> int:
+    def _count(self, conn: sqlite3.Connection, scope: str, rows: _Rows, term: str) -> int:
         """How many of the group's rows hold ``term`` (kept with the group's
         rows: the same words come back query after query)."""
         if term not in rows.counts:
-            if len(rows.counts) >= 10_000:
-                rows.counts.clear()
-            row = conn.execute(
-                f"SELECT COUNT(DISTINCT i.doc) FROM temp.kg_{scope}_inst i JOIN {_TABLE[scope]} t ON t.id = i.doc"
-                " WHERE i.term = ? AND t.group_id = ?",
-                (term, group_id),
-            ).fetchone()
-            rows.counts[term] = int(row[0])
+            self._term(conn, scope, rows, term)
         return rows.counts[term]
 
     def rank(self, conn: sqlite3.Connection, scope: str, group_id: str, query: str) -> tuple[np.ndarray, np.ndarray]:
         """The group's rows matching any word of ``query`` and their BM25
-        scores (higher is better), best first, ties by row id."""
+        scores (higher is better), best first, ties by row id. Which words
+        count is decided by the group's own rows alone (a word only another
+        group's rows hold matches nothing, as a word no row holds)."""
         none = np.zeros(0, dtype=np.int64), np.zeros(0)
         words = query_words(query)
         if not words:
             return none
         self._setup(conn)
         phrases = [terms for terms in self._stems(conn, words) if terms]
-        wanted = sorted({t for terms in phrases for t in terms})
-        table_counts = dict(
-            conn.execute(
-                f"SELECT term, doc FROM temp.kg_{scope}_terms WHERE term IN (SELECT value FROM json_each(?))",
-                (json.dumps(wanted),),
-            ).fetchall()
-        ) if wanted else {}
-        phrases = [terms for terms in phrases if all(table_counts.get(t, 0) > 0 for t in terms)]
-        if not phrases:  # a word no row holds finds nothing
+        if not phrases:
             return none
         rows = self.group_rows(conn, scope, group_id)
         total = len(rows.ids)
         if total == 0:
             return none
+        counts = {t: self._count(conn, scope, rows, t) for terms in phrases for t in terms}
+        phrases = [terms for terms in phrases if all(counts[t] > 0 for t in terms)]
+        if not phrases:  # a word none of the group's rows holds finds nothing
+            return none
         if len(phrases) > self.KEEP and total > self.FLOOR:
             cutoff = max(self.FLOOR, total // self.SHARE)
-            counts = {  # the table's count bounds the group's: only words over the cutoff are counted
-                t: self._count(conn, scope, group_id, rows, t) for t in wanted if table_counts.get(t, 0) > cutoff
-            }
-            share = [(min(counts.get(t, 0) for t in terms), i) for i, terms in enumerate(phrases)]
+            share = [(min(counts[t] for t in terms), i) for i, terms in enumerate(phrases)]
             kept = {i for n, i in share if n <= cutoff} or {min(share)[1]}
             phrases = [terms for i, terms in enumerate(phrases) if i in kept]
         hits = [self._hits(conn, scope, rows, terms) for terms in phrases]

@@ -1,0 +1,106 @@
+"""The faster paths of SQLite search return what the plain ones did: vectors
+scored dimension by dimension for a sparse query, the entities a query names
+ranked before their rows are read, and full text whose word counts are the
+group's own and kept per group revision (a write, another group and forget
+each seen)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kronograph import Memory
+from kronograph.store import SQLiteStore
+from kronograph.store.sqlite.search_reads import QueryWords
+from kronograph.store.sqlite.vectors import _Table
+
+from .conftest import StepClock
+
+
+def _table(matrix: np.ndarray) -> _Table:
+    return _Table(pending=[(f"u{i}", row.astype(np.float32).tobytes()) for i, row in enumerate(matrix)])
+
+
+def test_a_sparse_query_vector_scores_as_the_full_product() -> None:
+    rng = np.random.default_rng(7)
+    matrix = rng.normal(size=(500, 64)).astype(np.float32)
+    matrix[rng.random(matrix.shape) < 0.8] = 0.0  # mostly zeros, as the hashing embedder's
+    table = _table(matrix)
+    for nonzero in (1, 5, 16, 64):  # sparse (dimension by dimension) and dense (one product)
+        query = np.zeros(64, dtype=np.float32)
+        query[rng.choice(64, nonzero, replace=False)] = rng.normal(size=nonzero)
+        scores = table.scores(query)
+        assert scores is not None
+        assert np.allclose(scores, matrix @ query, atol=1e-5)
+        best = table.top(query, 10)
+        expected = np.argsort(-(matrix @ query), kind="stable")[:10]
+        assert [u for u, _ in best][:3] == [f"u{i}" for i in expected[:3]]
+        assert [s for _, s in best] == sorted((s for _, s in best), reverse=True)
+
+
+def test_equal_vectors_tie_in_their_order_and_rows_come_back() -> None:
+    row = np.zeros(32, dtype=np.float32)
+    row[[1, 5, 9]] = [0.5, 0.5, 0.7071]
+    other = np.zeros(32, dtype=np.float32)
+    other[2] = 1.0
+    table = _table(np.stack([other, row, row, row]))
+    assert [u for u, _ in table.top(row, 2)] == ["u1", "u2"]  # equal scores: the earlier first
+    assert table.top(np.zeros(16, dtype=np.float32), 3) == []  # another dimension: nothing comparable
+    got = table.rows(["u2", "u0", "nope"])
+    assert set(got) == {"u0", "u2"} and np.array_equal(got["u2"], row)
+    table.pending.append(("u4", other.tobytes()))  # a vector added later is searched too
+    assert table.top(other, 2)[0] == ("u0", 1.0) and {u for u, _ in table.top(other, 2)} == {"u0", "u4"}
+
+
+def _memory(tmp_path: Path) -> Memory:
+    return Memory(SQLiteStore(tmp_path / "m.db"), model=None, clock=StepClock())
+
+
+def test_names_limit_and_order_hold_when_a_common_word_matches_many(tmp_path: Path) -> None:
+    memory = _memory(tmp_path)
+    try:
+        for i in range(40):
+            memory.add_fact("a", f"Smith {i:02d}", "KNOWS", f"Jones {i:02d}", valid_at="2020-01-01")
+        memory.add_fact("a", "Smith", "LIVES_IN", "Smithville", valid_at="2020-01-01")
+        conn = sqlite3.connect(tmp_path / "m.db")
+        from kronograph.store.sqlite.name_reads import entities_named_in
+
+        exact = entities_named_in(conn, "a", ["smith"], ["smith"], ["smi"], 5)
+        assert exact[0].name == "Smith" and len(exact) == 5  # the exact name first, then by age
+        words = [e.name for e in entities_named_in(conn, "a", ["smith"], ["smith"], ["smi"], 100)]
+        assert words[0] == "Smith" and words[1:41] == [f"Smith {i:02d}" for i in range(40)]
+        assert words[41:] == ["Smithville"]  # a prefix match only after the whole words
+        assert entities_named_in(conn, "b", ["smith"], ["smith"], ["smi"], 100) == []  # another group: none
+        conn.close()
+    finally:
+        memory.close()
+
+
+def test_full_text_counts_follow_writes_other_groups_and_forget(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(QueryWords, "FLOOR", 3)
+    monkeypatch.setattr(QueryWords, "SHARE", 4)
+    memory = _memory(tmp_path)
+    try:
+        for i in range(12):
+            memory.add_fact("a", f"Ann{i}", "LIKES", f"Tea{i}", fact=f"alpha common words {i}", valid_at="2020-01-01")
+        memory.add_fact("a", "Bo", "LIKES", "Rare", fact="beta rare words", valid_at="2020-01-01")
+
+        def found() -> list[str]:
+            hits = memory.search("a", "alpha beta gamma", scopes=["facts"], recipe="bm25", limit=50).facts
+            return [h.item.fact for h in hits]
+
+        before = found()
+        assert len(before) == 13  # two words the group holds: both count
+        memory.add_fact("b", "Cy", "LIKES", "Gamma", fact="gamma only in group b", valid_at="2020-01-01")
+        assert found() == before  # a word only another group holds changes nothing
+        memory.add_fact("a", "Di", "LIKES", "Gamma", fact="gamma now in a too", valid_at="2020-01-01")
+        assert set(found()) == {"beta rare words", "gamma now in a too"}  # a write is seen at once: three words,
+        memory.forget("a", entity="Bo")  # the common one drops; and forget is seen at once too
+        after = found()
+        assert "beta rare words" not in after and "gamma now in a too" in after and len(after) == 13
+    finally:
+        memory.close()
