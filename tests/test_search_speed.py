@@ -104,3 +104,26 @@ def test_full_text_counts_follow_writes_other_groups_and_forget(tmp_path: Path,
         assert "beta rare words" not in after and "gamma now in a too" in after and len(after) == 13
     finally:
         memory.close()
+
+
+def test_kept_name_matches_follow_writes_groups_and_forget(tmp_path: Path) -> None:
+    memory = _memory(tmp_path)
+
+    def named(group: str, limit: int = 10) -> list[str]:
+        found = memory._portal.call(memory.store.entities_named_in(group, ["kim"], ["kim"], ["kim"], limit))
+        return [e.name for e in found]
+
+    try:
+        for i in range(5):
+            memory.add_fact("a", f"Kim {i}", "KNOWS", f"Lee {i}", valid_at="2020-01-01")
+        assert named("a") == [f"Kim {i}" for i in range(5)]
+        assert named("a", 2) == ["Kim 0", "Kim 1"] and named("a", 3) == ["Kim 0", "Kim 1", "Kim 2"]  # a longer ask
+        assert named("b") == []
+        memory.add_fact("b", "Kim Other", "KNOWS", "Lee", valid_at="2020-01-01")
+        assert named("b") == ["Kim Other"] and named("a") == [f"Kim {i}" for i in range(5)]  # each group its own
+        memory.add_fact("a", "Kimberly Ray", "KNOWS", "Kim 9", valid_at="2020-01-01")
+        assert named("a", 20) == [*(f"Kim {i}" for i in range(5)), "Kim 9", "Kimberly Ray"]  # a write: seen at once
+        memory.forget("a", entity="Kim 2")
+        assert "Kim 2" not in named("a", 20) and len(named("a", 20)) == 6  # and so is forget
+    finally:
+        memory.close()

@@ -97,6 +97,11 @@ class Store(Protocol):
         """Seed facts and the facts linked to them by contradiction edges, ``depth``
         links out; edges are complete for facts fewer than ``depth`` links out."""
 
+    async def conflict_links(self, group_id: str, uuids: Collection[str]) -> dict[str, set[str]]:
+        """Each of these facts' links by recorded contradiction, either
+        direction (an empty set when none): the edges of
+        :meth:`conflict_neighbourhood` one link out, without reading records."""
+
     async def facts_citing(self, group_id: str, episode_id: str) -> list[FactRecord]: ...
 
     async def mentioned_entities(self, group_id: str, episode_id: str) -> list[str]: ...

@@ -208,6 +208,9 @@ class PostgresStore(QueueCalls, SearchCalls):
     ) -> Neighbourhood:
         return await self._run(reads.conflict_neighbourhood, group_id, seeds, depth)
 
+    async def conflict_links(self, group_id: str, uuids: Collection[str]) -> dict[str, set[str]]:
+        return await self._run(reads.conflict_links, group_id, uuids)
+
     async def facts_citing(self, group_id: str, episode_id: str) -> list[FactRecord]:
         return await self._run(reads.facts_citing, group_id, episode_id)
 

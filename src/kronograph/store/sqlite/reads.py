@@ -19,6 +19,7 @@ from .rows import opt_time
 __all__ = [
     "audit_events",
     "changes",
+    "conflict_links",
     "conflict_neighbourhood",
     "entity_references",
     "entities",
@@ -203,6 +204,21 @@ def conflict_neighbourhood(
                 hood.records[record.uuid] = record
     # Edges of records outside the complete set are partial: keep only those we know.
     return hood
+
+
+def conflict_links(conn: sqlite3.Connection, group_id: str, uuids: Collection[str]) -> dict[str, set[str]]:
+    keys = list(dict.fromkeys(uuids))
+    out: dict[str, set[str]] = {u: set() for u in keys}
+    if not keys:
+        return out
+    ids = json.dumps(keys)
+    for a, b in conn.execute(
+        "SELECT a, b FROM fact_conflicts WHERE group_id = ? AND a IN (SELECT value FROM json_each(?))"
+        " UNION SELECT b, a FROM fact_conflicts WHERE group_id = ? AND b IN (SELECT value FROM json_each(?))",
+        (group_id, ids, group_id, ids),
+    ):
+        out[a].add(b)
+    return out
 
 
 def facts_citing(conn: sqlite3.Connection, group_id: str, episode_id: str) -> list[FactRecord]:

@@ -48,6 +48,7 @@ _TOKENIZER = "porter unicode61 remove_diacritics 2"  # as the full-text tables (
 _K1, _B = 1.2, 0.75  # FTS5's bm25() constants
 _HELD_HITS = 256  # a term in this many of a group's rows keeps its hits with the group's rows ...
 _HELD_HITS_ALL = 1_000_000  # ... up to this many in all, per group and scope
+_HELD_STEMS = 10_000  # words whose terms are kept
 _HELD_GROUPS = 64  # the (scope, group) pairs whose rows are kept, least recently searched dropped first
 
 
@@ -113,6 +114,7 @@ class QueryWords:
     def __init__(self) -> None:
         self._ready: set[int] = set()
         self._rows: OrderedDict[tuple[str, str], _Rows] = OrderedDict()
+        self._stemmed: dict[str, tuple[str, ...]] = {}  # word -> its terms
 
     def _setup(self, conn: sqlite3.Connection) -> None:
         if id(conn) in self._ready:
@@ -128,13 +130,20 @@ class QueryWords:
     def _stems(self, conn: sqlite3.Connection, words: list[str]) -> list[list[str]]:
         """Each word's terms as FTS5 indexes them, in order (a word such as
         ``foo_bar`` is the phrase of its parts; one of stop characters only
-        has none)."""
-        conn.execute("DELETE FROM temp.kg_words")
-        conn.executemany("INSERT INTO temp.kg_words(rowid, w) VALUES (?, ?)", list(enumerate(words)))
-        out: list[list[str]] = [[] for _ in words]
-        for doc, term in conn.execute('SELECT doc, term FROM temp.kg_words_i ORDER BY doc, "offset"'):
-            out[doc].append(term)
-        return out
+        has none). Kept by word: the tokenizer is the same for every group."""
+        known = {w: self._stemmed[w] for w in words if w in self._stemmed}
+        new = [w for w in dict.fromkeys(words) if w not in known]
+        if new:
+            conn.execute("DELETE FROM temp.kg_words")
+            conn.executemany("INSERT INTO temp.kg_words(rowid, w) VALUES (?, ?)", list(enumerate(new)))
+            out: list[list[str]] = [[] for _ in new]
+            for doc, term in conn.execute('SELECT doc, term FROM temp.kg_words_i ORDER BY doc, "offset"'):
+                out[doc].append(term)
+            known.update(zip(new, map(tuple, out), strict=True))
+            if len(self._stemmed) + len(new) > _HELD_STEMS:
+                self._stemmed.clear()
+            self._stemmed.update(zip(new, map(tuple, out), strict=True))
+        return [list(known[w]) for w in words]
 
     def group_rows(self, conn: sqlite3.Connection, scope: str, group_id: str) -> _Rows:
         """The group's rows in the index, read whole once per group revision

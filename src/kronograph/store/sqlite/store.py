@@ -73,6 +73,7 @@ class SQLiteStore(UnitOfWork):
         self._entity_cache = EntityCache()
         self._vectors = VectorIndex()
         self._query_words = search_reads.QueryWords()
+        self._names = name_reads.NameMatches()
         self._closed = False
         self._gate = None
         self._unit_plans = None  # plans written by the open unit of work
@@ -149,6 +150,9 @@ class SQLiteStore(UnitOfWork):
         self, group_id: str, seeds: Collection[str], depth: int = 2
     ) -> Neighbourhood:
         return await self._run(reads.conflict_neighbourhood, group_id, seeds, depth)
+
+    async def conflict_links(self, group_id: str, uuids: Collection[str]) -> dict[str, set[str]]:
+        return await self._run(reads.conflict_links, group_id, uuids)
 
     async def facts_citing(self, group_id: str, episode_id: str) -> list[FactRecord]:
         return await self._run(reads.facts_citing, group_id, episode_id)
@@ -345,7 +349,7 @@ class SQLiteStore(UnitOfWork):
     async def entities_named_in(
         self, group_id: str, keys: Collection[str], words: Collection[str], prefixes: Collection[str], limit: int
     ) -> list[Entity]:
-        return await self._run(name_reads.entities_named_in, group_id, keys, words, prefixes, limit)
+        return await self._run(self._names.entities_named_in, group_id, keys, words, prefixes, limit)
 
     async def mentions_among(
         self, group_id: str, entity_uuids: Collection[str], episode_ids: Collection[str]
