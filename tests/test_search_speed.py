@@ -127,3 +127,39 @@ def test_kept_name_matches_follow_writes_groups_and_forget(tmp_path: Path) -> No
         assert "Kim 2" not in named("a", 20) and len(named("a", 20)) == 6  # and so is forget
     finally:
         memory.close()
+
+
+def test_episode_neighbours_in_one_read_keep_time_then_arrival_order(tmp_path: Path) -> None:
+    memory = _memory(tmp_path)
+    try:
+        times = ["2024-01-01", "2024-01-02", "2024-01-02", "2024-01-02", "2024-01-03"]
+        ids = [memory.add_episode("a", f"message number {i}", reference_time=t).episode_id for i, t in enumerate(times)]
+        memory.add_episode("b", "another group's message", reference_time="2024-01-02")
+
+        def around(uuids: list[str], group: str = "a") -> dict[str, tuple[str, ...]]:
+            return memory._portal.call(memory.store.episode_neighbours(group, uuids))
+
+        got = around([ids[2], ids[0], "nope", ids[4], ids[2]])
+        assert list(got) == [ids[2], ids[0], ids[4]]  # asked order, each once, unknown ones left out
+        assert got[ids[2]] == (ids[1], ids[3])  # the same day: by order of arrival
+        assert got[ids[0]] == (ids[1],) and got[ids[4]] == (ids[3],)
+        assert around(ids, "b") == {}  # never another group's
+    finally:
+        memory.close()
+
+
+def test_held_vector_tables_are_bounded_and_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kronograph.store.sqlite.vectors import VectorIndex
+
+    monkeypatch.setattr(VectorIndex, "HELD", 2)
+    memory = _memory(tmp_path)
+    try:
+        for group in ("a", "b", "c"):
+            memory.add_fact(group, f"{group} person", "LIKES", "tea", fact=f"{group} likes tea", valid_at="2020-01-01")
+        for _ in range(2):  # the third group's table pushes the first out; it comes back, the same
+            for group in ("a", "b", "c"):
+                hits = memory.search(group, "likes tea", scopes=["facts"], recipe="cosine").facts
+                assert [h.item.fact for h in hits] == [f"{group} likes tea"]
+        assert len(memory.store._vectors._tables) == 2  # noqa: SLF001
+    finally:
+        memory.close()

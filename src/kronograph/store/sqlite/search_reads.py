@@ -235,6 +235,9 @@ class QueryWords:
         total = len(rows.ids)
         if total == 0:
             return none
+        read: dict[str, np.ndarray] = {}  # the terms whose rows were read just now (a rare term's are not kept)
+        for t in {t for terms in phrases for t in terms} - rows.counts.keys():
+            read[t] = self._term(conn, scope, rows, t)
         counts = {t: self._count(conn, scope, rows, t) for terms in phrases for t in terms}
         phrases = [terms for terms in phrases if all(counts[t] > 0 for t in terms)]
         if not phrases:  # a word none of the group's rows holds finds nothing
@@ -244,7 +247,8 @@ class QueryWords:
             share = [(min(counts[t] for t in terms), i) for i, terms in enumerate(phrases)]
             kept = {i for n, i in share if n <= cutoff} or {min(share)[1]}
             phrases = [terms for i, terms in enumerate(phrases) if i in kept]
-        hits = [self._hits(conn, scope, rows, terms) for terms in phrases]
+        hits = [read[terms[0]] if len(terms) == 1 and terms[0] in read else self._hits(conn, scope, rows, terms)
+                for terms in phrases]
         docs = np.unique(np.concatenate([found[:, 0] for found in hits]))
         if not len(docs):
             return docs, np.zeros(0)
@@ -468,30 +472,25 @@ def episode_neighbours(
     conn: sqlite3.Connection, group_id: str, uuids: Collection[str]
 ) -> dict[str, tuple[str, ...]]:
     """The complete episodes just before and just after each one in its group
-    (by reference time, then order of arrival)."""
-    out: dict[str, tuple[str, ...]] = {}
-    for uuid in uuids:
-        row = conn.execute(
-            "SELECT reference_time, id FROM episodes WHERE group_id = ? AND uuid = ?", (group_id, uuid)
-        ).fetchone()
-        if row is None:
-            continue
-        t, i = row
-        found = []
-        for sql in (
-            # The bound on reference_time alone lets the index order the walk; an OR of
-            # two ranges would have it collect and sort every earlier (later) episode.
-            "SELECT uuid FROM episodes WHERE group_id = ? AND status = 'complete' AND kind != 'fact'"
-            " AND reference_time <= ? AND (reference_time < ? OR id < ?)"
-            " ORDER BY reference_time DESC, id DESC LIMIT 1",
-            "SELECT uuid FROM episodes WHERE group_id = ? AND status = 'complete' AND kind != 'fact'"
-            " AND reference_time >= ? AND (reference_time > ? OR id > ?) ORDER BY reference_time, id LIMIT 1",
-        ):
-            hit = conn.execute(sql, (group_id, t, t, i)).fetchone()
-            if hit is not None:
-                found.append(hit[0])
-        out[uuid] = tuple(found)
-    return out
+    (by reference time, then order of arrival): one statement, each
+    neighbour found by a correlated lookup on the group's time index."""
+    keys = list(dict.fromkeys(uuids))
+    if not keys:
+        return {}
+    # The bound on reference_time alone lets the index order the walk; an OR of
+    # two ranges would have it collect and sort every earlier (later) episode.
+    step = (
+        "(SELECT n.uuid FROM episodes n WHERE n.group_id = w.group_id AND n.status = 'complete'"
+        " AND n.kind != 'fact' AND n.reference_time {0}= w.reference_time AND (n.reference_time {0} w.reference_time"
+        " OR n.id {0} w.id) ORDER BY n.reference_time {1}, n.id {1} LIMIT 1)"
+    )
+    cur = conn.execute(
+        f"SELECT w.uuid, {step.format('<', 'DESC')}, {step.format('>', 'ASC')} FROM episodes w"
+        " WHERE w.group_id = ? AND w.uuid IN (SELECT value FROM json_each(?))",
+        (group_id, json.dumps(keys)),
+    )
+    found = {uuid: tuple(n for n in (before, after) if n is not None) for uuid, before, after in cur}
+    return {u: found[u] for u in keys if u in found}
 
 
 def episodes_by_uuid(conn: sqlite3.Connection, group_id: str, uuids: Collection[str]) -> list[Episode]:

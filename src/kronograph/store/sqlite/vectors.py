@@ -13,6 +13,7 @@ that. Past a few hundred thousand vectors per group an approximate index
 from __future__ import annotations
 
 import sqlite3
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -88,9 +89,15 @@ class _Table:
 
 
 class VectorIndex:
+    """The tables of the (scope, group) pairs searched last: at most
+    ``HELD`` of them, the least recently searched dropped first (read again
+    when next searched), so a process serving many groups stays bounded."""
+
+    HELD = 64
+
     def __init__(self) -> None:
         self._version: int | None = None
-        self._tables: dict[tuple[str, str], _Table] = {}
+        self._tables: OrderedDict[tuple[str, str], _Table] = OrderedDict()
 
     def check(self, version: int) -> None:
         """Forget everything if another connection wrote since the last check."""
@@ -104,6 +111,9 @@ class VectorIndex:
         if found is None:
             found = _Table(pending=[(u, v) for u, v in conn.execute(_SQL[scope], (group_id,))])
             self._tables[key] = found
+            while len(self._tables) > self.HELD:
+                self._tables.popitem(last=False)
+        self._tables.move_to_end(key)
         return found
 
     def applied(self, plan: Plan) -> None:
