@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kronograph import Memory
+from kronograph import Entity, Memory
 from kronograph.store import SQLiteStore
 from kronograph.store.sqlite.search_reads import QueryWords
 from kronograph.store.sqlite.vectors import _Table
@@ -161,5 +161,38 @@ def test_held_vector_tables_are_bounded_and_read_again(tmp_path: Path, monkeypat
                 hits = memory.search(group, "likes tea", scopes=["facts"], recipe="cosine").facts
                 assert [h.item.fact for h in hits] == [f"{group} likes tea"]
         assert len(memory.store._vectors._tables) == 2  # noqa: SLF001
+    finally:
+        memory.close()
+
+
+def test_held_entities_follow_writes_groups_and_forget(tmp_path: Path) -> None:
+    memory = _memory(tmp_path)
+
+    def read(group: str, uuids: list[str]) -> list[Entity]:
+        return memory._portal.call(memory.store.entities_by_uuid(group, uuids))
+
+    try:
+        memory.add_fact("a", "Ann Lee", "KNOWS", "Bo", valid_at="2020-01-01")
+        ann, bo = (memory.entities("a", name=n)[0] for n in ("Ann Lee", "Bo"))
+        assert [e.name for e in read("a", [bo.uuid, ann.uuid, "nope", ann.uuid])] == sorted(
+            ["Ann Lee", "Bo"], key=lambda n: ann.uuid if n == "Ann Lee" else bo.uuid)  # by uuid, each once
+        assert read("b", [ann.uuid, bo.uuid]) == []  # never another group's
+        memory.add_fact("a", "Annie", "KNOWS", "Bo", valid_at="2020-01-01")
+        annie = memory.entities("a", name="Annie")[0]
+        assert [e.aliases for e in read("a", [annie.uuid])] == [annie.aliases]
+        memory.merge_entities("a", annie.uuid, ann.uuid)  # a write changes the rows: read again at once
+        after = read("a", [ann.uuid, annie.uuid])
+        assert [e.uuid for e in after] == [annie.uuid] and "Ann Lee" in after[0].aliases
+        memory.add_fact("a", "Cy", "KNOWS", "Dee", valid_at="2020-01-01")
+        cy = memory.entities("a", name="Cy")[0]
+        assert [e.name for e in read("a", [cy.uuid])] == ["Cy"]
+        memory.search("a", "Bo Annie", scopes=["facts", "entities"])  # search keeps words and entities of a
+        store = memory.store
+        assert "a" in store._entities._groups and "a" in store._names._groups  # noqa: SLF001
+        memory.forget("a", entity="Bo")
+        assert "a" not in store._entities._groups and "a" not in store._names._groups  # noqa: SLF001
+        assert not any(g == "a" for _, g in store._query_words._rows) and not store._query_words._stemmed  # noqa: SLF001
+        assert [e.name for e in read("a", [cy.uuid])] == ["Cy"]  # what stays is read and kept anew
+        assert read("a", [bo.uuid]) == []  # and so is forget
     finally:
         memory.close()

@@ -86,6 +86,12 @@ def _label_kinds(labels: tuple[str, ...]) -> frozenset[str]:
     return frozenset(_LABEL_KINDS[w] for label in labels for w in _words(label) if w in _LABEL_KINDS)
 
 
+def forget_words() -> None:
+    """Drop the memoised relation and label words (after a forget)."""
+    _relation_words_fit.cache_clear()
+    _label_kinds.cache_clear()
+
+
 def _relation_fit(relation: str, question: Question) -> tuple[frozenset[str], bool]:
     """The kinds a relation answers, and whether the question names it: one of
     its words is one of the question's, or of the same family."""

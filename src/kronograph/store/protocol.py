@@ -363,6 +363,11 @@ class Store(Protocol):
         """Whether an erasure after a purge in the group was held back by a
         reader and is still to finish (only that group's: tenants are separate)."""
 
+    async def drop_memos(self, group_id: str) -> None:
+        """Drop whatever the store keeps in memory of the group's rows and of
+        the words searched in it (after a forget: no forgotten name stays in
+        the process). Only speed is at stake; nothing stored changes."""
+
     # -- the one write -------------------------------------------------------
     async def apply(self, plan: Plan) -> None:
         """Apply every change of ``plan`` in one transaction, or none of them.

@@ -271,6 +271,9 @@ class PostgresStore(QueueCalls, SearchCalls):
     async def pending_erasure(self, group_id: str) -> bool:
         return await self._run(purge.pending_erasure, group_id)
 
+    async def drop_memos(self, group_id: str) -> None:
+        return None  # PostgreSQL search keeps nothing in the process
+
     # -- reads for ingestion ---------------------------------------------------
     async def episodes(self, group_id: str, status: str | None = None) -> list[Episode]:
         return await self._run(ingest_reads.episodes, group_id, status)

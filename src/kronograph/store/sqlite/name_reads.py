@@ -44,6 +44,10 @@ class NameMatches:
     def __init__(self) -> None:
         self._groups: OrderedDict[str, _Matches] = OrderedDict()
 
+    def drop(self, group_id: str) -> None:
+        """Forget what is kept of the group."""
+        self._groups.pop(group_id, None)
+
     def _held(self, conn: sqlite3.Connection, group_id: str) -> _Matches | None:
         if conn.in_transaction:
             return None

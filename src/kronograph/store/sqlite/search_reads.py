@@ -145,6 +145,14 @@ class QueryWords:
             self._stemmed.update(zip(new, map(tuple, out), strict=True))
         return [list(known[w]) for w in words]
 
+    def drop(self, group_id: str) -> None:
+        """Forget what is kept of the group (its rows, counts and common
+        words' hits), and every word's stems (a query may have named what the
+        group forgot)."""
+        for key in [k for k in self._rows if k[1] == group_id]:
+            del self._rows[key]
+        self._stemmed.clear()
+
     def group_rows(self, conn: sqlite3.Connection, scope: str, group_id: str) -> _Rows:
         """The group's rows in the index, read whole once per group revision
         (never kept from inside an open transaction, whose writes may yet
@@ -286,8 +294,9 @@ def text_search(
         known = to_micros(episodes_known_at) if episodes_known_at is not None else 1 << 62
         where, args = " AND status = 'complete' AND reference_time <= ? AND created_at <= ?", (before, known)
     out: list[tuple[str, float]] = []
-    for start in range(0, len(docs), 4 * limit):  # most often the first batch is enough
-        batch = list(zip(docs[start : start + 4 * limit].tolist(), scores[start : start + 4 * limit].tolist()))
+    step = 4 * limit if where else limit  # every row ranked is the group's: only episodes are filtered here
+    for start in range(0, len(docs), step):  # most often the first batch is enough
+        batch = list(zip(docs[start : start + step].tolist(), scores[start : start + step].tolist()))
         found = _uuids(conn, scope, [doc for doc, _ in batch], where, args)
         out += [(found[doc], score) for doc, score in batch if doc in found]
         if len(out) >= limit:
