@@ -131,6 +131,10 @@ def test_conflict_neighbourhood_marks_complete_links(backend: Callable[..., Stor
         assert hood.complete == {"f1", "f2"} and set(hood.records) == {"f1", "f2", "f3"}
         assert hood.edges["f2"] == {"f1", "f3"}
         assert (await store.conflict_neighbourhood("other", ["f1"], 2)).records == {}
+        links = await store.conflict_links("g", ["f2", "f1", "nope", "f2"])
+        assert links == {"f2": {"f1", "f3"}, "f1": {"f2"}, "nope": set()}  # the edges one link out, both ways
+        assert await store.conflict_links("other", ["f1", "f2"]) == {"f1": set(), "f2": set()}  # another group's
+        assert await store.conflict_links("g", []) == {}
 
     on_store(backend, check)
 

@@ -229,8 +229,8 @@ class Contexts:
         seeds = [h.item.uuid for h in m.facts if not h.item.event]
         if not seeds:
             return
-        hood = await store.conflict_neighbourhood(g, seeds, depth=1)
-        linked = sorted({o for u in seeds for o in hood.edges.get(u, ())})
+        edges = await store.conflict_links(g, seeds)
+        linked = sorted({o for u in seeds for o in edges.get(u, ())})
         if not linked:
             return
         before = {f.uuid: f for f in await store.facts(g, FactQuery(
@@ -239,7 +239,7 @@ class Contexts:
         for hit in m.facts:
             fact = hit.item
             earlier = [
-                before[o] for o in sorted(hood.edges.get(fact.uuid, ()))
+                before[o] for o in sorted(edges.get(fact.uuid, ()))
                 if o in before and before[o].valid_at < fact.valid_at
                 and before[o].invalid_at is not None and before[o].invalid_at <= fact.valid_at
             ]

@@ -109,6 +109,7 @@ class Maintenance:
             return report
         _drop_text_memos()
         leftovers = report.leftovers + await self._still_returned(g, report, probes)
+        await store.drop_memos(g)  # the checks' searches asked for the forgotten words
         return report.model_copy(update={"leftovers": leftovers, "verified": not leftovers})
 
     async def _still_returned(self, group_id: str, report: ForgetReport, probes: list[str]) -> list[str]:
@@ -306,10 +307,14 @@ class Maintenance:
 
 def _drop_text_memos() -> None:
     """Forgotten words must not outlive the forget in a memo of text read earlier: the offline reader's
-    threads and the context block's terms (each cleared only if it was ever loaded)."""
+    threads, the context block's terms and search's relation and label words (each cleared only if it
+    was ever loaded; the store drops what it kept of the group itself)."""
     thread = sys.modules.get("kronograph.ingest.offline.thread")
     if thread is not None:
         thread.forget_read_text()
     excerpt = sys.modules.get("kronograph.context.excerpt")
     if excerpt is not None:
         excerpt.terms.cache_clear()
+    fit = sys.modules.get("kronograph.search.fit")
+    if fit is not None:  # relation and label words, memoised by search
+        fit.forget_words()

@@ -71,7 +71,7 @@ class _Candidates:
     more: bool = False  # a method may have more candidates than it gave
 
     def found_by(self, uuid: str) -> tuple[str, ...]:
-        return tuple(m for m, ranked in self.rankings.items() if uuid in ranked)
+        return tuple(m for m in self.rankings if uuid in self.scores.get(m, ()))
 
     def union(self) -> list[str]:
         return list(dict.fromkeys(u for ranked in self.rankings.values() for u in ranked))
@@ -341,8 +341,8 @@ async def _scope(
     ranked = await _rerank(store, group_id, scope, request, found.keeping(items), asked, items)
     if scope == "episodes" and request.recipe.reranker == "fusion" and request.recipe.context > 0 and ranked:
         ranked, items = await _with_context(store, group_id, request, ranked, items)
-    hits = [Hit(items[u], score, found.found_by(u) or ("context",)) for u, score in ranked if u in items]
-    return hits[: request.limit], dropped
+    kept = [(u, score) for u, score in ranked if u in items][: request.limit]
+    return [Hit(items[u], score, found.found_by(u) or ("context",)) for u, score in kept], dropped
 
 
 def _text(item: Any) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 from ..model import Entity, Fact
 from .question import Question, stem
@@ -75,19 +76,35 @@ def _words(name: str) -> list[str]:
     return [w.casefold() for w in _PARTS.findall(name)]
 
 
-def kinds_of_labels(labels: Iterable[str]) -> set[str]:
+def kinds_of_labels(labels: Iterable[str]) -> frozenset[str]:
     """The answer kinds entity labels stand for (``Location`` and ``City``: place)."""
-    return {_LABEL_KINDS[w] for label in labels for w in _words(label) if w in _LABEL_KINDS}
+    return _label_kinds(tuple(labels))
 
 
-def _relation_fit(relation: str, question: Question) -> tuple[set[str], bool]:
+@lru_cache(maxsize=4096)  # a group has few distinct label sets
+def _label_kinds(labels: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_LABEL_KINDS[w] for label in labels for w in _words(label) if w in _LABEL_KINDS)
+
+
+def forget_words() -> None:
+    """Drop the memoised relation and label words (after a forget)."""
+    _relation_words_fit.cache_clear()
+    _label_kinds.cache_clear()
+
+
+def _relation_fit(relation: str, question: Question) -> tuple[frozenset[str], bool]:
     """The kinds a relation answers, and whether the question names it: one of
     its words is one of the question's, or of the same family."""
+    return _relation_words_fit(relation, question.words)
+
+
+@lru_cache(maxsize=4096)  # a ranking holds few relations, asked of by the same words fact after fact
+def _relation_words_fit(relation: str, words: tuple[str, ...]) -> tuple[frozenset[str], bool]:
     stems = {stem(w) for w in _words(relation)}
-    asked = question.stems
+    asked = {stem(w) for w in words}
     families = {_FAMILIES[s] for s in stems if s in _FAMILIES}
     said = bool(asked & stems) or any(_FAMILIES.get(s) in families for s in asked)
-    return {_RELATION_KINDS[s] for s in stems if s in _RELATION_KINDS}, said
+    return frozenset(_RELATION_KINDS[s] for s in stems if s in _RELATION_KINDS), said
 
 
 def fact_fit(

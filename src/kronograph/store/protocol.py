@@ -97,6 +97,11 @@ class Store(Protocol):
         """Seed facts and the facts linked to them by contradiction edges, ``depth``
         links out; edges are complete for facts fewer than ``depth`` links out."""
 
+    async def conflict_links(self, group_id: str, uuids: Collection[str]) -> dict[str, set[str]]:
+        """Each of these facts' links by recorded contradiction, either
+        direction (an empty set when none): the edges of
+        :meth:`conflict_neighbourhood` one link out, without reading records."""
+
     async def facts_citing(self, group_id: str, episode_id: str) -> list[FactRecord]: ...
 
     async def mentioned_entities(self, group_id: str, episode_id: str) -> list[str]: ...
@@ -357,6 +362,11 @@ class Store(Protocol):
     async def pending_erasure(self, group_id: str) -> bool:
         """Whether an erasure after a purge in the group was held back by a
         reader and is still to finish (only that group's: tenants are separate)."""
+
+    async def drop_memos(self, group_id: str) -> None:
+        """Drop whatever the store keeps in memory of the group's rows and of
+        the words searched in it (after a forget: no forgotten name stays in
+        the process). Only speed is at stake; nothing stored changes."""
 
     # -- the one write -------------------------------------------------------
     async def apply(self, plan: Plan) -> None:

@@ -35,6 +35,7 @@ from .columns import (
 __all__ = [
     "audit_events",
     "changes",
+    "conflict_links",
     "conflict_neighbourhood",
     "entities",
     "entities_named",
@@ -197,6 +198,21 @@ async def conflict_neighbourhood(
                 hood.records[record.uuid] = record
     # Edges of records outside the complete set are partial: keep only those we know.
     return hood
+
+
+async def conflict_links(conn: AsyncConnection, group_id: str, uuids: Collection[str]) -> dict[str, set[str]]:
+    keys = list(dict.fromkeys(uuids))
+    out: dict[str, set[str]] = {u: set() for u in keys}
+    if not keys:
+        return out
+    cur = await conn.execute(
+        "SELECT a, b FROM fact_conflicts WHERE group_id = %(g)s AND a = ANY(%(f)s::text[])"
+        " UNION SELECT b, a FROM fact_conflicts WHERE group_id = %(g)s AND b = ANY(%(f)s::text[])",
+        {"g": group_id, "f": keys},
+    )
+    for a, b in await cur.fetchall():
+        out[a].add(b)
+    return out
 
 
 async def facts_citing(conn: AsyncConnection, group_id: str, episode_id: str) -> list[FactRecord]:

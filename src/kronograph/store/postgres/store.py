@@ -208,6 +208,9 @@ class PostgresStore(QueueCalls, SearchCalls):
     ) -> Neighbourhood:
         return await self._run(reads.conflict_neighbourhood, group_id, seeds, depth)
 
+    async def conflict_links(self, group_id: str, uuids: Collection[str]) -> dict[str, set[str]]:
+        return await self._run(reads.conflict_links, group_id, uuids)
+
     async def facts_citing(self, group_id: str, episode_id: str) -> list[FactRecord]:
         return await self._run(reads.facts_citing, group_id, episode_id)
 
@@ -267,6 +270,9 @@ class PostgresStore(QueueCalls, SearchCalls):
 
     async def pending_erasure(self, group_id: str) -> bool:
         return await self._run(purge.pending_erasure, group_id)
+
+    async def drop_memos(self, group_id: str) -> None:
+        return None  # PostgreSQL search keeps nothing in the process
 
     # -- reads for ingestion ---------------------------------------------------
     async def episodes(self, group_id: str, status: str | None = None) -> list[Episode]:

@@ -54,7 +54,7 @@ def episode_progress(conn: sqlite3.Connection, group_id: str, episode_id: str) -
     ).fetchone()
     if row is None:
         return None
-    n = len(rows.EPISODE_COLUMNS.split(","))
+    n = rows.EPISODE_WIDTH
     return EpisodeProgress(
         episode=rows.episode(row[:n]),
         pending=json.loads(row[n]) if row[n] else None,

@@ -19,6 +19,7 @@ from .rows import opt_time
 __all__ = [
     "audit_events",
     "changes",
+    "conflict_links",
     "conflict_neighbourhood",
     "entity_references",
     "entities",
@@ -205,6 +206,21 @@ def conflict_neighbourhood(
     return hood
 
 
+def conflict_links(conn: sqlite3.Connection, group_id: str, uuids: Collection[str]) -> dict[str, set[str]]:
+    keys = list(dict.fromkeys(uuids))
+    out: dict[str, set[str]] = {u: set() for u in keys}
+    if not keys:
+        return out
+    ids = json.dumps(keys)
+    for a, b in conn.execute(
+        "SELECT a, b FROM fact_conflicts WHERE group_id = ? AND a IN (SELECT value FROM json_each(?))"
+        " UNION SELECT b, a FROM fact_conflicts WHERE group_id = ? AND b IN (SELECT value FROM json_each(?))",
+        (group_id, ids, group_id, ids),
+    ):
+        out[a].add(b)
+    return out
+
+
 def facts_citing(conn: sqlite3.Connection, group_id: str, episode_id: str) -> list[FactRecord]:
     return _records(
         conn,
@@ -270,10 +286,31 @@ def facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> list[Fact]:
     if not q.include_retired:
         where.append("f.valid_at <= :t AND (f.invalid_at IS NULL OR f.invalid_at > :t)")
     where += _kind_and_span(q, params, "f")
-    sql = f"SELECT {rows.FACT_COLUMNS}{source} WHERE {' AND '.join(where)} ORDER BY f.valid_at, f.created_at, f.uuid"
+    sql = (
+        f"SELECT {rows.FACT_COLUMNS_LATER_SOURCES}{source} WHERE {' AND '.join(where)}"
+        " ORDER BY f.valid_at, f.created_at, f.uuid"
+    )
     if q.limit is not None:
         sql += f" LIMIT {int(q.limit)}"
-    return [rows.fact(r) for r in conn.execute(sql, params)]
+    return _with_sources(conn, conn.execute(sql, params).fetchall())
+
+
+_SOURCES_AT_ONCE = 2000  # facts whose source episodes one read asks for
+
+
+def _with_sources(conn: sqlite3.Connection, found: list[tuple[object, ...]]) -> list[Fact]:
+    """Facts from rows of ``FACT_COLUMNS_LATER_SOURCES``, each with its
+    source episodes (by when they were added, then id), read for many facts at once."""
+    sources: dict[str, list[str]] = {}
+    uuids = list(dict.fromkeys(str(r[0]) for r in found))
+    for start in range(0, len(uuids), _SOURCES_AT_ONCE):
+        for fact_uuid, episode_id in conn.execute(
+            "SELECT fact_uuid, episode_id FROM fact_sources WHERE fact_uuid IN (SELECT value FROM json_each(?))"
+            " ORDER BY fact_uuid, added_at, episode_id",
+            (json.dumps(uuids[start : start + _SOURCES_AT_ONCE]),),
+        ):
+            sources.setdefault(fact_uuid, []).append(episode_id)
+    return [rows.fact((*r[:14], sources.get(str(r[0]), ()), *r[15:])) for r in found]
 
 
 def _believed_facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> list[Fact]:

@@ -7,7 +7,9 @@ from ..rows import audit_event, entity, episode, fact, fact_change, fact_record,
 __all__ = [
     "ENTITY_COLUMNS",
     "EPISODE_COLUMNS",
+    "EPISODE_WIDTH",
     "FACT_COLUMNS",
+    "FACT_COLUMNS_LATER_SOURCES",
     "HISTORY_FACT_COLUMNS",
     "RECORD_COLUMNS",
     "audit_event",
@@ -24,11 +26,19 @@ ENTITY_COLUMNS = (
     " e.summary_stale, e.summary_built_at"
 )
 
+# Of an episode's result only its notes are read: SQLite picks them out, so
+# Python never parses the rest (counts, usage) of every episode a search reads.
+_NOTES = (
+    "CASE WHEN json_valid(p.result) THEN json_object('notes', json_extract(p.result, '$.notes'))"
+    " ELSE p.result END"
+)
+
 EPISODE_COLUMNS = (
     "p.uuid, p.group_id, p.name, p.kind, p.content, p.content_hash, p.source_description,"
     " p.reference_time, p.created_at, p.saga, p.status, p.metadata, p.error, p.actor, p.on_behalf_of,"
-    " p.lease_owner, p.lease_until, p.result, p.speaker, p.role"
+    " p.lease_owner, p.lease_until, " + _NOTES + ", p.speaker, p.role"
 )
+EPISODE_WIDTH = 20  # the columns above (the notes expression holds commas of its own)
 
 # Public facts: the stored columns, the endpoint names and the sources in order.
 FACT_COLUMNS = (
@@ -37,6 +47,10 @@ FACT_COLUMNS = (
     " (SELECT json_group_array(episode_id) FROM (SELECT episode_id FROM fact_sources fs"
     "  WHERE fs.fact_uuid = f.uuid ORDER BY fs.added_at, fs.episode_id)), f.event"
 )
+
+# The same with the sources left for one read of many facts' (``reads.facts``):
+# a correlated subquery per fact costs more than the fact itself.
+FACT_COLUMNS_LATER_SOURCES = FACT_COLUMNS[: FACT_COLUMNS.index("(SELECT json_group_array")] + "NULL, f.event"
 
 # The same shape, read from a history snapshot.
 HISTORY_FACT_COLUMNS = (

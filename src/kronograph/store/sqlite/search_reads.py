@@ -48,6 +48,7 @@ _TOKENIZER = "porter unicode61 remove_diacritics 2"  # as the full-text tables (
 _K1, _B = 1.2, 0.75  # FTS5's bm25() constants
 _HELD_HITS = 256  # a term in this many of a group's rows keeps its hits with the group's rows ...
 _HELD_HITS_ALL = 1_000_000  # ... up to this many in all, per group and scope
+_HELD_STEMS = 10_000  # words whose terms are kept
 _HELD_GROUPS = 64  # the (scope, group) pairs whose rows are kept, least recently searched dropped first
 
 
@@ -113,6 +114,7 @@ class QueryWords:
     def __init__(self) -> None:
         self._ready: set[int] = set()
         self._rows: OrderedDict[tuple[str, str], _Rows] = OrderedDict()
+        self._stemmed: dict[str, tuple[str, ...]] = {}  # word -> its terms
 
     def _setup(self, conn: sqlite3.Connection) -> None:
         if id(conn) in self._ready:
@@ -121,9 +123,6 @@ class QueryWords:
         conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.kg_words_i USING fts5vocab(temp, kg_words, 'instance')")
         for scope, table in _FTS.items():
             conn.execute(
-                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.kg_{scope}_terms USING fts5vocab(main, {table}, 'row')"
-            )
-            conn.execute(
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.kg_{scope}_inst USING fts5vocab(main, {table}, 'instance')"
             )
         self._ready.add(id(conn))
@@ -131,13 +130,28 @@ class QueryWords:
     def _stems(self, conn: sqlite3.Connection, words: list[str]) -> list[list[str]]:
         """Each word's terms as FTS5 indexes them, in order (a word such as
         ``foo_bar`` is the phrase of its parts; one of stop characters only
-        has none)."""
-        conn.execute("DELETE FROM temp.kg_words")
-        conn.executemany("INSERT INTO temp.kg_words(rowid, w) VALUES (?, ?)", list(enumerate(words)))
-        out: list[list[str]] = [[] for _ in words]
-        for doc, term in conn.execute('SELECT doc, term FROM temp.kg_words_i ORDER BY doc, "offset"'):
-            out[doc].append(term)
-        return out
+        has none). Kept by word: the tokenizer is the same for every group."""
+        known = {w: self._stemmed[w] for w in words if w in self._stemmed}
+        new = [w for w in dict.fromkeys(words) if w not in known]
+        if new:
+            conn.execute("DELETE FROM temp.kg_words")
+            conn.executemany("INSERT INTO temp.kg_words(rowid, w) VALUES (?, ?)", list(enumerate(new)))
+            out: list[list[str]] = [[] for _ in new]
+            for doc, term in conn.execute('SELECT doc, term FROM temp.kg_words_i ORDER BY doc, "offset"'):
+                out[doc].append(term)
+            known.update(zip(new, map(tuple, out), strict=True))
+            if len(self._stemmed) + len(new) > _HELD_STEMS:
+                self._stemmed.clear()
+            self._stemmed.update(zip(new, map(tuple, out), strict=True))
+        return [list(known[w]) for w in words]
+
+    def drop(self, group_id: str) -> None:
+        """Forget what is kept of the group (its rows, counts and common
+        words' hits), and every word's stems (a query may have named what the
+        group forgot)."""
+        for key in [k for k in self._rows if k[1] == group_id]:
+            del self._rows[key]
+        self._stemmed.clear()
 
     def group_rows(self, conn: sqlite3.Connection, scope: str, group_id: str) -> _Rows:
         """The group's rows in the index, read whole once per group revision
@@ -166,21 +180,31 @@ class QueryWords:
                 self._rows.popitem(last=False)
         return rows
 
+    def _term(self, conn: sqlite3.Connection, scope: str, rows: _Rows, term: str) -> np.ndarray:
+        """The group's rows holding ``term``: (row id, times) pairs by row id.
+        A common term's are kept with the group's rows (it comes back, and
+        costs a read of every row holding it), and every term's count."""
+        if term in rows.hits:
+            return rows.hits[term]
+        inst = f"temp.kg_{scope}_inst"
+        docs = np.fromiter((d for (d,) in conn.execute(f"SELECT doc FROM {inst} WHERE term = ?", (term,))), np.int64)
+        docs, times = np.unique(docs[rows.mine(docs)], return_counts=True)
+        found = np.stack([docs, times.astype(np.int64)], axis=1)
+        if len(rows.counts) >= 10_000:
+            rows.counts.clear()
+        rows.counts[term] = len(found)
+        if len(found) >= _HELD_HITS:
+            if sum(len(h) for h in rows.hits.values()) + len(found) > _HELD_HITS_ALL:
+                rows.hits.clear()
+            rows.hits[term] = found
+        return found
+
     def _hits(self, conn: sqlite3.Connection, scope: str, rows: _Rows, terms: list[str]) -> np.ndarray:
         """The group's rows holding the phrase ``terms``: (row id, times)
         pairs by row id."""
-        inst = f"temp.kg_{scope}_inst"
         if len(terms) == 1:
-            if terms[0] in rows.hits:
-                return rows.hits[terms[0]]
-            docs = np.fromiter((d for (d,) in conn.execute(f"SELECT doc FROM {inst} WHERE term = ?", terms)), np.int64)
-            docs, times = np.unique(docs[rows.mine(docs)], return_counts=True)
-            found = np.stack([docs, times.astype(np.int64)], axis=1)
-            if len(found) >= _HELD_HITS:  # a common word: it comes back, and costs a read of every row
-                if sum(len(h) for h in rows.hits.values()) + len(found) > _HELD_HITS_ALL:
-                    rows.hits.clear()
-                rows.hits[terms[0]] = found
-            return found
+            return self._term(conn, scope, rows, terms[0])
+        inst = f"temp.kg_{scope}_inst"
         places: dict[tuple[int, int], set[int]] | None = None
         for j, term in enumerate(terms):
             every = conn.execute(f'SELECT doc, col, "offset" FROM {inst} WHERE term = ?', (term,)).fetchall()
@@ -195,52 +219,44 @@ class QueryWords:
             out[doc] = out.get(doc, 0) + len(starts)
         return np.array(sorted(out.items()), dtype=np.int64).reshape(-1, 2)
 
-    def _count(self, conn: sqlite3.Connection, scope: str, group_id: str, rows: _Rows, term: str) -> int:
+    def _count(self, conn: sqlite3.Connection, scope: str, rows: _Rows, term: str) -> int:
         """How many of the group's rows hold ``term`` (kept with the group's
         rows: the same words come back query after query)."""
         if term not in rows.counts:
-            if len(rows.counts) >= 10_000:
-                rows.counts.clear()
-            row = conn.execute(
-                f"SELECT COUNT(DISTINCT i.doc) FROM temp.kg_{scope}_inst i JOIN {_TABLE[scope]} t ON t.id = i.doc"
-                " WHERE i.term = ? AND t.group_id = ?",
-                (term, group_id),
-            ).fetchone()
-            rows.counts[term] = int(row[0])
+            self._term(conn, scope, rows, term)
         return rows.counts[term]
 
     def rank(self, conn: sqlite3.Connection, scope: str, group_id: str, query: str) -> tuple[np.ndarray, np.ndarray]:
         """The group's rows matching any word of ``query`` and their BM25
-        scores (higher is better), best first, ties by row id."""
+        scores (higher is better), best first, ties by row id. Which words
+        count is decided by the group's own rows alone (a word only another
+        group's rows hold matches nothing, as a word no row holds)."""
         none = np.zeros(0, dtype=np.int64), np.zeros(0)
         words = query_words(query)
         if not words:
             return none
         self._setup(conn)
         phrases = [terms for terms in self._stems(conn, words) if terms]
-        wanted = sorted({t for terms in phrases for t in terms})
-        table_counts = dict(
-            conn.execute(
-                f"SELECT term, doc FROM temp.kg_{scope}_terms WHERE term IN (SELECT value FROM json_each(?))",
-                (json.dumps(wanted),),
-            ).fetchall()
-        ) if wanted else {}
-        phrases = [terms for terms in phrases if all(table_counts.get(t, 0) > 0 for t in terms)]
-        if not phrases:  # a word no row holds finds nothing
+        if not phrases:
             return none
         rows = self.group_rows(conn, scope, group_id)
         total = len(rows.ids)
         if total == 0:
             return none
+        read: dict[str, np.ndarray] = {}  # the terms whose rows were read just now (a rare term's are not kept)
+        for t in {t for terms in phrases for t in terms} - rows.counts.keys():
+            read[t] = self._term(conn, scope, rows, t)
+        counts = {t: self._count(conn, scope, rows, t) for terms in phrases for t in terms}
+        phrases = [terms for terms in phrases if all(counts[t] > 0 for t in terms)]
+        if not phrases:  # a word none of the group's rows holds finds nothing
+            return none
         if len(phrases) > self.KEEP and total > self.FLOOR:
             cutoff = max(self.FLOOR, total // self.SHARE)
-            counts = {  # the table's count bounds the group's: only words over the cutoff are counted
-                t: self._count(conn, scope, group_id, rows, t) for t in wanted if table_counts.get(t, 0) > cutoff
-            }
-            share = [(min(counts.get(t, 0) for t in terms), i) for i, terms in enumerate(phrases)]
+            share = [(min(counts[t] for t in terms), i) for i, terms in enumerate(phrases)]
             kept = {i for n, i in share if n <= cutoff} or {min(share)[1]}
             phrases = [terms for i, terms in enumerate(phrases) if i in kept]
-        hits = [self._hits(conn, scope, rows, terms) for terms in phrases]
+        hits = [read[terms[0]] if len(terms) == 1 and terms[0] in read else self._hits(conn, scope, rows, terms)
+                for terms in phrases]
         docs = np.unique(np.concatenate([found[:, 0] for found in hits]))
         if not len(docs):
             return docs, np.zeros(0)
@@ -278,8 +294,9 @@ def text_search(
         known = to_micros(episodes_known_at) if episodes_known_at is not None else 1 << 62
         where, args = " AND status = 'complete' AND reference_time <= ? AND created_at <= ?", (before, known)
     out: list[tuple[str, float]] = []
-    for start in range(0, len(docs), 4 * limit):  # most often the first batch is enough
-        batch = list(zip(docs[start : start + 4 * limit].tolist(), scores[start : start + 4 * limit].tolist()))
+    step = 4 * limit if where else limit  # every row ranked is the group's: only episodes are filtered here
+    for start in range(0, len(docs), step):  # most often the first batch is enough
+        batch = list(zip(docs[start : start + step].tolist(), scores[start : start + step].tolist()))
         found = _uuids(conn, scope, [doc for doc, _ in batch], where, args)
         out += [(found[doc], score) for doc, score in batch if doc in found]
         if len(out) >= limit:
@@ -464,30 +481,25 @@ def episode_neighbours(
     conn: sqlite3.Connection, group_id: str, uuids: Collection[str]
 ) -> dict[str, tuple[str, ...]]:
     """The complete episodes just before and just after each one in its group
-    (by reference time, then order of arrival)."""
-    out: dict[str, tuple[str, ...]] = {}
-    for uuid in uuids:
-        row = conn.execute(
-            "SELECT reference_time, id FROM episodes WHERE group_id = ? AND uuid = ?", (group_id, uuid)
-        ).fetchone()
-        if row is None:
-            continue
-        t, i = row
-        found = []
-        for sql in (
-            # The bound on reference_time alone lets the index order the walk; an OR of
-            # two ranges would have it collect and sort every earlier (later) episode.
-            "SELECT uuid FROM episodes WHERE group_id = ? AND status = 'complete' AND kind != 'fact'"
-            " AND reference_time <= ? AND (reference_time < ? OR id < ?)"
-            " ORDER BY reference_time DESC, id DESC LIMIT 1",
-            "SELECT uuid FROM episodes WHERE group_id = ? AND status = 'complete' AND kind != 'fact'"
-            " AND reference_time >= ? AND (reference_time > ? OR id > ?) ORDER BY reference_time, id LIMIT 1",
-        ):
-            hit = conn.execute(sql, (group_id, t, t, i)).fetchone()
-            if hit is not None:
-                found.append(hit[0])
-        out[uuid] = tuple(found)
-    return out
+    (by reference time, then order of arrival): one statement, each
+    neighbour found by a correlated lookup on the group's time index."""
+    keys = list(dict.fromkeys(uuids))
+    if not keys:
+        return {}
+    # The bound on reference_time alone lets the index order the walk; an OR of
+    # two ranges would have it collect and sort every earlier (later) episode.
+    step = (
+        "(SELECT n.uuid FROM episodes n WHERE n.group_id = w.group_id AND n.status = 'complete'"
+        " AND n.kind != 'fact' AND n.reference_time {0}= w.reference_time AND (n.reference_time {0} w.reference_time"
+        " OR n.id {0} w.id) ORDER BY n.reference_time {1}, n.id {1} LIMIT 1)"
+    )
+    cur = conn.execute(
+        f"SELECT w.uuid, {step.format('<', 'DESC')}, {step.format('>', 'ASC')} FROM episodes w"
+        " WHERE w.group_id = ? AND w.uuid IN (SELECT value FROM json_each(?))",
+        (group_id, json.dumps(keys)),
+    )
+    found = {uuid: tuple(n for n in (before, after) if n is not None) for uuid, before, after in cur}
+    return {u: found[u] for u in keys if u in found}
 
 
 def episodes_by_uuid(conn: sqlite3.Connection, group_id: str, uuids: Collection[str]) -> list[Episode]:

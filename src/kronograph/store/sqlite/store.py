@@ -32,6 +32,7 @@ from . import (
     search_reads,
 )
 from .entity_cache import EntityCache
+from .held_entities import HeldEntities
 from .unit import UnitOfWork
 from .vectors import VectorIndex
 from .worker import Checkpointer as _Checkpointer  # noqa: F401  (re-exported: tests use the old names)
@@ -73,6 +74,8 @@ class SQLiteStore(UnitOfWork):
         self._entity_cache = EntityCache()
         self._vectors = VectorIndex()
         self._query_words = search_reads.QueryWords()
+        self._names = name_reads.NameMatches()
+        self._entities = HeldEntities()
         self._closed = False
         self._gate = None
         self._unit_plans = None  # plans written by the open unit of work
@@ -149,6 +152,9 @@ class SQLiteStore(UnitOfWork):
         self, group_id: str, seeds: Collection[str], depth: int = 2
     ) -> Neighbourhood:
         return await self._run(reads.conflict_neighbourhood, group_id, seeds, depth)
+
+    async def conflict_links(self, group_id: str, uuids: Collection[str]) -> dict[str, set[str]]:
+        return await self._run(reads.conflict_links, group_id, uuids)
 
     async def facts_citing(self, group_id: str, episode_id: str) -> list[FactRecord]:
         return await self._run(reads.facts_citing, group_id, episode_id)
@@ -277,7 +283,12 @@ class SQLiteStore(UnitOfWork):
         return await self._run(ingest_reads.entity_matches, group_id, names, limit)
 
     async def entities_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Entity]:
-        return await self._run(ingest_reads.entities_by_uuid, group_id, uuids)
+        def read(conn: sqlite3.Connection) -> list[Entity]:
+            return self._entities.read(
+                conn, group_id, uuids, lambda keys: ingest_reads.entities_by_uuid(conn, group_id, keys)
+            )
+
+        return await self._run(read)
 
     async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]:
         return await self._run(ingest_reads.fact_sources, group_id, fact_uuid)
@@ -345,7 +356,7 @@ class SQLiteStore(UnitOfWork):
     async def entities_named_in(
         self, group_id: str, keys: Collection[str], words: Collection[str], prefixes: Collection[str], limit: int
     ) -> list[Entity]:
-        return await self._run(name_reads.entities_named_in, group_id, keys, words, prefixes, limit)
+        return await self._run(self._names.entities_named_in, group_id, keys, words, prefixes, limit)
 
     async def mentions_among(
         self, group_id: str, entity_uuids: Collection[str], episode_ids: Collection[str]
@@ -424,6 +435,23 @@ class SQLiteStore(UnitOfWork):
                 apply_plan(conn, plan, lambda c: self._revision(c, plan.group_id))
         else:
             apply_plan(conn, plan, lambda c: self._revision(c, plan.group_id))
+        self._committed(plan)
+
+    def _committed(self, plan: Plan) -> None:
+        """Keep what is held in memory in step with a plan just committed. A
+        purge (forget) also drops what search kept of the group, so no
+        forgotten name stays in the process (the rest goes when the
+        group's revision is next read)."""
         self._entity_cache.applied(plan)
         self._vectors.applied(plan)
+        if plan.purge is not None:
+            self._drop_memos(plan.group_id)
+
+    def _drop_memos(self, group_id: str) -> None:
+        self._names.drop(group_id)
+        self._entities.drop(group_id)
+        self._query_words.drop(group_id)
+
+    async def drop_memos(self, group_id: str) -> None:
+        await self._run(lambda conn: self._drop_memos(group_id))
 

@@ -37,6 +37,8 @@ class UnitOfWork(StoreLifecycle):
 
         def _apply(self, conn: sqlite3.Connection, plan: Plan) -> None: ...
 
+        def _committed(self, plan: Plan) -> None: ...
+
     def _gate_lock(self) -> asyncio.Lock:
         """The lock that keeps calls out of another task's unit of work. One per
         event loop: a store is used from one loop at a time. A unit left open
@@ -140,5 +142,4 @@ class UnitOfWork(StoreLifecycle):
         self._unit_token = None
         plans, self._unit_plans = self._unit_plans, None
         for plan in plans or ():
-            self._entity_cache.applied(plan)
-            self._vectors.applied(plan)
+            self._committed(plan)
