@@ -196,3 +196,40 @@ def test_held_entities_follow_writes_groups_and_forget(tmp_path: Path) -> None:
         assert read("a", [bo.uuid]) == []  # and so is forget
     finally:
         memory.close()
+
+
+def test_the_union_of_sorted_row_ids_is_np_unique_of_them() -> None:
+    from kronograph.store.sqlite.search_reads import _union
+
+    rng = np.random.default_rng(3)
+    for sizes in ([0], [5], [0, 0], [3, 0, 7], [100, 100, 1], [1000, 20, 300, 0]):
+        parts = [np.unique(rng.integers(0, 400, size=n)).astype(np.int64) for n in sizes]
+        assert np.array_equal(_union(parts), np.unique(np.concatenate(parts)))
+
+
+def test_a_scope_limit_caps_that_scope_only(tmp_path: Path) -> None:
+    """``SearchRequest.scope_limits``: the context block weighs a few entity
+    summaries, so it asks for few, while facts keep the request's limit."""
+    from datetime import UTC, datetime
+
+    from kronograph.search.engine import SearchRequest, run_search
+    from kronograph.search.recipes import recipe_named
+
+    memory = _memory(tmp_path)
+    try:
+        for i in range(12):
+            memory.add_fact("a", f"Member {i}", "MEMBER_OF", f"Club {i}", valid_at="2020-01-01")
+
+        def search(limits: tuple[tuple[str, int], ...]) -> tuple[int, int]:
+            request = SearchRequest(
+                group_ids=("a",), query="member club", vector=None, scopes=("facts", "entities"),
+                recipe=recipe_named("bm25"), limit=10, now=datetime.now(UTC), scope_limits=limits,
+            )
+            found = memory._call(run_search(memory._core._store, request))
+            return len(found.facts), len(found.entities)
+
+        assert search(()) == (10, 10)
+        assert search((("entities", 3),)) == (10, 3)
+        assert search((("facts", 4),)) == (4, 10)
+    finally:
+        memory.close()

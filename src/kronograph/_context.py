@@ -131,9 +131,10 @@ class Contexts:
             filters=SearchFilters(valid_at=DateRange(end=m.moment)) if temporal else None,
             cross_encoder=self._cross_encoder,
             cosine_weight=float(getattr(self._ingestion.embedder, "fusion_weight", 0.3)),
+            scope_limits=(("entities", ENTITY_HITS), ("facts", max(12, candidates(max_tokens) // 2))),
         )
         found = await run_search(store, request)
-        m.facts, m.entities, m.episodes = found.facts, found.entities[:8], found.episodes
+        m.facts, m.entities, m.episodes = found.facts, found.entities, found.episodes
         if "episodes" in wanted:
             await self._context_sources(store, g, m)
             await self._context_replies(store, g, m)
@@ -245,6 +246,9 @@ class Contexts:
             ]
             if earlier:
                 m.replaced[fact.uuid] = max(earlier, key=lambda f: (f.valid_at, f.uuid))
+
+
+ENTITY_HITS = 8  # entity summaries a block weighs (a few lines at most fit beside the facts)
 
 
 def candidates(max_tokens: int) -> int:

@@ -46,10 +46,16 @@ class SearchRequest:
     cross_encoder: CrossEncoder | None = None
     cosine_weight: float = 0.3  # the embedder's, when the recipe names none
     question: Question | None = None  # the query's analysis (made from ``query`` when not given)
+    scope_limits: tuple[tuple[str, int], ...] = ()  # (scope, limit) where a scope needs fewer than ``limit``
 
     @property
     def asked(self) -> Question:
         return self.question if self.question is not None else analyse(self.query)
+
+    def limit_for(self, scope: str) -> int:
+        """The hits wanted of ``scope``: a caller that shows few entities
+        need not pay for reading many."""
+        return next((n for s, n in self.scope_limits if s == scope), self.limit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,9 +106,9 @@ async def run_search(store: Store, request: SearchRequest) -> SearchResults:
             hits, dropped = await _scope(store, group_id, scope, request, asked)
             out[scope].extend(hits)
             left_out += dropped
-    for hits in out.values():
+    for scope, hits in out.items():
         hits.sort(key=lambda h: -h.score)
-        del hits[request.limit :]
+        del hits[request.limit_for(scope) :]
     return SearchResults(
         facts=out["facts"], entities=out["entities"], episodes=out["episodes"], communities=out["communities"],
         left_out=left_out,
@@ -308,7 +314,7 @@ async def _with_context(
     and after it in the group: in a conversation the answer is often the
     message next to the one that matches the question."""
     share = request.recipe.context
-    head = ranked[: max(request.limit * 3, 30)]
+    head = ranked[: max(request.limit_for("episodes") * 3, 30)]
     neighbours = await store.episode_neighbours(group_id, [u for u, _ in head])
     total = dict(ranked)
     for uuid, score in head:
@@ -327,7 +333,7 @@ async def _scope(
     """The best hits of one scope. When the mode or the filters leave fewer
     than ``limit`` of the candidates while a method was cut short, the
     methods are asked again for more (up to 16 times as many)."""
-    n = request.recipe.candidates
+    n, limit = request.recipe.candidates, request.limit_for(scope)
     while True:
         found = await _candidates(store, group_id, scope, request, asked, n)
         union = found.union()
@@ -335,13 +341,13 @@ async def _scope(
             return [], 0
         items, dropped = await _items(store, group_id, scope, union, request, found)
         cut_short = found.more or any(len(r) >= n for r in found.rankings.values())
-        if len(items) >= request.limit or not cut_short or n >= request.recipe.candidates * 16:
+        if len(items) >= limit or not cut_short or n >= request.recipe.candidates * 16:
             break
         n *= 4
     ranked = await _rerank(store, group_id, scope, request, found.keeping(items), asked, items)
     if scope == "episodes" and request.recipe.reranker == "fusion" and request.recipe.context > 0 and ranked:
         ranked, items = await _with_context(store, group_id, request, ranked, items)
-    kept = [(u, score) for u, score in ranked if u in items][: request.limit]
+    kept = [(u, score) for u, score in ranked if u in items][:limit]
     return [Hit(items[u], score, found.found_by(u) or ("context",)) for u, score in kept], dropped
 
 

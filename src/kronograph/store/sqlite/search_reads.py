@@ -50,6 +50,7 @@ _HELD_HITS = 256  # a term in this many of a group's rows keeps its hits with th
 _HELD_HITS_ALL = 1_000_000  # ... up to this many in all, per group and scope
 _HELD_STEMS = 10_000  # words whose terms are kept
 _HELD_GROUPS = 64  # the (scope, group) pairs whose rows are kept, least recently searched dropped first
+_HELD_RANKINGS = 16  # queries whose ranking is kept with a group's rows (until the group changes)
 
 
 def _tokens(size: bytes) -> int:
@@ -83,6 +84,7 @@ class _Rows:
     lengths: np.ndarray
     counts: dict[str, int] = field(default_factory=dict)  # term -> the group's rows holding it
     hits: dict[str, np.ndarray] = field(default_factory=dict)  # a common term -> its (row id, times) pairs
+    ranked: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # query -> its last ranking
 
     def mine(self, docs: np.ndarray) -> np.ndarray:
         """Which of these row ids are the group's."""
@@ -240,9 +242,19 @@ class QueryWords:
         if not phrases:
             return none
         rows = self.group_rows(conn, scope, group_id)
-        total = len(rows.ids)
-        if total == 0:
+        if len(rows.ids) == 0:
             return none
+        if query not in rows.ranked:  # a context block asks the same query more than once
+            if len(rows.ranked) >= _HELD_RANKINGS:
+                rows.ranked.clear()
+            rows.ranked[query] = self._rank(conn, scope, rows, phrases)
+        return rows.ranked[query]
+
+    def _rank(
+        self, conn: sqlite3.Connection, scope: str, rows: _Rows, phrases: list[list[str]]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        none = np.zeros(0, dtype=np.int64), np.zeros(0)
+        total = len(rows.ids)
         read: dict[str, np.ndarray] = {}  # the terms whose rows were read just now (a rare term's are not kept)
         for t in {t for terms in phrases for t in terms} - rows.counts.keys():
             read[t] = self._term(conn, scope, rows, t)
@@ -257,7 +269,7 @@ class QueryWords:
             phrases = [terms for i, terms in enumerate(phrases) if i in kept]
         hits = [read[terms[0]] if len(terms) == 1 and terms[0] in read else self._hits(conn, scope, rows, terms)
                 for terms in phrases]
-        docs = np.unique(np.concatenate([found[:, 0] for found in hits]))
+        docs = _union([found[:, 0] for found in hits])
         if not len(docs):
             return docs, np.zeros(0)
         norm = _K1 * (1 - _B + _B * rows.lengths[np.searchsorted(rows.ids, docs)] / (rows.lengths.sum() / total))
@@ -268,7 +280,23 @@ class QueryWords:
             f[np.searchsorted(docs, found[:, 0])] = found[:, 1]
             scores += weight * (f * (_K1 + 1)) / (f + norm)
         order = np.lexsort((docs, -scores))
-        return docs[order], scores[order]
+        docs, scores = docs[order], scores[order]
+        docs.flags.writeable = scores.flags.writeable = False  # kept and handed out again
+        return docs, scores
+
+
+def _union(ids: list[np.ndarray]) -> np.ndarray:
+    """The sorted union of sorted id arrays: a stable sort of sorted runs is
+    a merge, cheaper than ``np.unique``'s hashing of a common word's rows."""
+    if len(ids) == 1:
+        return ids[0]
+    merged = np.sort(np.concatenate(ids), kind="stable")
+    if not len(merged):
+        return merged
+    keep = np.empty(len(merged), dtype=bool)
+    keep[0] = True
+    np.not_equal(merged[1:], merged[:-1], out=keep[1:])
+    return merged[keep]
 
 
 def text_search(
