@@ -452,8 +452,8 @@ class SentenceReader:
         kind = "state" if pattern.kind == "past" and flags & 4 else pattern.kind
         valid, invalid = dates.get("since") or dates.get("at"), dates.get("until")
         if valid is not None and self.ctx.reference is not None and valid.when > self.ctx.reference:
-            if not _past(m.group(0).split()[0].lower()):
-                return 0  # "starts at Acme next month": a plan; "joined Acme on <a later date>" is still told as done
+            if not _past(m.group(0).split()[0].lower()) or valid.role == "since":
+                return 0  # "starts at Acme next month", "accepted a job at X, starting in April": a plan
         past = False
         if flags & 1:
             relation, invalid, kind = pattern.ended, None, "event"
