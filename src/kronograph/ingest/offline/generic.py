@@ -28,6 +28,7 @@ from .lowercase import lower_name
 from .names import Run, Token, name_label
 from .thread import expand_names, thread_person
 from .thread_endings import ended_links
+from .thread_switches import switch_done
 from .vocab import JOBS, TECH, WORKPLACE_NOUNS, is_job
 
 __all__ = ["GenericReader", "read_generic"]
@@ -114,7 +115,7 @@ def read_generic(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
     if not tokens or not ctx.speaker:
         return 0
     reader = GenericReader(text, tokens, runs, ctx)
-    made = no_more(reader) + leaving(reader) + ended_links(tokens, runs, ctx, text)
+    made = no_more(reader) + leaving(reader) + ended_links(tokens, runs, ctx, text) + switch_done(ctx, text)
     preface = _PREFACE.search(text)
     if not _REFUSE.isdisjoint(t.lower for t in tokens if preface is None or t.start >= preface.end()):
         return made

@@ -49,7 +49,7 @@ def correct_earlier(tokens: list[Token], runs: list[Run], ctx: Context) -> int:
     for k, word in enumerate(words[:-1]):
         if word != "not" or not owned and "now" not in words[max(0, k - 2) : k]:
             continue  # without owning up, only "<A> now, not <B>"
-        earlier, _ = _earlier_object(tokens, k + 1 + (words[k + 1] in ("in", "at", "with", "on")), thread.facts)
+        earlier, _ = _earlier_object(tokens, k + 1 + (not owned and words[k + 1] in ("in", "at", "with")), thread.facts)
         if earlier is None or any(f.object.casefold() == earlier.object.casefold() for f in ctx.facts.values()):
             continue  # said of nothing earlier, or corrected within this message already
         j = k - 1

@@ -43,7 +43,7 @@ _HELD = frozenset(
 _DETERMINERS = frozenset("the our my their his her its".split())
 _REFUSE = frozenset(
     """
-    will 'll going gonna might may could would should must if whether maybe probably perhaps plan plans planning
+    will 'll going gonna might may could would should must if whether maybe probably perhaps planning
     soon next being says said say told tells heard hear rumour rumor apparently supposedly reckon reckons think
     thinks want wants hope hopes never ? almost nearly
     """.split()
@@ -53,7 +53,7 @@ _REFUSE = frozenset(
 def ended_links(tokens: list[Token], runs: list[Run], ctx: Context, text: str) -> int:
     """The earlier links this sentence says were switched off, cancelled or not renewed; how many facts."""
     thread, words = ctx.thread, [t.lower for t in tokens]
-    if thread is None or not ctx.speaker or not _REFUSE.isdisjoint(words):
+    if thread is None or not ctx.speaker or not _REFUSE.isdisjoint(t.text if t.text == "May" else t.lower for t in tokens):
         return 0
     made = 0
     for k, word in enumerate(words):
