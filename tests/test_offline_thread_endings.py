@@ -21,7 +21,12 @@ from .offline_thread_reading import SAM, last_facts
         ("our team runs everything on Heroku", "Heroku has been shut down, finally", SAM, "Heroku"),
         ("we use Figma for design", "The Figma licences weren't renewed.", SAM, "Figma"),
         ("we use Trello for planning", "our Trello subscription was cancelled", SAM, "Trello"),
-        ("my wife Ana works at Northwind Traders", "Northwind Traders was shut down in May", "Ana", "Northwind Traders"),
+        (
+            "my wife Ana works at Northwind Traders",
+            "Northwind Traders was shut down in May",
+            "Ana",
+            "Northwind Traders",
+        ),
         ("I am a member of Riverside Rowing Club", "I cancelled my Riverside membership", SAM, "Riverside Rowing Club"),
         ("we use Slack at work", "we didn't renew our Slack plan", SAM, "Slack"),
         ("we use Asana for tasks", "I have stopped the Asana subscription.", SAM, "Asana"),
@@ -50,8 +55,12 @@ def test_no_ending_from_a_plan_a_doubt_or_another_name(later: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["Ana accepted a job at Globex, starting in April", "Ana starts at Globex in April",
-     "Ana will join Globex in April", "Ana got a place at Leeds University, starting in September"],
+    [
+        "Ana accepted a job at Globex, starting in April",
+        "Ana starts at Globex in April",
+        "Ana will join Globex in April",
+        "Ana got a place at Leeds University, starting in September",
+    ],
 )
 def test_a_start_still_to_come_is_no_current_link(text: str) -> None:
     facts = last_facts("my sister Ana is a nurse", text)
@@ -71,8 +80,13 @@ def test_a_bare_month_after_a_start_to_come_is_the_next_one() -> None:
     [
         ("my wife Ana works at Deloitte", "Ana is at KPMG now, not Deloitte", "Ana", "Deloitte", "KPMG"),
         ("my brother Tom lives in London", "Tom lives in Leeds now, not in London", "Tom", "London", "Leeds"),
-        ("my wife Ana works at Attica Bank", "sorry, wrong, Ana is at Hellenic Bank, not Attica", "Ana", "Attica Bank",
-         "Hellenic Bank"),
+        (
+            "my wife Ana works at Attica Bank",
+            "sorry, wrong, Ana is at Hellenic Bank, not Attica",
+            "Ana",
+            "Attica Bank",
+            "Hellenic Bank",
+        ),
     ],
 )
 def test_now_not_the_old_one_ends_it(earlier: str, later: str, who: str, old: str, new: str) -> None:

@@ -143,7 +143,7 @@ class Thread:
     facts: tuple[Earlier, ...] = ()  # the user's earlier facts, oldest first
     applied: str | None = None  # the organisation the user last said they applied to (see thread_life.py)
     first_said: dict[str, str] = field(default_factory=dict)  # name casefolded -> when a message first said it (ISO)
-    switches: tuple[tuple[str, str], ...] = ()  # the user's switches planned or under way: (from, to) (thread_switches.py)
+    switches: tuple[tuple[str, str], ...] = ()  # the user's switches planned or under way: (from, to)
 
 
 def read_thread(previous: Iterable[Said]) -> Thread:

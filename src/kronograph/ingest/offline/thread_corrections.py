@@ -3,10 +3,10 @@ engineer at Arup"; "correction from earlier, her nursery is Little Oaks, not Bri
 
 The thread keeps the facts the user's earlier messages stated (``Thread.facts``). A sentence that owns up to a
 mistake (sorry, correction, I meant, mixed up ...) and says "not X", where X is the object of such a fact, takes
-that fact back ("<A> now, not <B>" without owning up ends it as a change, now): the fact that ends it is dated at the same start, so the store expires the wrong fact as a
+that fact back: the fact that ends it is dated at the same start, so the store expires the wrong fact as a
 correction (it was never true) rather than ending it now. The name right before "not X" ("Atkins, not Arup")
 takes its place, for the same subject and relation, from the same start. A fact corrected within the same
-message is ``corrections.py``'s.
+message is ``corrections.py``'s. "<A> now, not <B>" without owning up is a change: B ends now and A starts now.
 
 "Sorry, I said Tom's company is Acme. It's actually Initech" quotes an earlier claim and puts another name in
 its place: the quoted fact dates from when the thread first named Acme, and ends where Initech starts; with

@@ -26,13 +26,21 @@ _LINKS = frozenset(ENDINGS["NO_LONGER_LINKED_TO"])
 _AUX = frozenset("was were is are 's 're has have had been got get gets".split())
 # one word that ends it, said of the thing ("X was cancelled")
 _ENDS = frozenset(
-    "cancelled canceled discontinued decommissioned retired terminated scrapped axed dropped deleted "
-    "closed".split()
+    "cancelled canceled discontinued decommissioned retired terminated scrapped axed dropped deleted closed".split()
 )
 # two words that end it ("switched off", "shut down", "not renewed")
 _ENDS2 = frozenset(
-    {("switched", "off"), ("turned", "off"), ("shut", "down"), ("shutdown", ""), ("phased", "out"),
-     ("not", "renewed"), ("n't", "renewed"), ("wound", "down"), ("closed", "down")}
+    {
+        ("switched", "off"),
+        ("turned", "off"),
+        ("shut", "down"),
+        ("shutdown", ""),
+        ("phased", "out"),
+        ("not", "renewed"),
+        ("n't", "renewed"),
+        ("wound", "down"),
+        ("closed", "down"),
+    }
 )
 # what the speaker does to end their own ("I cancelled the X membership")
 _ACTS = frozenset("cancelled canceled ended terminated stopped dropped quit".split())
@@ -53,7 +61,11 @@ _REFUSE = frozenset(
 def ended_links(tokens: list[Token], runs: list[Run], ctx: Context, text: str) -> int:
     """The earlier links this sentence says were switched off, cancelled or not renewed; how many facts."""
     thread, words = ctx.thread, [t.lower for t in tokens]
-    if thread is None or not ctx.speaker or not _REFUSE.isdisjoint(t.text if t.text == "May" else t.lower for t in tokens):
+    if (
+        thread is None
+        or not ctx.speaker
+        or not _REFUSE.isdisjoint(t.text if t.text == "May" else t.lower for t in tokens)
+    ):
         return 0
     made = 0
     for k, word in enumerate(words):
@@ -99,8 +111,7 @@ def _named(tokens: list[Token], runs: list[Run], ctx: Context, first: int, end: 
     if end <= first or end - first > 6:
         return None
     names = [r for r in runs if r.first >= first and r.last < end]
-    rest = {tokens[i].lower for i in range(first, end)
-            if not any(r.first <= i <= r.last for r in names)}
+    rest = {tokens[i].lower for i in range(first, end) if not any(r.first <= i <= r.last for r in names)}
     if not rest <= _DETERMINERS | _HELD | {"at", "with", "for", "of", "'s"}:
         return None
     found = {_linked(ctx, r.name) for r in names} - {None}
@@ -133,5 +144,7 @@ def _end(ctx: Context, obj: str, only: str | None, text: str) -> int:
     for who in sorted(holders - ended):
         if only is not None and who.casefold() != only.casefold():
             continue
-        made += ctx.add_fact(Subject(who, 0.8), "NO_LONGER_LINKED_TO", (obj, ctx.label(obj)), (None, None), text, cap=0.8)
+        made += ctx.add_fact(
+            Subject(who, 0.8), "NO_LONGER_LINKED_TO", (obj, ctx.label(obj)), (None, None), text, cap=0.8
+        )
     return made

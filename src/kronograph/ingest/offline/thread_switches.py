@@ -29,9 +29,13 @@ _PLANNED = re.compile(
 _HEARSAY = re.compile(r"\b(?:says?|said|heard|rumou?rs?|apparently|supposedly|thinks?|might|maybe|if)\b", re.I)
 _DONE_WORDS = r"(?:complete|completed|done|finished|over|live)"
 _DONE = re.compile(
-    r"\b(?:(?:[Tt]he\s+|[Oo]ur\s+)?(?:(?P<named>" + _NAME + r")\s+)?(?:migration|switch|move|changeover|transition|switchover|"
-    r"cutover|rollout)\s+(?:is|was|has\s+been|'s)\s+(?:now\s+|finally\s+|officially\s+)?" + _DONE_WORDS
-    + r"|(?:[Ww]e|I)(?:\s+have|'ve)\s+(?:now\s+)?(?:finished|completed)\s+the\s+(?:(?P<named2>" + _NAME
+    r"\b(?:(?:[Tt]he\s+|[Oo]ur\s+)?(?:(?P<named>"
+    + _NAME
+    + r")\s+)?(?:migration|switch|move|changeover|transition|switchover|"
+    r"cutover|rollout)\s+(?:is|was|has\s+been|'s)\s+(?:now\s+|finally\s+|officially\s+)?"
+    + _DONE_WORDS
+    + r"|(?:[Ww]e|I)(?:\s+have|'ve)\s+(?:now\s+)?(?:finished|completed)\s+the\s+(?:(?P<named2>"
+    + _NAME
     + r")\s+)?(?:migration|switch|move|changeover|transition)"
     r"|(?:[Ww]e|I)(?:\s+have|'ve)\s+been\s+(?:on|using)\s+(?P<on>" + _NAME + r")\s+since"
     r"|(?:[Ww]e\s+are|[Ww]e're|I\s+am|I'm)\s+(?:now\s+|fully\s+|finally\s+)?on\s+(?P<now>" + _NAME + r")\s+now"
@@ -44,8 +48,11 @@ def switches_planned(content: str, before: tuple[tuple[str, str], ...]) -> tuple
     """``before`` with the speaker's switches this message plans or starts, (old, new) each."""
     if _HEARSAY.search(content):
         return before
-    found = [(m.group("old"), m.group("new")) for m in _PLANNED.finditer(content)
-             if m.group("old").casefold() != m.group("new").casefold()]
+    found = [
+        (m.group("old"), m.group("new"))
+        for m in _PLANNED.finditer(content)
+        if m.group("old").casefold() != m.group("new").casefold()
+    ]
     return (*before, *found) if found else before
 
 
@@ -58,13 +65,24 @@ def switch_done(ctx: Context, content: str) -> int:
     if m is None:
         return 0
     named = next((m.group(g) for g in ("named", "named2", "on", "now", "live", "since") if m.group(g)), None)
-    pending = [s for s in thread.switches if named is None or named.casefold() in (s[1].casefold(), s[0].casefold())
-               or s[1].casefold().startswith(named.casefold() + " ")]
+    pending = [
+        s
+        for s in thread.switches
+        if named is None
+        or named.casefold() in (s[1].casefold(), s[0].casefold())
+        or s[1].casefold().startswith(named.casefold() + " ")
+    ]
     if not pending:
         return 0
     old, new = pending[-1]
-    relation = next((f.relation for f in reversed(thread.facts) if f.object.casefold() == old.casefold()
-                     and f.subject == ctx.speaker and not f.relation.startswith("NO_")), "USES")
+    relation = next(
+        (
+            f.relation
+            for f in reversed(thread.facts)
+            if f.object.casefold() == old.casefold() and f.subject == ctx.speaker and not f.relation.startswith("NO_")
+        ),
+        "USES",
+    )
     if relation == "USES" and "Location" in (thread.names.get(old), thread.names.get(new), ctx.label(new)):
         return 0  # "moving from Leeds to York", with no home known: not a tool
     who = Subject(ctx.speaker, 0.75)
