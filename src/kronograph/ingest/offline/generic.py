@@ -25,6 +25,7 @@ from .generic_endings import leaving, no_more
 from .generic_roles import read_roles
 from .kin import KIN, of_gender
 from .lowercase import lower_name
+from .medical import read_health
 from .names import Run, Token, name_label
 from .thread import expand_names, thread_person
 from .thread_endings import ended_links
@@ -116,6 +117,7 @@ def read_generic(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
         return 0
     reader = GenericReader(text, tokens, runs, ctx)
     made = no_more(reader) + leaving(reader) + ended_links(tokens, runs, ctx, text) + switch_done(ctx, text)
+    made += read_health(reader)
     preface = _PREFACE.search(text)
     if not _REFUSE.isdisjoint(t.lower for t in tokens if preface is None or t.start >= preface.end()):
         return made

@@ -120,7 +120,8 @@ _BORN = frozenset({"born", "arrived"})
 _CALLED = frozenset({"named", "called"})
 _SHARED = frozenset({"HAS_PET", "PARENT_OF"})  # "Katla and I adopted a dog": hers too
 _NEWBORN = frozenset("son daughter baby boy girl twins".split())
-_HOW_MANY = frozenset("a an two three four five".split())
+_HOW_MANY = frozenset("a an one two three four five".split())
+_EQUALS = frozenset({"is", "'s", "=", ":"})  # "my wife is Emma", "wife = Meera", "husband: Emeka"
 _SOFT = frozenset("just finally recently also both officially".split())
 _FAMILY = frozenset(
     "MARRIED_TO ENGAGED_TO DATING PARTNER_OF SIBLING_OF PARENT_OF RELATIVE_OF GRANDPARENT_OF REPORTS_TO".split()
@@ -319,11 +320,13 @@ def _known_person(token: Token, ctx: Context) -> str | None:
 
 
 def _bare(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context) -> bool:
-    """ "wife Lerato thinks ...", "so hubby Tom says": a tie with no possessive at a clause's start, and a
-    capitalised name after it, is the speaker's."""
+    """ "wife Lerato thinks ...", "so hubby Tom says", "husband is Emeka", "wife = Meera": a tie with no
+    possessive at a clause's start, and a capitalised name after it, is the speaker's."""
     tie = KIN.get(tokens[k].lower)  # one, not "kids Leo and Ana" (a list may be anyone's)
-    if tie is None or tie[0] not in _FAMILY or not ctx.speaker or k + 1 not in runs_at:
+    if tie is None or tie[0] not in _FAMILY or not ctx.speaker:
         return False
+    if k + 1 not in runs_at and not (k + 2 < len(tokens) and tokens[k + 1].lower in _EQUALS and k + 2 in runs_at):
+        return False  # "wife Lerato", "husband is Emeka", "wife = Meera"
     return k == 0 or tokens[k - 1].lower in _CLAUSE_START
 
 
@@ -339,7 +342,7 @@ def _named_after(tokens: list[Token], k: int, runs_at: dict[int, Run]) -> Run | 
     at += comma
     if at + 2 < n and tokens[at].lower == "'s" and tokens[at + 1].lower == "name" and tokens[at + 2].lower == "is":
         at += 2  # "my husband's name is Raj"
-    if not comma and at + 1 < n and tokens[at].lower in ("is", "'s") and (run := runs_at.get(at + 1)) is not None:
+    if not comma and at + 1 < n and tokens[at].lower in _EQUALS and (run := runs_at.get(at + 1)) is not None:
         after = tokens[run.last + 1].lower if run.last + 1 < n else "."
         return run if after in _CLOSE else None  # "my wife is Emma"
     run = runs_at.get(at)

@@ -1,0 +1,86 @@
+"""Health in chat (ingest/offline/medical.py) and ties typed without a possessive (kin.py): a diagnosis, the
+medicine taken and stopped, "husband is Emeka" / "wife = Meera"; nothing from a doubt or a negation."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from kronograph.ingest.offline import OfflineExtractor
+
+REF = datetime(2024, 5, 15, 14, 30, tzinfo=UTC)
+SAM = "Sam Carter"
+
+
+def facts(content: str) -> set[tuple[str, str, str]]:
+    result = OfflineExtractor().extract(content, reference_time=REF, speaker=SAM, role="user")
+    return {(f.subject, f.relation, f.object) for f in result.facts}
+
+
+@pytest.mark.parametrize(
+    ("content", "who", "condition"),
+    [
+        ("I was diagnosed with type 2 diabetes", SAM, "type 2 diabetes"),
+        ("health update: diagnosed w/ a herniated disc", SAM, "herniated disc"),
+        ("Kotaro has been diagnosed with atopic dermatitis", "Kotaro", "atopic dermatitis"),
+        ("so I got diagnosed with sleep apnea last week", SAM, "sleep apnea"),
+    ],
+)
+def test_a_diagnosis_is_a_condition(content: str, who: str, condition: str) -> None:
+    assert (who, "HAS_CONDITION", condition) in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["I might be diagnosed with asthma", "I was not diagnosed with anything", "was I diagnosed with gout?",
+     "they think I could be diagnosed with lupus"],
+)
+def test_no_diagnosis_from_a_doubt(content: str) -> None:
+    assert not [f for f in facts(content) if f[1] == "HAS_CONDITION"]
+
+
+@pytest.mark.parametrize(
+    ("content", "drug"),
+    [
+        ("the doctor put me on amlodipine", "amlodipine"),
+        ("I'm on sertraline now", "sertraline"),
+        ("GP started me on atorvastatin", "atorvastatin"),
+        ("they prescribed me omeprazole", "omeprazole"),
+    ],
+)
+def test_a_medicine_taken(content: str, drug: str) -> None:
+    assert (SAM, "TAKES", drug) in facts(content)
+
+
+def test_a_medicine_stopped_and_the_one_instead() -> None:
+    found = facts("doc took me off the lisinopril and put me on amlodipine instead")
+    assert (SAM, "NO_LONGER_TAKES", "lisinopril") in found and (SAM, "TAKES", "amlodipine") in found
+
+
+def test_the_medicine_prescribed_after_a_diagnosis_is_that_ones() -> None:
+    found = facts("Kotaro has been diagnosed with eczema. The vet prescribed Apoquel.")
+    assert ("Kotaro", "TAKES", "Apoquel") in found
+
+
+@pytest.mark.parametrize("content", ["I'm on Tinder now", "I'm on holiday", "maybe put me on metformin?"])
+def test_no_medicine_from_other_things_one_is_on(content: str) -> None:
+    assert not [f for f in facts(content) if f[1] == "TAKES"]
+
+
+@pytest.mark.parametrize(
+    ("content", "relation", "name"),
+    [
+        ("husband is Emeka, structural engineer", "MARRIED_TO", "Emeka"),
+        ("wife = Meera. anaesthesiologist", "MARRIED_TO", "Meera"),
+        ("ok so. sister: Ana, lives in Porto", "SIBLING_OF", "Ana"),
+        ("we have one daughter, Adaeze", "PARENT_OF", "Adaeze"),
+    ],
+)
+def test_a_tie_typed_without_my(content: str, relation: str, name: str) -> None:
+    assert (SAM, relation, name) in facts(content)
+
+
+@pytest.mark.parametrize("content", ["the husband is Emeka", "her husband is Emeka", "a friend: Tom"])
+def test_no_tie_of_someone_else_typed_without_my(content: str) -> None:
+    assert not [f for f in facts(content) if f[0] == SAM]
