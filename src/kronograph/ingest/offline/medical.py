@@ -24,7 +24,8 @@ __all__ = ["read_health"]
 _DRUG_ENDINGS = (
     "pril", "olol", "statin", "dipine", "formin", "sartan", "prazole", "oxetine", "talopram", "azepam", "cillin",
     "mycin", "cycline", "tidine", "triptan", "lukast", "gliptin", "gliflozin", "xaban", "thyroxine", "nisolone",
-    "nisone", "profen", "tamol", "triptyline", "pramine", "zodone", "tiapine", "peridone", "lamide", "thiazide", "traline",
+    "nisone", "profen", "tamol", "triptyline", "pramine", "zodone", "tiapine", "peridone", "lamide", "thiazide",
+    "traline",
 )
 _DRUGS = frozenset("insulin aspirin warfarin paracetamol acetaminophen ibuprofen methotrexate lithium".split())
 _STOP = frozenset(", . ! ; : ? and but so because since in at on last this yesterday after when which ( -".split())
