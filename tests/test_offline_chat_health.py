@@ -84,3 +84,39 @@ def test_a_tie_typed_without_my(content: str, relation: str, name: str) -> None:
 @pytest.mark.parametrize("content", ["the husband is Emeka", "her husband is Emeka", "a friend: Tom"])
 def test_no_tie_of_someone_else_typed_without_my(content: str) -> None:
     assert not [f for f in facts(content) if f[0] == SAM]
+
+
+@pytest.mark.parametrize(
+    ("content", "pets"),
+    [
+        ("i have 2 cats Mochi and Tofu", ["Mochi", "Tofu"]),
+        ("I have 2 cats, Mochi and Tofu", ["Mochi", "Tofu"]),
+        ("we have a dog Rex", ["Rex"]),
+    ],
+)
+def test_pets_counted_in_digits_or_named_right_after(content: str, pets: list[str]) -> None:
+    assert {(SAM, "HAS_PET", p) for p in pets} <= facts(content)
+
+
+@pytest.mark.parametrize(
+    ("content", "who", "partner"),
+    [
+        ("I've been on a few dates with Marek", SAM, "Marek"),
+        ("I have been on two dates with Ana", SAM, "Ana"),
+        ("I've been seeing Tom for a month", SAM, "Tom"),
+        ("Ana has been seeing Joe since March", "Ana", "Joe"),
+    ],
+)
+def test_dates_and_seeing_someone_is_dating(content: str, who: str, partner: str) -> None:
+    assert (who, "DATING", partner) in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content", ["I've been seeing a physio", "I've been seeing Dr. Patel about my knee", "I'm seeing Tom tomorrow"]
+)
+def test_seeing_a_doctor_or_a_friend_soon_is_no_dating(content: str) -> None:
+    assert not [f for f in facts(content) if f[1] == "DATING"]
+
+
+def test_a_condition_keeps_its_apostrophe() -> None:
+    assert ("Ritva", "HAS_CONDITION", "Parkinson's") in facts("Ritva has been diagnosed with Parkinson's.")

@@ -156,6 +156,10 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("has have got", r"\b(?:has|have|got)\s+a\s+(?:new\s+)?(?:girlfriend|boyfriend)(?:\s+now)?\s*,?\s+(?:called\s+|"
        r"named\s+)?(?=(?-i:[A-ZÀ-ÖØ-Þ]))", "DATING", "state", _P, _P),
     _p("dating", r"\b(?:dating|going\s+out\s+with)\b", "DATING", "state", _P, _P, pair=True, lower=True),
+    # "I've been on a few dates with Marek", "we've been seeing each other", "been seeing Tom for a month"
+    _p("dates seeing", r"\b(?:been\s+on\s+(?:a\s+few|a\s+couple\s+of|some|several|\w+)\s+dates\s+with|been\s+seeing)"
+       r"\b(?!\s+(?:a|an|the|my|his|her|your|someone|somebody|things|double|each|dr|doctor|prof|professor)\b)",
+       "DATING", "state", _P, _P),
     _p("together", r"\b(?:(?:are|have\s+been|'ve\s+been|been|'re)\s+(?:still\s+)?together|got\s+back\s+together)\b",
        "PARTNER_OF", "state", _P, _P, pair=True),
     _p("broke split", r"\b(?:broke|split)\s+up(?:\s+with)?\b", "NO_LONGER_DATING", "event", _P, _P, pair=True),

@@ -376,7 +376,7 @@ def _got_one(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context)
     j = k - 1
     while j >= 0 and k - j <= 2 and (tokens[j].lower in _ADJECTIVES or _plain_word(tokens[j])):
         j -= 1  # "a rescue dog", "a little boy"
-    if j < 2 or tokens[j].lower not in _HOW_MANY or tokens[j - 1].lower not in _GET:
+    if j < 2 or not (tokens[j].lower in _HOW_MANY or tokens[j].lower.isdigit()) or tokens[j - 1].lower not in _GET:
         return None, None
     s = j - 2
     while s > 0 and tokens[s].lower in _SOFT:
@@ -388,6 +388,8 @@ def _got_one(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context)
     for c in range(k + 1, n - 2):  # "got a puppy last month, his name is Otto"
         if tokens[c].lower == "name" and tokens[c + 1].lower in ("is", "'s") and (run := runs_at.get(c + 2)):
             return ctx.speaker, run
+    if (run := runs_at.get(k + 1)) is not None and (run.last + 1 >= n or tokens[run.last + 1].lower in _CLOSE):
+        return ctx.speaker, run  # "I have 2 cats Mochi and Tofu"
     for c in range(k + 1, n - 1):  # "adopted a dog in april, Pepper.", "got a puppy, a collie called Bran"
         if tokens[c].lower == "," and c + 4 < n and tokens[c + 1].lower in ("a", "an"):
             if tokens[c + 3].lower in ("named", "called") and (run := runs_at.get(c + 4)) is not None:

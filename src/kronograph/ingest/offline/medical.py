@@ -68,7 +68,7 @@ def _diagnosed(reader: GenericReader, k: int, at: int) -> int:
     first = at + (at < end and words[at] in ("a", "an", "mild", "early"))
     if end == first or end - first > 4 or not all(w.replace("'", "").isalnum() for w in words[first:end]):
         return 0
-    condition = " ".join(t.text for t in reader.tokens[first:end])
+    condition = reader.text[reader.tokens[first].start : reader.tokens[end - 1].end]  # "Parkinson's", one word
     who = reader._subject(k)
     if not who and (k == 0 or words[k - 1] in (":", ".")):
         who = [Subject(reader.ctx.speaker or "", 0.7)]  # "health: diagnosed w/ type 2 diabetes"
