@@ -142,3 +142,18 @@ def test_no_switch_done_without_a_pending_switch_of_ours(plan: str, done: str) -
     facts = last_facts("we use Xero for the books", plan, done)
     assert (SAM, "NO_LONGER_LINKED_TO", "Xero") not in facts
     assert (SAM, "USES", "York") not in facts
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "full"),
+    [
+        (
+            "I'm going to Hospital Veterinario Clinivet in October",
+            "first week at clinivet done",
+            "Hospital Veterinario Clinivet",
+        ),
+        ("I got a job at Royal Brompton Hospital", "first week at Brompton done", "Royal Brompton Hospital"),
+    ],
+)
+def test_a_distinct_word_of_a_long_name_said_before_is_that_name(earlier: str, later: str, full: str) -> None:
+    assert any(f[2] == full for f in last_facts(earlier, later))

@@ -287,7 +287,9 @@ def _longer(name: str, label: str | None, names: dict[str, str | None]) -> str |
         ):
             found.append(full)  # "vila musical": Escola Vila Musical
             continue
-        if len(words) == 1 and words[0] in parts[1:-1] and known not in ("Person", "Location") and _distinct(words[0]):
+        inner = parts[1:-1] if len(parts) < 3 else parts[1:]  # "Clinivet" of Hospital Veterinário Clinivet too
+        if len(words) == 1 and words[0] in inner and known not in ("Person", "Location") \
+                and label not in ("Person", "Location") and _distinct(words[0]):
             found.append(full)  # "Trados": SDL Trados Studio, its one distinctive word
             continue
         if parts[0] != words[0] and parts[-1].rsplit("-", 1)[-1] != words[0]:
