@@ -349,9 +349,9 @@ class GenericReader:
         if j < len(words) and words[j] in ("there", "here"):
             j += 1  # "opened a coffee shop there called X"
         elif j + 1 < len(words) and words[j] == "in" and self.tokens[j + 1].text.isalpha():
-            end = next((e for e in range(j + 1, min(len(words), j + 4)) if words[e] == ","), None)
+            end = next((e for e in range(j + 1, min(len(words), j + 6)) if words[e] in (",", "called", "named")), None)
             if end is not None and all(self.tokens[e].text.isalpha() for e in range(j + 1, end)):
-                j = end  # "a vet at a small clinic in buenos aires, X": the town, then the name
+                j = end  # "a vet at a small clinic in buenos aires, X", "a restaurant in the medina of Y, X"
         if j < len(words) and words[j] in (",", ":"):
             j += 1
         elif j < len(words) and words[j] in _CALLED:
