@@ -157,3 +157,28 @@ def test_no_switch_done_without_a_pending_switch_of_ours(plan: str, done: str) -
 )
 def test_a_distinct_word_of_a_long_name_said_before_is_that_name(earlier: str, later: str, full: str) -> None:
     assert any(f[2] == full for f in last_facts(earlier, later))
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "who", "place"),
+    [
+        ("I have a small bakery in Leeds, Crumbs", "my chef is Rachid Amrani", "Rachid Amrani", "Crumbs"),
+        ("I work at Globex", "my colleague Tom says hi", "Tom", "Globex"),
+        ("I'm a nurse at St Mary's Hospital", "my boss Dr. Alves wants me on nights", "Alves", "St Mary's Hospital"),
+    ],
+)
+def test_the_people_the_speaker_works_with_work_there_too(earlier: str, later: str, who: str, place: str) -> None:
+    assert (who, "WORKS_AT", place) in last_facts(earlier, later)
+
+
+@pytest.mark.parametrize(
+    "later",
+    ["my old boss Tom says hi", "I left Globex last week. my colleague Tom says hi"],
+)
+def test_no_shared_workplace_for_a_former_tie_or_a_job_left(later: str) -> None:
+    assert not [f for f in last_facts("I work at Globex", later) if f[0] == "Tom" and f[1] == "WORKS_AT"]
+
+
+def test_no_shared_workplace_with_two_workplaces_known() -> None:
+    facts = last_facts("I work at Globex and I own a cafe, Beanery", "my colleague Tom says hi")
+    assert not [f for f in facts if f[0] == "Tom" and f[1] == "WORKS_AT"]
