@@ -47,6 +47,8 @@ def test_a_link_the_thread_holds_ends(earlier: str, later: str, who: str, name: 
         "if Jenkins is cancelled we are in trouble",  # a condition
         "Bamboo was switched off",  # a name the thread never linked
         "the Jenkins jobs were renewed",  # renewed: no ending
+        "Jenkins has dropped support for Java 8",  # active: Jenkins did the dropping
+        "Jenkins was closed for maintenance",  # closed for a while: no ending
     ],
 )
 def test_no_ending_from_a_plan_a_doubt_or_another_name(later: str) -> None:

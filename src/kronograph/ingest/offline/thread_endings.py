@@ -24,9 +24,10 @@ __all__ = ["ended_links"]
 
 _LINKS = frozenset(ENDINGS["NO_LONGER_LINKED_TO"])
 _AUX = frozenset("was were is are 's 're has have had been got get gets".split())
+_PASSIVE = _AUX - {"has", "have", "had"}  # "X has been dropped", not "Acme has dropped the Pro plan"
 # one word that ends it, said of the thing ("X was cancelled")
 _ENDS = frozenset(
-    "cancelled canceled discontinued decommissioned retired terminated scrapped axed dropped deleted closed".split()
+    "cancelled canceled discontinued decommissioned retired terminated scrapped axed dropped deleted".split()
 )
 # two words that end it ("switched off", "shut down", "not renewed")
 _ENDS2 = frozenset(
@@ -70,7 +71,7 @@ def ended_links(tokens: list[Token], runs: list[Run], ctx: Context, text: str) -
     made = 0
     for k, word in enumerate(words):
         after = words[k + 1] if k + 1 < len(words) else ""
-        if (word in _ENDS or (word, after) in _ENDS2) and k >= 2 and words[k - 1] in _AUX | {"been"}:
+        if (word in _ENDS or (word, after) in _ENDS2) and k >= 2 and words[k - 1] in _PASSIVE:
             if word == "not" or after == "renewed" and word == "n't":
                 pass
             elif "not" in words[max(0, k - 3) : k] or "n't" in words[max(0, k - 3) : k]:
