@@ -120,3 +120,21 @@ def test_seeing_a_doctor_or_a_friend_soon_is_no_dating(content: str) -> None:
 
 def test_a_condition_keeps_its_apostrophe() -> None:
     assert ("Ritva", "HAS_CONDITION", "Parkinson's") in facts("Ritva has been diagnosed with Parkinson's.")
+
+
+@pytest.mark.parametrize(
+    ("content", "tool"),
+    [
+        ("We draw everything in ArchiCAD, which I like, and render in Enscape.", "Enscape"),
+        ("I edit in Premiere", "Premiere"),
+        ("i mix in Ableton mostly", "Ableton"),
+        ("we design all our screens in Figma", "Figma"),
+    ],
+)
+def test_the_tool_the_speaker_makes_things_in(content: str, tool: str) -> None:
+    assert (SAM, "USES", tool) in facts(content)
+
+
+@pytest.mark.parametrize("content", ["I design in London", "she designs in Figma", "Tom edits in Avid"])
+def test_no_tool_for_a_place_or_for_someone_else(content: str) -> None:
+    assert not [f for f in facts(content) if f[0] == SAM and f[1] == "USES"]

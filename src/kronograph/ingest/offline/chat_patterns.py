@@ -234,6 +234,10 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     # "we ported everything to godot", "moved it all over to Figma"
     _p("ported migrated moved", _OWN_CLAUSE + r"(?:ported|migrated|moved)\s+(?:everything|it\s+all|all\s+of\s+it)\s+"
        r"(?:over\s+)?(?:to|onto)\b", "USES", "state", None, "Product", vocabulary=TECH, strict=True, speakers=True),
+    # "we draw everything in ArchiCAD ... and render in Enscape", "i edit in Premiere" (the speaker's own clause)
+    _p("draw render edit design animate sketch mix",
+       _OWN_CLAUSE + r"(?:draw|render|edit|design|animate|sketch|mix)\s+(?:(?:everything|it\s+all|all|our\s+\w+|"
+       r"my\s+\w+|the\s+\w+)\s+)?in\s+(?=(?-i:[A-Z]))", "USES", "state", _P, "Product", speakers=True),
     # "i do everything in neovim", "we do everything on notion"
     _p("do", _OWN_CLAUSE + r"do\s+everything\s+(?:in|on|with)\b", "USES", "state", _P, "Product", vocabulary=TECH,
        strict=True, speakers=True),

@@ -474,7 +474,7 @@ class SentenceReader:
                 if own:  # "leads the Payments team at Acme": works at Acme, since some time not given
                     obj = (name, name_label(name) or label)
                     made += self.ctx.add_fact(subject, own, obj, (None, None), self.text, cap=0.8)
-                else:
+                elif rel != "USES" or (name_label(name) or self.ctx.label(name)) != "Location":  # "I design in London"
                     label = label or (o_label if rel != pattern.ended else None)
                     made += self.ctx.add_fact(
                         subject, rel, (name, name_label(name) or label), (valid, invalid), self.text, past
