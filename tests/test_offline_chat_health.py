@@ -138,3 +138,23 @@ def test_the_tool_the_speaker_makes_things_in(content: str, tool: str) -> None:
 @pytest.mark.parametrize("content", ["I design in London", "she designs in Figma", "Tom edits in Avid"])
 def test_no_tool_for_a_place_or_for_someone_else(content: str) -> None:
     assert not [f for f in facts(content) if f[0] == SAM and f[1] == "USES"]
+
+
+@pytest.mark.parametrize(
+    ("content", "tool"),
+    [
+        ("We changed the caisse, it is Odoo since last week.", "Odoo"),
+        ("we switched our CRM - it's HubSpot now", "HubSpot"),
+        ("I've replaced the booking tool, it's Calendly now", "Calendly"),
+    ],
+)
+def test_a_thing_changed_and_what_it_is_now(content: str, tool: str) -> None:
+    assert (SAM, "USES", tool) in facts(content)
+
+
+@pytest.mark.parametrize(
+    "content", ["Tom says we changed the caisse, it is Odoo now", "we changed the caisse, it is Tom who does it"]
+)
+def test_no_change_from_hearsay_or_a_person(content: str) -> None:
+    assert not [f for f in facts(content) if f[1] == "USES"]
+

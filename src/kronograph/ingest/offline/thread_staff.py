@@ -39,3 +39,4 @@ def staff_workplace(ctx: Context, text: str) -> int:
             made += ctx.add_fact(Subject(tie.object, 0.7), "WORKS_AT", (place, "Organization"), (None, None), text,
                                  cap=0.7)
     return made
+

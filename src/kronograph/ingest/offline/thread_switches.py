@@ -15,7 +15,7 @@ import re
 
 from .context import Context, Subject
 
-__all__ = ["switch_done", "switches_planned"]
+__all__ = ["changed_to", "switch_done", "switches_planned"]
 
 _NAME = r"[A-Z][\w'’&.+-]*(?:\s+(?:[A-Z][\w'’&.+-]*|of|&))*"
 _PLANNED = re.compile(
@@ -42,6 +42,26 @@ _DONE = re.compile(
     r"|(?P<live>" + _NAME + r")\s+(?:went|is|has\s+gone)\s+live"
     r"|\b[Ii]t\s+(?:is|'s)\s+(?P<since>" + _NAME + r")\s+since)"
 )
+
+
+# "we changed the caisse, it is Odoo since last week", "switched our CRM - it's HubSpot now"
+_CHANGED = re.compile(
+    r"\b(?:[Ww]e|I)(?:\s+have|'ve)?\s+(?:just\s+|finally\s+)?(?:changed|switched|replaced|swapped)\s+(?:the|our|my)\s+"
+    r"\w+(?:\s+[a-z]+)?\s*[,;:—–-]+\s*(?:and\s+|so\s+)?(?:now\s+)?(?:it\s+is|it's|its|we\s+use|we're\s+on|we\s+are\s+on)"
+    r"\s+(?:now\s+)?(?P<new>" + _NAME + r")(?=\s+(?:now|since)\b|\s*[.!,;]|\s*$)"
+)
+
+
+def changed_to(ctx: Context, content: str) -> int:
+    """ "we changed the caisse, it is Odoo since last week": the speaker USES the new one."""
+    m = _CHANGED.search(content)
+    if m is None or not ctx.speaker or _HEARSAY.search(content):
+        return 0
+    new = m.group("new")
+    if ctx.label(new) in ("Person", "Location"):
+        return 0
+    return ctx.add_fact(Subject(ctx.speaker, 0.75), "USES", (new, ctx.label(new) or "Product"), (None, None), content,
+                        cap=0.75)
 
 
 def switches_planned(content: str, before: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
