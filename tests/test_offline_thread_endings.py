@@ -184,3 +184,44 @@ def test_no_shared_workplace_for_a_former_tie_or_a_job_left(later: str) -> None:
 def test_no_shared_workplace_with_two_workplaces_known() -> None:
     facts = last_facts("I work at Globex and I own a cafe, Beanery", "my colleague Tom says hi")
     assert not [f for f in facts if f[0] == "Tom" and f[1] == "WORKS_AT"]
+
+
+@pytest.mark.parametrize(
+    ("later", "who", "name"),
+    [
+        ("Northwind Traders went bust last month", "Ana", "Northwind Traders"),
+        ("Northwind Traders shut down in March.", "Ana", "Northwind Traders"),
+        ("Northwind Traders folded.", "Ana", "Northwind Traders"),
+        ("my Riverside membership lapsed", SAM, "Riverside Rowing Club"),
+    ],
+)
+def test_a_workplace_or_club_that_folded_or_lapsed_ends(later: str, who: str, name: str) -> None:
+    earlier = "my wife Ana works at Northwind Traders. I am a member of Riverside Rowing Club."
+    assert (who, "NO_LONGER_LINKED_TO", name) in last_facts(earlier, later)
+
+
+@pytest.mark.parametrize(
+    "later",
+    ["Northwind Traders shut down the Leeds office", "Northwind Traders might go bust", "the Riverside season ended"],
+)
+def test_no_ending_from_a_transitive_a_doubt_or_another_thing_ending(later: str) -> None:
+    earlier = "my wife Ana works at Northwind Traders. I am a member of Riverside Rowing Club."
+    assert not [f for f in last_facts(earlier, later) if f[1] == "NO_LONGER_LINKED_TO"]
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "Ana got a job at Initech, she starts in March.",
+        "Ana accepted a place at Leeds University, starting in September",
+        "Ana was hired by Initech and her first day is next Monday",
+    ],
+)
+def test_a_job_won_that_starts_later_is_a_plan(later: str) -> None:
+    facts = last_facts("my wife Ana is a teacher", later)
+    assert not [f for f in facts if f[0] == "Ana" and f[1] in ("WORKS_AT", "STUDIED_AT")]
+
+
+def test_a_job_won_that_started_is_a_job() -> None:
+    facts = last_facts("my wife Ana is a teacher", "Ana got a job at Initech, she started in March.")
+    assert ("Ana", "WORKS_AT", "Initech") in facts

@@ -30,7 +30,7 @@ from .names import Run, Token, name_label
 from .thread import expand_names, thread_person
 from .thread_endings import ended_links
 from .thread_staff import staff_workplace
-from .thread_switches import changed_to, switch_done
+from .thread_switches import changed_to, starts_later, switch_done
 from .vocab import JOBS, TECH, WORKPLACE_NOUNS, is_job
 
 __all__ = ["GenericReader", "read_generic"]
@@ -118,7 +118,7 @@ def read_generic(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
         return 0
     reader = GenericReader(text, tokens, runs, ctx)
     made = no_more(reader) + leaving(reader) + ended_links(tokens, runs, ctx, text) + switch_done(ctx, text)
-    made += changed_to(ctx, text)
+    made += changed_to(ctx, text) + starts_later(ctx, text)
     made += read_health(reader) + staff_workplace(ctx, text)
     preface = _PREFACE.search(text)
     if not _REFUSE.isdisjoint(t.lower for t in tokens if preface is None or t.start >= preface.end()):

@@ -43,6 +43,24 @@ _ENDS2 = frozenset(
         ("closed", "down"),
     }
 )
+# said of the thing itself, no auxiliary: "Globex went bust", "the shop closed down", "our X plan expired"
+_FOLDED = frozenset(
+    {
+        ("went", "bust"),
+        ("went", "under"),
+        ("went", "bankrupt"),
+        ("closed", "down"),
+        ("shut", "down"),
+        ("ceased", "trading"),
+        ("folded", "."),
+        ("folded", ","),
+        ("folded", ""),
+    }
+)
+_INTRANSITIVE = frozenset(
+    ", . ! ; and so because in on last this yesterday today recently finally earlier after".split() + [""]
+)  # what may follow "X shut down" (not "shut down the Leeds office")
+_LAPSED = frozenset("expired lapsed ended".split())  # only after a held thing: "my X membership lapsed"
 # what the speaker does to end their own ("I cancelled the X membership")
 _ACTS = frozenset("cancelled canceled ended terminated stopped dropped quit".split())
 _HELD = frozenset(
@@ -80,6 +98,12 @@ def ended_links(tokens: list[Token], runs: list[Run], ctx: Context, text: str) -
             while head > 0 and words[head - 1] in _AUX | {"been", "not", "n't"}:
                 head -= 1
             found = _named(tokens, runs, ctx, _phrase_start(words, head), head)
+            if found is not None:
+                made += _end(ctx, found, None, text)
+        elif ((word, after) in _FOLDED and (words[k + 2] if k + 2 < len(words) else "") in _INTRANSITIVE) or (
+            word in _LAPSED and k >= 1 and words[k - 1] in _HELD
+        ):
+            found = _named(tokens, runs, ctx, _phrase_start(words, k), k)  # "Globex went bust", "X membership lapsed"
             if found is not None:
                 made += _end(ctx, found, None, text)
         elif word in _ACTS and k >= 1 and words[k - 1] in ("i", "we", "have", "'ve", "had"):

@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 
 from .context import Context, Subject
+from .dates import find_times
 
-__all__ = ["changed_to", "switch_done", "switches_planned"]
+__all__ = ["changed_to", "starts_later", "switch_done", "switches_planned"]
 
 _NAME = r"[A-Z][\w'’&.+-]*(?:\s+(?:[A-Z][\w'’&.+-]*|of|&))*"
 _PLANNED = re.compile(
@@ -62,6 +63,28 @@ def changed_to(ctx: Context, content: str) -> int:
         return 0
     return ctx.add_fact(Subject(ctx.speaker, 0.75), "USES", (new, ctx.label(new) or "Product"), (None, None), content,
                         cap=0.75)
+
+
+# "she got a job at Initech, she starts in March": a job won whose first day is still ahead
+_WON = re.compile(r"\b(?:got|accepted|landed|signed|was\s+hired|been\s+hired|was\s+offered|took)\b", re.I)
+_STARTS = re.compile(r"\b(?:starts?|starting|begins?|beginning|first\s+day\s+(?:is|will\s+be))\s+(?:there\s+)?", re.I)
+_JOINED = frozenset({"WORKS_AT", "STUDIED_AT", "MEMBER_OF"})
+
+
+def starts_later(ctx: Context, content: str) -> int:
+    """Takes back the job, school or club a sentence won when it also says the start is still ahead ("got a job
+    at X, she starts in March", "accepted a place at Y, first day is 3 February"): a plan, not a link yet."""
+    if ctx.reference is None or _WON.search(content) is None:
+        return 0
+    ahead = [t for t in find_times(content, ctx.reference) if t.when > ctx.reference
+             and _STARTS.search(content[max(0, t.start - 30) : t.start + len("starting ")])]
+    if not ahead:
+        return 0
+    taken = [k for k, f in ctx.facts.items() if f.relation in _JOINED and not f.invalid_at
+             and f.object.casefold() in content.casefold()]
+    for key in taken:
+        del ctx.facts[key]
+    return 0
 
 
 def switches_planned(content: str, before: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
