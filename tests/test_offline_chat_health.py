@@ -158,3 +158,16 @@ def test_a_thing_changed_and_what_it_is_now(content: str, tool: str) -> None:
 def test_no_change_from_hearsay_or_a_person(content: str) -> None:
     assert not [f for f in facts(content) if f[1] == "USES"]
 
+
+
+@pytest.mark.parametrize(
+    ("content", "town"),
+    [("we share a flat in Podgorze with my cat Mruczek", "Podgorze"), ("i share a house in Leith with two nurses", "Leith")],
+)
+def test_a_shared_home_is_where_one_lives(content: str, town: str) -> None:
+    assert (SAM, "LIVES_IN", town) in facts(content)
+
+
+@pytest.mark.parametrize("content", ["we used to share a flat in Leith", "we might share a flat in Leith"])
+def test_no_shared_home_from_the_past_or_a_plan(content: str) -> None:
+    assert not [f for f in facts(content) if f[1] == "LIVES_IN"]

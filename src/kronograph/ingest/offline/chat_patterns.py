@@ -166,6 +166,9 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("divorced", r"\b(?:got\s+)?divorced(?:\s+from)?\b", "NO_LONGER_MARRIED_TO", "event", _P, _P, pair=True),
     _p("rent rents rented renting", rf"\brent(?:s|ed|ing)?(?:\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?{_HOME})?\s+in\b",
        "LIVES_IN", "state", _P, _L, lower=True),
+    # "we share a flat in Podgórze", "i share a house in Leith with two nurses"
+    _p("share shares sharing", rf"\bshar(?:e|es|ing)\s+(?:a|an|our|my|the)\s+(?:[\w-]+\s+)?{_HOME}\s+in\b",
+       "LIVES_IN", "state", _P, _L, lower=True),
     _p("moved move moving", rf"\bmov(?:ed|e)\s+into\s+(?:a|an|our|my|the)\s+(?:new\s+|bigger\s+|smaller\s+)?{_HOME}"
        r"\s+in\b", "LIVES_IN", "state", _P, _L, lower=True),
     # where people come from
