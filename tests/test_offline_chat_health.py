@@ -33,8 +33,12 @@ def test_a_diagnosis_is_a_condition(content: str, who: str, condition: str) -> N
 
 @pytest.mark.parametrize(
     "content",
-    ["I might be diagnosed with asthma", "I was not diagnosed with anything", "was I diagnosed with gout?",
-     "they think I could be diagnosed with lupus"],
+    [
+        "I might be diagnosed with asthma",
+        "I was not diagnosed with anything",
+        "was I diagnosed with gout?",
+        "they think I could be diagnosed with lupus",
+    ],
 )
 def test_no_diagnosis_from_a_doubt(content: str) -> None:
     assert not [f for f in facts(content) if f[1] == "HAS_CONDITION"]
@@ -159,10 +163,12 @@ def test_no_change_from_hearsay_or_a_person(content: str) -> None:
     assert not [f for f in facts(content) if f[1] == "USES"]
 
 
-
 @pytest.mark.parametrize(
     ("content", "town"),
-    [("we share a flat in Podgorze with my cat Mruczek", "Podgorze"), ("i share a house in Leith with two nurses", "Leith")],
+    [
+        ("we share a flat in Podgorze with my cat Mruczek", "Podgorze"),
+        ("i share a house in Leith with two nurses", "Leith"),
+    ],
 )
 def test_a_shared_home_is_where_one_lives(content: str, town: str) -> None:
     assert (SAM, "LIVES_IN", town) in facts(content)
