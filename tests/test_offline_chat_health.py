@@ -177,3 +177,15 @@ def test_a_shared_home_is_where_one_lives(content: str, town: str) -> None:
 @pytest.mark.parametrize("content", ["we used to share a flat in Leith", "we might share a flat in Leith"])
 def test_no_shared_home_from_the_past_or_a_plan(content: str) -> None:
     assert not [f for f in facts(content) if f[1] == "LIVES_IN"]
+
+
+@pytest.mark.parametrize(
+    ("content", "school"),
+    [
+        ("I started a specialization in veterinary dermatology at PUCPR", "PUCPR"),
+        ("i started a pos-graduacao (specialization) in dermatology at PUCPR, classes on saturdays", "PUCPR"),
+        ("I'm doing a postgraduate diploma at Kingston University", "Kingston University"),
+    ],
+)
+def test_a_specialization_or_postgraduate_course_is_study(content: str, school: str) -> None:
+    assert (SAM, "STUDIED_AT", school) in facts(content)

@@ -24,7 +24,10 @@ from .vocab import (
 
 __all__ = ["CHAT_PATTERNS"]
 
-_DEGREE = r"(?:degree|master'?s|masters|bachelor'?s|bachelors|phd|ph\.d\.?|doctorate|mba|diploma|bsc|msc|ba|ma|bs|ms)"
+_DEGREE = (
+    r"(?:degree|master'?s|masters|bachelor'?s|bachelors|phd|ph\.d\.?|doctorate|mba|diploma|bsc|msc|ba|ma|bs|ms|"
+    r"specialization|specialisation|postgrad|postgraduate)"
+)
 _HOME = r"(?:house|flat|apartment|condo|home|place|cottage)"
 _NOT_OWNED = "|".join(sorted(KIN, key=len, reverse=True)) + "|" + _DEGREE[3:-1]
 _TECH = (
@@ -72,7 +75,7 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("have has got earned did doing hold holds started finished completed",
        r"\b(?:have|has|got|earned|did|doing|hold|holds|started|finished|completed)\s+"
        r"(?:a|an|my|his|her)\s+"
-       rf"(?:[\w'-]+\s+){{0,2}}?{_DEGREE}(?:\s+in\s+[\w-]+(?:\s+[\w-]+){{0,2}}?)?\s+(?:from|at)\b", "STUDIED_AT",
+       rf"(?:[\w'-]+\s+){{0,2}}?\(?{_DEGREE}\)?(?:\s+in\s+[\w-]+(?:\s+[\w-]+){{0,2}}?)?\s+(?:from|at)\b", "STUDIED_AT",
        "state", _P, _O, lower=True),
     _p("bought own owns purchased", rf"\b(?:bought|own|owns|purchased)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?{_HOME}"
        r"\s+in\b", "OWNS_PROPERTY_IN", "state", _P, _L, lower=True, closes=True, ended="NO_LONGER_OWNS"),
