@@ -82,6 +82,9 @@ def test_a_bare_month_after_a_start_to_come_is_the_next_one() -> None:
     [
         ("my wife Ana works at Deloitte", "Ana is at KPMG now, not Deloitte", "Ana", "Deloitte", "KPMG"),
         ("my brother Tom lives in London", "Tom lives in Leeds now, not in London", "Tom", "London", "Leeds"),
+        ("my wife Ana works at Deloitte", "Ana is at KPMG these days, not Deloitte", "Ana", "Deloitte", "KPMG"),
+        ("my wife Ana works at Deloitte", "Actually Ana is at KPMG, not Deloitte", "Ana", "Deloitte", "KPMG"),
+        ("my wife Ana works at Deloitte", "Ana works at KPMG nowadays, not at Deloitte", "Ana", "Deloitte", "KPMG"),
         (
             "my wife Ana works at Attica Bank",
             "sorry, wrong, Ana is at Hellenic Bank, not Attica",
@@ -225,3 +228,10 @@ def test_a_job_won_that_starts_later_is_a_plan(later: str) -> None:
 def test_a_job_won_that_started_is_a_job() -> None:
     facts = last_facts("my wife Ana is a teacher", "Ana got a job at Initech, she started in March.")
     assert ("Ana", "WORKS_AT", "Initech") in facts
+
+
+@pytest.mark.parametrize(
+    "later", ["Ana is at KPMG today, not Deloitte", "Ana likes KPMG, not Deloitte", "KPMG, not Deloitte"]
+)
+def test_no_change_from_a_not_without_now_or_owning_up(later: str) -> None:
+    assert ("Ana", "NO_LONGER_LINKED_TO", "Deloitte") not in last_facts("my wife Ana works at Deloitte", later)

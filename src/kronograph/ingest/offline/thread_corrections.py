@@ -30,6 +30,7 @@ from .thread_work import one_job
 __all__ = ["correct_earlier", "quoted_then_renamed", "renamed_earlier", "renamed_short"]
 
 _OWNED_UP = frozenset({"sorry", "correction", "oops", "mistake", "typo", "wrong", "meant", "mixed", "muddled"})
+_NOW = frozenset({"now", "nowadays", "currently", "days"})  # "<A> now / these days, not <B>": a change
 _GLUE = frozenset({",", "—", "–", "-", "and"})
 _ENDED = ("NO_LONGER", "NOT_", "LEFT", "QUIT", "FORMER", "EX_", "PLANS_TO", "WANTS_TO", "CONSIDERING")
 
@@ -39,21 +40,21 @@ def correct_earlier(tokens: list[Token], runs: list[Run], ctx: Context) -> int:
     place; how many facts were made."""
     thread = ctx.thread
     words = [t.lower for t in tokens]
-    owned = not _OWNED_UP.isdisjoint(words)
-    if not owned and "now" not in words:
+    owned = not _OWNED_UP.isdisjoint(words) or "actually" in words[:2]
+    if not owned and _NOW.isdisjoint(words):
         return 0
     made = _placed_instead(" ".join(t.text for t in tokens), ctx) if owned else 0
     if thread is None or not thread.facts:
         return made
     by_last = {r.last: r for r in runs}
     for k, word in enumerate(words[:-1]):
-        if word != "not" or not owned and "now" not in words[max(0, k - 2) : k]:
+        if word != "not" or not owned and _NOW.isdisjoint(words[max(0, k - 2) : k]):
             continue  # without owning up, only "<A> now, not <B>"
         earlier, _ = _earlier_object(tokens, k + 1 + (not owned and words[k + 1] in ("in", "at", "with")), thread.facts)
         if earlier is None or any(f.object.casefold() == earlier.object.casefold() for f in ctx.facts.values()):
             continue  # said of nothing earlier, or corrected within this message already
         j = k - 1
-        while j >= 0 and (words[j] in _GLUE or words[j] in ("now", "actually")):  # "Bank of Africa now, not X"
+        while j >= 0 and (words[j] in _GLUE or words[j] in _NOW or words[j] in ("actually", "these")):  # "X now, not Y"
             j -= 1
         instead = by_last.get(j)
         now = None if owned or ctx.reference is None else ctx.reference.isoformat()  # unowned: a change, not a slip
