@@ -235,3 +235,17 @@ def test_a_job_won_that_started_is_a_job() -> None:
 )
 def test_no_change_from_a_not_without_now_or_owning_up(later: str) -> None:
     assert ("Ana", "NO_LONGER_LINKED_TO", "Deloitte") not in last_facts("my wife Ana works at Deloitte", later)
+
+
+@pytest.mark.parametrize(
+    "later", ["I've had to quit the harriers though, it's too far.", "I quit the harriers", "we cancelled the harriers"]
+)
+def test_a_club_quit_by_its_last_word_in_lower_case_ends(later: str) -> None:
+    facts = last_facts("I joined a running club, the Kirkstall Harriers.", later)
+    assert (SAM, "NO_LONGER_LINKED_TO", "Kirkstall Harriers") in facts
+
+
+@pytest.mark.parametrize("later", ["I have to quit the harriers soon", "I might quit the harriers", "I quit the gym"])
+def test_no_club_quit_from_a_plan_or_another_name(later: str) -> None:
+    facts = last_facts("I joined a running club, the Kirkstall Harriers.", later)
+    assert (SAM, "NO_LONGER_LINKED_TO", "Kirkstall Harriers") not in facts

@@ -67,6 +67,7 @@ _HELD = frozenset(
     "licence licences license licenses subscription subscriptions membership memberships account accounts "
     "contract contracts plan plans service instance server servers system setup".split()
 )
+_SPAN_END = frozenset(", . ; ! and because though anyway now already last this yesterday today".split())
 _DETERMINERS = frozenset("the our my their his her its".split())
 _REFUSE = frozenset(
     """
@@ -106,11 +107,13 @@ def ended_links(tokens: list[Token], runs: list[Run], ctx: Context, text: str) -
             found = _named(tokens, runs, ctx, _phrase_start(words, k), k)  # "Globex went bust", "X membership lapsed"
             if found is not None:
                 made += _end(ctx, found, None, text)
-        elif word in _ACTS and k >= 1 and words[k - 1] in ("i", "we", "have", "'ve", "had"):
+        elif word in _ACTS and k >= 1 and (
+            words[k - 1] in ("i", "we", "have", "'ve", "had") or words[k - 2 : k] == ["had", "to"]
+        ):
             if "not" in words[max(0, k - 3) : k] or "n't" in words[max(0, k - 3) : k]:
                 continue
             end = k + 1
-            while end < len(words) and end - k <= 5 and words[end] not in (",", ".", ";", "!", "and", "because"):
+            while end < len(words) and end - k <= 5 and words[end] not in _SPAN_END:
                 end += 1
             found = _named(tokens, runs, ctx, k + 1, end)
             if found is not None:
@@ -136,6 +139,10 @@ def _named(tokens: list[Token], runs: list[Run], ctx: Context, first: int, end: 
     if end <= first or end - first > 6:
         return None
     names = [r for r in runs if r.first >= first and r.last < end]
+    plain = _DETERMINERS | _HELD | {"at", "with", "for", "of", "'s"}
+    lower = [i for i in range(first, end) if tokens[i].lower not in plain and tokens[i].text.isalpha()]
+    if not names and len(lower) == 1 and len(tokens[lower[0]].text) > 3:  # "quit the harriers": Kirkstall Harriers
+        names = [Run(lower[0], lower[0], tokens[lower[0]].text)]
     rest = {tokens[i].lower for i in range(first, end) if not any(r.first <= i <= r.last for r in names)}
     if not rest <= _DETERMINERS | _HELD | {"at", "with", "for", "of", "'s"}:
         return None
