@@ -189,3 +189,7 @@ def test_no_shared_home_from_the_past_or_a_plan(content: str) -> None:
 )
 def test_a_specialization_or_postgraduate_course_is_study(content: str, school: str) -> None:
     assert (SAM, "STUDIED_AT", school) in facts(content)
+
+
+def test_chat_abbreviations_of_now_count_as_now() -> None:
+    assert (SAM, "WORKS_AT", "Helix Labs") in facts("I'm at Helix Labs atm")

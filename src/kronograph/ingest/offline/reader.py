@@ -33,6 +33,7 @@ _CAMEL = re.compile(r"(?!Mc|Mac)[A-Za-z]*[a-z][A-Z]")  # "AutoCAD", "ezyVet": a 
 __all__ = ["SentenceReader"]
 
 _ANYMORE = frozenset({"anymore", "nowadays"})
+_NOW_WORDS = frozenset({"now", "currently", "rn", "atm"})  # "I'm at Helix Labs atm"
 _STREETS = frozenset("street st road rd avenue lane square park hill close drive way place gardens terrace".split())
 # the present forms of a start: "Tom joins Acme on Monday", "I'm moving to Rome" announce a plan
 _SCHEDULED = frozenset(
@@ -148,7 +149,7 @@ class SentenceReader:
         closing = gap.closing or gap.negated or pattern.only_closing
         if pattern.only_closing and not _anymore(self.tokens, verb_at):
             return None  # "I'm not at Acme" alone: a denial, not an ending
-        if pattern.needs_now and all(t.lower not in ("now", "currently") for t in self.tokens[verb_at : verb_at + 8]):
+        if pattern.needs_now and _NOW_WORDS.isdisjoint(t.lower for t in self.tokens[verb_at : verb_at + 8]):
             return None  # "I'm at Acme" may be a visit; "I'm at Acme now" is where one works
         if closing and not pattern.closes:
             return None
