@@ -249,3 +249,8 @@ def test_a_club_quit_by_its_last_word_in_lower_case_ends(later: str) -> None:
 def test_no_club_quit_from_a_plan_or_another_name(later: str) -> None:
     facts = last_facts("I joined a running club, the Kirkstall Harriers.", later)
     assert (SAM, "NO_LONGER_LINKED_TO", "Kirkstall Harriers") not in facts
+
+
+@pytest.mark.parametrize("earlier", ["I drive a Tesla Model 3, I own it outright", "we bought a Honda Civic"])
+def test_a_car_owned_is_no_workplace(earlier: str) -> None:
+    assert not [f for f in last_facts(earlier, "my colleague Tom says hi") if f[1] == "WORKS_AT"]

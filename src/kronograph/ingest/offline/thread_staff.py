@@ -7,11 +7,11 @@ that ended, nor for a tie said as former ("my old boss").
 from __future__ import annotations
 
 from .context import Context, Subject
+from .vocab import BRANDS
 
 __all__ = ["staff_workplace"]
 
 _TIES = frozenset({"COLLEAGUE_OF", "REPORTS_TO"})
-_PLACES = frozenset({"WORKS_AT", "OWNS"})
 _GONE = ("NO_LONGER", "LEFT", "QUIT", "FORMER", "SOLD", "CLOSED")
 
 
@@ -26,7 +26,10 @@ def staff_workplace(ctx: Context, text: str) -> int:
         return 0
     earlier = [(f.relation, f.object) for f in (thread.facts if thread else ()) if f.subject.casefold() == mine]
     now = [(f.relation, f.object) for f in ctx.facts.values() if f.subject.casefold() == mine]
-    places = {o.casefold(): o for r, o in earlier + now if r in _PLACES}
+    labels = dict(thread.names) if thread else {}
+    places = {o.casefold(): o for r, o in earlier + now  # a business owned, not a car ("I own a Tesla")
+              if r == "WORKS_AT" or r == "OWNS" and (ctx.label(o) or labels.get(o)) in (None, "Organization")
+              and o.split()[0].casefold() not in BRANDS}
     for relation, obj in earlier + now:
         if relation.startswith(_GONE):
             places.pop(obj.casefold(), None)
