@@ -20,13 +20,13 @@ DATA = Path(__file__).resolve().parent / "data"
 FLOORS = {
     "chat_conversations_dev.jsonl": (0.92, 0.03),
     "chat_conversations_heldout.jsonl": (0.91, 0.01),
-    "chat_conversations_heldout2.jsonl": (0.63, 0.01),
-    "chat_conversations_heldout3.jsonl": (0.68, 0.02),
+    "chat_conversations_heldout2.jsonl": (0.629, 0.01),  # 85/135 = 0.6296: 0.63 was rounded up
+    "chat_conversations_heldout3.jsonl": (0.70, 0.02),
     "chat_conversations_heldout4.jsonl": (0.73, 0.02),
-    "chat_conversations_heldout5.jsonl": (0.66, 0.03),
+    "chat_conversations_heldout5.jsonl": (0.66, 0.02),
     "chat_conversations_heldout6.jsonl": (0.66, 0.02),
     "chat_conversations_heldout7.jsonl": (0.79, 0.02),  # 0.393 / 0.075 when scored blind
-    "chat_conversations_heldout8.jsonl": (0.33, 0.12),  # blind when scored, never tuned on
+    "chat_conversations_heldout8.jsonl": (0.58, 0.01),  # 0.338 / 0.111 when scored blind
 }
 
 

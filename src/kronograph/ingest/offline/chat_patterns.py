@@ -24,7 +24,10 @@ from .vocab import (
 
 __all__ = ["CHAT_PATTERNS"]
 
-_DEGREE = r"(?:degree|master'?s|masters|bachelor'?s|bachelors|phd|ph\.d\.?|doctorate|mba|diploma|bsc|msc|ba|ma|bs|ms)"
+_DEGREE = (
+    r"(?:degree|master'?s|masters|bachelor'?s|bachelors|phd|ph\.d\.?|doctorate|mba|diploma|bsc|msc|ba|ma|bs|ms|"
+    r"specialization|specialisation|postgrad|postgraduate)"
+)
 _HOME = r"(?:house|flat|apartment|condo|home|place|cottage)"
 _NOT_OWNED = "|".join(sorted(KIN, key=len, reverse=True)) + "|" + _DEGREE[3:-1]
 _TECH = (
@@ -72,7 +75,7 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("have has got earned did doing hold holds started finished completed",
        r"\b(?:have|has|got|earned|did|doing|hold|holds|started|finished|completed)\s+"
        r"(?:a|an|my|his|her)\s+"
-       rf"(?:[\w'-]+\s+){{0,2}}?{_DEGREE}(?:\s+in\s+[\w-]+(?:\s+[\w-]+){{0,2}}?)?\s+(?:from|at)\b", "STUDIED_AT",
+       rf"(?:[\w'-]+\s+){{0,2}}?\(?{_DEGREE}\)?(?:\s+in\s+[\w-]+(?:\s+[\w-]+){{0,2}}?)?\s+(?:from|at)\b", "STUDIED_AT",
        "state", _P, _O, lower=True),
     _p("bought own owns purchased", rf"\b(?:bought|own|owns|purchased)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?{_HOME}"
        r"\s+in\b", "OWNS_PROPERTY_IN", "state", _P, _L, lower=True, closes=True, ended="NO_LONGER_OWNS"),
@@ -156,11 +159,18 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     _p("has have got", r"\b(?:has|have|got)\s+a\s+(?:new\s+)?(?:girlfriend|boyfriend)(?:\s+now)?\s*,?\s+(?:called\s+|"
        r"named\s+)?(?=(?-i:[A-ZÀ-ÖØ-Þ]))", "DATING", "state", _P, _P),
     _p("dating", r"\b(?:dating|going\s+out\s+with)\b", "DATING", "state", _P, _P, pair=True, lower=True),
+    # "I've been on a few dates with Marek", "we've been seeing each other", "been seeing Tom for a month"
+    _p("dates seeing", r"\b(?:been\s+on\s+(?:a\s+few|a\s+couple\s+of|some|several|\w+)\s+dates\s+with|been\s+seeing)"
+       r"\b(?!\s+(?:a|an|the|my|his|her|your|someone|somebody|things|double|each|dr|doctor|prof|professor)\b)",
+       "DATING", "state", _P, _P),
     _p("together", r"\b(?:(?:are|have\s+been|'ve\s+been|been|'re)\s+(?:still\s+)?together|got\s+back\s+together)\b",
        "PARTNER_OF", "state", _P, _P, pair=True),
     _p("broke split", r"\b(?:broke|split)\s+up(?:\s+with)?\b", "NO_LONGER_DATING", "event", _P, _P, pair=True),
     _p("divorced", r"\b(?:got\s+)?divorced(?:\s+from)?\b", "NO_LONGER_MARRIED_TO", "event", _P, _P, pair=True),
     _p("rent rents rented renting", rf"\brent(?:s|ed|ing)?(?:\s+(?:a|an|our|my)\s+(?:[\w-]+\s+)?{_HOME})?\s+in\b",
+       "LIVES_IN", "state", _P, _L, lower=True),
+    # "we share a flat in Podgórze", "i share a house in Leith with two nurses"
+    _p("share shares sharing", rf"\bshar(?:e|es|ing)\s+(?:a|an|our|my|the)\s+(?:[\w-]+\s+)?{_HOME}\s+in\b",
        "LIVES_IN", "state", _P, _L, lower=True),
     _p("moved move moving", rf"\bmov(?:ed|e)\s+into\s+(?:a|an|our|my|the)\s+(?:new\s+|bigger\s+|smaller\s+)?{_HOME}"
        r"\s+in\b", "LIVES_IN", "state", _P, _L, lower=True),
@@ -230,6 +240,10 @@ CHAT_PATTERNS: tuple[Pattern, ...] = (
     # "we ported everything to godot", "moved it all over to Figma"
     _p("ported migrated moved", _OWN_CLAUSE + r"(?:ported|migrated|moved)\s+(?:everything|it\s+all|all\s+of\s+it)\s+"
        r"(?:over\s+)?(?:to|onto)\b", "USES", "state", None, "Product", vocabulary=TECH, strict=True, speakers=True),
+    # "we draw everything in ArchiCAD ... and render in Enscape", "i edit in Premiere" (the speaker's own clause)
+    _p("draw render edit design animate sketch mix",
+       _OWN_CLAUSE + r"(?:draw|render|edit|design|animate|sketch|mix)\s+(?:(?:everything|it\s+all|all|our\s+\w+|"
+       r"my\s+\w+|the\s+\w+)\s+)?in\s+(?=(?-i:[A-Z]))", "USES", "state", _P, "Product", speakers=True),
     # "i do everything in neovim", "we do everything on notion"
     _p("do", _OWN_CLAUSE + r"do\s+everything\s+(?:in|on|with)\b", "USES", "state", _P, "Product", vocabulary=TECH,
        strict=True, speakers=True),

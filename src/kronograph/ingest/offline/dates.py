@@ -15,7 +15,9 @@ Resolution rules (each documented once, here):
 - A day-and-month with no year is the latest one that is not more than 31
   days after the reference time ("on 4 March" read on 20 February is in two
   weeks); a month with no year is the latest one begun by the reference day
-  ("in May" read in August is this May, read in April last May).
+  ("in May" read in August is this May, read in April last May), but the next
+  one after a start still to come ("starting in April", "starts in June",
+  "will join in May", read in November: next year's).
 - A bare weekday ("on Saturday", "last Friday") is the latest such day strictly
   before the reference day; "next Monday" the first one strictly after it.
 - A weekend is its Saturday: "last weekend" (also "this past weekend") the
@@ -251,8 +253,9 @@ def _season(m: re.Match[str], pre: str, today: datetime) -> datetime | None:
     return start if start <= today + timedelta(days=31) else _shift_months(start, -12)
 
 
-def _resolve(m: re.Match[str], ref: datetime) -> datetime | None:
-    """The UTC time a match stands for, or None when it is not a time after all."""
+def _resolve(m: re.Match[str], ref: datetime, ahead: bool = False) -> datetime | None:
+    """The UTC time a match stands for, or None when it is not a time after all (``ahead``: a start still to
+    come, "starting in April", so a bare month is the next one)."""
     today = datetime(ref.year, ref.month, ref.day, tzinfo=UTC)
     pre = (m["pre"] or "").lower()
     if m["iso"]:
@@ -294,6 +297,8 @@ def _resolve(m: re.Match[str], ref: datetime) -> datetime | None:
     if m["mo"]:
         month = _MONTHS[m["mo"].lower()]
         year = today.year if month <= today.month else today.year - 1  # the latest such month begun by now
+        if ahead and month != today.month:
+            year = today.year if month > today.month else today.year + 1  # "starts in April", said in November
         return _part_of(m["part"], year, month)
     return _part_of(m["part"], int(m["yr"]), None)
 
@@ -322,7 +327,8 @@ def find_times(text: str, reference: datetime) -> list[TimeMention]:
     pattern = _PATTERN if len(lower) == len(text) else _PATTERN_ANY_CASE  # lower() keeps offsets, nearly always
     for m in pattern.finditer(lower if pattern is _PATTERN else text):
         try:
-            when = _resolve(m, ref)
+            ahead = (m["pre"] or "").startswith("starting") or _AHEAD.search(lower[max(0, m.start() - 24) : m.start()])
+            when = _resolve(m, ref, bool(ahead))
         except (OverflowError, ValueError):  # "tomorrow" on 9999-12-31: past the calendar's end, no date
             continue
         if when is None:
@@ -364,6 +370,8 @@ def time_words(text: str, used: list[TimeMention]) -> str | None:
 
 
 _DIGIT = re.compile(r"\d")
+# a start still to come right before a bare month: "starting in April", "starts in June", "will begin in May"
+_AHEAD = re.compile(r"(?:\bstarting|\bstarts?|\bbegins?|\bbeginning|\bwill\s+\w+|'ll\s+\w+)\s+(?:in\s+|from\s+)?$")
 _QUICK = re.compile(
     rf"\b(?:{_FULL_MONTH}|{_WEEKDAY}|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|yesterday|today|tonight|"
     r"tomorrow|ago|last|past|previous|this|next|weekend|spring|summer|autumn|fall|winter)\b",

@@ -25,8 +25,12 @@ from .generic_endings import leaving, no_more
 from .generic_roles import read_roles
 from .kin import KIN, of_gender
 from .lowercase import lower_name
+from .medical import read_health
 from .names import Run, Token, name_label
 from .thread import expand_names, thread_person
+from .thread_endings import ended_links
+from .thread_staff import staff_workplace
+from .thread_switches import changed_to, starts_later, switch_done
 from .vocab import JOBS, TECH, WORKPLACE_NOUNS, is_job
 
 __all__ = ["GenericReader", "read_generic"]
@@ -113,7 +117,9 @@ def read_generic(text: str, tokens: list[Token], runs: list[Run], ctx: Context) 
     if not tokens or not ctx.speaker:
         return 0
     reader = GenericReader(text, tokens, runs, ctx)
-    made = no_more(reader) + leaving(reader)
+    made = no_more(reader) + leaving(reader) + ended_links(tokens, runs, ctx, text) + switch_done(ctx, text)
+    made += changed_to(ctx, text) + starts_later(ctx, text)
+    made += read_health(reader) + staff_workplace(ctx, text)
     preface = _PREFACE.search(text)
     if not _REFUSE.isdisjoint(t.lower for t in tokens if preface is None or t.start >= preface.end()):
         return made
@@ -345,9 +351,9 @@ class GenericReader:
         if j < len(words) and words[j] in ("there", "here"):
             j += 1  # "opened a coffee shop there called X"
         elif j + 1 < len(words) and words[j] == "in" and self.tokens[j + 1].text.isalpha():
-            end = next((e for e in range(j + 1, min(len(words), j + 4)) if words[e] == ","), None)
+            end = next((e for e in range(j + 1, min(len(words), j + 6)) if words[e] in (",", "called", "named")), None)
             if end is not None and all(self.tokens[e].text.isalpha() for e in range(j + 1, end)):
-                j = end  # "a vet at a small clinic in buenos aires, X": the town, then the name
+                j = end  # "a vet at a small clinic in buenos aires, X", "a restaurant in the medina of Y, X"
         if j < len(words) and words[j] in (",", ":"):
             j += 1
         elif j < len(words) and words[j] in _CALLED:

@@ -120,7 +120,8 @@ _BORN = frozenset({"born", "arrived"})
 _CALLED = frozenset({"named", "called"})
 _SHARED = frozenset({"HAS_PET", "PARENT_OF"})  # "Katla and I adopted a dog": hers too
 _NEWBORN = frozenset("son daughter baby boy girl twins".split())
-_HOW_MANY = frozenset("a an two three four five".split())
+_HOW_MANY = frozenset("a an one two three four five".split())
+_EQUALS = frozenset({"is", "'s", "=", ":"})  # "my wife is Emma", "wife = Meera", "husband: Emeka"
 _SOFT = frozenset("just finally recently also both officially".split())
 _FAMILY = frozenset(
     "MARRIED_TO ENGAGED_TO DATING PARTNER_OF SIBLING_OF PARENT_OF RELATIVE_OF GRANDPARENT_OF REPORTS_TO".split()
@@ -319,11 +320,13 @@ def _known_person(token: Token, ctx: Context) -> str | None:
 
 
 def _bare(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context) -> bool:
-    """ "wife Lerato thinks ...", "so hubby Tom says": a tie with no possessive at a clause's start, and a
-    capitalised name after it, is the speaker's."""
+    """ "wife Lerato thinks ...", "so hubby Tom says", "husband is Emeka", "wife = Meera": a tie with no
+    possessive at a clause's start, and a capitalised name after it, is the speaker's."""
     tie = KIN.get(tokens[k].lower)  # one, not "kids Leo and Ana" (a list may be anyone's)
-    if tie is None or tie[0] not in _FAMILY or not ctx.speaker or k + 1 not in runs_at:
+    if tie is None or tie[0] not in _FAMILY or not ctx.speaker:
         return False
+    if k + 1 not in runs_at and not (k + 2 < len(tokens) and tokens[k + 1].lower in _EQUALS and k + 2 in runs_at):
+        return False  # "wife Lerato", "husband is Emeka", "wife = Meera"
     return k == 0 or tokens[k - 1].lower in _CLAUSE_START
 
 
@@ -339,7 +342,7 @@ def _named_after(tokens: list[Token], k: int, runs_at: dict[int, Run]) -> Run | 
     at += comma
     if at + 2 < n and tokens[at].lower == "'s" and tokens[at + 1].lower == "name" and tokens[at + 2].lower == "is":
         at += 2  # "my husband's name is Raj"
-    if not comma and at + 1 < n and tokens[at].lower in ("is", "'s") and (run := runs_at.get(at + 1)) is not None:
+    if not comma and at + 1 < n and tokens[at].lower in _EQUALS and (run := runs_at.get(at + 1)) is not None:
         after = tokens[run.last + 1].lower if run.last + 1 < n else "."
         return run if after in _CLOSE else None  # "my wife is Emma"
     run = runs_at.get(at)
@@ -373,7 +376,7 @@ def _got_one(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context)
     j = k - 1
     while j >= 0 and k - j <= 2 and (tokens[j].lower in _ADJECTIVES or _plain_word(tokens[j])):
         j -= 1  # "a rescue dog", "a little boy"
-    if j < 2 or tokens[j].lower not in _HOW_MANY or tokens[j - 1].lower not in _GET:
+    if j < 2 or not (tokens[j].lower in _HOW_MANY or tokens[j].lower.isdigit()) or tokens[j - 1].lower not in _GET:
         return None, None
     s = j - 2
     while s > 0 and tokens[s].lower in _SOFT:
@@ -385,6 +388,8 @@ def _got_one(tokens: list[Token], k: int, runs_at: dict[int, Run], ctx: Context)
     for c in range(k + 1, n - 2):  # "got a puppy last month, his name is Otto"
         if tokens[c].lower == "name" and tokens[c + 1].lower in ("is", "'s") and (run := runs_at.get(c + 2)):
             return ctx.speaker, run
+    if (run := runs_at.get(k + 1)) is not None and (run.last + 1 >= n or tokens[run.last + 1].lower in _CLOSE):
+        return ctx.speaker, run  # "I have 2 cats Mochi and Tofu"
     for c in range(k + 1, n - 1):  # "adopted a dog in april, Pepper.", "got a puppy, a collie called Bran"
         if tokens[c].lower == "," and c + 4 < n and tokens[c + 1].lower in ("a", "an"):
             if tokens[c + 3].lower in ("named", "called") and (run := runs_at.get(c + 4)) is not None:

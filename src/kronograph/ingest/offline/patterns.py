@@ -90,6 +90,7 @@ ENDINGS: dict[str, tuple[str, ...]] = {
     "NO_LONGER_MANAGES": ("MANAGES",),
     "NO_LONGER_LEADS": ("LEADS",),
     "NO_LONGER_HAS_CONDITION": ("HAS_CONDITION",),
+    "NO_LONGER_TAKES": ("TAKES",),  # a medicine stopped (medical.py)
     "NO_LONGER_VOLUNTEERS_AT": ("VOLUNTEERS_AT",),
     "NO_LONGER_SUPPLIES": ("SUPPLIES",),
     "NO_LONGER_MEMBER_OF": ("MEMBER_OF",),

@@ -33,6 +33,7 @@ _CAMEL = re.compile(r"(?!Mc|Mac)[A-Za-z]*[a-z][A-Z]")  # "AutoCAD", "ezyVet": a 
 __all__ = ["SentenceReader"]
 
 _ANYMORE = frozenset({"anymore", "nowadays"})
+_NOW_WORDS = frozenset({"now", "currently", "rn", "atm"})  # "I'm at Helix Labs atm"
 _STREETS = frozenset("street st road rd avenue lane square park hill close drive way place gardens terrace".split())
 # the present forms of a start: "Tom joins Acme on Monday", "I'm moving to Rome" announce a plan
 _SCHEDULED = frozenset(
@@ -148,7 +149,7 @@ class SentenceReader:
         closing = gap.closing or gap.negated or pattern.only_closing
         if pattern.only_closing and not _anymore(self.tokens, verb_at):
             return None  # "I'm not at Acme" alone: a denial, not an ending
-        if pattern.needs_now and all(t.lower not in ("now", "currently") for t in self.tokens[verb_at : verb_at + 8]):
+        if pattern.needs_now and _NOW_WORDS.isdisjoint(t.lower for t in self.tokens[verb_at : verb_at + 8]):
             return None  # "I'm at Acme" may be a visit; "I'm at Acme now" is where one works
         if closing and not pattern.closes:
             return None
@@ -452,8 +453,8 @@ class SentenceReader:
         kind = "state" if pattern.kind == "past" and flags & 4 else pattern.kind
         valid, invalid = dates.get("since") or dates.get("at"), dates.get("until")
         if valid is not None and self.ctx.reference is not None and valid.when > self.ctx.reference:
-            if not _past(m.group(0).split()[0].lower()):
-                return 0  # "starts at Acme next month": a plan; "joined Acme on <a later date>" is still told as done
+            if not _past(m.group(0).split()[0].lower()) or valid.role == "since":
+                return 0  # "starts at Acme next month", "accepted a job at X, starting in April": a plan
         past = False
         if flags & 1:
             relation, invalid, kind = pattern.ended, None, "event"
@@ -474,7 +475,7 @@ class SentenceReader:
                 if own:  # "leads the Payments team at Acme": works at Acme, since some time not given
                     obj = (name, name_label(name) or label)
                     made += self.ctx.add_fact(subject, own, obj, (None, None), self.text, cap=0.8)
-                else:
+                elif rel != "USES" or (name_label(name) or self.ctx.label(name)) != "Location":  # "I design in London"
                     label = label or (o_label if rel != pattern.ended else None)
                     made += self.ctx.add_fact(
                         subject, rel, (name, name_label(name) or label), (valid, invalid), self.text, past

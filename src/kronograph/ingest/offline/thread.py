@@ -40,6 +40,7 @@ from .names import Token, tokenize
 from .thread_homes import MOVED, called_off, homes_planned, move_done
 from .thread_life import applied_to
 from .thread_renames import renamed
+from .thread_switches import switches_planned
 
 __all__ = [
     "Earlier", "Said", "Thread", "expand_names", "moved", "newborn", "read_thread", "recapitalise", "rename",
@@ -142,6 +143,7 @@ class Thread:
     facts: tuple[Earlier, ...] = ()  # the user's earlier facts, oldest first
     applied: str | None = None  # the organisation the user last said they applied to (see thread_life.py)
     first_said: dict[str, str] = field(default_factory=dict)  # name casefolded -> when a message first said it (ISO)
+    switches: tuple[tuple[str, str], ...] = ()  # the user's switches planned or under way: (from, to)
 
 
 def read_thread(previous: Iterable[Said]) -> Thread:
@@ -222,10 +224,11 @@ def _step(thread: Thread, said: Said) -> Thread:
     applied = thread.applied
     if (said.role or "user").casefold() == "user" and (org := applied_to(content)) is not None:
         applied = _fold(org, "Organization", names)
+    switches = switches_planned(content, thread.switches) if (said.role or "user").casefold() == "user" else ()
     return Thread(
         names=names, people=(*thread.people, people), unnamed=(*thread.unnamed, unnamed), genders=genders,
         speakers=frozenset(who), question=asked, expecting=expecting, moving=moving, facts=facts, applied=applied,
-        first_said=first_said, homes=homes,
+        first_said=first_said, homes=homes, switches=switches or thread.switches,
     )
 
 
@@ -284,7 +287,9 @@ def _longer(name: str, label: str | None, names: dict[str, str | None]) -> str |
         ):
             found.append(full)  # "vila musical": Escola Vila Musical
             continue
-        if len(words) == 1 and words[0] in parts[1:-1] and known not in ("Person", "Location") and _distinct(words[0]):
+        inner = parts[1:-1] if len(parts) < 3 else parts[1:]  # "Clinivet" of Hospital Veterinário Clinivet too
+        if len(words) == 1 and words[0] in inner and known not in ("Person", "Location") \
+                and label not in ("Person", "Location") and _distinct(words[0]):
             found.append(full)  # "Trados": SDL Trados Studio, its one distinctive word
             continue
         if parts[0] != words[0] and parts[-1].rsplit("-", 1)[-1] != words[0]:

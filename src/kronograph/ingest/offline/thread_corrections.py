@@ -6,7 +6,7 @@ mistake (sorry, correction, I meant, mixed up ...) and says "not X", where X is 
 that fact back: the fact that ends it is dated at the same start, so the store expires the wrong fact as a
 correction (it was never true) rather than ending it now. The name right before "not X" ("Atkins, not Arup")
 takes its place, for the same subject and relation, from the same start. A fact corrected within the same
-message is ``corrections.py``'s.
+message is ``corrections.py``'s. "<A> now, not <B>" without owning up is a change: B ends now and A starts now.
 
 "Sorry, I said Tom's company is Acme. It's actually Initech" quotes an earlier claim and puts another name in
 its place: the quoted fact dates from when the thread first named Acme, and ends where Initech starts; with
@@ -30,6 +30,7 @@ from .thread_work import one_job
 __all__ = ["correct_earlier", "quoted_then_renamed", "renamed_earlier", "renamed_short"]
 
 _OWNED_UP = frozenset({"sorry", "correction", "oops", "mistake", "typo", "wrong", "meant", "mixed", "muddled"})
+_NOW = frozenset({"now", "nowadays", "currently", "days"})  # "<A> now / these days, not <B>": a change
 _GLUE = frozenset({",", "—", "–", "-", "and"})
 _ENDED = ("NO_LONGER", "NOT_", "LEFT", "QUIT", "FORMER", "EX_", "PLANS_TO", "WANTS_TO", "CONSIDERING")
 
@@ -39,23 +40,25 @@ def correct_earlier(tokens: list[Token], runs: list[Run], ctx: Context) -> int:
     place; how many facts were made."""
     thread = ctx.thread
     words = [t.lower for t in tokens]
-    if _OWNED_UP.isdisjoint(words):
+    owned = not _OWNED_UP.isdisjoint(words) or "actually" in words[:2]
+    if not owned and _NOW.isdisjoint(words):
         return 0
-    made = _placed_instead(" ".join(t.text for t in tokens), ctx)
+    made = _placed_instead(" ".join(t.text for t in tokens), ctx) if owned else 0
     if thread is None or not thread.facts:
         return made
     by_last = {r.last: r for r in runs}
     for k, word in enumerate(words[:-1]):
-        if word != "not":
-            continue
-        earlier, _ = _earlier_object(tokens, k + 1, thread.facts)
+        if word != "not" or not owned and _NOW.isdisjoint(words[max(0, k - 2) : k]):
+            continue  # without owning up, only "<A> now, not <B>"
+        earlier, _ = _earlier_object(tokens, k + 1 + (not owned and words[k + 1] in ("in", "at", "with")), thread.facts)
         if earlier is None or any(f.object.casefold() == earlier.object.casefold() for f in ctx.facts.values()):
             continue  # said of nothing earlier, or corrected within this message already
         j = k - 1
-        while j >= 0 and words[j] in _GLUE:
+        while j >= 0 and (words[j] in _GLUE or words[j] in _NOW or words[j] in ("actually", "these")):  # "X now, not Y"
             j -= 1
         instead = by_last.get(j)
-        made += _retract(ctx, earlier, instead.name if instead is not None else None)
+        now = None if owned or ctx.reference is None else ctx.reference.isoformat()  # unowned: a change, not a slip
+        made += _retract(ctx, earlier, instead.name if instead is not None else None, now)
     return made
 
 
@@ -74,6 +77,11 @@ or by its last two words or more ("not Benito Juárez" of "Escuela Primaria Beni
         tails = [f for f in facts if f.object.casefold().endswith(" " + said) and not f.relation.startswith(_ENDED)]
         if len({f.object.casefold() for f in tails}) == 1:
             return tails[-1], width
+    if at < len(tokens) and tokens[at].text[:1].isupper():  # "not Attijariwafa" of Attijariwafa Bank
+        said = tokens[at].text.casefold()
+        heads = [f for f in facts if f.object.casefold().startswith(said + " ") and not f.relation.startswith(_ENDED)]
+        if len({f.object.casefold() for f in heads}) == 1:
+            return heads[-1], 1
     return None, 0
 
 
@@ -84,17 +92,18 @@ def _ending(relation: str) -> str | None:
     return next((ending for ending, ended in ENDINGS.items() if relation in ended), None)
 
 
-def _retract(ctx: Context, earlier: Earlier, instead: str | None) -> int:
-    """``earlier`` ended from its own start, and ``instead`` in its place."""
+def _retract(ctx: Context, earlier: Earlier, instead: str | None, since: str | None = None) -> int:
+    """``earlier`` ended from its own start (or from ``since``, a change), and ``instead`` in its place."""
     ending = _ending(earlier.relation)
     if ending is None:
         return 0
     who = Subject(earlier.subject, 0.8)
-    made = _dated(ctx, who, ending, earlier.object, earlier.valid_at)
+    start = since or earlier.valid_at
+    made = _dated(ctx, who, ending, earlier.object, start)
     if instead is None or instead.casefold() in (earlier.object.casefold(), earlier.subject.casefold()):
         return made
     if not any(f.subject == earlier.subject and f.object.casefold() == instead.casefold() for f in ctx.facts.values()):
-        made += _dated(ctx, who, earlier.relation, instead, earlier.valid_at)
+        made += _dated(ctx, who, earlier.relation, instead, start)
     return made
 
 
