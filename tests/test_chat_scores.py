@@ -27,6 +27,7 @@ FLOORS = {
     "chat_conversations_heldout6.jsonl": (0.66, 0.02),
     "chat_conversations_heldout7.jsonl": (0.79, 0.02),  # 0.393 / 0.075 when scored blind
     "chat_conversations_heldout8.jsonl": (0.58, 0.01),  # 0.338 / 0.111 when scored blind
+    "chat_conversations_heldout9.jsonl": (0.32, 0.05),  # blind when scored, never tuned on
 }
 
 
