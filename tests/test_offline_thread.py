@@ -239,5 +239,10 @@ def test_a_forget_leaves_no_message_read_in_the_readers_memos() -> None:
         m.add_messages("g", [{"role": "user", "content": "my sister Zelda works at Quuxcorp"},
                              {"role": "user", "content": "she loves it"}], thread="t", user_name="Sam")
         assert thread._read.cache_info().currsize > 0
+        m.context("g", "where does Zelda work")  # the block's term and stem memos hold her name too
+        from kronograph.context import excerpt
+
+        assert excerpt.stem.cache_info().currsize > 0
         m.forget("g", entity="Zelda")
         assert thread._read.cache_info().currsize == 0 and thread._tokens.cache_info().currsize == 0
+        assert excerpt.terms.cache_info().currsize == 0 and excerpt.stem.cache_info().currsize == 0

@@ -315,6 +315,7 @@ def _drop_text_memos() -> None:
     excerpt = sys.modules.get("kronograph.context.excerpt")
     if excerpt is not None:
         excerpt.terms.cache_clear()
+        excerpt.stem.cache_clear()
     fit = sys.modules.get("kronograph.search.fit")
     if fit is not None:  # relation and label words, memoised by search
         fit.forget_words()

@@ -27,6 +27,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
 _ENDINGS = ("ings", "ing", "ies", "ied", "es", "ed", "s")
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude English stem: one common ending off a word of five letters or more."""
     if len(word) >= 5:
