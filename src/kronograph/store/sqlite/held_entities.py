@@ -17,6 +17,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from ...model import Entity
+from .group_key import group_key
 
 __all__ = ["HeldEntities"]
 
@@ -66,10 +67,9 @@ class HeldEntities:
     def _held(self, conn: sqlite3.Connection, group_id: str) -> _Held | None:
         if conn.in_transaction:
             return None
-        row = conn.execute("SELECT created_at, revision FROM groups WHERE group_id = ?", (group_id,)).fetchone()
-        if row is None:
+        key = group_key(conn, group_id)
+        if key is None:
             return None
-        key = (int(row[0]), int(row[1]))
         held = self._groups.get(group_id)
         if held is None or held.key != key:
             if held is not None:

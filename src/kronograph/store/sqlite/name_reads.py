@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ...model import Entity
 from . import rows
+from .group_key import group_key
 
 __all__ = ["NameMatches", "entities_named_in", "mentions_among"]
 
@@ -51,10 +52,9 @@ class NameMatches:
     def _held(self, conn: sqlite3.Connection, group_id: str) -> _Matches | None:
         if conn.in_transaction:
             return None
-        row = conn.execute("SELECT created_at, revision FROM groups WHERE group_id = ?", (group_id,)).fetchone()
-        if row is None:
+        key = group_key(conn, group_id)
+        if key is None:
             return None
-        key = (int(row[0]), int(row[1]))
         held = self._groups.get(group_id)
         if held is None or held.key != key or len(held.words) >= _HELD_WORDS:
             held = self._groups[group_id] = _Matches(key)

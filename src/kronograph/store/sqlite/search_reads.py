@@ -20,6 +20,7 @@ import numpy as np
 from ...model import Episode
 from ...time import to_micros
 from . import rows
+from .group_key import group_key
 
 __all__ = [
     "QueryWords",
@@ -159,8 +160,7 @@ class QueryWords:
         """The group's rows in the index, read whole once per group revision
         (never kept from inside an open transaction, whose writes may yet
         roll back)."""
-        row = conn.execute("SELECT created_at, revision FROM groups WHERE group_id = ?", (group_id,)).fetchone()
-        key = (int(row[0]), int(row[1])) if row is not None else None
+        key = group_key(conn, group_id)
         cached = self._rows.get((scope, group_id))
         if key is not None and cached is not None and cached.key == key:
             self._rows.move_to_end((scope, group_id))
