@@ -93,6 +93,32 @@ def test_the_reply_after_a_matching_question_comes_in_but_not_before_as_of(memor
     assert "Chez Panisse" not in m.context("g", "which restaurant for Friday?", as_of="2024-05-20T10:00:30Z").text
 
 
+def test_a_period_the_question_names_brings_its_episodes(memory_factory: MakeMemory, monkeypatch):
+    """"What did Ann bake in July 2023?": an episode of July 2023 sharing the question's words is weighed,
+    though many from other months match its words better (even its month) and search alone leaves it
+    out; it comes in when the block has room, and never from after ``as_of``."""
+    import kronograph._context as context_module
+
+    m = memory_factory(model=None)
+    for i in range(30):
+        m.add_episode("g", f"Ann will bake for the July 2023 fair: bake, bake, bake (batch {i}).", speaker="Ann",
+                      episode_id=f"b{i}", reference_time=f"2023-0{1 + i % 6}-1{i % 9}T10:00:00Z")
+    m.add_episode("g", "Ann made a lemon tart, her best bake so far.", speaker="Bo", episode_id="july",
+                  reference_time="2023-07-14T10:00:00Z")
+    question = "What did Ann bake in July 2023?"
+
+    def weighed(c: Context) -> dict[str, tuple[str, ...]]:
+        return {h.item.uuid: h.methods for h in [*c.episodes, *c.left_out] if hasattr(h.item, "content")}
+
+    small = m.context("g", question, max_tokens=150)
+    july = m.episode("g", "july").uuid
+    assert weighed(small)[july] == ("period",)
+    assert "[july]" in m.context("g", question, max_tokens=2000).text
+    assert july not in weighed(m.context("g", question, max_tokens=150, as_of="2023-07-01"))
+    monkeypatch.setattr(context_module, "named_period", lambda text: None)  # search alone
+    assert july not in weighed(m.context("g", question, max_tokens=150))
+
+
 def test_as_of_and_known_at_hold_nothing_later(memory: Memory, clock: StepClock):
     c = memory.context("g", "where does Sam work and live?", as_of="2023-01-01")
     assert "Acme (since 2022-01-10)" in c.text

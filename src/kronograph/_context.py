@@ -19,6 +19,8 @@ import numpy as np
 from . import checks
 from ._arguments import TimeLike, _labels, _text, _time
 from .context import Context, ContextParts, Material, TokenCounter, build, counter_for
+from .context.excerpt import terms
+from .context.period import named_month, named_period
 from .context.query import QUERY_MAX, from_messages
 from .errors import InvalidInputError
 from .maintain.summaries import extractive_summary
@@ -138,6 +140,7 @@ class Contexts:
         if "episodes" in wanted:
             await self._context_sources(store, g, m)
             await self._context_replies(store, g, m)
+            await self._context_period(store, g, m)
 
     async def _context_replies(self, store: Store, g: str, m: Material) -> None:
         """The reply to each of the best episodes that asks something: the
@@ -163,6 +166,43 @@ class Contexts:
                     and (m.known_at is None or reply.created_at <= m.known_at)
                 ):
                     m.replies[ask.uuid] = reply
+
+    async def _context_period(self, store: Store, g: str, m: Material) -> None:
+        """Episodes of the period the question names ("in July 2023") that
+        share a word with it: one read of the period's latest episodes. One
+        search ranks by words, and an event's turn often shares only one
+        with the question; its date is what the question gives."""
+        period = named_period(m.query)
+        if period is None or not m.query:
+            return
+        start, end = period
+        if m.as_of is not None:
+            end = min(end, m.as_of + _TICK)
+        if end <= start:
+            return
+        wanted = terms(m.query) - terms(" ".join(_period_words(m.query)))
+        if not wanted:
+            return
+        top = max((h.score for h in m.episodes), default=1.0)
+        ranked = {h.item.uuid: i for i, h in enumerate(m.episodes)}
+        boosted: list[Hit[Any]] = list(m.episodes)
+        for episode in await store.context_episodes(g, before=end, exclude="", limit=PERIOD_EPISODES):
+            if (
+                episode.reference_time < start or episode.status != "complete" or episode.kind == "fact"
+                or not episode.content or (m.known_at is not None and episode.created_at > m.known_at)
+            ):
+                continue
+            shared = len(terms(episode.content) & wanted) / len(wanted)
+            if not shared:
+                continue
+            score = top * PERIOD_SHARE * shared
+            at = ranked.get(episode.uuid)
+            if at is None:
+                boosted.append(Hit(episode, score, ("period",)))
+            elif boosted[at].score < score:
+                boosted[at] = Hit(episode, score, (*boosted[at].methods, "period"))
+        boosted.sort(key=lambda h: -h.score)
+        m.episodes = boosted
 
     async def _context_sources(self, store: Store, g: str, m: Material) -> None:
         """The episodes the best facts cite that search did not rank, under
@@ -246,6 +286,15 @@ class Contexts:
             ]
             if earlier:
                 m.replaced[fact.uuid] = max(earlier, key=lambda f: (f.valid_at, f.uuid))
+
+
+PERIOD_EPISODES = 200  # the latest episodes of a named period read
+PERIOD_SHARE = 0.9  # an episode of the named period sharing every word with the question: this share of the best
+
+
+def _period_words(query: str) -> list[str]:
+    """The words that name the period (a month, a day, a year), which every episode of it does not say."""
+    return [w for w in query.replace(",", " ").split() if w.rstrip(".?!").isdigit() or named_month(w)]
 
 
 ENTITY_HITS = 8  # entity summaries a block weighs (a few lines at most fit beside the facts)
