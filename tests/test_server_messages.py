@@ -97,8 +97,12 @@ def test_messages_are_queued_by_default_and_ingested_in_order(sam: httpx.Client)
 
 
 def test_a_bad_message_is_named_and_nothing_is_stored(sam: httpx.Client) -> None:
-    before = _stored(sam, "sam")
-    settings = sam.get("/v1/groups/sam/settings").json()
+    # Its own group and its own taken id: tests of one module may run on different workers.
+    taken = sam.post("/v1/groups/sam3/messages?wait=true",
+                     json={"messages": [{"role": "user", "content": "Hello there.", "id": "taken"}]})
+    assert taken.status_code == 200, taken.text
+    before = _stored(sam, "sam3")
+    settings = sam.get("/v1/groups/sam3/settings").json()
     good = {"role": "user", "content": "I live in Oslo."}
     for body, status, field in [
         ({"messages": [good, good, good, {"role": "", "content": "x"}]}, 400, "messages[3].role"),
@@ -107,16 +111,16 @@ def test_a_bad_message_is_named_and_nothing_is_stored(sam: httpx.Client) -> None
         ({"messages": [{"role": "user", "content": "x", "colour": "red"}]}, 400, "messages[0].colour"),
         ({"messages": [{"role": "user", "content": "x", "created_at": "yesterday"}]}, 400, "messages[0].created_at"),
         ({"messages": [good], "user_name": " Bob"}, 400, "user_name"),
-        ({"messages": [good, {"role": "user", "content": "other text", "id": "m3"}]}, 400, "messages[1].id"),
+        ({"messages": [good, {"role": "user", "content": "other text", "id": "taken"}]}, 400, "messages[1].id"),
         ({"messages": [good, {"role": "user", "content": "x" * 2_001}]}, 413, "messages[1].content"),
         ({"messages": [good] * 101}, 422, "messages"),
         ({"messages": []}, 422, "messages"),
         ({"messages": [good], "colour": "red"}, 422, "colour"),
     ]:
         for wait in ("true", "false"):
-            _error(sam.post(f"/v1/groups/sam/messages?wait={wait}", json={"user_name": "Zed", **body}), status, field)
-    assert _stored(sam, "sam") == before
-    assert sam.get("/v1/groups/sam/settings").json() == settings  # not even the user's name was saved
+            _error(sam.post(f"/v1/groups/sam3/messages?wait={wait}", json={"user_name": "Zed", **body}), status, field)
+    assert _stored(sam, "sam3") == before
+    assert sam.get("/v1/groups/sam3/settings").json() == settings  # not even the user's name was saved
 
 
 def test_episodes_take_a_speaker_and_a_role(sam: httpx.Client) -> None:
