@@ -11,6 +11,12 @@ REF = datetime(2024, 5, 15, 14, 30, tzinfo=UTC)
 SAM = "Sam Carter"
 
 
+def facts(content: str, speaker: str = SAM) -> set[tuple[str, str, str]]:
+    """The facts of one user message, read alone."""
+    result = OfflineExtractor().extract(content, reference_time=REF, speaker=speaker, role="user")
+    return {(f.subject, f.relation, f.object) for f in result.facts}
+
+
 def last_facts(*messages: str) -> set[tuple[str, str, str]]:
     """The facts of the last message, read after the ones before it ("A: ..." is the assistant's)."""
     said: list[Said] = []

@@ -5,21 +5,9 @@ planned then done ends the old home, "no more X" and "goodbye X" end a link said
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
-from kronograph.ingest.offline import OfflineExtractor
-
-from .offline_thread_reading import last_facts
-
-REF = datetime(2024, 5, 15, 14, 30, tzinfo=UTC)
-SAM = "Sam Carter"
-
-
-def facts(content: str, speaker: str = SAM) -> set[tuple[str, str, str]]:
-    result = OfflineExtractor().extract(content, reference_time=REF, speaker=speaker, role="user")
-    return {(f.subject, f.relation, f.object) for f in result.facts}
+from .offline_thread_reading import SAM, facts, last_facts
 
 
 @pytest.mark.parametrize(

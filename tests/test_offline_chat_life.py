@@ -7,20 +7,9 @@ plans, hedges, offers and other people's groups."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
-from kronograph.ingest.offline import OfflineExtractor
-
-REF = datetime(2024, 5, 15, 14, 30, tzinfo=UTC)
-SAM = "Sam Carter"
-
-
-def facts(content: str, speaker: str = SAM) -> set[tuple[str, str, str]]:
-    result = OfflineExtractor().extract(content, reference_time=REF, speaker=speaker, role="user")
-    return {(f.subject, f.relation, f.object) for f in result.facts}
-
+from .offline_thread_reading import SAM, facts
 
 # -- groups --------------------------------------------------------------------------------------
 

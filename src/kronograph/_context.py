@@ -173,7 +173,7 @@ class Contexts:
         search ranks by words, and an event's turn often shares only one
         with the question; its date is what the question gives."""
         period = named_period(m.query)
-        if period is None or not m.query:
+        if period is None:
             return
         start, end = period
         if m.as_of is not None:
