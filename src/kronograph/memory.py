@@ -535,6 +535,8 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
         return [r.to_fact() for r in records]
 
     async def entities(self, group_id: str, *, name: str | None = None, label: str | None = None) -> list[Entity]:
+        """A group's entities, oldest first: all of them, or those ``name``
+        (or an alias, case-insensitively) names, and those with ``label``."""
         g = self._group(group_id)
         return await (await self._ready()).entities(
             g, name_key=self._name_key("name", name), label=_text("label", label, optional=True)
@@ -559,4 +561,6 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
         return await (await self._ready()).history(g, _id("fact_uuid", fact_uuid) or "")
 
     async def audit_events(self, group_id: str) -> list[AuditEvent]:
+        """The group's audit trail, oldest first: each removal, merge, split,
+        forget, settings change, repair and refused verdict, with who caused it."""
         return await (await self._ready()).audit_events(self._group(group_id))
