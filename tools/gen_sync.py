@@ -27,9 +27,11 @@ import argparse
 import ast
 import builtins
 import importlib
+import importlib.util
 import inspect
 import sys
 import textwrap
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -73,8 +75,7 @@ def _parsed(func: Any) -> tuple[ast.AsyncFunctionDef | ast.FunctionDef, str]:
     """A function's node and the source it was parsed from (as written, its indentation kept)."""
     source = "if True:\n" + "".join(inspect.getsourcelines(func)[0])  # a method, indented as in its class
     block = ast.parse(source).body[0]
-    assert isinstance(block, ast.If)
-    node = block.body[0]
+    node = block.body[0] if isinstance(block, ast.If) else None
     if not isinstance(node, ast.AsyncFunctionDef | ast.FunctionDef):
         raise GeneratorError(f"{func.__qualname__}: expected a function definition")
     return node, source
@@ -116,7 +117,7 @@ class _Imports:
             self._bindings[module_name] = found
         return self._bindings[module_name]
 
-    def use(self, expression: ast.expr, module_name: str, where: str, skip: set[str] = frozenset()) -> None:
+    def use(self, expression: ast.expr, module_name: str, where: str, skip: Collection[str] = ()) -> None:
         for node in ast.walk(expression):
             if not isinstance(node, ast.Name) or hasattr(builtins, node.id) or node.id in skip:
                 continue
@@ -127,6 +128,9 @@ class _Imports:
             value = importlib.import_module(source)
             if name is not None:
                 value = getattr(value, name)
+            bound = vars(importlib.import_module(module_name)).get(node.id, value)  # absent: a TYPE_CHECKING import
+            if bound is not value:
+                raise GeneratorError(f"{where}: {node.id!r} of {module_name} is not what its imports say")
             known = self.wanted.get(node.id)
             if known is not None and known[2] is not value:
                 raise GeneratorError(f"{where}: {node.id!r} means different things in {known[0]} and {source}")
@@ -135,24 +139,28 @@ class _Imports:
 
     def block(self, extra: dict[str, list[str]]) -> str:
         """The import lines, in ruff's isort order (sections; ``as`` imports on lines of their own)."""
-        plain: list[str] = []
+        plain: dict[str, list[str]] = {}
         members: dict[str, list[str]] = {}
         for local, (source, name, _) in self.wanted.items():
             if name is None:
-                plain.append(f"import {source}" + ("" if local == source else f" as {local}"))
+                plain.setdefault(source, []).append(f"import {source}" + ("" if local == source else f" as {local}"))
             else:
                 module = "." + source.removeprefix("kronograph").lstrip(".") \
                     if source.partition(".")[0] == "kronograph" else source
                 members.setdefault(module, []).append(name if name == local else f"{name} as {local}")
         for module, names in extra.items():
             members.setdefault(module, []).extend(names)
-        sections: list[list[str]] = [sorted(plain, key=str.lower), [], [], []]
-        for module in sorted(members, key=lambda m: m.lstrip(".").lower()):
-            top = module.lstrip(".").partition(".")[0]
-            where = 3 if module.startswith(".") else 1 if top in sys.stdlib_module_names else 2
-            sections[where] += _from_lines(module, members[module])
-        stdlib = [*sections[0], *sections[1]]
-        return "\n\n".join("\n".join(s) for s in (stdlib, sections[2], sections[3]) if s) + "\n"
+        sections: list[list[str]] = [[], [], []]  # the standard library, third parties, this package
+        for style, modules in ((plain, sorted(plain, key=str.lower)), (None, sorted(members, key=_module_key))):
+            for module in modules:
+                top = module.lstrip(".").partition(".")[0]
+                where = 2 if module.startswith(".") else 0 if top in sys.stdlib_module_names else 1
+                sections[where] += sorted(plain[module]) if style else _from_lines(module, members[module])
+        return "\n\n".join("\n".join(s) for s in sections if s) + "\n"
+
+
+def _module_key(module: str) -> str:
+    return module.lstrip(".").lower()
 
 
 def _from_lines(module: str, names: list[str]) -> list[str]:
