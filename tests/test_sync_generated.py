@@ -84,6 +84,12 @@ def test_add_episode_keywords_agree_everywhere_they_are_listed() -> None:
     keywords = {n: p.default for n, p in add.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
     assert set(item) == {"content", "addressee", *keywords}
     assert all(item[n] == d for n, d in keywords.items())
+    for method in (AsyncMemory.add_episode, AsyncMemory.enqueue_episode):  # each passes every one on
+        node, _ = gen._parsed(method)
+        made = [c for c in ast.walk(node) if isinstance(c, ast.Call) and ast.unparse(c.func) == "EpisodeItem"]
+        assert len(made) == 1, method.__name__
+        passed = {k.arg: ast.unparse(k.value) for k in made[0].keywords}
+        assert passed == {n: n for n in ["content", *keywords]}, method.__name__
     from kronograph.server.schemas import EpisodeIn
 
     assert set(EpisodeIn.model_fields) <= set(item)  # the REST body may offer fewer, never others

@@ -224,23 +224,27 @@ def _def_lines(name: str, shown: list[str], returns: str | None) -> list[str]:
     flat = f"    def {name}({', '.join(shown)}){tail}"
     if len(flat) <= WIDTH:
         return [flat]
-    return [f"    def {name}(", *(f"        {p}," for p in shown), f"    ){tail}"]
+    return [f"    def {name}(", *_filled([f"{p}," for p in shown]), f"    ){tail}"]
+
+
+def _filled(pieces: list[str], indent: int = 8) -> list[str]:
+    """Pieces joined by spaces on lines ``indent`` deep, as many to a line as fit."""
+    lines: list[str] = []
+    line = ""
+    for piece in pieces:
+        if line and len(line) + 1 + len(piece) > WIDTH:
+            lines.append(line)
+            line = ""
+        line = f"{line} {piece}" if line else " " * indent + piece
+    return [*lines, line] if line else lines
 
 
 def _call_lines(prefix: str, callee: str, passed: list[str], suffix: str) -> list[str]:
     flat = f"        {prefix}{callee}({', '.join(passed)}){suffix}"
     if len(flat) <= WIDTH:
         return [flat]
-    out, line = [f"        {prefix}{callee}("], "           "
-    for arg in passed:
-        piece = f" {arg},"
-        if len(line) + len(piece) > WIDTH:
-            out.append(line)
-            line = "           "
-        line += piece
-    out.append(line)
-    out.append(f"        ){suffix}")
-    return out
+    return [f"        {prefix}{callee}(", *_filled([f"{a}," for a in passed], 12),
+            f"        ){suffix}"]
 
 
 def _docstring(node: ast.AsyncFunctionDef | ast.FunctionDef, source: str) -> list[str]:

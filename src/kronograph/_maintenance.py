@@ -153,7 +153,8 @@ class Maintenance:
         case-insensitively; a uuid its entity) or of the whole group; with
         ``refresh_stale_only`` only those whose facts changed since their
         summary was built. By the model when one is configured (one call per
-        batch of entities), else extractively. See :mod:`kronograph.maintain.summaries`."""
+        batch of entities), else extractively; NotFoundError for a name or uuid
+        the group does not have. See :mod:`kronograph.maintain.summaries`."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         checks.flag("refresh_stale_only", refresh_stale_only)

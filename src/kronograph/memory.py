@@ -523,7 +523,8 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
     async def conflicts(self, group_id: str, fact_uuid: str) -> list[Fact]:
         """The whole slot of a fact: it and every fact linked to it by recorded
         contradictions, directly or through others, by valid time, each with
-        its interval and source episodes."""
+        its interval and source episodes; NotFoundError if the group has no
+        fact of that uuid."""
         g = self._group(group_id)
         uuid = _id("fact_uuid", fact_uuid)
         assert uuid is not None

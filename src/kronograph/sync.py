@@ -92,21 +92,11 @@ class Memory(SyncShell):
     :mod:`kronograph.ingest.ownership`)."""
 
     def __init__(
-        self,
-        store: str | Path | Store = ":memory:",
-        *,
-        clock: Clock | None = None,
-        judge: Judge | None = None,
-        relation_types: Mapping[str, RelationType | Mapping[str, Any]] | None = None,
-        candidate_limit: int = 50,
-        model: ModelArg = "auto",
-        embedder: Embedder | None = None,
-        store_raw_content: bool = True,
-        context_episodes: int = 4,
-        max_concurrency: int = 4,
-        resume: bool = True,
-        cross_encoder: CrossEncoder | None = None,
-        lease_seconds: float = LEASE_SECONDS,
+        self, store: str | Path | Store = ":memory:", *, clock: Clock | None = None, judge: Judge | None = None,
+        relation_types: Mapping[str, RelationType | Mapping[str, Any]] | None = None, candidate_limit: int = 50,
+        model: ModelArg = "auto", embedder: Embedder | None = None, store_raw_content: bool = True,
+        context_episodes: int = 4, max_concurrency: int = 4, resume: bool = True,
+        cross_encoder: CrossEncoder | None = None, lease_seconds: float = LEASE_SECONDS,
     ) -> None:
         self._core = _SyncCore(
             store, clock=clock, judge=judge, relation_types=relation_types, candidate_limit=candidate_limit,
@@ -116,19 +106,9 @@ class Memory(SyncShell):
         self._portal = Portal()
 
     def add_fact(
-        self,
-        group_id: str,
-        subject: str,
-        relation: str,
-        object: str,
-        *,
-        fact: str | None = None,
-        valid_at: TimeLike | None = None,
-        invalid_at: TimeLike | None = None,
-        episode_id: str | None = None,
-        subject_labels: Iterable[str] = (),
-        object_labels: Iterable[str] = (),
-        actor: str | None = None,
+        self, group_id: str, subject: str, relation: str, object: str, *, fact: str | None = None,
+        valid_at: TimeLike | None = None, invalid_at: TimeLike | None = None, episode_id: str | None = None,
+        subject_labels: Iterable[str] = (), object_labels: Iterable[str] = (), actor: str | None = None,
         on_behalf_of: str | None = None,
     ) -> AddFactResult:
         """Add one fact; returns what was written, merged, retired and changed.
@@ -142,26 +122,12 @@ class Memory(SyncShell):
         ))
 
     def add_episode(
-        self,
-        group_id: str,
-        content: Any,
-        *,
-        kind: str = "message",
-        reference_time: TimeLike | None = None,
-        name: str | None = None,
-        source_description: str | None = None,
-        episode_id: str | None = None,
-        saga: str | None = None,
-        previous_episode_ids: Iterable[str] | None = None,
-        entity_types: TypesArg = None,
-        fact_types: TypesArg = None,
-        excluded_entity_types: Iterable[str] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        json_mapping: JsonMapping | Mapping[str, Any] | None = None,
-        actor: str | None = None,
-        on_behalf_of: str | None = None,
-        speaker: str | None = None,
-        role: str | None = None,
+        self, group_id: str, content: Any, *, kind: str = "message", reference_time: TimeLike | None = None,
+        name: str | None = None, source_description: str | None = None, episode_id: str | None = None,
+        saga: str | None = None, previous_episode_ids: Iterable[str] | None = None, entity_types: TypesArg = None,
+        fact_types: TypesArg = None, excluded_entity_types: Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None, json_mapping: JsonMapping | Mapping[str, Any] | None = None,
+        actor: str | None = None, on_behalf_of: str | None = None, speaker: str | None = None, role: str | None = None,
     ) -> EpisodeResult:
         """Ingest one episode (``kind`` ``"message"``, ``"text"`` or ``"json"``):
         extract, resolve and commit it in one transaction. Idempotent by
@@ -181,26 +147,12 @@ class Memory(SyncShell):
         ))
 
     def enqueue_episode(
-        self,
-        group_id: str,
-        content: Any,
-        *,
-        kind: str = "message",
-        reference_time: TimeLike | None = None,
-        name: str | None = None,
-        source_description: str | None = None,
-        episode_id: str | None = None,
-        saga: str | None = None,
-        previous_episode_ids: Iterable[str] | None = None,
-        entity_types: TypesArg = None,
-        fact_types: TypesArg = None,
-        excluded_entity_types: Iterable[str] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        json_mapping: JsonMapping | Mapping[str, Any] | None = None,
-        actor: str | None = None,
-        on_behalf_of: str | None = None,
-        speaker: str | None = None,
-        role: str | None = None,
+        self, group_id: str, content: Any, *, kind: str = "message", reference_time: TimeLike | None = None,
+        name: str | None = None, source_description: str | None = None, episode_id: str | None = None,
+        saga: str | None = None, previous_episode_ids: Iterable[str] | None = None, entity_types: TypesArg = None,
+        fact_types: TypesArg = None, excluded_entity_types: Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None, json_mapping: JsonMapping | Mapping[str, Any] | None = None,
+        actor: str | None = None, on_behalf_of: str | None = None, speaker: str | None = None, role: str | None = None,
     ) -> Episode:
         """Accept an episode for later ingestion: validated as ``add_episode``
         validates, and recorded ``queued`` in one transaction, so it survives
@@ -274,12 +226,7 @@ class Memory(SyncShell):
         return self._call(self._core.resume(include_retryable=include_retryable))
 
     def remove_episode(
-        self,
-        group_id: str,
-        episode_id: str,
-        *,
-        actor: str | None = None,
-        on_behalf_of: str | None = None,
+        self, group_id: str, episode_id: str, *, actor: str | None = None, on_behalf_of: str | None = None,
     ) -> RemovalResult:
         """Retract an episode: see :mod:`kronograph.maintain.removal`. ``actor``
         (and ``on_behalf_of``) go on its audit event."""
@@ -287,12 +234,7 @@ class Memory(SyncShell):
         return self._call(self._core.remove_episode(group_id, episode_id, actor=actor, on_behalf_of=on_behalf_of))
 
     def remove_fact(
-        self,
-        group_id: str,
-        fact_uuid: str,
-        *,
-        actor: str | None = None,
-        on_behalf_of: str | None = None,
+        self, group_id: str, fact_uuid: str, *, actor: str | None = None, on_behalf_of: str | None = None,
     ) -> RemovalResult:
         """Retract one fact, whatever its sources: it leaves the current graph
         (its history keeps what was believed, for ``known_at``), the facts only
@@ -308,18 +250,9 @@ class Memory(SyncShell):
         return self._call(self._core.groups())
 
     def facts(
-        self,
-        group_id: str,
-        *,
-        subject: str | None = None,
-        relation: str | None = None,
-        object: str | None = None,
-        entity: str | None = None,
-        as_of: TimeLike | None = None,
-        known_at: TimeLike | None = None,
-        include_retired: bool = False,
-        include_expired: bool = False,
-        include_events: bool = False,
+        self, group_id: str, *, subject: str | None = None, relation: str | None = None, object: str | None = None,
+        entity: str | None = None, as_of: TimeLike | None = None, known_at: TimeLike | None = None,
+        include_retired: bool = False, include_expired: bool = False, include_events: bool = False,
         limit: int | None = None,
     ) -> list[Fact]:
         """Facts valid now (default), valid at ``as_of``, as believed at
@@ -336,18 +269,9 @@ class Memory(SyncShell):
         ))
 
     def events(
-        self,
-        group_id: str,
-        *,
-        subject: str | None = None,
-        relation: str | None = None,
-        object: str | None = None,
-        entity: str | None = None,
-        since: TimeLike | None = None,
-        until: TimeLike | None = None,
-        known_at: TimeLike | None = None,
-        include_expired: bool = False,
-        limit: int | None = None,
+        self, group_id: str, *, subject: str | None = None, relation: str | None = None, object: str | None = None,
+        entity: str | None = None, since: TimeLike | None = None, until: TimeLike | None = None,
+        known_at: TimeLike | None = None, include_expired: bool = False, limit: int | None = None,
     ) -> list[Fact]:
         """The group's events (``Fact.event``: moments such as ``Sam LEFT
         Northwind``, ``Sam MET Maya``), by when they happened: those at or
@@ -363,19 +287,10 @@ class Memory(SyncShell):
         return self._call(self._core.timeline(group_id, entity, relation))
 
     def search(
-        self,
-        group_ids: str | Iterable[str],
-        query: str,
-        *,
-        scopes: Iterable[str] = SCOPES,
-        recipe: str | Recipe = "hybrid",
-        limit: int = 10,
-        as_of: TimeLike | None = None,
-        known_at: TimeLike | None = None,
-        include_retired: bool = False,
-        include_events: bool = False,
-        center_entity: str | Iterable[str] | None = None,
-        filters: SearchFilters | None = None,
+        self, group_ids: str | Iterable[str], query: str, *, scopes: Iterable[str] = SCOPES,
+        recipe: str | Recipe = "hybrid", limit: int = 10, as_of: TimeLike | None = None,
+        known_at: TimeLike | None = None, include_retired: bool = False, include_events: bool = False,
+        center_entity: str | Iterable[str] | None = None, filters: SearchFilters | None = None,
         query_vector: Sequence[float] | None = None,
     ) -> SearchResults:
         """Ranked facts, entities, episodes and communities for ``query``, with
@@ -396,7 +311,8 @@ class Memory(SyncShell):
     def conflicts(self, group_id: str, fact_uuid: str) -> list[Fact]:
         """The whole slot of a fact: it and every fact linked to it by recorded
         contradictions, directly or through others, by valid time, each with
-        its interval and source episodes."""
+        its interval and source episodes; NotFoundError if the group has no
+        fact of that uuid."""
         return self._call(self._core.conflicts(group_id, fact_uuid))
 
     def entities(self, group_id: str, *, name: str | None = None, label: str | None = None) -> list[Entity]:
@@ -423,16 +339,9 @@ class Memory(SyncShell):
         return self._call(self._core.audit_events(group_id))
 
     def context(
-        self,
-        group_id: str,
-        query: str | None = None,
-        *,
-        messages: Iterable[Message | Mapping[str, Any]] | None = None,
-        as_of: TimeLike | None = None,
-        known_at: TimeLike | None = None,
-        max_tokens: int = 1000,
-        scopes: Iterable[str] = CONTEXT_SCOPES,
-        template: str | Callable[[ContextParts], str] | None = None,
+        self, group_id: str, query: str | None = None, *, messages: Iterable[Message | Mapping[str, Any]] | None = None,
+        as_of: TimeLike | None = None, known_at: TimeLike | None = None, max_tokens: int = 1000,
+        scopes: Iterable[str] = CONTEXT_SCOPES, template: str | Callable[[ContextParts], str] | None = None,
         token_counter: TokenCounter | Callable[[str], int] | None = None,
     ) -> Context:
         """A memory block to put in a prompt, relevant to ``query`` or to the
@@ -456,14 +365,8 @@ class Memory(SyncShell):
         ))
 
     def add_messages(
-        self,
-        group_id: str,
-        messages: Iterable[Message | Mapping[str, Any]],
-        *,
-        thread: str | None = None,
-        user_name: str | None = None,
-        assistant_name: str = DEFAULT_ASSISTANT,
-        actor: str | None = None,
+        self, group_id: str, messages: Iterable[Message | Mapping[str, Any]], *, thread: str | None = None,
+        user_name: str | None = None, assistant_name: str = DEFAULT_ASSISTANT, actor: str | None = None,
     ) -> list[EpisodeResult]:
         """Ingest a conversation: each message (a :class:`~kronograph.Message`
         or a dict of its fields) becomes one episode (kind ``message``), in
@@ -481,14 +384,8 @@ class Memory(SyncShell):
         ))
 
     def enqueue_messages(
-        self,
-        group_id: str,
-        messages: Iterable[Message | Mapping[str, Any]],
-        *,
-        thread: str | None = None,
-        user_name: str | None = None,
-        assistant_name: str = DEFAULT_ASSISTANT,
-        actor: str | None = None,
+        self, group_id: str, messages: Iterable[Message | Mapping[str, Any]], *, thread: str | None = None,
+        user_name: str | None = None, assistant_name: str = DEFAULT_ASSISTANT, actor: str | None = None,
     ) -> list[Episode]:
         """Accept a conversation for later ingestion, as :meth:`add_messages`
         would ingest it: every message checked first (nothing is stored if one
@@ -519,12 +416,7 @@ class Memory(SyncShell):
         return self._call(self._core.user(group_id))
 
     def changes(
-        self,
-        group_id: str,
-        since: TimeLike,
-        until: TimeLike | None = None,
-        *,
-        limit: int = 1000,
+        self, group_id: str, since: TimeLike, until: TimeLike | None = None, *, limit: int = 1000,
         after: str | None = None,
     ) -> list[Change]:
         """What the memory recorded at or after ``since`` and before ``until``
@@ -537,12 +429,7 @@ class Memory(SyncShell):
         return self._call(self._core.changes(group_id, since, until, limit=limit, after=after))
 
     def merge_entities(
-        self,
-        group_id: str,
-        keep: str,
-        merge: str | Iterable[str],
-        *,
-        actor: str | None = None,
+        self, group_id: str, keep: str, merge: str | Iterable[str], *, actor: str | None = None,
         on_behalf_of: str | None = None,
     ) -> MergeResult:
         """Merge one or more entities into ``keep``, in one transaction: their
@@ -565,12 +452,7 @@ class Memory(SyncShell):
         return self._call(self._core.merge_entities(group_id, keep, merge, actor=actor, on_behalf_of=on_behalf_of))
 
     def split_entity(
-        self,
-        group_id: str,
-        merge_id: str,
-        *,
-        actor: str | None = None,
-        on_behalf_of: str | None = None,
+        self, group_id: str, merge_id: str, *, actor: str | None = None, on_behalf_of: str | None = None,
     ) -> SplitResult:
         """Undo a merge by its ``merge_id`` (``MergeResult.merge_id``, or the
         ``entities_merged`` audit event's), in one transaction: the merged
@@ -596,14 +478,8 @@ class Memory(SyncShell):
         return self._call(self._core.split_entity(group_id, merge_id, actor=actor, on_behalf_of=on_behalf_of))
 
     def forget(
-        self,
-        group_id: str,
-        *,
-        entity: str | None = None,
-        episode_id: str | None = None,
-        dry_run: bool = False,
-        actor: str | None = None,
-        on_behalf_of: str | None = None,
+        self, group_id: str, *, entity: str | None = None, episode_id: str | None = None, dry_run: bool = False,
+        actor: str | None = None, on_behalf_of: str | None = None,
     ) -> ForgetReport:
         """Erase an entity (a name or uuid) or an episode for good, and prove
         it: see :mod:`kronograph.maintain.forget`. After the purge, every
@@ -620,18 +496,15 @@ class Memory(SyncShell):
         ))
 
     def summarize_entities(
-        self,
-        group_id: str,
-        names_or_uuids: str | Iterable[str] | None = None,
-        *,
-        refresh_stale_only: bool = True,
+        self, group_id: str, names_or_uuids: str | Iterable[str] | None = None, *, refresh_stale_only: bool = True,
     ) -> list[EntitySummary]:
         """Rebuild entity summaries from current facts and return those built:
         of the entities named (a name matches every entity of that name,
         case-insensitively; a uuid its entity) or of the whole group; with
         ``refresh_stale_only`` only those whose facts changed since their
         summary was built. By the model when one is configured (one call per
-        batch of entities), else extractively. See :mod:`kronograph.maintain.summaries`."""
+        batch of entities), else extractively; NotFoundError for a name or uuid
+        the group does not have. See :mod:`kronograph.maintain.summaries`."""
         refuse_writes_from_a_judge()
         return self._call(self._core.summarize_entities(
             group_id, names_or_uuids, refresh_stale_only=refresh_stale_only,
@@ -658,11 +531,7 @@ class Memory(SyncShell):
         return self._call(self._core.sagas(group_id))
 
     def build_communities(
-        self,
-        group_id: str,
-        *,
-        resolution: float = 1.0,
-        batch_size: int = _communities.BATCH,
+        self, group_id: str, *, resolution: float = 1.0, batch_size: int = _communities.BATCH,
         max_model_calls: int = _communities.MAX_MODEL_CALLS,
     ) -> CommunityBuild:
         """Cluster the group's current entity graph (Louvain, fixed seed: the
@@ -705,12 +574,7 @@ class Memory(SyncShell):
         return self._call(self._core.audit(group_id, mode))
 
     def reconcile(
-        self,
-        group_id: str,
-        repair: bool = False,
-        *,
-        actor: str | None = None,
-        on_behalf_of: str | None = None,
+        self, group_id: str, repair: bool = False, *, actor: str | None = None, on_behalf_of: str | None = None,
     ) -> ReconcileReport:
         """Check a group for defects (see :mod:`kronograph.maintain.reconcile`):
         episodes without mentions, facts citing missing episodes, overlapping
