@@ -151,16 +151,17 @@ class _Imports:
         for module, names in extra.items():
             members.setdefault(module, []).extend(names)
         sections: list[list[str]] = [[], [], []]  # the standard library, third parties, this package
-        for style, modules in ((plain, sorted(plain, key=str.lower)), (None, sorted(members, key=_module_key))):
-            for module in modules:
-                top = module.lstrip(".").partition(".")[0]
-                where = 2 if module.startswith(".") else 0 if top in sys.stdlib_module_names else 1
-                sections[where] += sorted(plain[module]) if style else _from_lines(module, members[module])
+        for module in sorted(plain, key=str.lower):  # "import x" before "from x import y", as ruff sorts
+            sections[_section(module)] += sorted(plain[module])
+        for module in sorted(members, key=lambda m: m.lstrip(".").lower()):
+            sections[_section(module)] += _from_lines(module, members[module])
         return "\n\n".join("\n".join(s) for s in sections if s) + "\n"
 
 
-def _module_key(module: str) -> str:
-    return module.lstrip(".").lower()
+def _section(module: str) -> int:
+    if module.startswith("."):
+        return 2
+    return 0 if module.partition(".")[0] in sys.stdlib_module_names else 1
 
 
 def _from_lines(module: str, names: list[str]) -> list[str]:
