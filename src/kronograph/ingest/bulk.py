@@ -381,7 +381,7 @@ class Ingestion:
         raw = self.settings_store_raw
         plan = Plan(group_id=group_id, now=now, expected_revision=None)
         plan.new_episodes.append(inp.episode(now, store_raw_content=raw))  # without it, the text waits in pending
-        pending = inp.pending(store_raw_content=raw)
+        pending = inp.pending(with_content=not raw)
         plan.episode_states.append(EpisodeState(inp.episode_id, EpisodeStatus.QUEUED.value, now, pending=pending))
         progress = await self.store.register_episode(plan, inp.episode_id)
         if progress is None:

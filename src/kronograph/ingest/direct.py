@@ -32,7 +32,7 @@ from ..model import (
     trusted,
 )
 from ..store.plan import Plan
-from ..store.protocol import Store
+from ..store.protocol import ResolutionReads, Store
 from ..store.records import FactRecord, Neighbourhood
 from ..time import Clock
 from .entities import choose_entity, clean_labels, label_family
@@ -176,7 +176,7 @@ class _Holding:
 
 
 async def fact_candidates(
-    store: Store, record: FactRecord, relation_type: RelationType | None, *, judged: bool, limit: int
+    store: ResolutionReads, record: FactRecord, relation_type: RelationType | None, *, judged: bool, limit: int
 ) -> list[FactRecord]:
     """The stored facts that could matter to ``record``: what a judge (when
     there is one), a declared cardinality or a declared ending can act on."""
