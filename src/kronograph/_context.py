@@ -22,6 +22,7 @@ from .context import Context, ContextParts, Material, TokenCounter, build, count
 from .context.excerpt import terms
 from .context.period import named_month, named_period
 from .context.query import QUERY_MAX, from_messages
+from .embed.protocol import fusion_weight
 from .errors import InvalidInputError
 from .maintain.summaries import extractive_summary
 from .message import Message, read_messages
@@ -132,7 +133,7 @@ class Contexts:
             include_retired=True, include_events=True,
             filters=SearchFilters(valid_at=DateRange(end=m.moment)) if temporal else None,
             cross_encoder=self._cross_encoder,
-            cosine_weight=float(getattr(self._ingestion.embedder, "fusion_weight", 0.3)),
+            cosine_weight=fusion_weight(self._ingestion.embedder),
             scope_limits=(("entities", ENTITY_HITS), ("facts", max(12, candidates(max_tokens) // 2))),
         )
         found = await run_search(store, request)

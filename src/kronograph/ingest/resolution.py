@@ -97,8 +97,7 @@ def screen(
             continue
         if same_relation and (new.event or cand.event):
             continue  # two events of one relation never retire each other (met twice: two events)
-        if same_relation and declared:
-            assert relation_type is not None
+        if same_relation and declared and relation_type is not None:  # declared: it is not None
             if relation_type.one_object_per_subject and cand.source_uuid == new.source_uuid:
                 result.by_cardinality.append(cand)
             elif relation_type.one_subject_per_object and cand.target_uuid == new.target_uuid:
