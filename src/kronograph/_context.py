@@ -281,9 +281,9 @@ class Contexts:
         for hit in m.facts:
             fact = hit.item
             earlier = [
-                before[o] for o in sorted(edges.get(fact.uuid, ()))
-                if o in before and before[o].valid_at < fact.valid_at
-                and before[o].invalid_at is not None and before[o].invalid_at <= fact.valid_at
+                b for o in sorted(edges.get(fact.uuid, ()))
+                if (b := before.get(o)) is not None and b.valid_at < fact.valid_at
+                and b.invalid_at is not None and b.invalid_at <= fact.valid_at
             ]
             if earlier:
                 m.replaced[fact.uuid] = max(earlier, key=lambda f: (f.valid_at, f.uuid))
@@ -321,8 +321,8 @@ def _summaries(m: Material) -> None:
         if _holds(hit.item, m.moment):
             for end in {hit.item.subject_uuid, hit.item.object_uuid}:
                 about.setdefault(end, []).append(hit.item)
-    for hit in m.entities:
-        entity = hit.item
+    for entity_hit in m.entities:
+        entity = entity_hit.item
         if not temporal and not entity.summary_stale and entity.summary:
             m.summaries[entity.uuid] = entity.summary
         else:

@@ -295,4 +295,7 @@ def span(name: str, **attributes: object) -> AbstractContextManager[Any]:
     except ImportError:
         return nullcontext()
     attrs = {k: v if isinstance(v, bool | int | float | str) else str(v) for k, v in attributes.items()}
-    return trace.get_tracer("kronograph").start_as_current_span(f"kronograph.{name}", attributes=attrs)
+    opened: AbstractContextManager[Any] = trace.get_tracer("kronograph").start_as_current_span(
+        f"kronograph.{name}", attributes=attrs
+    )
+    return opened

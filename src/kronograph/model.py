@@ -18,10 +18,10 @@ from .time import as_utc
 
 __all__ = [
     "AddFactResult", "AuditEvent", "Cardinality", "Change", "Community", "CommunityAttachment", "CommunityBuild",
-    "CommunityUpdate", "Entity", "EntitySummary", "Episode", "EpisodeKind", "EpisodeResult", "EpisodeStatus", "Fact",
-    "FactChange", "FactSource", "ForgetReport", "GroupExport", "GroupSettings", "Mention", "ModelUsage",
-    "PossibleContradiction", "QueueStats", "RelationType", "RemovalResult", "SagaInfo", "SagaSummary", "UtcDatetime",
-    "Verdict", "acronym", "fold_relation", "normalise_name", "trusted",
+    "CommunityUpdate", "ContradictionReason", "Entity", "EntitySummary", "Episode", "EpisodeKind", "EpisodeResult",
+    "EpisodeStatus", "Fact", "FactChange", "FactSource", "ForgetReport", "GroupExport", "GroupSettings", "Mention",
+    "ModelUsage", "PossibleContradiction", "QueueStats", "RelationType", "RemovalResult", "SagaInfo", "SagaSummary",
+    "UtcDatetime", "Verdict", "acronym", "fold_relation", "normalise_name", "trusted",
 ]
 
 _SPACE = re.compile(r"\s+")
@@ -368,6 +368,10 @@ class AuditEvent(_Model):
     on_behalf_of: str | None = None
 
 
+ContradictionReason = Literal["same_slot", "similar_text"]
+"""Why a standing fact is flagged as possibly contradicted (see :class:`PossibleContradiction`)."""
+
+
 class PossibleContradiction(_Model):
     """A standing fact a newly admitted fact may disagree with but did not
     retire: ``fact`` is the new fact's uuid, ``contradicts`` the standing
@@ -378,7 +382,7 @@ class PossibleContradiction(_Model):
 
     fact: str
     contradicts: Fact
-    reason: Literal["same_slot", "similar_text"]
+    reason: ContradictionReason
     authority: float
 
 

@@ -330,7 +330,7 @@ async def _update(
     if touched and not await _commit(store, group_id, plan, touched, now, hold, unchanged):
         return None
     refreshed = await store.communities(group_id, [c.uuid for c in touched]) if touched else []
-    members = sum(c.size for c in existing) + len(placed)
+    member_count = sum(c.size for c in existing) + len(placed)
     attached = sum(c.attached for c in existing) + len(placed)
     return CommunityUpdate(
         attached=[
@@ -342,7 +342,7 @@ async def _update(
         ],
         unassigned=sorted(u for u in left if u not in placed),
         refreshed=refreshed,
-        rebuild_advised=attached > REBUILD_SHARE * members,
+        rebuild_advised=attached > REBUILD_SHARE * member_count,
     )
 
 

@@ -50,7 +50,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from itertools import combinations
 from typing import Any
@@ -251,7 +251,9 @@ def _overlaps(facts: list[Fact], relation: RelationType) -> list[SlotOverlap]:
                 active = [a for a in active if a.invalid_at is None or a.invalid_at > fact.valid_at]
                 for earlier in active:
                     ends = [e for e in (earlier.invalid_at, fact.invalid_at) if e is not None]
-                    other = (lambda f: f.object_uuid) if side == "subject" else (lambda f: f.subject_uuid)
+                    other: Callable[[Fact], str] = (
+                        (lambda f: f.object_uuid) if side == "subject" else (lambda f: f.subject_uuid)
+                    )
                     found.append(
                         SlotOverlap(
                             relation=fact.relation, cardinality=relation.cardinality, side=side,
