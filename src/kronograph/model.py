@@ -58,14 +58,11 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def trusted(cls: type[M], **values: Any) -> M:
-    """Build a model from values already known to be valid (read back from our
-    own store, or made by our own code) without validating them again: what
-    pydantic's ``model_construct`` makes (tests/test_model.py checks they
-    agree), minus its per-field default and alias handling, so every field
-    must be given. It sets the instance's slots as pydantic's own ``__copy__``
-    does: ``model_construct`` is about three times slower per object and
-    ``model_copy`` of a prototype about 1.3 times, and this sits on the hot
-    path of every read and write."""
+    """Build a model from values already known to be valid (our store's, our
+    code's) without validating them again: what ``model_construct`` makes
+    (tests/test_model.py checks), so every field must be given. It sets the
+    slots as pydantic's own ``__copy__`` does: on the hot path of every read,
+    ``model_construct`` is 3 times slower, a prototype's ``model_copy`` 1.3."""
     obj = cls.__new__(cls)
     object.__setattr__(obj, "__dict__", values)
     object.__setattr__(obj, "__pydantic_fields_set__", set(values))
@@ -368,8 +365,7 @@ class AuditEvent(_Model):
     on_behalf_of: str | None = None
 
 
-ContradictionReason = Literal["same_slot", "similar_text"]
-"""Why a standing fact is flagged as possibly contradicted (see :class:`PossibleContradiction`)."""
+ContradictionReason = Literal["same_slot", "similar_text"]  # why a PossibleContradiction is flagged
 
 
 class PossibleContradiction(_Model):

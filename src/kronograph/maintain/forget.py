@@ -44,7 +44,7 @@ from ..errors import InvalidInputError, NotFoundError
 from ..ingest.timeline import merge_sources, refresh
 from ..model import AuditEvent, ForgetReport, normalise_name
 from ..store.plan import Plan, Purge
-from ..store.protocol import Store
+from ..store.protocol import Lookups, Store
 from ..store.records import FactRecord
 from ..store.text_scan import Erasure, TextHit, mentions
 from ..time import Clock
@@ -164,7 +164,7 @@ async def _entity_scope(store: Store, group_id: str, entity: str) -> _Scope:
     return scope
 
 
-async def _episode_scope(store: Store, group_id: str, episode_id: str) -> _Scope:
+async def _episode_scope(store: Lookups, group_id: str, episode_id: str) -> _Scope:
     if await store.episode(group_id, episode_id) is None:
         raise NotFoundError(f"no episode {episode_id!r} in group {group_id!r}")
     return _Scope(needles=[], episodes={episode_id})

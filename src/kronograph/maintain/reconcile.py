@@ -61,7 +61,7 @@ from .._retry import retry_on_conflict
 from ..metrics import record_interval_violations
 from ..model import AuditEvent, Cardinality, Entity, Fact, RelationType, UtcDatetime, normalise_name
 from ..store.plan import Plan
-from ..store.protocol import FactQuery, Store
+from ..store.protocol import CallerReads, FactQuery, Store
 from ..store.records import HealthScan
 from ..time import Clock
 from .removal import plan_removal
@@ -339,7 +339,7 @@ async def _findings(
     }
 
 
-async def _stale_summaries(store: Store, group_id: str) -> list[StaleSummary]:
+async def _stale_summaries(store: CallerReads, group_id: str) -> list[StaleSummary]:
     found: list[StaleSummary] = []
     after: str | None = None
     while True:
