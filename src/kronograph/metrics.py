@@ -17,7 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .model import EpisodeResult
 
 try:
     import prometheus_client as _prometheus
@@ -233,7 +236,7 @@ def reset() -> None:
 # -- what the library records ---------------------------------------------------
 
 
-def record_episode(result: Any, seconds: float, *, late: bool) -> None:
+def record_episode(result: EpisodeResult, seconds: float, *, late: bool) -> None:
     """One processed episode: its status, how long it took, whether it came
     late, and what it did to the graph (an ``EpisodeResult``)."""
     r = REGISTRY
