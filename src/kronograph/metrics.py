@@ -56,40 +56,56 @@ TIME_BUCKETS = (0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.
 COUNT_BUCKETS = (0, 1, 2, 5, 10, 20, 50, 100, 200, 500)
 
 
-class Counter:
+class _Metric:
+    """A ``prometheus_client`` metric (None without the package) and its
+    labelled children, kept by label values: ``labels()`` is slow."""
+
+    def __init__(self, name: str, help: str, metric: Any) -> None:
+        self.name, self.help, self._metric = name, help, metric
+        self._children: dict[tuple[tuple[str, object], ...], Any] = {}
+
+    def _child(self, labels: dict[str, object]) -> Any:
+        if not labels:
+            return self._metric
+        key = tuple(labels.items())
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = self._metric.labels(**{k: str(v) for k, v in labels.items()})
+        return child
+
+
+class Counter(_Metric):
     """A ``prometheus_client`` counter with its label names, updated by keyword."""
 
     def __init__(self, name: str, help: str, labels: Sequence[str] = (), *, registry: Any = None) -> None:
-        self.name, self.help = name, help
-        self._metric = None if _prometheus is None else _prometheus.Counter(
+        super().__init__(name, help, None if _prometheus is None else _prometheus.Counter(
             name, help, tuple(labels), registry=registry
-        )
+        ))
 
     def inc(self, amount: float = 1.0, **labels: object) -> None:
         if amount < 0:
             raise ValueError(f"{self.name}: a counter only goes up")
         if self._metric is not None:
-            (self._metric.labels(**{k: str(v) for k, v in labels.items()}) if labels else self._metric).inc(amount)
+            self._child(labels).inc(amount)
 
     def series(self) -> dict[Labels, Any]:
         """Each series' value, by its labels."""
         return {_key(s.labels): s.value for s in _samples(self._metric) if s.name == self.name}
 
 
-class Histogram:
+class Histogram(_Metric):
     """A ``prometheus_client`` histogram with its label names, updated by keyword."""
 
     def __init__(
         self, name: str, help: str, buckets: Sequence[float], labels: Sequence[str] = (), *, registry: Any = None
     ) -> None:
-        self.name, self.help = name, help
-        self._metric = None if _prometheus is None else _prometheus.Histogram(
+        super().__init__(name, help, None if _prometheus is None else _prometheus.Histogram(
             name, help, tuple(labels), registry=registry, buckets=tuple(buckets)
-        )
+        ))
 
     def observe(self, value: float, **labels: object) -> None:
         if self._metric is not None:
-            (self._metric.labels(**{k: str(v) for k, v in labels.items()}) if labels else self._metric).observe(value)
+            self._child(labels).observe(value)
 
     def series(self) -> dict[Labels, Any]:
         """Each series as ``{"count", "sum", "buckets": {le: cumulative}}``, by its labels."""
