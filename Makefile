@@ -20,6 +20,8 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	bash tests/system_packages.sh
+	$(BIN)/ruff check src tests
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 -q
 
 bench: $(STAMP)
@@ -48,4 +50,4 @@ lock:
 	uv pip compile pyproject.toml --extra dev -o requirements.lock --python-version 3.11
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build dist src/*.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache build dist src/*.egg-info

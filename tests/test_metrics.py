@@ -120,3 +120,25 @@ def test_operations_are_opentelemetry_spans() -> None:
     assert {"kronograph.add_fact", "kronograph.add_episode", "kronograph.search"} <= spans.keys()
     assert spans["kronograph.search"].attributes["scopes"] == "facts"
     assert spans["kronograph.add_fact"].attributes["group_id"] == "g"
+
+
+def test_without_prometheus_client_recording_is_free_and_reading_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(metrics, "_prometheus", None)
+    registry = metrics.Registry()
+    registry.model_calls.inc(purpose="extract", cached="false")  # recorded nowhere, no error
+    registry.search_seconds.observe(0.1, scope="all", method="all")
+    with pytest.raises(ImportError, match=r"pip install 'kronograph\[server\]'"):
+        registry.snapshot()
+    with pytest.raises(ImportError, match=r"kronograph\[server\]"):
+        registry.render()
+
+
+def test_the_registry_is_a_prometheus_client_collector() -> None:
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    metrics.record_redo("episode")
+    host = CollectorRegistry()
+    host.register(metrics.REGISTRY)
+    assert 'kronograph_write_redos_total{kind="episode"} 1.0' in generate_latest(host).decode()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, overload
 
 from pydantic import ValidationError
 
@@ -23,11 +23,19 @@ __all__ = ["SearchArguments", "TimeLike", "search_arguments"]
 TimeLike = datetime | str
 
 
+@overload
+def _text(field: str, value: Any, *, optional: Literal[False] = False) -> str: ...
+@overload
+def _text(field: str, value: Any, *, optional: bool) -> str | None: ...
 def _text(field: str, value: Any, *, optional: bool = False) -> str | None:
     """Free text (a name, a query), stripped: see :mod:`kronograph.checks`."""
     return checks.text(field, value, optional=optional)
 
 
+@overload
+def _id(field: str, value: Any, *, optional: Literal[False] = False, max_length: int = checks.ID_MAX) -> str: ...
+@overload
+def _id(field: str, value: Any, *, optional: bool, max_length: int = checks.ID_MAX) -> str | None: ...
 def _id(field: str, value: Any, *, optional: bool = False, max_length: int = checks.ID_MAX) -> str | None:
     """An identifier (group, episode, saga, uuid), exactly as given: see :mod:`kronograph.checks`."""
     return checks.identifier(field, value, optional=optional, max_length=max_length)
@@ -111,7 +119,6 @@ def search_arguments(
     """``search``'s arguments, checked."""
     groups = _groups(group_ids)
     text = _text("query", query)
-    assert text is not None
     wanted = tuple(dict.fromkeys(_labels("scopes", scopes, lookup=True)))
     for scope in wanted:
         if scope not in SCOPES:

@@ -22,6 +22,7 @@ from .context import Context, ContextParts, Material, TokenCounter, build, count
 from .context.excerpt import terms
 from .context.period import named_month, named_period
 from .context.query import QUERY_MAX, from_messages
+from .embed.protocol import fusion_weight
 from .errors import InvalidInputError
 from .maintain.summaries import extractive_summary
 from .message import Message, read_messages
@@ -132,7 +133,7 @@ class Contexts:
             include_retired=True, include_events=True,
             filters=SearchFilters(valid_at=DateRange(end=m.moment)) if temporal else None,
             cross_encoder=self._cross_encoder,
-            cosine_weight=float(getattr(self._ingestion.embedder, "fusion_weight", 0.3)),
+            cosine_weight=fusion_weight(self._ingestion.embedder),
             scope_limits=(("entities", ENTITY_HITS), ("facts", max(12, candidates(max_tokens) // 2))),
         )
         found = await run_search(store, request)
@@ -280,9 +281,9 @@ class Contexts:
         for hit in m.facts:
             fact = hit.item
             earlier = [
-                before[o] for o in sorted(edges.get(fact.uuid, ()))
-                if o in before and before[o].valid_at < fact.valid_at
-                and before[o].invalid_at is not None and before[o].invalid_at <= fact.valid_at
+                b for o in sorted(edges.get(fact.uuid, ()))
+                if (b := before.get(o)) is not None and b.valid_at < fact.valid_at
+                and b.invalid_at is not None and b.invalid_at <= fact.valid_at
             ]
             if earlier:
                 m.replaced[fact.uuid] = max(earlier, key=lambda f: (f.valid_at, f.uuid))
@@ -320,8 +321,8 @@ def _summaries(m: Material) -> None:
         if _holds(hit.item, m.moment):
             for end in {hit.item.subject_uuid, hit.item.object_uuid}:
                 about.setdefault(end, []).append(hit.item)
-    for hit in m.entities:
-        entity = hit.item
+    for entity_hit in m.entities:
+        entity = entity_hit.item
         if not temporal and not entity.summary_stale and entity.summary:
             m.summaries[entity.uuid] = entity.summary
         else:

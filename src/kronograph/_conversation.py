@@ -171,7 +171,7 @@ class Conversations:
             return None
         # As stored now: a name lookup may answer from the resolver's cache, whose summary can be older.
         fresh = await store.entities_by_uuid(g, [found.uuid])
-        if fresh and fresh[0].summary_stale and not getattr(store, "read_only", False):
+        if fresh and fresh[0].summary_stale and not store.read_only:
             await self.summarize_entities(g, [found.uuid])
             fresh = await store.entities_by_uuid(g, [found.uuid])
         return fresh[0] if fresh else None

@@ -125,7 +125,7 @@ class Lifecycle:
             await self._ingestion.check_embedder()
             self._opened = True
             # A read replica cannot finish an episode: resuming there only fails its writes.
-            if self._resume_on_open and not getattr(self._store, "read_only", False):
+            if self._resume_on_open and not self._store.read_only:
                 try:
                     await self._ingestion.resume(include_retryable=False)
                 except (ClosedError, SchemaError):

@@ -167,7 +167,6 @@ class Maintenance:
             uuids = set()
             for i, item in enumerate(wanted):
                 text = _text(f"names_or_uuids[{i}]", item)
-                assert text is not None
                 found = {e.uuid for e in await store.entities_by_uuid(g, [text])}
                 found |= {e.uuid for e in await store.entities(g, name_key=normalise_name(text))}
                 if not found:
@@ -187,7 +186,6 @@ class Maintenance:
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         name = _id("saga", saga)
-        assert name is not None
         checks.count("max_calls", max_calls)
         store = await self._ready()
         model = await self._ingestion.model_client()
@@ -206,7 +204,6 @@ class Maintenance:
         it was never built); NotFoundError for a saga the group does not have."""
         g = self._group(group_id)
         name = _id("saga", saga)
-        assert name is not None
         return await stored_saga_summary(await self._ready(), g, name)
 
     async def sagas(self, group_id: str) -> list[SagaInfo]:

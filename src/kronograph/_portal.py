@@ -52,7 +52,7 @@ class Portal:
             )
         if self._lock.acquire(blocking=False):
             try:
-                return self._drive(loop, coro)
+                return self._drive(loop, coro)  # type: ignore[no-any-return]
             finally:
                 self._lock.release()
         try:

@@ -31,7 +31,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 from .errors import InvalidInputError
 
@@ -148,6 +148,10 @@ def _check(field: str, problem: str | None) -> None:
         raise InvalidInputError(field, problem)
 
 
+@overload
+def text(field: str, value: Any, *, optional: Literal[False] = False, strip: bool = True) -> str: ...
+@overload
+def text(field: str, value: Any, *, optional: bool, strip: bool = True) -> str | None: ...
 def text(field: str, value: Any, *, optional: bool = False, strip: bool = True) -> str | None:
     """Free text, stripped (by default): refused when empty or unstorable."""
     if value is None and optional:
@@ -159,6 +163,10 @@ def text(field: str, value: Any, *, optional: bool = False, strip: bool = True) 
     return out  # type: ignore[no-any-return]
 
 
+@overload
+def identifier(field: str, value: Any, *, optional: Literal[False] = False, max_length: int = ID_MAX) -> str: ...
+@overload
+def identifier(field: str, value: Any, *, optional: bool, max_length: int = ID_MAX) -> str | None: ...
 def identifier(field: str, value: Any, *, optional: bool = False, max_length: int = ID_MAX) -> str | None:
     """An identifier, exactly as given (never stripped or normalised)."""
     if value is None and optional:
@@ -173,6 +181,10 @@ def json_value(field: str, value: Any, *, max_depth: int = MAX_JSON_DEPTH) -> An
     return value
 
 
+@overload
+def count(field: str, value: Any, *, minimum: int = 1, optional: Literal[False] = False) -> int: ...
+@overload
+def count(field: str, value: Any, *, minimum: int = 1, optional: bool) -> int | None: ...
 def count(field: str, value: Any, *, minimum: int = 1, optional: bool = False) -> int | None:
     """A whole number of at least ``minimum``: an ``int``, never a ``bool`` or a ``float``."""
     if value is None and optional:

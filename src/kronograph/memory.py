@@ -23,6 +23,7 @@ from ._lifecycle import Lifecycle
 from ._lifecycle import ModelArg as ModelArg  # re-exported: its home before the lifecycle moved out
 from ._maintenance import Maintenance
 from ._repair import Repair
+from .embed.protocol import fusion_weight, is_lexical
 from .errors import InvalidInputError, NotFoundError
 from .ingest.bulk import EpisodeItem
 from .ingest.direct import FactInput, Resolver
@@ -111,7 +112,6 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
         subject_name = _text("subject", subject)
         relation_name = _id("relation", relation, max_length=checks.NAME_MAX)
         object_name = _text("object", object)
-        assert subject_name and relation_name and object_name
         data = FactInput(
             group_id=g,
             subject=subject_name,
@@ -262,7 +262,6 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
         ``retryable`` or ``quarantined``) and error; NotFoundError if the group has none of that id."""
         g = self._group(group_id)
         eid = _id("episode_id", episode_id)
-        assert eid is not None
         found = await (await self._ready()).episode(g, eid)
         if found is None:
             raise NotFoundError(f"no episode {eid!r} in group {g!r}")
@@ -273,7 +272,6 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
         there is none (never was, or removed: its history may still tell)."""
         g = self._group(group_id)
         uuid = _id("fact_uuid", fact_uuid)
-        assert uuid is not None
         query = FactQuery(as_of=self._now(), include_retired=True, include_expired=True, uuids=(uuid,))
         found = await (await self._ready()).facts(g, query)
         return found[0] if found else None
@@ -282,7 +280,6 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
         """One entity by uuid; NotFoundError if the group has none of that uuid."""
         g = self._group(group_id)
         uuid = _id("entity_uuid", entity_uuid)
-        assert uuid is not None
         found = await (await self._ready()).entities_by_uuid(g, [uuid])
         if not found:
             raise NotFoundError(f"no entity {uuid!r} in group {g!r}")
@@ -333,7 +330,6 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         eid = _id("episode_id", episode_id)
-        assert eid is not None
         who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)
         store = await self._ready()
         return await _remove_episode(store, g, eid, clock=self._now, actor=who[0], on_behalf_of=who[1],
@@ -350,7 +346,6 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         uuid = _id("fact_uuid", fact_uuid)
-        assert uuid is not None
         who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)
         store = await self._ready()
         return await _remove_fact(store, g, uuid, clock=self._now, actor=who[0], on_behalf_of=who[1],
@@ -452,8 +447,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
     async def timeline(self, group_id: str, entity: str, relation: str | None = None) -> list[Fact]:
         """Every interval of the facts touching ``entity``, by ``valid_at``."""
         g = self._group(group_id)
-        key = self._name_key("entity", entity)
-        assert key is not None
+        key = normalise_name(_text("entity", entity))
         rel = fold_relation(_text("relation", relation) or "") if relation is not None else None
         return await (await self._ready()).timeline(g, key, rel)
 
@@ -502,7 +496,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
             if not np.isfinite(vector).all():
                 raise InvalidInputError("query_vector", "must hold finite numbers only (no NaN or infinity)")
         elif "cosine" in chosen.methods or chosen.reranker == "mmr":
-            lexical = getattr(self._ingestion.embedder, "lexical", False)  # its vectors are words: not "who", "is"
+            lexical = is_lexical(self._ingestion.embedder)  # its vectors are words: not "who", "is"
             embedded = question.terms if lexical else text
             vector = np.frombuffer(await self._ingestion.embed_one(embedded, args.groups), dtype=np.float32)
         else:
@@ -512,7 +506,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
             now=self._now(), as_of=args.as_of, known_at=args.known_at, include_retired=include_retired,
             include_events=include_events,
             centers=args.centers, filters=args.filters, cross_encoder=self._cross_encoder,
-            cosine_weight=float(getattr(self._ingestion.embedder, "fusion_weight", 0.3)), question=question,
+            cosine_weight=fusion_weight(self._ingestion.embedder), question=question,
         )
         started = time.perf_counter()
         with span("search", scopes=",".join(args.scopes), recipe=chosen.name):
@@ -527,7 +521,6 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
         fact of that uuid."""
         g = self._group(group_id)
         uuid = _id("fact_uuid", fact_uuid)
-        assert uuid is not None
         store = await self._ready()
         hood = await store.conflict_neighbourhood(g, [uuid], depth=64)
         if uuid not in hood.records:

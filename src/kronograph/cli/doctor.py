@@ -49,8 +49,8 @@ def _lines(report: ReconcileReport, group: str, db: str = DEFAULT_DB) -> list[st
         )
         keep, merge = f.merge_arguments()
         out.append(f"  to merge: [bold]{escape(_merge_command(group, db, keep, merge))}[/]")
-    for e in report.orphan_entities:
-        out.append(f"orphan entity: {escape(e.name)} [dim]({e.uuid})[/]")
+    for orphan in report.orphan_entities:
+        out.append(f"orphan entity: {escape(orphan.name)} [dim]({orphan.uuid})[/]")
     for s in report.stale_summaries:
         if s.built_at is not None:  # never built: a state, counted below, not listed entity by entity
             out.append(f"stale summary: {escape(s.name)} ({plural(s.changes, 'fact change')}) [dim]({s.uuid})[/]")

@@ -53,7 +53,7 @@ def _file_lines(path: Path) -> list[str]:
 
 
 def _add_lines(
-    group: str, file: Path, text: str | None, episode: str | None, fields: dict[str, Any], model: Any, db: Path
+    group: str, file: Path, text: str | None, episode: str | None, fields: dict[str, Any], model: Any, db: str
 ) -> None:
     """``add --file``: each non-blank line an episode with the same options, ingested like an import."""
     if text is not None:
@@ -130,7 +130,7 @@ _MESSAGE_OPTIONS = {"role": "--role", "content": "TEXT", "name": "--speaker", "c
 def _add_message(
     group: str, text: str | None, role: str, speaker: str | None, time_: str | None, episode: str | None,
     thread: str | None, user_name: str | None, assistant_name: str | None, actor: str | None, *,
-    refused: list[str], model: Any, db: Path,
+    refused: list[str], model: Any, db: str,
 ) -> None:
     """``add --role``: TEXT as one message, through ``add_messages``."""
     if refused:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -69,7 +69,7 @@ def serve(
         soft_wrap=True)
 
     async def run() -> None:
-        leased = {} if lease is None else {"lease_seconds": lease}
+        leased: dict[str, Any] = {} if lease is None else {"lease_seconds": lease}
         memory = AsyncMemory(db, model=None if offline else "auto", **leased)
         try:
             app = create_app(memory, ring, local=local, workers=workers, host=host, docs=docs,

@@ -120,14 +120,14 @@ def _pieces(m: Material, cite: Citations, wanted: frozenset[str], counter: Token
     out: list[Piece] = []
     name_only = _by_name_only(m.query, wanted)
     fact_values: list[float] = []
-    for hit, rel in zip(m.facts, _relevance(m.facts), strict=True):
-        fact = hit.item
+    for fact_hit, rel in zip(m.facts, _relevance(m.facts), strict=True):
+        fact = fact_hit.item
         before = m.replaced.get(fact.uuid)
         line = fact_line(fact, m.moment, cite, before)
         rel *= NAME_ONLY if name_only(fact.fact) else 1.0
         fact_values.append(rel)
         out.append(Piece(
-            "facts", line, rel * _FACT_WEIGHTS[_fact_kind(fact, m.moment)], hit, terms=frozenset(terms(line)),
+            "facts", line, rel * _FACT_WEIGHTS[_fact_kind(fact, m.moment)], fact_hit, terms=frozenset(terms(line)),
             cites=fact.episodes, covers=frozenset({before.uuid}) if before else frozenset(), uuid=fact.uuid,
             extra={"kind": _fact_kind(fact, m.moment)},
         ))
@@ -162,8 +162,8 @@ def _episode_pieces(m: Material, cite: Citations, wanted: frozenset[str], fact_v
     those that ask, each worth the most of its own relevance, its share of
     the best fact citing it and its share of the episode it answers."""
     vouched: dict[str, float] = {}  # episode id -> the relevance of the best fact citing it
-    for hit, rel in zip(m.facts, fact_values, strict=True):
-        for eid in hit.item.episodes:
+    for fact_hit, rel in zip(m.facts, fact_values, strict=True):
+        for eid in fact_hit.item.episodes:
             vouched[eid] = max(vouched.get(eid, 0.0), rel)
     ranked = list(zip(m.episodes, _relevance(m.episodes), strict=True))
     ranked += [(Hit(e, 0.0, ("cited",)), 0.0) for e in m.sources.values()]

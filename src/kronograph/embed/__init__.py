@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 from ..errors import EmbeddingError
 from .cache import CachedEmbedder, embedding_for
 from .hashing import HashingEmbedder
-from .protocol import Embedder
+from .protocol import FUSION_WEIGHT, Embedder, fusion_weight, is_lexical
 
 if TYPE_CHECKING:
     from .local import SentenceTransformerEmbedder
     from .openai import OpenAIEmbedder
 
 __all__ = [
+    "FUSION_WEIGHT",
     "CachedEmbedder",
     "Embedder",
     "HashingEmbedder",
@@ -29,6 +30,8 @@ __all__ = [
     "SentenceTransformerEmbedder",
     "check_dimension",
     "embedding_for",
+    "fusion_weight",
+    "is_lexical",
 ]
 
 _log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from contextvars import ContextVar
 import numpy as np
 
 from ..errors import EmbeddingError, InvalidInputError
-from .protocol import Embedder
+from .protocol import Embedder, fusion_weight, is_lexical
 
 __all__ = ["CachedEmbedder", "embedding_for"]
 
@@ -62,12 +62,12 @@ class CachedEmbedder:
     @property
     def fusion_weight(self) -> float:
         """The wrapped embedder's weight in search fusion (see docs/search.md)."""
-        return float(getattr(self.inner, "fusion_weight", 0.3))
+        return fusion_weight(self.inner)
 
     @property
     def lexical(self) -> bool:
         """Whether the wrapped embedder's vectors are of words (search then embeds a question's content words)."""
-        return bool(getattr(self.inner, "lexical", False))
+        return is_lexical(self.inner)
 
     def __repr__(self) -> str:
         return f"CachedEmbedder({self.inner!r}, maxsize={self.maxsize})"

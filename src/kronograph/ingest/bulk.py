@@ -32,7 +32,7 @@ from pydantic import BaseModel
 from ..embed.cache import embedding_for
 from ..embed.hashing import HashingEmbedder
 from ..embed.protocol import Embedder
-from ..errors import EmbeddingError, InvalidInputError
+from ..errors import EmbeddingError, InvalidInputError, NotFoundError
 from ..llm.client import ModelClient
 from ..llm.config import ModelSettings, choose_provider
 from ..llm.protocol import Provider, Usage
@@ -381,12 +381,13 @@ class Ingestion:
         raw = self.settings_store_raw
         plan = Plan(group_id=group_id, now=now, expected_revision=None)
         plan.new_episodes.append(inp.episode(now, store_raw_content=raw))  # without it, the text waits in pending
-        pending = inp.pending(store_raw_content=raw)
+        pending = inp.pending(with_content=not raw)
         plan.episode_states.append(EpisodeState(inp.episode_id, EpisodeStatus.QUEUED.value, now, pending=pending))
         progress = await self.store.register_episode(plan, inp.episode_id)
         if progress is None:
             stored = await self.store.episode(group_id, inp.episode_id)
-            assert stored is not None
+            if stored is None:  # removed (forgotten) as soon as it was queued
+                raise NotFoundError(f"episode {inp.episode_id!r} of group {group_id!r} was removed as it was queued")
             return stored
         stored = progress.episode
         if stored.kind == EpisodeKind.FACT or stored.content_hash is None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .._retry import retry_on_conflict
-from ..errors import ConcurrentWriteError, InvalidInputError
+from ..errors import ConcurrentWriteError, InvalidInputError, JudgeError
 from ..event_relations import event_default
 from ..ids import new_id
 from ..metrics import record_candidates
@@ -32,7 +32,7 @@ from ..model import (
     trusted,
 )
 from ..store.plan import Plan
-from ..store.protocol import Store
+from ..store.protocol import ResolutionReads, Store
 from ..store.records import FactRecord, Neighbourhood
 from ..time import Clock
 from .entities import choose_entity, clean_labels, label_family
@@ -161,8 +161,7 @@ class _Holding:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self.held:
-            assert self.lock is not None
+        if self.held and self.lock is not None:
             self.held = False
             self.lock.release()
 
@@ -176,7 +175,7 @@ class _Holding:
 
 
 async def fact_candidates(
-    store: Store, record: FactRecord, relation_type: RelationType | None, *, judged: bool, limit: int
+    store: ResolutionReads, record: FactRecord, relation_type: RelationType | None, *, judged: bool, limit: int
 ) -> list[FactRecord]:
     """The stored facts that could matter to ``record``: what a judge (when
     there is one), a declared cardinality or a declared ending can act on."""
@@ -332,7 +331,8 @@ async def _resolve_and_apply(
     )
 
     async def verdict(screening: Screening) -> Verdict:
-        assert judge is not None
+        if judge is None:  # never: only handed on when there is a judge
+            raise JudgeError("no contradiction judge is configured")
         key = _shown(record, screening.for_judge)
         if key not in asked:
             async with holding.let_go():  # the judge may wait on a network: the group goes on meanwhile

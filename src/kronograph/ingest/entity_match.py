@@ -24,7 +24,7 @@ from ..llm.client import ModelClient
 from ..llm.protocol import Usage
 from ..model import Entity, normalise_name, trusted
 from ..store.plan import Plan
-from ..store.protocol import Store
+from ..store.protocol import ResolutionReads
 from .entities import choose_entity, compatible, label_family
 from .extract import EntityDraft
 from .people import distinct_people, person_like, short_form
@@ -38,7 +38,7 @@ Choice = dict[str, Any]  # {"uuid": str | None, "how": str, "alias": bool, "frag
 
 
 async def choose_entities(
-    store: Store,
+    store: ResolutionReads,
     group_id: str,
     drafts: Sequence[EntityDraft],
     vectors: Mapping[str, np.ndarray],
@@ -154,7 +154,7 @@ def _labels_with(entity: Entity, labels: Sequence[str]) -> tuple[str, ...] | Non
 
 
 async def place_entities(
-    store: Store,
+    store: ResolutionReads,
     plan: Plan,
     drafts: Sequence[EntityDraft],
     choices: Mapping[str, Choice],

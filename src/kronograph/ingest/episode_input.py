@@ -69,9 +69,10 @@ class EpisodeInput:
             speaker=self.speaker, role=self.role,
         )
 
-    def pending(self, *, store_raw_content: bool) -> dict[str, Any]:
-        """What resuming needs beyond the episode's row. Raw content is kept here
-        only while the episode is unfinished, and only when the row cannot hold it."""
+    def pending(self, *, with_content: bool) -> dict[str, Any]:
+        """What resuming needs beyond the episode's row, and ``with_content`` its
+        text: kept here only while the episode is unfinished, and only when the
+        row cannot hold it (raw content kept out of the store)."""
         out: dict[str, Any] = {
             "time_zone": self.time_zone,
             "utc_offset": self.utc_offset,
@@ -83,7 +84,7 @@ class EpisodeInput:
             out["addressee"] = self.addressee
         if self.user_name is not None:
             out["user_name"] = self.user_name
-        if not store_raw_content:
+        if with_content:
             out["content"] = self.content
         return out
 

@@ -16,7 +16,7 @@ from typing import Any
 from ..llm.client import ModelClient
 from ..llm.protocol import Usage
 from ..model import RelationType
-from ..store.protocol import Store
+from ..store.protocol import ResolutionReads
 from ..store.records import FactRecord
 from .direct import fact_candidates
 from .judge import Judge, ask_judge
@@ -30,7 +30,7 @@ Verdicts = dict[str, dict[str, Any]]  # fact index -> {"contradicts", "duplicate
 
 
 async def gather_verdicts(
-    store: Store,
+    store: ResolutionReads,
     records: Sequence[FactRecord | None],
     relation_types: Sequence[RelationType | None],
     *,

@@ -89,7 +89,7 @@ class EpisodeStatuses:
         raw = self.settings.store_raw_content
         plan.new_episodes.append(inp.episode(now, store_raw_content=raw))
         plan.episode_states.append(
-            self._episode_state(inp.episode_id, status, now, pending=inp.pending(store_raw_content=raw),
+            self._episode_state(inp.episode_id, status, now, pending=inp.pending(with_content=not raw),
                                 lease=self.leases.lease())
         )
         return plan
@@ -181,7 +181,7 @@ class EpisodeStatuses:
         if not retry and not self.settings.store_raw_content:
             # Final: the text held for a resumption is not kept any longer.
             state = self._episode_state(inp.episode_id, status, state.updated_at, error=error,
-                                        pending=inp.pending(store_raw_content=True), lease=None)
+                                        pending=inp.pending(with_content=False), lease=None)
         try:
             await self._state(inp.group_id, state)
         except LeaseLostError as lost:  # another worker has it now: its state and lease stay as they are

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..model import AuditEvent, Entity, GroupSettings, normalise_name
 from ..store.plan import Plan
-from ..store.protocol import Store
+from ..store.protocol import ResolutionReads, Store
 from .entities import choose_entity
 from .people import person_like
 
@@ -28,7 +28,7 @@ def group_settings(group_id: str, values: dict[str, Any]) -> GroupSettings:
     return GroupSettings(group_id=group_id, user_name=name if isinstance(name, str) else None, values=values)
 
 
-async def find_user(store: Store, group_id: str, user_name: str) -> Entity | None:
+async def find_user(store: ResolutionReads, group_id: str, user_name: str) -> Entity | None:
     """The person-like entity named ``user_name``, else known by it as an alias."""
     key = normalise_name(user_name)
     named = [e for e in await store.entities_named(group_id, [key]) if person_like(e.labels)]

@@ -29,7 +29,7 @@ from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 
 from ..errors import InvalidInputError
-from ..store.protocol import Store
+from ..store.protocol import Queue
 from ..store.records import EpisodeProgress
 from ..time import Clock
 
@@ -49,7 +49,7 @@ class Leases:
     """One memory's leases: claims them, renews those it is working on, lets
     them go. ``seconds`` is the lease's length; the heartbeat runs every third."""
 
-    def __init__(self, store: Store, clock: Clock, seconds: float = LEASE_SECONDS) -> None:
+    def __init__(self, store: Queue, clock: Clock, seconds: float = LEASE_SECONDS) -> None:
         if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds < math.inf:
             raise InvalidInputError("lease_seconds", "must be a finite number of seconds, more than 0")
         self.store = store

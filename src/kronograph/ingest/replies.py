@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from ..store.protocol import Store
+from ..store.protocol import Replies
 from ..time import Clock
 
 __all__ = ["StoreReplyCache", "buffer_reply", "collecting", "replies"]
@@ -48,7 +48,7 @@ def buffer_reply(group_id: str, key: str, model: str, text: str) -> bool:
 class StoreReplyCache:
     """The model client's reply cache, kept in the store, one per group."""
 
-    def __init__(self, store: Store, clock: Clock) -> None:
+    def __init__(self, store: Replies, clock: Clock) -> None:
         self.store, self.clock = store, clock
         # Per group: the keys the store held when first asked, plus what was put since.
         self._keys: dict[str, set[str]] = {}

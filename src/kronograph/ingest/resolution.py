@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from ..model import AuditEvent, Cardinality, Episode, EpisodeKind, RelationType, Verdict, trusted
+from ..model import AuditEvent, Cardinality, ContradictionReason, Episode, EpisodeKind, RelationType, Verdict, trusted
 from ..store.plan import Plan
 from ..store.records import FactRecord, Neighbourhood
 from .timeline import merge_sources, recompute, refresh, supersede
@@ -97,8 +97,7 @@ def screen(
             continue
         if same_relation and (new.event or cand.event):
             continue  # two events of one relation never retire each other (met twice: two events)
-        if same_relation and declared:
-            assert relation_type is not None
+        if same_relation and declared and relation_type is not None:  # declared: it is not None
             if relation_type.one_object_per_subject and cand.source_uuid == new.source_uuid:
                 result.by_cardinality.append(cand)
             elif relation_type.one_subject_per_object and cand.target_uuid == new.target_uuid:
@@ -140,7 +139,7 @@ class FactOutcome:
     retired: list[FactRecord]
     changed: list[FactRecord]
     # Standing facts it may disagree with but did not retire: (fact, reason, authority).
-    flagged: list[tuple[FactRecord, str, float]] = field(default_factory=list)
+    flagged: list[tuple[FactRecord, ContradictionReason, float]] = field(default_factory=list)
 
 
 def plan_fact(
@@ -219,7 +218,7 @@ def flag_contradictions(
     decision: Decision,
     relation_type: RelationType | None,
     authority: Callable[[str], float],
-) -> list[tuple[FactRecord, str, float]]:
+) -> list[tuple[FactRecord, ContradictionReason, float]]:
     """Standing facts the admitted fact may disagree with but did not retire
     (no query: the candidates resolution loaded). Same slot: the same subject
     and relation with another object, for a relation not declared
@@ -238,7 +237,7 @@ def flag_contradictions(
     subject_side = not many and (relation_type is None or relation_type.one_object_per_subject)
     object_side = relation_type is not None and relation_type.one_subject_per_object
     ends = {new.source_uuid, new.target_uuid}
-    out: list[tuple[FactRecord, str, float]] = []
+    out: list[tuple[FactRecord, ContradictionReason, float]] = []
     for cand in candidates:
         if cand.uuid == new.uuid or cand.uuid in gone or cand.expired_at is not None or cand.invalid_at is not None:
             continue
@@ -246,7 +245,7 @@ def flag_contradictions(
             continue
         if not _overlaps(cand, new):
             continue
-        reason = None
+        reason: ContradictionReason | None = None
         if cand.relation_key == new.relation_key:
             if subject_side and cand.source_uuid == new.source_uuid and cand.target_uuid != new.target_uuid:
                 reason = "same_slot"
@@ -260,8 +259,8 @@ def flag_contradictions(
 
 
 def contradiction_event(
-    group_id: str, now: datetime, episode_id: str, fact_uuid: str, flagged: tuple[FactRecord, str, float],
-    actor: str | None = None,
+    group_id: str, now: datetime, episode_id: str, fact_uuid: str,
+    flagged: tuple[FactRecord, ContradictionReason, float], actor: str | None = None,
 ) -> AuditEvent:
     """An append-only record that a fact was admitted that may disagree with a standing one."""
     cand, reason, authority = flagged

@@ -83,7 +83,6 @@ def _model_time(field: str, value: Any) -> datetime | None:
 
 def _bounded_text(field: str, value: Any, limit: int) -> str:
     out = checks.text(field, value)
-    assert out is not None
     if len(out) > limit:
         raise InvalidInputError(field, f"must be at most {limit} characters, got {len(out)}")
     return out
@@ -172,7 +171,6 @@ class MemoryBinding:
     def _recall(self, query: Any, limit: Any, as_of: Any) -> _Call[str]:
         text = _bounded_text("query", query, QUERY_MAX)
         n = self.recall_limit if limit is None else checks.count("limit", limit)
-        assert n is not None
         if n > RECALL_MAX:
             raise InvalidInputError("limit", f"must be at most {RECALL_MAX}, got {n}")
         when = self._as_of(as_of)

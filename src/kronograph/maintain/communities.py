@@ -48,7 +48,7 @@ from ..llm.client import ModelClient
 from ..metrics import record_redo
 from ..model import CommunityAttachment, CommunityBuild, CommunityUpdate, Fact
 from ..store.plan import CommunityState, Plan
-from ..store.protocol import FactQuery, Store
+from ..store.protocol import FactQuery, Lookups, Store
 from ..time import Clock
 from .clusters import Graph, attach, community_name, community_uuid, louvain, networkx, rank_members
 from .summaries import extractive_summary, ordered_facts, said
@@ -110,7 +110,7 @@ def _chosen_facts(cluster: _Cluster, graph: Graph) -> list[str]:
     return out[:FACTS_READ]
 
 
-async def _read_facts(store: Store, group_id: str, clusters: Sequence[_Cluster], graph: Graph, now: datetime) -> None:
+async def _read_facts(store: Lookups, group_id: str, clusters: Sequence[_Cluster], graph: Graph, now: datetime) -> None:
     """Fill each cluster's facts: its chosen internal facts, valid now."""
     chosen = {c.uuid: _chosen_facts(c, graph) for c in clusters}
     wanted = sorted({u for found in chosen.values() for u in found})
@@ -188,7 +188,7 @@ async def _holding(hold: asyncio.Lock | None) -> AsyncIterator[None]:
         yield
 
 
-async def _still_stored(store: Store, group_id: str, clusters: Sequence[_Cluster], now: datetime) -> bool:
+async def _still_stored(store: Lookups, group_id: str, clusters: Sequence[_Cluster], now: datetime) -> bool:
     """Whether every member and every fact the clusters' text was made of is
     still stored (retired or not): what a deletion would leave behind."""
     members = sorted({u for c in clusters for u in c.members})
@@ -330,7 +330,7 @@ async def _update(
     if touched and not await _commit(store, group_id, plan, touched, now, hold, unchanged):
         return None
     refreshed = await store.communities(group_id, [c.uuid for c in touched]) if touched else []
-    members = sum(c.size for c in existing) + len(placed)
+    member_count = sum(c.size for c in existing) + len(placed)
     attached = sum(c.attached for c in existing) + len(placed)
     return CommunityUpdate(
         attached=[
@@ -342,7 +342,7 @@ async def _update(
         ],
         unassigned=sorted(u for u in left if u not in placed),
         refreshed=refreshed,
-        rebuild_advised=attached > REBUILD_SHARE * members,
+        rebuild_advised=attached > REBUILD_SHARE * member_count,
     )
 
 

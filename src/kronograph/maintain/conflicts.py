@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from ..model import Cardinality, Fact, PossibleContradiction, RelationType, fold_relation
+from ..model import Cardinality, ContradictionReason, Fact, PossibleContradiction, RelationType, fold_relation
 
 __all__ = ["sweep_conflicts"]
 
@@ -49,9 +49,9 @@ def sweep_conflicts(facts: Sequence[Fact], relation_types: Mapping[str, Relation
         by_pair[frozenset((fact.subject_uuid, fact.object_uuid))].append(fact)
     found: dict[tuple[str, str], PossibleContradiction] = {}
 
-    def flag(old: Fact, new: Fact, reason: str) -> None:
+    def flag(old: Fact, new: Fact, reason: ContradictionReason) -> None:
         found.setdefault((new.uuid, old.uuid), PossibleContradiction(
-            fact=new.uuid, contradicts=old, reason=reason, authority=authority(old),  # type: ignore[arg-type]
+            fact=new.uuid, contradicts=old, reason=reason, authority=authority(old),
         ))
 
     for slot in subject_slots.values():

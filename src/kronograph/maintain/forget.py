@@ -44,7 +44,7 @@ from ..errors import InvalidInputError, NotFoundError
 from ..ingest.timeline import merge_sources, refresh
 from ..model import AuditEvent, ForgetReport, normalise_name
 from ..store.plan import Plan, Purge
-from ..store.protocol import Store
+from ..store.protocol import Lookups, Store
 from ..store.records import FactRecord
 from ..store.text_scan import Erasure, TextHit, mentions
 from ..time import Clock
@@ -164,7 +164,7 @@ async def _entity_scope(store: Store, group_id: str, entity: str) -> _Scope:
     return scope
 
 
-async def _episode_scope(store: Store, group_id: str, episode_id: str) -> _Scope:
+async def _episode_scope(store: Lookups, group_id: str, episode_id: str) -> _Scope:
     if await store.episode(group_id, episode_id) is None:
         raise NotFoundError(f"no episode {episode_id!r} in group {group_id!r}")
     return _Scope(needles=[], episodes={episode_id})
@@ -177,12 +177,12 @@ def plan_forget(
     hood_records: dict[str, FactRecord],
     hood_edges: dict[str, set[str]],
     references: dict[str, tuple[set[str], set[str]]],
-) -> tuple[set[str], list[str]]:
+) -> tuple[set[str], list[str], Purge]:
     """Fill ``plan`` with the purge; pure. ``citing``: facts citing a purged
     episode; ``hood_records``: those and every fact named for erasure, with
     their contradiction neighbours (``hood_edges``); ``references``: for the
     entities the purge touches, their facts and mentions. Returns the facts
-    erased and the uuids of facts whose interval changed."""
+    erased, the uuids of facts whose interval changed and the plan's purge."""
     gone = set(scope.facts)
     records = dict(hood_records)
     originals = dict(hood_records)
@@ -211,7 +211,7 @@ def plan_forget(
     endpoints = {u for f in gone if f in hood_records
                  for u in (hood_records[f].source_uuid, hood_records[f].target_uuid)}
     plan.stale_entities |= endpoints - deleted
-    plan.purge = Purge(
+    plan.purge = purge = Purge(
         histories=sorted(gone),
         audit_events=sorted(scope.audit_events),
         replies=sorted(scope.replies),
@@ -220,7 +220,7 @@ def plan_forget(
         sagas=sorted(scope.sagas - scope.dropped_sagas),
         dropped_sagas=sorted(scope.dropped_sagas),
     )
-    return gone, [updated.uuid for _, updated in changes]
+    return gone, [updated.uuid for _, updated in changes], purge
 
 
 async def forget(
@@ -245,9 +245,10 @@ async def forget(
         plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
         if entity is not None:
             scope = await _entity_scope(store, group_id, entity)
-        else:
-            assert episode_id is not None
+        elif episode_id is not None:
             scope = await _episode_scope(store, group_id, episode_id)
+        else:
+            raise InvalidInputError("entity", "name the entity or the episode to forget")
         scope.replies.update(await store.episode_replies(group_id, scope.episodes))
         scope.sagas.update(p.saga for p in await store.episodes_by_uuid(group_id, scope.episodes) if p.saga)
         citing: dict[str, FactRecord] = {}
@@ -261,14 +262,13 @@ async def forget(
         for record in (*citing.values(), *hood.records.values()):
             touched.update((record.source_uuid, record.target_uuid))
         references = await store.entity_references(group_id, touched)
-        gone, changed = plan_forget(plan, scope, citing, hood.records, hood.edges, references)
-        assert plan.purge is not None
+        gone, changed, purge = plan_forget(plan, scope, citing, hood.records, hood.edges, references)
         # An entity kept loses the labels that name it (and keeps the others).
         for kept in await store.entities_by_uuid(group_id, scope.labels - set(plan.delete_entities)):
             plan.entity_labels[kept.uuid] = tuple(x for x in kept.labels if not mentions(x, scope.needles))
         # Communities that lose a member or a fact between members drew on what goes.
         touched_members = set(plan.delete_entities) | plan.stale_entities
-        plan.purge.communities = sorted(scope.communities | {
+        purge.communities = sorted(scope.communities | {
             c.uuid for c in await store.communities(group_id) if touched_members & set(c.member_uuids)
         })
         plan.audit.append(
@@ -283,9 +283,9 @@ async def forget(
         report = ForgetReport(
             group_id=group_id, entity=entity, episode_id=episode_id, dry_run=dry_run,
             episodes=sorted(scope.episodes), facts=sorted(gone), entities=list(plan.delete_entities),
-            changed_facts=changed, summaries_rebuilt=list(plan.purge.summaries),
-            sagas_rebuilt=list(plan.purge.sagas), communities_rebuilt=list(plan.purge.communities),
-            audit_events_redacted=len(plan.purge.audit_events), cached_replies_dropped=len(plan.purge.replies),
+            changed_facts=changed, summaries_rebuilt=list(purge.summaries),
+            sagas_rebuilt=list(purge.sagas), communities_rebuilt=list(purge.communities),
+            audit_events_redacted=len(purge.audit_events), cached_replies_dropped=len(purge.replies),
             needles=scope.needles,
         )
         if not dry_run:

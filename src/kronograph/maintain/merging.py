@@ -200,8 +200,8 @@ def plan_merge(
         a = records[into.uuid]
         known = set(a.episodes)
         extra = [s for s in records[b.uuid].sources if s.episode_id not in known]
-        for s in extra:
-            plan.add_sources.append((a.uuid, s))
+        for source in extra:
+            plan.add_sources.append((a.uuid, source))
         added_sources[a.uuid] = added_sources.get(a.uuid, []) + [s.episode_id for s in extra]
         records[a.uuid] = merge_sources(a, (*a.sources, *extra))
         deleted[b.uuid] = records.pop(b.uuid)
@@ -220,14 +220,14 @@ def plan_merge(
     on_keep = [records[u] for u in sorted(seeds) if u in records and records[u].expired_at is None
                and u not in out.self_loops]
     for uuid in out.moved:  # the rules that ingestion applies, on the slots the move joined
-        r = records.get(uuid)
-        if r is None or uuid in out.self_loops:
+        joined = records.get(uuid)
+        if joined is None or uuid in out.self_loops:
             continue
-        declared = relation_type(r.relation_key)
-        found = [c.uuid for c in screen(r, on_keep, declared).by_cardinality] if declared is not None else []
+        declared = relation_type(joined.relation_key)
+        found = [c.uuid for c in screen(joined, on_keep, declared).by_cardinality] if declared is not None else []
         for cand in on_keep:  # and the other way round, whichever came first (LEFT ends WORKS_AT)
             theirs = relation_type(cand.relation_key)
-            if theirs is not None and cand.uuid != uuid and screen(cand, [r], theirs).by_cardinality:
+            if theirs is not None and cand.uuid != uuid and screen(cand, [joined], theirs).by_cardinality:
                 found.append(cand.uuid)
         for other in dict.fromkeys(found):
             if other in edges.get(uuid, set()):

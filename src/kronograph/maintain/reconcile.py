@@ -50,7 +50,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from itertools import combinations
 from typing import Any
@@ -61,7 +61,7 @@ from .._retry import retry_on_conflict
 from ..metrics import record_interval_violations
 from ..model import AuditEvent, Cardinality, Entity, Fact, RelationType, UtcDatetime, normalise_name
 from ..store.plan import Plan
-from ..store.protocol import FactQuery, Store
+from ..store.protocol import CallerReads, FactQuery, Store
 from ..store.records import HealthScan
 from ..time import Clock
 from .removal import plan_removal
@@ -251,7 +251,9 @@ def _overlaps(facts: list[Fact], relation: RelationType) -> list[SlotOverlap]:
                 active = [a for a in active if a.invalid_at is None or a.invalid_at > fact.valid_at]
                 for earlier in active:
                     ends = [e for e in (earlier.invalid_at, fact.invalid_at) if e is not None]
-                    other = (lambda f: f.object_uuid) if side == "subject" else (lambda f: f.subject_uuid)
+                    other: Callable[[Fact], str] = (
+                        (lambda f: f.object_uuid) if side == "subject" else (lambda f: f.subject_uuid)
+                    )
                     found.append(
                         SlotOverlap(
                             relation=fact.relation, cardinality=relation.cardinality, side=side,
@@ -337,7 +339,7 @@ async def _findings(
     }
 
 
-async def _stale_summaries(store: Store, group_id: str) -> list[StaleSummary]:
+async def _stale_summaries(store: CallerReads, group_id: str) -> list[StaleSummary]:
     found: list[StaleSummary] = []
     after: str | None = None
     while True:

@@ -20,7 +20,7 @@ from ..errors import InvalidInputError, NotFoundError
 from ..ids import new_id
 from ..model import Entity, Fact, RelationType, normalise_name
 from ..store.plan import Plan
-from ..store.protocol import Store
+from ..store.protocol import CallerReads, Lookups, Store
 from ..time import Clock
 from .merging import MERGE_EVENT, SPLIT_EVENT, plan_merge, record_from_json
 from .splitting import fact_uuids, plan_split
@@ -62,7 +62,7 @@ class SplitResult(BaseModel):
     changed: list[Fact]
 
 
-async def find_entity(store: Store, group_id: str, field: str, ref: str) -> Entity:
+async def find_entity(store: Lookups, group_id: str, field: str, ref: str) -> Entity:
     """The group's entity of that uuid, else of that name (only one may bear
     it); NotFoundError or InvalidInputError naming ``ref`` otherwise."""
     found = await store.entities_by_uuid(group_id, [ref])
@@ -120,7 +120,7 @@ async def merge_entities(
     return await retry_on_conflict(attempt, kind="merge", hold=hold)
 
 
-async def _merge_record(store: Store, group_id: str, merge_id: str) -> dict[str, Any]:
+async def _merge_record(store: CallerReads, group_id: str, merge_id: str) -> dict[str, Any]:
     """The merge's undo record; an error if there is none or it was undone."""
     record: dict[str, Any] | None = None
     for event in await store.audit_events(group_id):

@@ -52,7 +52,7 @@ from ..ingest.schema import SagaAnswer
 from ..llm.client import ModelClient
 from ..model import Episode, SagaInfo, SagaSummary
 from ..store.plan import Plan, SagaWrite
-from ..store.protocol import Store
+from ..store.protocol import CallerReads, Store
 from ..store.records import SagaState
 from ..time import Clock, to_micros
 from . import saga_text
@@ -292,7 +292,7 @@ def _unbuilt(group_id: str, saga: str, run: _Run) -> SagaSummary:
     return SagaSummary(group_id=group_id, saga=saga, model_calls=run.calls, complete=False, error=run.error)
 
 
-async def stored_saga_summary(store: Store, group_id: str, saga: str) -> SagaSummary:
+async def stored_saga_summary(store: CallerReads, group_id: str, saga: str) -> SagaSummary:
     """The saga's summary as stored, rebuilding nothing (version 0: never built)."""
     state = await store.saga_state(group_id, saga)
     if state is not None:
@@ -302,7 +302,7 @@ async def stored_saga_summary(store: Store, group_id: str, saga: str) -> SagaSum
     return SagaSummary(group_id=group_id, saga=saga)
 
 
-async def saga_infos(store: Store, group_id: str) -> list[SagaInfo]:
+async def saga_infos(store: CallerReads, group_id: str) -> list[SagaInfo]:
     """Every saga of the group, by name, with its lag (episodes past its cursor)."""
     return [
         SagaInfo(saga=c.saga, episodes=c.episodes, lag=c.after_cursor, version=c.version, stale=c.stale > 0,

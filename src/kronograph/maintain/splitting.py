@@ -100,7 +100,9 @@ def plan_split(
         targets.add(uuid)
     for uuid in detail["moved"]:  # a link made since the merge that the guard no longer allows goes
         r = records.get(uuid)
-        for n in sorted(edges.get(uuid, set())) if r is not None else ():
+        if r is None:
+            continue
+        for n in sorted(edges.get(uuid, set())):
             other = records.get(n)
             if other is not None and not {r.source_uuid, r.target_uuid} & {other.source_uuid, other.target_uuid}:
                 unlink(edges, uuid, n)

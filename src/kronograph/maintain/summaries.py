@@ -30,7 +30,7 @@ from ..ingest.schema import SummaryAnswer
 from ..llm.client import ModelClient
 from ..model import Entity, EntitySummary, Fact
 from ..store.plan import BuiltSummary, Plan
-from ..store.protocol import FactQuery, Store
+from ..store.protocol import FactQuery, SearchReads, Store
 from ..time import Clock
 
 __all__ = [
@@ -139,7 +139,7 @@ def extractive_summary(facts: Sequence[Fact], limit: int = SUMMARY_CHARS) -> str
     return " ".join(sentences) or None
 
 
-async def _current_facts(store: Store, group_id: str, subjects: list[_Subject], clock: Clock) -> None:
+async def _current_facts(store: SearchReads, group_id: str, subjects: list[_Subject], clock: Clock) -> None:
     """Fill each subject's facts: those touching it, valid now and unexpired
     (its events that had happened by now among them)."""
     now = clock()

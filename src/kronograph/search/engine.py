@@ -14,7 +14,7 @@ import numpy as np
 
 from ..metrics import record_search
 from ..model import Community, Entity, Episode, Fact, fold_relation, normalise_name
-from ..store.protocol import FactQuery, Store
+from ..store.protocol import FactQuery, SearchReads
 from .fit import entity_fit, episode_fit, fact_fit
 from .graph import store_hops
 from .names import lookup, named_in
@@ -93,7 +93,7 @@ class _Candidates:
         )
 
 
-async def run_search(store: Store, request: SearchRequest) -> SearchResults:
+async def run_search(store: SearchReads, request: SearchRequest) -> SearchResults:
     """Search every group asked for; hits of several groups are merged by score."""
     out: dict[str, list[Hit[Any]]] = {scope: [] for scope in SCOPES}
     left_out = 0
@@ -123,7 +123,7 @@ def _moment(request: SearchRequest) -> datetime | None:
     return request.as_of or request.now
 
 
-async def _hops(store: Store, group_id: str, request: SearchRequest) -> dict[str, int]:
+async def _hops(store: SearchReads, group_id: str, request: SearchRequest) -> dict[str, int]:
     """Hop distances of entities from the centre entities (empty without centres)."""
     if not request.centers:
         return {}
@@ -141,7 +141,7 @@ async def _hops(store: Store, group_id: str, request: SearchRequest) -> dict[str
 _BOOSTED = ("fusion",)
 
 
-async def _ask(store: Store, group_id: str, request: SearchRequest, question: Question) -> _Asked:
+async def _ask(store: SearchReads, group_id: str, request: SearchRequest, question: Question) -> _Asked:
     """The group's side of the question: hops from the centres and the
     entities the query names (one bounded read). An entity named by an alias
     or a near spelling lends full text its own name, so "Mayaa" finds Maya."""
@@ -159,7 +159,7 @@ async def _ask(store: Store, group_id: str, request: SearchRequest, question: Qu
 
 
 async def _candidates(
-    store: Store, group_id: str, scope: str, request: SearchRequest, asked: _Asked, n: int
+    store: SearchReads, group_id: str, scope: str, request: SearchRequest, asked: _Asked, n: int
 ) -> _Candidates:
     recipe = request.recipe
     hops = asked.hops
@@ -192,7 +192,7 @@ async def _candidates(
 
 
 async def _by_name(
-    store: Store, group_id: str, scope: str, named: dict[str, float], n: int, at: datetime | None
+    store: SearchReads, group_id: str, scope: str, named: dict[str, float], n: int, at: datetime | None
 ) -> list[tuple[str, float]]:
     """The named entities, or the facts touching them (surest name first),
     scored by how surely each is named."""
@@ -204,7 +204,7 @@ async def _by_name(
 
 
 async def _fitted(
-    store: Store, group_id: str, scope: str, asked: _Asked, ranked: list[tuple[str, float]], items: dict[str, Any]
+    store: SearchReads, group_id: str, scope: str, asked: _Asked, ranked: list[tuple[str, float]], items: dict[str, Any]
 ) -> list[tuple[str, float]]:
     """Each item's score plus its fit (``fit``) in shares of the best score:
     near matches reorder by what the question asks; a clearly better match stays first."""
@@ -230,7 +230,7 @@ async def _fitted(
 
 
 async def _by_distance(
-    store: Store, group_id: str, scope: str, hops: dict[str, int], n: int, at: datetime | None
+    store: SearchReads, group_id: str, scope: str, hops: dict[str, int], n: int, at: datetime | None
 ) -> list[tuple[str, float]]:
     """Entities by hops from the centres; facts touching the nearest first;
     scored 1 / (1 + hops)."""
@@ -250,7 +250,7 @@ async def _by_distance(
 
 
 async def _rerank(
-    store: Store, group_id: str, scope: str, request: SearchRequest, found: _Candidates, asked: _Asked,
+    store: SearchReads, group_id: str, scope: str, request: SearchRequest, found: _Candidates, asked: _Asked,
     items: dict[str, Any],
 ) -> list[tuple[str, float]]:
     recipe = request.recipe
@@ -308,7 +308,7 @@ def _fuse(found: _Candidates, cosine_weight: float, scope: str) -> list[tuple[st
 
 
 async def _with_context(
-    store: Store, group_id: str, request: SearchRequest, ranked: list[tuple[str, float]], items: dict[str, Any]
+    store: SearchReads, group_id: str, request: SearchRequest, ranked: list[tuple[str, float]], items: dict[str, Any]
 ) -> tuple[list[tuple[str, float]], dict[str, Any]]:
     """Lend ``context`` of each episode's score to the episodes just before
     and after it in the group: in a conversation the answer is often the
@@ -328,7 +328,7 @@ async def _with_context(
 
 
 async def _scope(
-    store: Store, group_id: str, scope: str, request: SearchRequest, asked: _Asked
+    store: SearchReads, group_id: str, scope: str, request: SearchRequest, asked: _Asked
 ) -> tuple[list[Hit[Any]], int]:
     """The best hits of one scope. When the mode or the filters leave fewer
     than ``limit`` of the candidates while a method was cut short, the
@@ -364,7 +364,7 @@ def _text(item: Any) -> str:
 
 
 async def _items(
-    store: Store, group_id: str, scope: str, uuids: list[str], request: SearchRequest,
+    store: SearchReads, group_id: str, scope: str, uuids: list[str], request: SearchRequest,
     found: _Candidates | None = None,
 ) -> tuple[dict[str, Any], int]:
     """The items behind the candidates that the temporal mode and the filters
@@ -418,7 +418,7 @@ def _has_label(entity: Entity, labels: Sequence[str]) -> bool:
     return any(label.casefold() in wanted for label in entity.labels)
 
 
-async def _facts_filtered(store: Store, group_id: str, facts: list[Fact], filters: SearchFilters) -> list[Fact]:
+async def _facts_filtered(store: SearchReads, group_id: str, facts: list[Fact], filters: SearchFilters) -> list[Fact]:
     relations = {fold_relation(r) for r in filters.relations}
     kept = [
         f for f in facts

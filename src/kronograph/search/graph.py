@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Collection, Generator, Mapping
 from datetime import datetime
 
 from ..errors import InvalidInputError
-from ..store.protocol import Store
+from ..store.protocol import SearchReads
 
 __all__ = ["shortest_hops", "shortest_hops_async", "store_hops"]
 
@@ -84,7 +84,7 @@ async def shortest_hops_async(
 
 
 async def store_hops(
-    store: Store, group_id: str, center_ids: Collection[str], *, depth: int, at: datetime | None = None
+    store: SearchReads, group_id: str, center_ids: Collection[str], *, depth: int, at: datetime | None = None
 ) -> dict[str, int]:
     """:func:`shortest_hops` over the group's unexpired facts (valid at ``at``),
     walked by the store in one query: the same distances, one round trip."""

@@ -15,7 +15,7 @@ A write is recorded with the calling key as its ``actor`` (``key:<id>``;
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, TypedDict
 
 from fastapi import Depends, Path, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
@@ -25,12 +25,19 @@ from .keys import ApiKey, KeyRing, key_actor
 from .limits import ID_MAX
 from .schemas import Identifier
 
-__all__ = ["LOCAL_ACTOR", "Caller", "GroupPath", "Who", "admin", "caller", "group_of"]
+__all__ = ["LOCAL_ACTOR", "Attribution", "Caller", "GroupPath", "Who", "admin", "caller", "group_of"]
 
 LOCAL_ACTOR = "local"  # the actor of a write in local mode, where no key is given
 
 _bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer kg_...`")
 _header = APIKeyHeader(name="X-API-Key", auto_error=False, description="The same key as `X-API-Key: kg_...`")
+
+
+class Attribution(TypedDict):
+    """Who a write is recorded as made by (keyword arguments of the memory's writes)."""
+
+    actor: str | None
+    on_behalf_of: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +59,7 @@ class Caller:
         """Who every write of this caller is recorded as: its key, whatever the body says."""
         return LOCAL_ACTOR if self.key is None else key_actor(self.key)
 
-    def attribution(self, named: str | None = None) -> dict[str, str | None]:
+    def attribution(self, named: str | None = None) -> Attribution:
         """``actor`` and ``on_behalf_of`` for a write: the key, and whom the body named."""
         return {"actor": self.actor, "on_behalf_of": named}
 

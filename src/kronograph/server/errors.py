@@ -70,13 +70,15 @@ def _location(loc: tuple[Any, ...]) -> str | None:
 
 
 async def _api_error(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, ApiError)
+    if not isinstance(exc, ApiError):  # registered for ApiError only
+        raise exc
     headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
     return error_response(exc.status, exc.message, field=exc.field, code=exc.code, headers=headers)
 
 
 async def _validation(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, RequestValidationError)
+    if not isinstance(exc, RequestValidationError):  # registered for RequestValidationError only
+        raise exc
     errors = exc.errors()
     first = errors[0] if errors else {}
     field = _location(tuple(first.get("loc", ())))
@@ -87,7 +89,8 @@ async def _validation(request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _http(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, StarletteHTTPException)
+    if not isinstance(exc, StarletteHTTPException):  # registered for StarletteHTTPException only
+        raise exc
     message = exc.detail if isinstance(exc.detail, str) else "request refused"
     # FastAPI's word for a body its JSON parser gave up on (nested past the
     # parser's stack, say): the field at fault is the body itself.
@@ -98,7 +101,8 @@ async def _http(request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _invalid(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, InvalidInputError)
+    if not isinstance(exc, InvalidInputError):  # registered for InvalidInputError only
+        raise exc
     return error_response(400, str(exc), field=exc.field)
 
 

@@ -535,13 +535,14 @@ class MemoryTools:
             chosen = [h.item for h in found.episodes if saga is None or h.item.saga == saga]
             return EpisodesOut(group_id=g, episodes=[EpisodeOut.of(e, max_chars) for e in chosen])
         if episode_ids is not None:
-            found, missing = [], []
+            shown: list[EpisodeOut] = []
+            missing: list[str] = []
             for eid in dict.fromkeys(episode_ids):
                 try:
-                    found.append(EpisodeOut.of(await self.memory.episode(g, eid), max_chars))
+                    shown.append(EpisodeOut.of(await self.memory.episode(g, eid), max_chars))
                 except NotFoundError:
                     missing.append(eid)
-            return EpisodesOut(group_id=g, episodes=found, not_found=missing)
+            return EpisodesOut(group_id=g, episodes=shown, not_found=missing)
         every = await self.memory.episodes(g)
         chosen = [e for e in every if saga is None or e.saga == saga][-limit:]  # the latest, oldest first
         return EpisodesOut(group_id=g, episodes=[EpisodeOut.of(e, max_chars) for e in chosen])

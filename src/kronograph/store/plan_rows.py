@@ -195,7 +195,9 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "community_states", [
         (c.name, c.summary, c.method, to_micros(c.built_at), c.uuid, g) for c in plan.updated_communities
     ]
-    members = [(c.uuid, e, g, rank, None) for c in plan.new_communities for rank, e in enumerate(c.members)]
+    members: list[tuple[str, str, str, int, int | None]] = [
+        (c.uuid, e, g, rank, None) for c in plan.new_communities for rank, e in enumerate(c.members)
+    ]
     members += [(c, e, g, rank, now) for c, e, rank in plan.community_members]
     yield "community_members", [(*m, m[0], g, m[1], g) for m in members]
     yield "community_vectors", [(vector(v), g, uuid) for uuid, v in plan.community_embeddings.items()]

@@ -4,6 +4,14 @@ A store answers queries and applies plans. It decides nothing and never calls
 a model; every method is scoped by ``group_id``. All methods are async so a
 server backend can use native async I/O; the embedded SQLite backend runs its
 work on a private thread (or inline, when the caller owns the event loop).
+
+The protocol is split by role, and :class:`Store` is the union of the roles:
+:class:`Units` (plans and units of work, the one way to write),
+:class:`ResolutionReads` (ingestion), :class:`SearchReads` (search),
+:class:`CallerReads` (listings, histories, sagas), :class:`Queue` (progress,
+queue, leases), :class:`Replies` (reply cache, settings) and
+:class:`Maintenance` (health, forgetting); the three kinds of reads share
+:class:`Lookups`. A consumer is annotated with the narrowest role it uses.
 """
 
 from __future__ import annotations
@@ -22,7 +30,18 @@ from .plan import Plan
 from .records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
 from .text_scan import Erasure, TextHit
 
-__all__ = ["FactQuery", "Store"]
+__all__ = [
+    "CallerReads",
+    "FactQuery",
+    "Lookups",
+    "Maintenance",
+    "Queue",
+    "Replies",
+    "ResolutionReads",
+    "SearchReads",
+    "Store",
+    "Units",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,25 +68,61 @@ class FactQuery:
     until: datetime | None = None
 
 
-@runtime_checkable
-class Store(Protocol):
+class Lookups(Protocol):
+    """Reads by key that every role makes."""
+
+    async def episode(self, group_id: str, episode_id: str) -> Episode | None: ...
+
+    async def episodes_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Episode]: ...
+
+    async def entities_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Entity]: ...
+
+    async def entities_named(self, group_id: str, name_keys: Collection[str]) -> list[Entity]:
+        """Entities whose normalised name is one of ``name_keys``."""
+
+    async def facts(self, group_id: str, query: FactQuery) -> list[Fact]: ...
+
+    async def communities(self, group_id: str, uuids: Collection[str] | None = None) -> list[Community]:
+        """The group's communities (only ``uuids``, when given) with their
+        members, most central first; largest first, then by name and uuid."""
+
+    async def group_settings(self, group_id: str) -> dict[str, Any]:
+        """The group's settings by name (JSON values); written by plans (``Plan.settings``)."""
+
+
+class Units(Protocol):
+    """Plans and units of work: the one way anything is written."""
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the store only reads (a PostgreSQL hot standby): nothing is
+        applied, so no summary is rebuilt and no episode resumed."""
+
     async def open(self) -> None:
         """Create or migrate the schema; idempotent."""
 
     async def close(self) -> None: ...
 
-    # -- reads used by resolution -------------------------------------------
     async def revision(self, group_id: str) -> int:
         """A number that changes whenever a plan is applied to the group (it may
         also change for writes elsewhere: a plan refused needlessly is redone)."""
 
-    async def episode(self, group_id: str, episode_id: str) -> Episode | None: ...
+    async def apply(self, plan: Plan) -> None:
+        """Apply every change of ``plan`` in one transaction, or none of them.
 
-    async def groups(self) -> list[str]:
-        """Store-wide: every group that was ever written to, by name (byte order)."""
+        Raises ConcurrentWriteError if the group's revision is no longer
+        ``plan.expected_revision``.
+        """
 
-    async def entities_named(self, group_id: str, name_keys: Collection[str]) -> list[Entity]:
-        """Entities whose normalised name is one of ``name_keys``."""
+    def unit(self, group_id: str, *, after: Plan | None = None) -> AbstractAsyncContextManager[Store]:
+        """A unit of work: plans applied through the yielded store commit
+        together at the end, or not at all, and reads made through it see
+        them. ``after`` is committed on its own just before it begins.
+        Nothing inside may wait on a network call."""
+
+
+class ResolutionReads(Lookups, Protocol):
+    """What resolving an episode's entities and facts reads (``ingest/``)."""
 
     async def fact_candidates(
         self,
@@ -112,99 +167,12 @@ class Store(Protocol):
         """For each entity: the uuids of facts that touch it and the ids of
         episodes that mention it."""
 
-    # -- reads for callers ---------------------------------------------------
-    async def facts(self, group_id: str, query: FactQuery) -> list[Fact]: ...
-
-    async def timeline(self, group_id: str, entity_key: str, relation_key: str | None) -> list[Fact]:
-        """Unexpired facts touching an entity of that name, by ``valid_at``."""
-
-    async def entities(
-        self, group_id: str, *, name_key: str | None = None, label: str | None = None
-    ) -> list[Entity]: ...
-
-    async def summary_states(
-        self, group_id: str, *, uuids: Collection[str] | None = None, stale_only: bool = True,
-        after: str | None = None, limit: int = 500,
-    ) -> list[tuple[Entity, int]]:
-        """Entities (``uuids``, or the whole group; with ``stale_only`` only
-        those whose summary is stale) with their summary's stale count, by
-        uuid (byte order) after ``after``, at most ``limit``."""
-
-    async def episodes(self, group_id: str, status: str | None = None) -> list[Episode]: ...
-
-    # -- sagas -------------------------------------------------------------------
-    async def saga_state(self, group_id: str, saga: str) -> SagaState | None:
-        """The saga's stored summary row, if it has one."""
-
-    async def saga_bound(self, group_id: str, saga: str) -> tuple[datetime, str] | None:
-        """The greatest ``(created_at, uuid)`` of the saga's episodes (uuids
-        compared byte by byte); None when it has none."""
-
-    async def saga_episodes(
-        self, group_id: str, saga: str, *, after: tuple[datetime, str] | None, upto: tuple[datetime, str],
-        limit: int,
-    ) -> list[Episode]:
-        """The saga's episodes (any status) with a key ``(created_at, uuid)``
-        past ``after`` and at most ``upto``, in key order, at most ``limit``."""
-
-    async def saga_lags(self, group_id: str) -> list[SagaCount]:
-        """Every saga of the group (with episodes, or with a summary row), by
-        name, with its episodes and how many are past its summary's cursor."""
-
-    # -- communities -----------------------------------------------------------
-    async def current_edges(self, group_id: str, at: datetime) -> list[tuple[str, str, str]]:
-        """(uuid, source, target) of every fact valid at ``at`` and unexpired:
-        the group's current graph, in one query (communities cluster it)."""
-
-    async def communities(self, group_id: str, uuids: Collection[str] | None = None) -> list[Community]:
-        """The group's communities (only ``uuids``, when given) with their
-        members, most central first; largest first, then by name and uuid."""
-
-    async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]: ...
-
-    # -- reads for ingestion -------------------------------------------------
-    async def episode_progress(self, group_id: str, episode_id: str) -> EpisodeProgress | None:
-        """The episode with its pending work, checkpoint and result."""
-
-    async def register_episode(self, plan: Plan, episode_id: str) -> EpisodeProgress | None:
-        """Where the episode got to; or, when it is new, apply ``plan`` (which
-        records it) and return None."""
-
-    async def unfinished_episodes(self, statuses: Collection[str]) -> list[tuple[str, str, str, datetime]]:
-        """Store-wide: (group_id, episode id, status, last update) in those statuses."""
-
-    # -- the ingestion queue (store-wide reads; see ingest/queue.py) ----------
-    async def queued_groups(self, limit: int = 100) -> list[str]:
-        """Store-wide: groups with ``queued`` episodes, the longest waiting first."""
-
-    async def claim_queued(
-        self, group_id: str, owner: str, until: datetime, now: datetime
-    ) -> EpisodeProgress | None:
-        """Take the group's next episode in one transaction, leased to
-        ``owner`` until ``until``: its oldest episode in progress (received
-        to committing) whose lease has lapsed by ``now``; else, unless one is
-        in progress, its oldest queued episode (arrival order), marked
-        ``received``. None while a live lease holds one of the group's
-        episodes or nothing waits. Never the same one twice."""
-
-    # -- leases (see ingest/ownership.py) -------------------------------------
-    async def claim_episode(
-        self, group_id: str, episode_id: str, statuses: Collection[str], owner: str, until: datetime, now: datetime
-    ) -> EpisodeProgress | None:
-        """Lease the episode to ``owner`` until ``until``, in one transaction,
-        if it is in one of ``statuses`` and no lease holds it past ``now``
-        (never before): the episode as claimed, else None."""
-
-    async def extend_leases(self, group_id: str, episode_ids: Collection[str], owner: str, until: datetime) -> int:
-        """Move to ``until`` the leases ``owner`` still holds on these
-        episodes (a heartbeat, or a release with ``until`` = now); how many."""
-
-    async def held_episodes(self, now: datetime) -> list[Episode]:
-        """Store-wide: unfinished episodes whose lease runs past ``now``, with
-        who holds them and until when, the soonest free first."""
-
-    async def episode_counts(self) -> dict[str, int]:
-        """Store-wide: how many episodes are in each status."""
+    async def entity_matches(
+        self, group_id: str, names: Collection[str], limit: int = 10
+    ) -> dict[str, list[EntityMatch]]:
+        """By normalised name: entities of that name; or, when there are none,
+        of that alias or acronym, and up to ``limit`` sharing a word with it;
+        each with its name vector."""
 
     async def context_episodes(
         self,
@@ -219,16 +187,10 @@ class Store(Protocol):
         """Episodes shown to extraction as context: ``ids``, or the ``limit``
         latest with content before ``before`` (in ``saga`` if given), oldest first."""
 
-    async def entity_matches(
-        self, group_id: str, names: Collection[str], limit: int = 10
-    ) -> dict[str, list[EntityMatch]]:
-        """By normalised name: entities of that name; or, when there are none,
-        of that alias or acronym, and up to ``limit`` sharing a word with it;
-        each with its name vector."""
 
-    async def entities_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Entity]: ...
+class SearchReads(Lookups, Protocol):
+    """What search reads (``search/``): ranked candidates, vectors, the graph around them."""
 
-    # -- search ----------------------------------------------------------------
     async def search_text(
         self,
         group_id: str,
@@ -297,35 +259,34 @@ class Store(Protocol):
     ) -> dict[str, set[str]]:
         """Of these episodes, those that mention one of these entities, with the ones each mentions."""
 
-    async def episodes_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Episode]: ...
-
     async def episode_neighbours(self, group_id: str, uuids: Collection[str]) -> dict[str, tuple[str, ...]]:
         """The complete episodes just before and after each one in its group."""
 
-    # -- the group's model reply cache -------------------------------------------
-    async def cached_reply(self, group_id: str, key: str) -> str | None:
-        """The group's cached reply for that key; another group's is never read."""
 
-    async def cached_reply_keys(self, group_id: str) -> set[str]:
-        """Every key the group's reply cache holds (so a miss needs no query)."""
+class CallerReads(Lookups, Protocol):
+    """Reads for callers and for maintenance: listings, histories, sagas, the current graph."""
 
-    async def cache_reply(self, group_id: str, key: str, model: str, reply: str, at: datetime) -> None: ...
+    async def groups(self) -> list[str]:
+        """Store-wide: every group that was ever written to, by name (byte order)."""
 
-    # -- store-wide: settings ------------------------------------------------------
+    async def timeline(self, group_id: str, entity_key: str, relation_key: str | None) -> list[Fact]:
+        """Unexpired facts touching an entity of that name, by ``valid_at``."""
 
-    async def group_settings(self, group_id: str) -> dict[str, Any]:
-        """The group's settings by name (JSON values); written by plans (``Plan.settings``)."""
+    async def entities(
+        self, group_id: str, *, name_key: str | None = None, label: str | None = None
+    ) -> list[Entity]: ...
 
-    async def setting(self, key: str) -> str | None: ...
+    async def summary_states(
+        self, group_id: str, *, uuids: Collection[str] | None = None, stale_only: bool = True,
+        after: str | None = None, limit: int = 500,
+    ) -> list[tuple[Entity, int]]:
+        """Entities (``uuids``, or the whole group; with ``stale_only`` only
+        those whose summary is stale) with their summary's stale count, by
+        uuid (byte order) after ``after``, at most ``limit``."""
 
-    async def claim_setting(self, key: str, value: str) -> str:
-        """Record ``value`` unless the key has one; returns the value kept."""
+    async def episodes(self, group_id: str, status: str | None = None) -> list[Episode]: ...
 
-    def unit(self, group_id: str, *, after: Plan | None = None) -> AbstractAsyncContextManager[Store]:
-        """A unit of work: plans applied through the yielded store commit
-        together at the end, or not at all, and reads made through it see
-        them. ``after`` is committed on its own just before it begins.
-        Nothing inside may wait on a network call."""
+    async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]: ...
 
     async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]: ...
 
@@ -336,13 +297,100 @@ class Store(Protocol):
 
     async def audit_events(self, group_id: str) -> list[AuditEvent]: ...
 
+    async def saga_state(self, group_id: str, saga: str) -> SagaState | None:
+        """The saga's stored summary row, if it has one."""
+
+    async def saga_bound(self, group_id: str, saga: str) -> tuple[datetime, str] | None:
+        """The greatest ``(created_at, uuid)`` of the saga's episodes (uuids
+        compared byte by byte); None when it has none."""
+
+    async def saga_episodes(
+        self, group_id: str, saga: str, *, after: tuple[datetime, str] | None, upto: tuple[datetime, str],
+        limit: int,
+    ) -> list[Episode]:
+        """The saga's episodes (any status) with a key ``(created_at, uuid)``
+        past ``after`` and at most ``upto``, in key order, at most ``limit``."""
+
+    async def saga_lags(self, group_id: str) -> list[SagaCount]:
+        """Every saga of the group (with episodes, or with a summary row), by
+        name, with its episodes and how many are past its summary's cursor."""
+
+    async def current_edges(self, group_id: str, at: datetime) -> list[tuple[str, str, str]]:
+        """(uuid, source, target) of every fact valid at ``at`` and unexpired:
+        the group's current graph, in one query (communities cluster it)."""
+
+
+class Queue(Protocol):
+    """Episodes' progress, the ingestion queue and leases (store-wide reads; see ``ingest/queue.py``)."""
+
+    async def episode_progress(self, group_id: str, episode_id: str) -> EpisodeProgress | None:
+        """The episode with its pending work, checkpoint and result."""
+
+    async def register_episode(self, plan: Plan, episode_id: str) -> EpisodeProgress | None:
+        """Where the episode got to; or, when it is new, apply ``plan`` (which
+        records it) and return None."""
+
+    async def unfinished_episodes(self, statuses: Collection[str]) -> list[tuple[str, str, str, datetime]]:
+        """Store-wide: (group_id, episode id, status, last update) in those statuses."""
+
+    async def queued_groups(self, limit: int = 100) -> list[str]:
+        """Store-wide: groups with ``queued`` episodes, the longest waiting first."""
+
+    async def claim_queued(
+        self, group_id: str, owner: str, until: datetime, now: datetime
+    ) -> EpisodeProgress | None:
+        """Take the group's next episode in one transaction, leased to
+        ``owner`` until ``until``: its oldest episode in progress (received
+        to committing) whose lease has lapsed by ``now``; else, unless one is
+        in progress, its oldest queued episode (arrival order), marked
+        ``received``. None while a live lease holds one of the group's
+        episodes or nothing waits. Never the same one twice."""
+
+    async def claim_episode(
+        self, group_id: str, episode_id: str, statuses: Collection[str], owner: str, until: datetime, now: datetime
+    ) -> EpisodeProgress | None:
+        """Lease the episode to ``owner`` until ``until``, in one transaction,
+        if it is in one of ``statuses`` and no lease holds it past ``now``
+        (never before): the episode as claimed, else None."""
+
+    async def extend_leases(self, group_id: str, episode_ids: Collection[str], owner: str, until: datetime) -> int:
+        """Move to ``until`` the leases ``owner`` still holds on these
+        episodes (a heartbeat, or a release with ``until`` = now); how many."""
+
+    async def held_episodes(self, now: datetime) -> list[Episode]:
+        """Store-wide: unfinished episodes whose lease runs past ``now``, with
+        who holds them and until when, the soonest free first."""
+
+    async def episode_counts(self) -> dict[str, int]:
+        """Store-wide: how many episodes are in each status."""
+
+
+class Replies(Protocol):
+    """The group's model reply cache and the store-wide settings."""
+
+    async def cached_reply(self, group_id: str, key: str) -> str | None:
+        """The group's cached reply for that key; another group's is never read."""
+
+    async def cached_reply_keys(self, group_id: str) -> set[str]:
+        """Every key the group's reply cache holds (so a miss needs no query)."""
+
+    async def cache_reply(self, group_id: str, key: str, model: str, reply: str, at: datetime) -> None: ...
+
+    async def setting(self, key: str) -> str | None: ...
+
+    async def claim_setting(self, key: str, value: str) -> str:
+        """Record ``value`` unless the key has one; returns the value kept."""
+
+
+class Maintenance(Protocol):
+    """Health checks and forgetting: finding text, erasing its traces."""
+
     async def health_scan(self, group_id: str) -> HealthScan:
         """What ``reconcile`` checks in the group: complete non-``fact`` episodes
         with content that mention no entity, fact sources whose episode is gone,
         recorded entity fragments (with both names), and entities no fact
         (expired ones included) touches and no episode mentions."""
 
-    # -- forget ----------------------------------------------------------------
     async def text_occurrences(self, group_id: str, needles: Collection[str]) -> list[TextHit]:
         """Every text column of the group's rows (every table with a ``group_id``,
         every text or JSON column the schema has, see ``text_scan.text_tables``;
@@ -368,10 +416,7 @@ class Store(Protocol):
         the words searched in it (after a forget: no forgotten name stays in
         the process). Only speed is at stake; nothing stored changes."""
 
-    # -- the one write -------------------------------------------------------
-    async def apply(self, plan: Plan) -> None:
-        """Apply every change of ``plan`` in one transaction, or none of them.
 
-        Raises ConcurrentWriteError if the group's revision is no longer
-        ``plan.expected_revision``.
-        """
+@runtime_checkable
+class Store(Units, ResolutionReads, SearchReads, CallerReads, Queue, Replies, Maintenance, Protocol):
+    """The whole store: every role. A consumer takes the narrowest role it uses."""

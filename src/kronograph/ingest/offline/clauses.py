@@ -160,12 +160,13 @@ def _object_at(text: str, tokens: list[Token], runs_at: dict[int, Run], i: int, 
         if i < n and tokens[i].lower in ("called", "named"):
             i += 1
         elif (
-            not want.strict and i > start + 1 and i + 1 < n and tokens[i].lower == "," and (named := runs_at.get(i + 1))
+            not want.strict and i > start + 1 and i + 1 < n and tokens[i].lower == ","
+            and (apposed := runs_at.get(i + 1))
         ):
             # "my old boss, Daniel Brooks": the name in apposition, when nothing else follows it
-            if named.last + 1 < n and tokens[named.last + 1].lower not in _CLOSE:
+            if apposed.last + 1 < n and tokens[apposed.last + 1].lower not in _CLOSE:
                 return None
-            return Obj(named.name, None, named.last)
+            return Obj(apposed.name, None, apposed.last)
         if (unit := _unit(text, tokens, runs_at, i)) is not None:
             return unit
     run = runs_at.get(i)

@@ -33,6 +33,7 @@ def correct(tokens: list[Token], runs: list[Run], ctx: Context, stated: bool) ->
     by_first = {r.first: r for r in runs}
     by_last = {r.last: r for r in runs}
     changed = 0
+    old: Run | None
     for k, token in enumerate(tokens):
         word = token.lower
         if word == "not" and k + 1 in by_first and (cued or not stated):

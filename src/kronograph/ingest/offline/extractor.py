@@ -169,8 +169,8 @@ class OfflineExtractor:
             return
         times = find_times(text, reference)
         tied = name_pending(text, tokens, runs, ctx)
-        lowered, found = read_kin(text, tokens, runs, times, ctx)
-        tied += found
+        lowered, kin_found = read_kin(text, tokens, runs, times, ctx)
+        tied += kin_found
         runs_at = {r.lead: r for r in runs + lowered}
         runs_end = {r.last: r for r in runs + lowered}
         clauses = SentenceReader(text, tokens, runs_at, runs_end, times, ctx)

@@ -444,11 +444,11 @@ class GenericReader:
             and (self._label(ctx.entities[key].name) == "Person" or key in ctx.people)
         ]
         if not people and ctx.thread is not None:  # "Lina got her cat! ..., she named it X": Lina, known as a person
-            before = ctx.message[: max(0, ctx.message.find(self.text))]
+            said_before = ctx.message[: max(0, ctx.message.find(self.text))]
             people = [
                 n for n, label in ctx.thread.names.items()
                 if label == "Person" and n != ctx.speaker and ctx.thread.genders.get(n.casefold(), word) == word
-                and re.search(rf"\b{re.escape(n)}\b", before)
+                and re.search(rf"\b{re.escape(n)}\b", said_before)
             ]
         if len(people) > 1:
             people = of_gender(word, ctx.message, people)

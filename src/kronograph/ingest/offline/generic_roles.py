@@ -46,6 +46,7 @@ def _switched(reader: GenericReader) -> int:
     used = {f.object.casefold() for f in ctx.facts.values() if f.subject == speaker and f.relation == "USES"}
     if ctx.thread is not None:
         used |= {e.object.casefold() for e in ctx.thread.facts if e.subject == speaker and e.relation == "USES"}
+    old: Run | None
     for k, word in enumerate(words[:-4]):
         if word in ("use", "uses", "using") and k > 0 and words[k - 1] in ("they", "we", "i") and (
             (new := reader.at.get(k + 1)) is not None and words[new.last + 1 : new.last + 3] == ["instead", "of"]

@@ -45,8 +45,8 @@ async def add_messages(
     ``status``). Every message is checked first: a bad one is a 400 naming
     it (``messages[3].role``) and nothing is stored."""
     _sizes(body.messages, limits)
-    fields = {"thread": body.thread, "user_name": body.user_name, "assistant_name": body.assistant_name,
-              "actor": who.actor}
+    fields: dict[str, Any] = {"thread": body.thread, "user_name": body.user_name,
+                              "assistant_name": body.assistant_name, "actor": who.actor}
     if wait:
         results = await memory.add_messages(group, body.messages, **fields)
         return JSONResponse(MessagesDone(results=results).model_dump(mode="json"), status_code=200)

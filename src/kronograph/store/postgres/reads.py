@@ -251,7 +251,7 @@ async def entity_references(
 
 async def facts(conn: AsyncConnection, group_id: str, q: FactQuery) -> list[Fact]:
     if q.known_at is not None:
-        return await _believed_facts(conn, group_id, q)
+        return await _believed_facts(conn, group_id, q, q.known_at)
     params: Params = {
         "g": group_id,
         "subject": q.subject_key,
@@ -301,15 +301,14 @@ def _kind_and_span(q: FactQuery, params: Params, table: str) -> list[str]:
     return out
 
 
-async def _believed_facts(conn: AsyncConnection, group_id: str, q: FactQuery) -> list[Fact]:
+async def _believed_facts(conn: AsyncConnection, group_id: str, q: FactQuery, known_at: datetime) -> list[Fact]:
     """What the store believed at ``known_at``: each fact's version recorded by
     then. That is the current version (the fact row) when it was recorded by
     then, else the latest superseded version in the history. The facts to look
     at are found by name through the graph and the record of retracted facts."""
-    assert q.known_at is not None
     params: Params = {
         "g": group_id,
-        "k": to_micros(q.known_at),
+        "k": to_micros(known_at),
         "t": to_micros(q.as_of),
         "subject": q.subject_key,
         "object": q.object_key,

@@ -19,7 +19,7 @@ from psycopg.types.json import Jsonb
 from ...errors import ConcurrentWriteError
 from ...time import to_micros
 from .. import fence
-from ..plan import Plan
+from ..plan import Plan, SagaWrite
 from ..plan_rows import Encoding, plan_rows
 
 __all__ = ["write_plan"]
@@ -134,18 +134,17 @@ SQL = {
 _ENCODING = Encoding(json=Jsonb, vector=_vector)
 
 
-async def _check_saga_version(conn: AsyncConnection, plan: Plan) -> None:
+async def _check_saga_version(conn: AsyncConnection, group_id: str, summary: SagaWrite) -> None:
     """Refuse a saga summary written from a version that has since moved (the
     group's lock is held: nothing moves it between this read and the write)."""
-    assert plan.saga_summary is not None
     cur = await conn.execute(
         "SELECT version FROM saga_summaries WHERE group_id = %s AND saga = %s",
-        (plan.group_id, plan.saga_summary.row.saga),
+        (group_id, summary.row.saga),
     )
     row = await cur.fetchone()  # in a pipeline, this syncs it
-    if (int(row[0]) if row else 0) != plan.saga_summary.expected_version:
+    if (int(row[0]) if row else 0) != summary.expected_version:
         raise ConcurrentWriteError(
-            f"saga {plan.saga_summary.row.saga!r} of group {plan.group_id!r} changed while it was being summarised"
+            f"saga {summary.row.saga!r} of group {group_id!r} changed while it was being summarised"
         )
 
 
@@ -178,7 +177,7 @@ async def write_plan(conn: AsyncConnection, plan: Plan) -> None:
             (plan.group_id, to_micros(plan.now)),
         )
         if plan.saga_summary is not None:
-            await _check_saga_version(conn, plan)
+            await _check_saga_version(conn, plan.group_id, plan.saga_summary)
         for change, rows in plan_rows(plan, _ENCODING):
             if not rows:
                 continue

@@ -9,7 +9,7 @@ import contextlib
 import sqlite3
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..._files import create_private
 from ...errors import ClosedError, KronographError, StoreError
@@ -36,6 +36,10 @@ class StoreLifecycle:
     _conn: sqlite3.Connection | None
     _checkpointer: Checkpointer | None
     _closed: bool
+
+    if TYPE_CHECKING:  # the unit of work's, which this class's subclass is
+
+        async def _run(self, fn: Callable[..., T], *args: Any) -> T: ...
 
     def _connect(self) -> sqlite3.Connection:
         if self.path not in (":memory:", ""):

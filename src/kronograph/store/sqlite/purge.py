@@ -38,7 +38,7 @@ CHECKPOINT_WAIT_S = 5.0
 _TRY_MS = 100  # the busy timeout of one checkpoint attempt: writers get in between attempts
 
 
-def _casefold(value: object) -> object:
+def _casefold(value: str | bytes | int | float | None) -> str | bytes | int | float | None:
     return value.casefold() if isinstance(value, str) else value
 
 

@@ -261,7 +261,7 @@ def entity_references(
 
 def facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> list[Fact]:
     if q.known_at is not None:
-        return _believed_facts(conn, group_id, q)
+        return _believed_facts(conn, group_id, q, q.known_at)
     params: dict[str, object] = {
         "g": group_id,
         "subject": q.subject_key,
@@ -313,15 +313,14 @@ def _with_sources(conn: sqlite3.Connection, found: list[tuple[object, ...]]) -> 
     return [rows.fact((*r[:14], sources.get(str(r[0]), ()), *r[15:])) for r in found]
 
 
-def _believed_facts(conn: sqlite3.Connection, group_id: str, q: FactQuery) -> list[Fact]:
+def _believed_facts(conn: sqlite3.Connection, group_id: str, q: FactQuery, known_at: datetime) -> list[Fact]:
     """What the store believed at ``known_at``: each fact's version recorded by
     then. That is the current version (the fact row) when it was recorded by
     then, else the latest superseded version in the history. The facts to look
     at are found by name through the graph and the record of retracted facts."""
-    assert q.known_at is not None
     params: dict[str, object] = {
         "g": group_id,
-        "k": to_micros(q.known_at),
+        "k": to_micros(known_at),
         "t": to_micros(q.as_of),
         "subject": q.subject_key,
         "object": q.object_key,

@@ -96,6 +96,11 @@ class SQLiteStore(UnitOfWork):
     def __repr__(self) -> str:
         return f"SQLiteStore({self.path!r})"
 
+    @property
+    def read_only(self) -> bool:
+        """Never: a SQLite store is always its own writer."""
+        return False
+
     # -- reads -----------------------------------------------------------------
     def _revision(self, conn: sqlite3.Connection, group_id: str) -> int:
         """The group's own counter, moved by every plan committed to it (by

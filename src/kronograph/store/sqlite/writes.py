@@ -10,7 +10,7 @@ from typing import Any
 from ...errors import ConcurrentWriteError
 from ...time import to_micros
 from .. import fence
-from ..plan import Plan
+from ..plan import Plan, SagaWrite
 from ..plan_rows import Encoding, plan_rows
 
 __all__ = ["apply_plan", "write_plan"]
@@ -128,16 +128,15 @@ SQL = {
 _ENCODING = Encoding(json=_json, vector=lambda blob: blob)
 
 
-def _check_saga_version(conn: sqlite3.Connection, plan: Plan) -> None:
+def _check_saga_version(conn: sqlite3.Connection, group_id: str, summary: SagaWrite) -> None:
     """Refuse a saga summary written from a version that has since moved."""
-    assert plan.saga_summary is not None
     row = conn.execute(
         "SELECT version FROM saga_summaries WHERE group_id = ? AND saga = ?",
-        (plan.group_id, plan.saga_summary.row.saga),
+        (group_id, summary.row.saga),
     ).fetchone()
-    if (row[0] if row else 0) != plan.saga_summary.expected_version:
+    if (row[0] if row else 0) != summary.expected_version:
         raise ConcurrentWriteError(
-            f"saga {plan.saga_summary.row.saga!r} of group {plan.group_id!r} changed while it was being summarised"
+            f"saga {summary.row.saga!r} of group {group_id!r} changed while it was being summarised"
         )
 
 
@@ -161,7 +160,7 @@ def write_plan(conn: sqlite3.Connection, plan: Plan) -> None:
         (g, now),
     )
     if plan.saga_summary is not None:
-        _check_saga_version(conn, plan)
+        _check_saga_version(conn, plan.group_id, plan.saga_summary)
     for change, rows in plan_rows(plan, _ENCODING):
         if not rows:  # most plans touch few tables
             continue
