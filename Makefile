@@ -20,7 +20,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	bash tests/system_packages.sh
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests tools
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 -q
 
