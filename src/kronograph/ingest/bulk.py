@@ -41,6 +41,7 @@ from ..model import Episode, EpisodeKind, EpisodeResult, EpisodeStatus, Relation
 from ..store.plan import EpisodeState, Plan
 from ..store.protocol import Store
 from ..time import Clock
+from .checkpoint import Checkpoint
 from .episode_input import EpisodeInput, episode_input
 from .judge import Judge
 from .ownership import Leases
@@ -270,7 +271,7 @@ class Ingestion:
             self._in_flight.pop(key).set_result(None)
 
     async def _run(
-        self, pipeline: Pipeline, inp: EpisodeInput, checkpoint: dict[str, Any], usage: Usage | None = None,
+        self, pipeline: Pipeline, inp: EpisodeInput, checkpoint: Checkpoint, usage: Usage | None = None,
         *, turn: Ticket | None = None,
     ) -> EpisodeResult:
         latest = self._latest.get(inp.group_id)
@@ -317,7 +318,7 @@ class Ingestion:
                         f"{label}[{i}].{_id_field(label)}",
                         f"{inp.episode_id!r} was already used for an episode with other content",
                     )
-            checkpoints: dict[int, dict[str, Any]] = {}
+            checkpoints: dict[int, Checkpoint] = {}
             first: dict[str, int] = {}
             # The order given: one-by-one ingestion of the same list builds the same graph.
             try:
@@ -340,7 +341,7 @@ class Ingestion:
         return [r for r in results if r is not None]
 
     async def _batch(
-        self, pipeline: Pipeline, inputs: list[EpisodeInput], checkpoints: dict[int, dict[str, Any]],
+        self, pipeline: Pipeline, inputs: list[EpisodeInput], checkpoints: dict[int, Checkpoint],
         results: list[EpisodeResult | None], first: dict[str, int], turn: Ticket,
     ) -> None:
         """A registered batch: extracted concurrently, then, in the group's
@@ -413,7 +414,7 @@ class Ingestion:
             except InvalidInputError as exc:
                 return await pipeline.failed(_stub(progress.episode), exc, False, Usage())
             with self._taking((group_id, inp.episode_id)):
-                result = await self._run(pipeline, inp, progress.checkpoint or {}, turn=turn)
+                result = await self._run(pipeline, inp, Checkpoint.from_json(progress.checkpoint), turn=turn)
         for attempt in range(1, attempts):
             if result.status != EpisodeStatus.RETRYABLE:
                 break
@@ -425,7 +426,7 @@ class Ingestion:
                 if again is None:
                     break  # removed, finished or taken up by another worker meanwhile
                 with self._taking((group_id, inp.episode_id)):
-                    result = await self._run(pipeline, inp, again.checkpoint or {}, turn=turn)
+                    result = await self._run(pipeline, inp, Checkpoint.from_json(again.checkpoint), turn=turn)
         return result
 
     # -- resumption --------------------------------------------------------------------
@@ -451,7 +452,7 @@ class Ingestion:
                     continue
                 _log.info("kronograph: resuming episode %s of group %s (%s)", episode_id, group_id, _status)
                 with self._taking((group_id, episode_id)):
-                    results.append(await self._run(pipeline, inp, progress.checkpoint or {}, turn=turn))
+                    results.append(await self._run(pipeline, inp, Checkpoint.from_json(progress.checkpoint), turn=turn))
         return results
 
 

@@ -34,6 +34,7 @@ from ..model import Episode, EpisodeKind, EpisodeResult, EpisodeStatus, ModelUsa
 from ..redact import exception_text, traceback_text
 from ..store.plan import EpisodeState, Plan
 from ..store.protocol import Store
+from .checkpoint import Checkpoint
 from .episode_input import EpisodeInput
 from .ownership import Leases
 from .replies import replies
@@ -94,7 +95,7 @@ class EpisodeStatuses:
         )
         return plan
 
-    async def admit(self, inp: EpisodeInput, *, now: bool = False) -> tuple[EpisodeResult | None, dict[str, Any]]:
+    async def admit(self, inp: EpisodeInput, *, now: bool = False) -> tuple[EpisodeResult | None, Checkpoint]:
         """Register a new episode, or find where a known one got to: returns the
         result to give back at once (a duplicate), or the checkpoint to go on
         from. ``now``: extraction starts right away (one status write fewer).
@@ -104,7 +105,7 @@ class EpisodeStatuses:
         registration = self._registration(inp, EpisodeStatus.EXTRACTING if extracting else EpisodeStatus.RECEIVED)
         progress = await self.store.register_episode(registration, inp.episode_id)
         if progress is None:  # it was new, and is registered now
-            return None, {"_extracting": True} if extracting else {}
+            return None, Checkpoint(extracting=extracting)
         stored = progress.episode
         if stored.kind == EpisodeKind.FACT or stored.content_hash is None:
             raise InvalidInputError("episode_id", f"{inp.episode_id!r} is the id of facts added directly (add_fact)")
@@ -113,14 +114,14 @@ class EpisodeStatuses:
                 "episode_id", f"{inp.episode_id!r} was already used for an episode with other content"
             )
         if stored.status == EpisodeStatus.COMPLETE:
-            return self.duplicate(inp, progress.result or {}), {}
+            return self.duplicate(inp, progress.result or {}), Checkpoint()
         claimed = await self.leases.claim(inp.group_id, stored.uuid, _TAKEABLE)
         if claimed is None:
             again = await self.store.episode_progress(inp.group_id, stored.uuid)
             if again is not None and again.episode.status == EpisodeStatus.COMPLETE:
-                return self.duplicate(inp, again.result or {}), {}
-            return self.busy(inp, again.episode if again is not None else stored), {}
-        return None, claimed.checkpoint or {}
+                return self.duplicate(inp, again.result or {}), Checkpoint()
+            return self.busy(inp, again.episode if again is not None else stored), Checkpoint()
+        return None, Checkpoint.from_json(claimed.checkpoint)
 
     async def taken_over(self, inp: EpisodeInput, lost: LeaseLostError) -> EpisodeResult:
         """The answer of a worker whose lease lapsed and whose episode another
