@@ -4,8 +4,8 @@ held by another worker, taken over, retryable or quarantined.
 
 A base class of :class:`~.pipeline.Pipeline`, so the pipeline module keeps to
 the stages an episode goes through while this one keeps the bookkeeping of
-its status and lease. It uses the pipeline's ``store``, ``settings``,
-``leases`` and ``_now``, declared below for the type checker.
+its status and lease. What both halves use (the shared services, the chosen
+model, the settings and the leases) is set up here.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from ..errors import (
     StoreError,
     TransientModelError,
 )
+from ..llm.client import ModelClient
 from ..llm.protocol import Usage
 from ..model import Episode, EpisodeKind, EpisodeResult, EpisodeStatus, ModelUsage, trusted
 from ..redact import exception_text, traceback_text
@@ -40,6 +41,7 @@ from .ownership import Leases
 from .replies import replies
 
 if TYPE_CHECKING:
+    from ..services import Services
     from .pipeline import PipelineSettings
 
 __all__ = ["EpisodeStatuses", "model_usage"]
@@ -55,12 +57,17 @@ _TAKEABLE = tuple(s.value for s in EpisodeStatus if s != EpisodeStatus.COMPLETE)
 class EpisodeStatuses:
     """The status half of :class:`~.pipeline.Pipeline`."""
 
-    store: Store
-    settings: PipelineSettings
-    leases: Leases
+    def __init__(
+        self, services: Services, model: ModelClient | None, settings: PipelineSettings, leases: Leases
+    ) -> None:
+        self.services = services
+        self.store: Store = services.store
+        self.model = model  # chosen already (see Services.model)
+        self.settings = settings
+        self.leases = leases
 
-    if TYPE_CHECKING:
-        def _now(self) -> datetime: ...
+    def _now(self) -> datetime:
+        return self.services.clock()
 
     def _episode_state(self, episode_id: str, status: EpisodeStatus, now: datetime, **fields: Any) -> EpisodeState:
         """A new state of an episode this memory holds: written only while it
@@ -80,7 +87,7 @@ class EpisodeStatuses:
         await self.store.apply(self._state_plan(group_id, state))
 
     def _extracts_now(self, inp: EpisodeInput) -> bool:
-        return self.settings.model is not None and inp.kind.value != "json"
+        return self.model is not None and inp.kind.value != "json"
 
     def _registration(self, inp: EpisodeInput, status: EpisodeStatus) -> Plan:
         """The plan that records an episode as received (or already extracting),

@@ -23,12 +23,11 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from ..embed.cache import embedding_for
-from ..embed.protocol import Embedder
 from ..errors import EmbeddingError
 from ..event_relations import event_default
 from ..ids import new_id
@@ -47,7 +46,6 @@ from ..model import (
 from ..store.plan import Plan
 from ..store.protocol import Store
 from ..store.records import FactRecord
-from ..time import Clock
 from .checkpoint import Checkpoint, JudgedFact
 from .direct import possible_contradictions, resolve_fact
 from .entity_match import choose_entities, place_entities
@@ -63,6 +61,9 @@ from .people import anchors_of
 from .replies import collecting, replies
 from .resolution import Screening, refusal_event
 from .schema import Extraction
+
+if TYPE_CHECKING:
+    from ..services import Services
 
 __all__ = ["OFFLINE_RELATION_TYPES", "REDOS", "Pipeline", "PipelineSettings"]
 
@@ -93,9 +94,9 @@ REDOS = 3  # times an episode's entity and judge decisions are made again when t
 
 @dataclass(slots=True)
 class PipelineSettings:
-    clock: Clock
-    model: ModelClient | None
-    embedder: Embedder
+    """How the memory ingests (its arguments); the store, clock, model and
+    embedder are the shared :class:`~kronograph.services.Services`."""
+
     judge: Judge | None
     relation_types: Mapping[str, RelationType]
     candidate_limit: int = 50
@@ -133,15 +134,11 @@ class Pipeline(EpisodeStatuses):
     are in :class:`~.episode_status.EpisodeStatuses`."""
 
     def __init__(
-        self, store: Store, settings: PipelineSettings, leases: Leases, lock: Callable[[str], asyncio.Lock]
+        self, services: Services, model: ModelClient | None, settings: PipelineSettings, leases: Leases,
+        lock: Callable[[str], asyncio.Lock],
     ) -> None:
-        self.store = store
-        self.settings = settings
-        self.leases = leases
+        super().__init__(services, model, settings, leases)
         self.lock = lock  # the group's write lock, held from the commit's revision check to its end
-
-    def _now(self) -> datetime:
-        return self.settings.clock()
 
     # -- stages ------------------------------------------------------------------
     async def extract_stage(self, inp: EpisodeInput, checkpoint: Checkpoint, usage: Usage) -> Checkpoint:
@@ -149,7 +146,7 @@ class Pipeline(EpisodeStatuses):
         checkpointed when a model was paid for it)."""
         if checkpoint.extraction is not None:
             return checkpoint
-        model = self.settings.model if inp.kind.value != "json" else None
+        model = self.model if inp.kind.value != "json" else None
         context = []
         if model is not None:
             if not checkpoint.extracting:
@@ -193,7 +190,7 @@ class Pipeline(EpisodeStatuses):
         declared = inp.ontology.relation_types().get(key) or self.settings.relation_types.get(key)
         if declared is not None:
             return declared
-        if self.settings.model is None and self.settings.judge is None:
+        if self.model is None and self.settings.judge is None:
             return OFFLINE_RELATION_TYPES.get(key)
         return None
 
@@ -225,12 +222,13 @@ class Pipeline(EpisodeStatuses):
         own = self.settings.store_raw_content
         if own:
             texts.append(inp.content)
+        embedder = self.services.embedder
         with embedding_for((inp.group_id,)):
-            matrix = await self.settings.embedder.embed(texts)
-        if matrix.shape != (len(texts), self.settings.embedder.dimension):
+            matrix = await embedder.embed(texts)
+        if matrix.shape != (len(texts), embedder.dimension):
             raise EmbeddingError(
-                f"{self.settings.embedder.name} returned vectors of shape {matrix.shape}, "
-                f"expected ({len(texts)}, {self.settings.embedder.dimension})"
+                f"{embedder.name} returned vectors of shape {matrix.shape}, "
+                f"expected ({len(texts)}, {embedder.dimension})"
             )
         n = len(drafts.entities)
         names = {d.key: matrix[i] for i, d in enumerate(drafts.entities)}
@@ -266,7 +264,7 @@ class Pipeline(EpisodeStatuses):
         self, inp: EpisodeInput, checkpoint: Checkpoint, drafts: Drafts, vectors: dict[str, np.ndarray],
         usage: Usage,
     ) -> Checkpoint:
-        model = self.settings.model
+        model = self.model
         calls = usage.calls
         choices = checkpoint.entities
         if choices is None:
@@ -412,7 +410,7 @@ class Pipeline(EpisodeStatuses):
         if record.source_uuid == record.target_uuid:
             return  # two names of one entity: a fact from an entity to itself says nothing
         judged = verdicts.get(index)
-        has_judge = self.settings.model is not None or self.settings.judge is not None
+        has_judge = self.model is not None or self.settings.judge is not None
 
         async def verdict(screening: Screening) -> Verdict:
             if judged is None:
