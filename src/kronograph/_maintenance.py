@@ -4,9 +4,10 @@ and sagas, communities, reconcile, the conflicts audit, forget and export.
 A base class of :class:`~kronograph.memory.AsyncMemory`, so the public API
 stays one object while each module keeps to one concept: this one holds what
 reads or rewrites a group as a whole, ``memory`` the per-call reads and
-writes. It extends :class:`~kronograph._lifecycle.Lifecycle` and uses only
-what that defines: the shared services (store, clock, model, embedder), the
-plumbing (``_ready``, ``_group``, ``_lock``, ``_now``) and the settings.
+writes. It extends :class:`~kronograph._lifecycle.Lifecycle` and uses what
+that defines (the shared services: store, clock, model, embedder; the
+plumbing: ``_ready``, ``_group``, ``_lock``, ``_now``; the settings) and the
+memory's public reads, declared below for the type checker.
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from . import checks
 from ._arguments import _id, _text
 from ._lifecycle import Lifecycle
 from ._retry import retry_on_conflict
-from ._search import search
 from .errors import InvalidInputError, NotFoundError
 from .ingest.episode_input import actor_text
 from .ingest.group_user import group_settings
@@ -37,7 +38,9 @@ from .model import (
     Community,
     CommunityBuild,
     CommunityUpdate,
+    Entity,
     EntitySummary,
+    Fact,
     ForgetReport,
     GroupExport,
     PossibleContradiction,
@@ -46,6 +49,7 @@ from .model import (
     normalise_name,
 )
 from .search.engine import SCOPES
+from .search.types import SearchResults
 from .store import FactQuery
 from .store.text_scan import mentions
 
@@ -54,6 +58,13 @@ __all__ = ["Maintenance"]
 
 class Maintenance(Lifecycle):
     """The maintenance part of :class:`~kronograph.memory.AsyncMemory`."""
+
+    if TYPE_CHECKING:  # public reads of the memory (see memory.py), which forget's proof and audit use
+        async def search(self, group_ids: str | Iterable[str], query: str, **options: Any) -> SearchResults: ...
+        async def timeline(self, group_id: str, entity: str, relation: str | None = None) -> list[Fact]: ...
+        async def entities(self, group_id: str, *, name: str | None = None, label: str | None = None
+                           ) -> list[Entity]: ...
+        async def facts(self, group_id: str, **query: Any) -> list[Fact]: ...
 
     async def forget(
         self, group_id: str, *, entity: str | None = None, episode_id: str | None = None, dry_run: bool = False,
@@ -100,7 +111,6 @@ class Maintenance(Lifecycle):
         community, saga summary and audit event)."""
         gone = {*report.episodes, *report.facts, *report.entities}
         out: list[str] = []
-        store = await self._ready()
 
         def check(where: str, uuid: str, text: str) -> None:
             if uuid in gone or mentions(text, report.needles):
@@ -108,16 +118,15 @@ class Maintenance(Lifecycle):
 
         for query in [*report.needles, *probes]:
             for recipe in ("bm25", "cosine", "hybrid"):
-                found = await search(self._services, self._ready, self._cross_encoder, group_id, query,
-                                     recipe=recipe, limit=50, include_retired=True, include_events=True)
+                found = await self.search(group_id, query, recipe=recipe, limit=50, include_retired=True,
+                                          include_events=True)
                 for scope in SCOPES:
                     for hit in getattr(found, scope):
                         check(f"search {scope} {recipe}", hit.item.uuid, hit.item.model_dump_json())
-            if query in report.needles:  # as timeline(query) and entities(name=query) read it
-                for fact in await store.timeline(group_id, normalise_name(query), None):
-                    check("timeline", fact.uuid, fact.model_dump_json())
-                for entity in await store.entities(group_id, name_key=normalise_name(query), label=None):
-                    check("entities", entity.uuid, entity.model_dump_json())
+            for fact in await self.timeline(group_id, query) if query in report.needles else ():
+                check("timeline", fact.uuid, fact.model_dump_json())
+            for entity in await self.entities(group_id, name=query) if query in report.needles else ():
+                check("entities", entity.uuid, entity.model_dump_json())
         exported = await self.export(group_id)
 
         def scan() -> None:  # the whole group's text: on a worker thread, off the event loop
@@ -264,8 +273,7 @@ class Maintenance(Lifecycle):
         g = self._group(group_id)
         if not isinstance(mode, str) or mode != "conflicts":
             raise InvalidInputError("mode", f"must be 'conflicts', not {mode!r}")
-        query = FactQuery(as_of=self._now(), event=False)  # as facts(g) asks
-        current = await (await self._ready()).facts(g, query)
+        current = await self.facts(g)
         return sweep_conflicts(current, self._relation_types)
 
     async def reconcile(

@@ -7,12 +7,15 @@ test keeps them in step."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from . import checks
-from ._arguments import TimeLike, _id, _labels, _text, _time
+from ._arguments import TimeLike, _id, _labels, _text, _time, search_arguments
 from ._changes import Changes
 from ._context import Contexts
 from ._conversation import Conversations
@@ -20,7 +23,6 @@ from ._lifecycle import Lifecycle
 from ._lifecycle import ModelArg as ModelArg  # re-exported: its home before the lifecycle moved out
 from ._maintenance import Maintenance
 from ._repair import Repair
-from ._search import search as _search
 from .errors import InvalidInputError, NotFoundError
 from .ingest.bulk import EpisodeItem
 from .ingest.direct import FactInput, Resolver
@@ -33,7 +35,7 @@ from .ingest.ontology import TypesArg
 from .ingest.queue import QueueWorker
 from .maintain.removal import remove_episode as _remove_episode
 from .maintain.removal import remove_fact as _remove_fact
-from .metrics import record_facts, span
+from .metrics import record_facts, record_search, span
 from .model import (
     AddFactResult,
     AuditEvent,
@@ -49,7 +51,8 @@ from .model import (
     fold_relation,
     normalise_name,
 )
-from .search.engine import SCOPES
+from .search.engine import SCOPES, SearchRequest, run_search
+from .search.question import analyse
 from .search.recipes import Recipe
 from .search.types import SearchFilters, SearchResults
 from .store import FactQuery
@@ -479,11 +482,42 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
         reranker (see ``docs/search.md``); ``center_entity`` (names or uuids)
         feeds graph search and the node-distance reranker. ``query_vector``
         skips embedding the query. Never returns anything of a group not asked for."""
-        return await _search(
-            self._services, self._ready, self._cross_encoder, group_ids, query, scopes=scopes, recipe=recipe,
-            limit=limit, as_of=as_of, known_at=known_at, include_retired=include_retired,
-            include_events=include_events, center_entity=center_entity, filters=filters, query_vector=query_vector,
+        checks.flag("include_events", include_events)
+        args = search_arguments(
+            group_ids, query, scopes=scopes, recipe=recipe, limit=limit, as_of=as_of, known_at=known_at,
+            include_retired=include_retired, center_entity=center_entity, filters=filters,
         )
+        text, chosen = args.query, args.recipe
+        question = analyse(text)  # once: the words that may match, the names, the kind of answer
+        store = await self._ready()
+        if query_vector is not None:
+            try:
+                vector = np.asarray(query_vector, dtype=np.float32)
+            except (TypeError, ValueError):
+                raise InvalidInputError("query_vector", "expected a list of numbers") from None
+            if vector.shape != (self._services.embedder.dimension,):
+                raise InvalidInputError(
+                    "query_vector", f"expected {self._services.embedder.dimension} numbers, got shape {vector.shape}"
+                )
+            if not np.isfinite(vector).all():
+                raise InvalidInputError("query_vector", "must hold finite numbers only (no NaN or infinity)")
+        elif "cosine" in chosen.methods or chosen.reranker == "mmr":
+            embedded = question.terms if self._services.lexical else text  # its vectors are words: not "who", "is"
+            vector = np.frombuffer(await self._services.embed_one(embedded, args.groups), dtype=np.float32)
+        else:
+            vector = None
+        request = SearchRequest(
+            group_ids=args.groups, query=text, vector=vector, scopes=args.scopes, recipe=chosen, limit=args.limit,
+            now=self._now(), as_of=args.as_of, known_at=args.known_at, include_retired=include_retired,
+            include_events=include_events,
+            centers=args.centers, filters=args.filters, cross_encoder=self._cross_encoder,
+            cosine_weight=self._services.fusion_weight, question=question,
+        )
+        started = time.perf_counter()
+        with span("search", scopes=",".join(args.scopes), recipe=chosen.name):
+            found = await run_search(store, request)
+        record_search("all", "all", time.perf_counter() - started)
+        return found
 
     async def conflicts(self, group_id: str, fact_uuid: str) -> list[Fact]:
         """The whole slot of a fact: it and every fact linked to it by recorded
