@@ -294,7 +294,7 @@ def test_other_numbers_are_strict_and_finite(memory_factory: MakeMemory) -> None
     with pytest.raises(InvalidInputError, match="resolution"):
         memory.build_communities(G, resolution=float("nan"))
     with pytest.raises(InvalidInputError, match="query_vector"):
-        memory.search(G, "Ann", query_vector=[float("nan")] * memory._core._ingestion.embedder.dimension)
+        memory.search(G, "Ann", query_vector=[float("nan")] * memory._core._services.embedder.dimension)
     with pytest.raises(InvalidInputError, match="repair"):
         memory.reconcile(G, repair="yes")  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="authority"):

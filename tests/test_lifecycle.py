@@ -497,7 +497,7 @@ class ClosableProvider:
 
 def test_memory_closes_the_model_client_it_made_and_not_one_passed_in(monkeypatch: pytest.MonkeyPatch) -> None:
     made = ClosableProvider()
-    monkeypatch.setattr("kronograph.ingest.bulk.choose_provider", lambda settings=None: made)
+    monkeypatch.setattr("kronograph.services.choose_provider", lambda settings=None: made)
     passed = ClosableProvider()
 
     async def run() -> None:

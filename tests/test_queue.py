@@ -493,6 +493,7 @@ def test_a_lapsed_worker_writes_nothing_about_the_episode_it_lost(
     change, saves a checkpoint, and fails e0 as retryable. None of it lands
     (the row keeps B's lease, status and checkpoint), each answers as for an
     episode another worker holds, and B completes e0 exactly once."""
+    from kronograph.ingest.checkpoint import Checkpoint
     from kronograph.ingest.episode_input import EpisodeInput
     from kronograph.llm.protocol import Usage
 
@@ -523,12 +524,12 @@ def test_a_lapsed_worker_writes_nothing_about_the_episode_it_lost(
 
             clock.tick()
             # (a) a status change (extracting), then (b) a checkpoint of its own extraction:
-            for checkpoint in ({}, {"_extracting": True}):
+            for checkpoint in (Checkpoint(), Checkpoint(extracting=True)):
                 calls = len(mine.calls)
                 late = await pipeline.run(inp, checkpoint, Usage())
                 await unchanged()
                 assert not late.ok and late.status == "resolving" and b._leases.owner in (late.error or "")
-                assert len(mine.calls) == calls + (0 if not checkpoint else 1)  # (a) stops before asking
+                assert len(mine.calls) == calls + (1 if checkpoint.extracting else 0)  # (a) stops before asking
             # (c) its failure, retryable, which would also have cleared B's lease:
             failed = await pipeline.failed(inp, transient(), True, Usage())
             await unchanged()

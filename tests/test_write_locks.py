@@ -237,7 +237,7 @@ def test_update_communities_does_not_hold_the_group_through_embedding(tmp_path: 
                 await memory.add_fact("g", a, "KNOWS", b)
             await memory.build_communities("g")
             await memory.add_fact("g", "Dov", "KNOWS", "Ann")
-            embedder = memory._ingestion.embedder
+            embedder = memory._services.embedder
             embedding, go_on = asyncio.Event(), asyncio.Event()
             plain = embedder.embed
 
@@ -350,7 +350,7 @@ def test_the_auto_model_probe_does_not_block_the_event_loop(
         memory = AsyncMemory(tmp_path / "m.db", model="auto")
         try:
             running = asyncio.create_task(meanwhile())
-            chosen = await memory._ingestion.model_client()
+            chosen = await memory._services.model()
             await running
             assert chosen is not None and chosen.provider.name == "ollama"
         finally:

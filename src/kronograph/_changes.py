@@ -3,21 +3,22 @@ removed between two transaction times, for an agent catching up and for a
 view's feed.
 
 A base class of :class:`~kronograph.memory.AsyncMemory` (as
-:mod:`kronograph._repair` is). The store reads every version recorded in the
-window with the version it superseded (:mod:`kronograph.store.change_rows`);
+:mod:`kronograph._repair` is), on :class:`~kronograph._lifecycle.Lifecycle`.
+The store reads every version recorded in the window with the version it
+superseded (:mod:`kronograph.store.change_rows`);
 what kind of change each is follows here, from the two states alone, so a
 version reads the same whatever wrote it (ingestion, a retraction, a merge).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import checks
 from ._arguments import TimeLike, _time
+from ._lifecycle import Lifecycle
 from .errors import InvalidInputError
 from .model import Change, Fact
-from .store import Store
 from .store.change_rows import ChangeKey, ChangeWindow, Prior, StoredChange
 
 __all__ = ["MAX_CHANGES", "Changes", "change_of", "cursor_key"]
@@ -29,12 +30,8 @@ _EVENT_KINDS = {"entities_merged": "merged", "entities_split": "split"}
 _NO_EPISODE = {"entity_merged", "entity_split"}
 
 
-class Changes:
+class Changes(Lifecycle):
     """The change-feed part of :class:`~kronograph.memory.AsyncMemory`."""
-
-    if TYPE_CHECKING:
-        async def _ready(self) -> Store: ...
-        def _group(self, group_id: Any) -> str: ...
 
     async def changes(
         self, group_id: str, since: TimeLike, until: TimeLike | None = None, *, limit: int = 1000,

@@ -2,7 +2,8 @@
 the last messages.
 
 A base class of :class:`~kronograph.memory.AsyncMemory`, like
-:mod:`kronograph._conversation`. This module reads (one search over facts,
+:mod:`kronograph._conversation`, on :class:`~kronograph._lifecycle.Lifecycle`
+(whose services and plumbing it uses). This module reads (one search over facts,
 entities and episodes, and a bounded number of store reads besides, never
 one per fact); :mod:`kronograph.context` decides what goes in and lays it
 out, with no I/O and no model. See ``docs/context.md``.
@@ -18,11 +19,11 @@ import numpy as np
 
 from . import checks
 from ._arguments import TimeLike, _labels, _text, _time
+from ._lifecycle import Lifecycle
 from .context import Context, ContextParts, Material, TokenCounter, build, counter_for
 from .context.excerpt import terms
 from .context.period import named_month, named_period
 from .context.query import QUERY_MAX, from_messages
-from .embed.protocol import fusion_weight
 from .errors import InvalidInputError
 from .maintain.summaries import extractive_summary
 from .message import Message, read_messages
@@ -34,8 +35,6 @@ from .search.types import DateRange, Hit, SearchFilters
 from .store import FactQuery
 
 if TYPE_CHECKING:
-    from .ingest.bulk import Ingestion
-    from .search.types import CrossEncoder
     from .store import Store
 
 __all__ = ["CONTEXT_SCOPES", "Contexts", "MAX_TOKENS_RANGE"]
@@ -48,16 +47,11 @@ REPLIES = 20  # the best episodes whose reply is read in
 _TICK = timedelta(microseconds=1)
 
 
-class Contexts:
+class Contexts(Lifecycle):
     """The ``context`` method of :class:`~kronograph.memory.AsyncMemory`."""
 
-    if TYPE_CHECKING:
-        async def _ready(self) -> Store: ...
-        def _group(self, group_id: Any) -> str: ...
-        def _now(self) -> datetime: ...
+    if TYPE_CHECKING:  # a public method of the memory (see _conversation)
         async def user(self, group_id: str) -> Entity | None: ...
-        _ingestion: Ingestion
-        _cross_encoder: CrossEncoder | None
 
     async def context(
         self,
@@ -125,7 +119,7 @@ class Contexts:
         began by the moment, under a temporal mode) as believed then, events
         among them; entities and episodes as of then."""
         recipe = recipe_named("hybrid")
-        vector = np.frombuffer(await self._ingestion.embed_one(m.query, (g,)), dtype=np.float32)
+        vector = np.frombuffer(await self._services.embed_one(m.query, (g,)), dtype=np.float32)
         temporal = m.as_of is not None or m.known_at is not None
         request = SearchRequest(
             group_ids=(g,), query=m.query, vector=vector, scopes=wanted, recipe=recipe,
@@ -133,7 +127,7 @@ class Contexts:
             include_retired=True, include_events=True,
             filters=SearchFilters(valid_at=DateRange(end=m.moment)) if temporal else None,
             cross_encoder=self._cross_encoder,
-            cosine_weight=fusion_weight(self._ingestion.embedder),
+            cosine_weight=self._services.fusion_weight,
             scope_limits=(("entities", ENTITY_HITS), ("facts", max(12, candidates(max_tokens) // 2))),
         )
         found = await run_search(store, request)

@@ -2,21 +2,21 @@
 group's settings (``settings``, ``configure``) and its user (``user``).
 
 A base class of :class:`~kronograph.memory.AsyncMemory`, like
-:mod:`kronograph._maintenance`; the plumbing it uses (``_ready``,
-``_group``, ``_lock``, ``_now``) is :mod:`kronograph._lifecycle`'s.
+:mod:`kronograph._maintenance`, on :class:`~kronograph._lifecycle.Lifecycle`:
+the services and plumbing it uses (``_ready``, ``_group``, ``_lock``,
+``_now``, ``_ingestion``) are that base's.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable, Mapping
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from . import checks
+from ._lifecycle import Lifecycle
 from ._retry import retry_on_conflict
 from .errors import InvalidInputError
-from .ingest.bulk import EpisodeItem, Ingestion
+from .ingest.bulk import EpisodeItem
 from .ingest.episode_input import DEFAULT_ASSISTANT, actor_text, content_hash
 from .ingest.group_user import find_user, group_settings, save_user_name
 from .ingest.judge import refuse_writes_from_a_judge
@@ -25,25 +25,17 @@ from .message import Message, read_messages
 from .model import Entity, EntitySummary, Episode, EpisodeResult, GroupSettings
 
 if TYPE_CHECKING:
-    from .ingest.queue import QueueWorker
-    from .store import Store
+    pass
 
 __all__ = ["Conversations"]
 
 
-class Conversations:
+class Conversations(Lifecycle):
     """The conversation part of :class:`~kronograph.memory.AsyncMemory`."""
 
-    _ingestion: Ingestion
-
-    if TYPE_CHECKING:
-        async def _ready(self) -> Store: ...
-        def _group(self, group_id: Any) -> str: ...
-        def _lock(self, group_id: str) -> asyncio.Lock: ...
-        def _now(self) -> datetime: ...
+    if TYPE_CHECKING:  # a public method of the memory (see _maintenance)
         async def summarize_entities(self, group_id: str, names_or_uuids: Any = None, *,
                                      refresh_stale_only: bool = True) -> list[EntitySummary]: ...
-        _workers: set[QueueWorker]
 
     async def add_messages(
         self,
@@ -136,7 +128,7 @@ class Conversations:
         if (await self.settings(group_id)).user_name in (None, user_name):
             vector = None  # no user entity is renamed: nothing to embed
         else:  # the new name's vector, before the group is held: an embedder may wait on a network
-            vector = await self._ingestion.embed_one(user_name, (group_id,))
+            vector = await self._services.embed_one(user_name, (group_id,))
         return await retry_on_conflict(
             lambda: save_user_name(store, group_id, user_name, self._now(), vector),
             kind="settings", hold=self._lock(group_id),

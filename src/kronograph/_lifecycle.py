@@ -1,7 +1,8 @@
-"""AsyncMemory's lifecycle: construction (its arguments checked, its store,
-leases and ingestion made), opening on first use (with resuming what a crash
-left), moving between event loops, closing, and the warning for a memory
-dropped open.
+"""AsyncMemory's lifecycle: construction (its arguments checked; its store,
+the services that ingestion, search and maintenance share, its leases and
+ingestion made), opening on first use (with resuming what a crash left),
+moving between event loops, closing, and the warning for a memory dropped
+open.
 
 A base class of :class:`~kronograph.memory.AsyncMemory`, so ``memory`` keeps
 to the per-call reads and writes and ``_maintenance`` to the whole-group
@@ -21,26 +22,23 @@ from typing import Any, Self
 
 from . import checks
 from ._arguments import _id, _relation_types
+from .embed.hashing import HashingEmbedder
 from .embed.protocol import Embedder
 from .errors import ClosedError, InvalidInputError, SchemaError
 from .ingest.bulk import Ingestion
 from .ingest.judge import Judge
 from .ingest.ownership import LEASE_SECONDS, Leases
 from .ingest.queue import QueueWorker
-from .llm.client import ModelClient
-from .llm.config import ModelSettings
-from .llm.protocol import Provider
 from .model import RelationType
 from .redact import traceback_text
 from .search.types import CrossEncoder
+from .services import ModelArg, Models, Services
 from .store import Store, open_store
 from .time import Clock, as_utc, system_clock
 
 __all__ = ["Lifecycle", "ModelArg"]
 
 _log = logging.getLogger("kronograph")
-
-ModelArg = Provider | ModelClient | ModelSettings | str | None
 
 
 class Lifecycle:
@@ -87,11 +85,15 @@ class Lifecycle:
         checks.count("context_episodes", context_episodes, minimum=0)
         checks.count("max_concurrency", max_concurrency)
         self._leases = Leases(self._store, self._now, lease_seconds)
+        if embedder is not None and not isinstance(embedder, Embedder):
+            raise InvalidInputError("embedder", "must have name, dimension and async embed(texts)")
+        # Built once, shared by ingestion, search and maintenance.
+        self._services = Services(
+            store=self._store, clock=self._now, models=Models(model, self._store, self._now),
+            embedder=embedder or HashingEmbedder(),
+        )
         self._ingestion = Ingestion(
-            self._store,
-            clock=self._now,
-            model=model,
-            embedder=embedder,
+            self._services,
             judge=judge,
             relation_types=self._relation_types,
             candidate_limit=candidate_limit,
@@ -122,7 +124,7 @@ class Lifecycle:
         self._enter_loop(asyncio.get_running_loop())
         if not self._opened:
             await self._store.open()
-            await self._ingestion.check_embedder()
+            await self._services.check_embedder()
             self._opened = True
             # A read replica cannot finish an episode: resuming there only fails its writes.
             if self._resume_on_open and not self._store.read_only:
@@ -162,7 +164,7 @@ class Lifecycle:
         self._closed = True
         try:
             await self._leases.close()
-            await self._ingestion.aclose()
+            await self._services.models.aclose()
         finally:
             await self._store.close()
 

@@ -4,8 +4,10 @@ and sagas, communities, reconcile, the conflicts audit, forget and export.
 A base class of :class:`~kronograph.memory.AsyncMemory`, so the public API
 stays one object while each module keeps to one concept: this one holds what
 reads or rewrites a group as a whole, ``memory`` the per-call reads and
-writes. It uses the memory's own plumbing (``_ready``, ``_group``, ``_lock``,
-``_now``, ``_ingestion``), declared below for the type checker.
+writes. It extends :class:`~kronograph._lifecycle.Lifecycle` and uses what
+that defines (the shared services: store, clock, model, embedder; the
+plumbing: ``_ready``, ``_group``, ``_lock``, ``_now``; the settings) and the
+memory's public reads, declared below for the type checker.
 """
 
 from __future__ import annotations
@@ -13,14 +15,13 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Iterable
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from . import checks
 from ._arguments import _id, _text
+from ._lifecycle import Lifecycle
 from ._retry import retry_on_conflict
 from .errors import InvalidInputError, NotFoundError
-from .ingest.bulk import Ingestion
 from .ingest.episode_input import actor_text
 from .ingest.group_user import group_settings
 from .ingest.judge import refuse_writes_from_a_judge
@@ -43,31 +44,22 @@ from .model import (
     ForgetReport,
     GroupExport,
     PossibleContradiction,
-    RelationType,
     SagaInfo,
     SagaSummary,
     normalise_name,
 )
 from .search.engine import SCOPES
 from .search.types import SearchResults
-from .store import FactQuery, Store
+from .store import FactQuery
 from .store.text_scan import mentions
 
 __all__ = ["Maintenance"]
 
 
-class Maintenance:
-    """The maintenance half of :class:`~kronograph.memory.AsyncMemory`."""
+class Maintenance(Lifecycle):
+    """The maintenance part of :class:`~kronograph.memory.AsyncMemory`."""
 
-    _ingestion: Ingestion
-    _relation_types: dict[str, RelationType]
-    _saga_locks: dict[tuple[str, str], asyncio.Lock]
-
-    if TYPE_CHECKING:
-        async def _ready(self) -> Store: ...
-        def _group(self, group_id: Any) -> str: ...
-        def _lock(self, group_id: str) -> asyncio.Lock: ...
-        def _now(self) -> datetime: ...
+    if TYPE_CHECKING:  # public reads of the memory (see memory.py), which forget's proof and audit use
         async def search(self, group_ids: str | Iterable[str], query: str, **options: Any) -> SearchResults: ...
         async def timeline(self, group_id: str, entity: str, relation: str | None = None) -> list[Fact]: ...
         async def entities(self, group_id: str, *, name: str | None = None, label: str | None = None
@@ -102,7 +94,7 @@ class Maintenance:
             # The group's lock is held for the purge's reads and commit only: rebuilding
             # what it cleared embeds, which may wait on a network.
             report = await _forget(
-                store, g, entity=name, episode_id=eid, clock=self._now, embed=self._ingestion.embed_for(g),
+                store, g, entity=name, episode_id=eid, clock=self._now, embed=self._services.embed_for(g),
                 dry_run=dry_run, actor=who[0], on_behalf_of=who[1], hold=self._lock(g),
             )
         if dry_run:
@@ -172,7 +164,7 @@ class Maintenance:
                 if not found:
                     raise NotFoundError(f"no entity named {text!r} (nor with that uuid) in group {g!r}")
                 uuids |= found
-        model = await self._ingestion.model_client()
+        model = await self._services.model()
         with span("summarize_entities", group_id=g):
             return await _summarize(store, g, clock=self._now, uuids=uuids, stale_only=refresh_stale_only, model=model)
 
@@ -188,7 +180,7 @@ class Maintenance:
         name = _id("saga", saga)
         checks.count("max_calls", max_calls)
         store = await self._ready()
-        model = await self._ingestion.model_client()
+        model = await self._services.model()
         # Not the group's lock: a run waits on a model, and ingestion into the
         # group must go on meanwhile (its episodes land past the run's bound).
         # Runs on one saga take turns; a write that lost a race is redone.
@@ -230,10 +222,10 @@ class Maintenance:
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         store = await self._ready()
-        model = await self._ingestion.model_client()
+        model = await self._services.model()
         with span("build_communities", group_id=g):  # the group's lock: for the commit only
             return await _communities.build(
-                store, g, clock=self._now, embed=self._ingestion.embed_for(g), model=model,
+                store, g, clock=self._now, embed=self._services.embed_for(g), model=model,
                 batch_size=batch_size, max_model_calls=max_model_calls, resolution=resolution, hold=self._lock(g),
             )
 
@@ -248,7 +240,7 @@ class Maintenance:
         store = await self._ready()
         with span("update_communities", group_id=g):  # the group's lock: for the commit only
             return await _communities.update(
-                store, g, clock=self._now, embed=self._ingestion.embed_for(g), hold=self._lock(g)
+                store, g, clock=self._now, embed=self._services.embed_for(g), hold=self._lock(g)
             )
 
     async def communities(self, group_id: str) -> list[Community]:

@@ -1,21 +1,18 @@
 """AsyncMemory's entity repair: ``merge_entities`` and ``split_entity``.
 
 A base class of :class:`~kronograph.memory.AsyncMemory` (as
-:mod:`kronograph._maintenance` is), using the memory's plumbing (``_ready``,
-``_group``, ``_lock``, ``_now``, ``_ingestion``); the work is in
-:mod:`kronograph.maintain.repair`.
+:mod:`kronograph._maintenance` is), on :class:`~kronograph._lifecycle.Lifecycle`,
+whose services and plumbing (``_ready``, ``_group``, ``_lock``, ``_now``) it
+uses; the work is in :mod:`kronograph.maintain.repair`.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
 
 from ._arguments import _id
+from ._lifecycle import Lifecycle
 from .errors import InvalidInputError
-from .ingest.bulk import Ingestion
 from .ingest.episode_input import actor_text
 from .ingest.judge import refuse_writes_from_a_judge
 from .ingest.pipeline import OFFLINE_RELATION_TYPES
@@ -24,23 +21,12 @@ from .maintain.repair import merge_entities as _merge_entities
 from .maintain.repair import split_entity as _split_entity
 from .metrics import span
 from .model import RelationType
-from .store import Store
 
 __all__ = ["Repair"]
 
 
-class Repair:
+class Repair(Lifecycle):
     """The entity-repair part of :class:`~kronograph.memory.AsyncMemory`."""
-
-    _ingestion: Ingestion
-    _relation_types: dict[str, RelationType]
-    _judge: Any
-
-    if TYPE_CHECKING:
-        async def _ready(self) -> Store: ...
-        def _group(self, group_id: Any) -> str: ...
-        def _lock(self, group_id: str) -> asyncio.Lock: ...
-        def _now(self) -> datetime: ...
 
     async def merge_entities(
         self, group_id: str, keep: str, merge: str | Iterable[str], *, actor: str | None = None,
@@ -71,7 +57,7 @@ class Repair:
             raise InvalidInputError("merge", "name at least one entity to merge")
         who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)
         store = await self._ready()
-        offline = await self._ingestion.model_client() is None and self._judge is None
+        offline = await self._services.model() is None and self._judge is None
 
         def relation_type(key: str) -> RelationType | None:  # as ingestion decides (see ingest.pipeline)
             declared = self._relation_types.get(key)
@@ -113,6 +99,6 @@ class Repair:
         store = await self._ready()
         with span("split_entity", group_id=g):
             return await _split_entity(
-                store, g, mid or "", clock=self._now, embed=self._ingestion.embed_for(g), actor=who[0],
+                store, g, mid or "", clock=self._now, embed=self._services.embed_for(g), actor=who[0],
                 on_behalf_of=who[1], hold=self._lock(g),
             )

@@ -23,7 +23,6 @@ from ._lifecycle import Lifecycle
 from ._lifecycle import ModelArg as ModelArg  # re-exported: its home before the lifecycle moved out
 from ._maintenance import Maintenance
 from ._repair import Repair
-from .embed.protocol import fusion_weight, is_lexical
 from .errors import InvalidInputError, NotFoundError
 from .ingest.bulk import EpisodeItem
 from .ingest.direct import FactInput, Resolver
@@ -127,7 +126,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
             on_behalf_of=actor_text("on_behalf_of", on_behalf_of),
         )
         store = await self._ready()
-        vector = await self._ingestion.embed_one(data.fact, (g,))  # before the group is held: it may wait on a network
+        vector = await self._services.embed_one(data.fact, (g,))  # before the group is held: it may wait on a network
         settings = Resolver(
             clock=self._now,
             judge=self._judge,
@@ -489,16 +488,15 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
                 vector = np.asarray(query_vector, dtype=np.float32)
             except (TypeError, ValueError):
                 raise InvalidInputError("query_vector", "expected a list of numbers") from None
-            if vector.shape != (self._ingestion.embedder.dimension,):
+            if vector.shape != (self._services.embedder.dimension,):
                 raise InvalidInputError(
-                    "query_vector", f"expected {self._ingestion.embedder.dimension} numbers, got shape {vector.shape}"
+                    "query_vector", f"expected {self._services.embedder.dimension} numbers, got shape {vector.shape}"
                 )
             if not np.isfinite(vector).all():
                 raise InvalidInputError("query_vector", "must hold finite numbers only (no NaN or infinity)")
         elif "cosine" in chosen.methods or chosen.reranker == "mmr":
-            lexical = is_lexical(self._ingestion.embedder)  # its vectors are words: not "who", "is"
-            embedded = question.terms if lexical else text
-            vector = np.frombuffer(await self._ingestion.embed_one(embedded, args.groups), dtype=np.float32)
+            embedded = question.terms if self._services.lexical else text  # its vectors are words: not "who", "is"
+            vector = np.frombuffer(await self._services.embed_one(embedded, args.groups), dtype=np.float32)
         else:
             vector = None
         request = SearchRequest(
@@ -506,7 +504,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
             now=self._now(), as_of=args.as_of, known_at=args.known_at, include_retired=include_retired,
             include_events=include_events,
             centers=args.centers, filters=args.filters, cross_encoder=self._cross_encoder,
-            cosine_weight=fusion_weight(self._ingestion.embedder), question=question,
+            cosine_weight=self._services.fusion_weight, question=question,
         )
         started = time.perf_counter()
         with span("search", scopes=",".join(args.scopes), recipe=chosen.name):

@@ -17,7 +17,6 @@ from typing import Any
 from . import checks
 from ._arguments import TimeLike
 from ._context import CONTEXT_SCOPES
-from ._lifecycle import ModelArg
 from ._portal import Portal
 from ._sync_shell import SyncShell, _SyncCore
 from .context import Context, ContextParts, TokenCounter
@@ -60,6 +59,7 @@ from .model import (
 from .search.engine import SCOPES
 from .search.recipes import Recipe
 from .search.types import CrossEncoder, SearchFilters, SearchResults
+from .services import ModelArg
 from .store import Store
 from .time import Clock
 

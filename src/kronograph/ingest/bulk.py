@@ -15,38 +15,30 @@ one by one builds.
 from __future__ import annotations
 
 import asyncio
-import copy
-import functools
-import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from pydantic import BaseModel
 
-from ..embed.cache import embedding_for
-from ..embed.hashing import HashingEmbedder
-from ..embed.protocol import Embedder
-from ..errors import EmbeddingError, InvalidInputError, NotFoundError
-from ..llm.client import ModelClient
-from ..llm.config import ModelSettings, choose_provider
-from ..llm.protocol import Provider, Usage
+from ..errors import InvalidInputError, NotFoundError
+from ..llm.protocol import Usage
 from ..metrics import record_episode, span
 from ..model import Episode, EpisodeKind, EpisodeResult, EpisodeStatus, RelationType
 from ..store.plan import EpisodeState, Plan
-from ..store.protocol import Store
-from ..time import Clock
+from .checkpoint import Checkpoint
 from .episode_input import EpisodeInput, episode_input
 from .judge import Judge
 from .ownership import Leases
 from .pipeline import Pipeline, PipelineSettings
-from .replies import StoreReplyCache
 from .turns import Ticket, Turns
+
+if TYPE_CHECKING:
+    from ..services import Services
 
 __all__ = ["EpisodeItem", "Ingestion"]
 
@@ -101,13 +93,14 @@ class EpisodeItem:
 
 
 class Ingestion:
+    """Episodes in: one, a batch, the queue's, and resumption, with the
+    memory's shared :class:`~kronograph.services.Services` (store, clock,
+    model, embedder) and its ingestion settings."""
+
     def __init__(
         self,
-        store: Store,
+        services: Services,
         *,
-        clock: Clock,
-        model: Any,
-        embedder: Embedder | None,
         judge: Judge | None,
         relation_types: Mapping[str, RelationType],
         candidate_limit: int,
@@ -117,117 +110,23 @@ class Ingestion:
         lock: Callable[[str], asyncio.Lock],
         leases: Leases,
     ) -> None:
-        if embedder is not None and not isinstance(embedder, Embedder):
-            raise InvalidInputError("embedder", "must have name, dimension and async embed(texts)")
-        self.store = store
-        self._clock = clock
+        self.services = services
+        self.store = services.store
+        self._clock = services.clock
         self._latest: dict[str, datetime] = {}  # latest reference time ingested per group (late-episode metric)
-        self._model_arg = model
-        self._model: ModelClient | None = None
-        self._model_chosen = False
-        self._choosing = asyncio.Lock()
         self._lock = lock
         self.leases = leases
         self._turns = Turns()
         self._in_flight: dict[tuple[str, str], asyncio.Future[None]] = {}  # episodes being added, by (group, id)
         self._max_concurrency = max_concurrency
         self._settings = PipelineSettings(
-            clock=clock, model=None, embedder=embedder or HashingEmbedder(), judge=judge,
-            relation_types=relation_types, candidate_limit=candidate_limit,
+            judge=judge, relation_types=relation_types, candidate_limit=candidate_limit,
             store_raw_content=store_raw_content, context_episodes=context_episodes,
         )
-        if not (model is None or model == "auto" or isinstance(model, Provider | ModelClient | ModelSettings)):
-            raise InvalidInputError(
-                "model", 'expected a provider, a ModelClient, ModelSettings, "auto" or None, '
-                f"not {model!r}"
-            )
 
-    # -- configuration -------------------------------------------------------------
     async def _pipeline(self) -> Pipeline:
-        if not self._model_chosen:  # once chosen, no await: callers keep their order
-            async with self._choosing:
-                if not self._model_chosen:
-                    await self._choose_model()
-        return Pipeline(self.store, self._settings, self.leases, self._lock)
-
-    async def _choose_model(self) -> None:
-        arg = self._model_arg
-        provider: Provider | None
-        if isinstance(arg, ModelClient):
-            if arg.cache is None:  # a client without a cache of its own uses this store's
-                arg = copy.copy(arg)  # (a copy: the caller's client may serve other memories)
-                arg.cache = StoreReplyCache(self.store, self._clock)
-            self._model = arg
-        else:
-            if arg == "auto" or isinstance(arg, ModelSettings):
-                # May probe a local Ollama server (up to its timeout): on a worker
-                # thread, so the event loop runs on. Settings without a provider
-                # fall back to the environment.
-                provider = await asyncio.to_thread(choose_provider, None if arg == "auto" else arg)
-            else:
-                provider = arg
-            cache = StoreReplyCache(self.store, self._clock)
-            self._model = ModelClient(provider, cache=cache) if provider is not None else None
-        if self._model is None:
-            _log.info("kronograph: no model configured: episodes are read by the offline extractor")
-        self._settings.model = self._model
-        self._model_chosen = True
-
-    async def model_client(self) -> ModelClient | None:
-        """The model configured for this memory (chosen on first use), or None."""
-        await self._pipeline()
-        return self._model
-
-    async def aclose(self) -> None:
-        """Close the HTTP client of a provider this memory chose itself (from
-        ``"auto"`` or settings); a provider or client passed in is its owner's."""
-        made_here = self._model_arg == "auto" or isinstance(self._model_arg, ModelSettings)
-        if self._model is not None and made_here:
-            close = getattr(self._model.provider, "aclose", None)
-            if close is not None:
-                await close()
-
-    async def check_embedder(self) -> None:
-        """Record the embedder with the store's first vectors; refuse another dimension."""
-        embedder = self._settings.embedder
-        mine = json.dumps({"name": embedder.name, "dimension": embedder.dimension})
-        kept = json.loads(await self.store.claim_setting("embedder", mine))
-        from ..embed import check_dimension
-
-        try:
-            check_dimension(embedder, (str(kept["name"]), int(kept["dimension"])))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise EmbeddingError(f"this store's embedder record is unreadable: {kept!r}") from exc
-
-    @property
-    def settings_store_raw(self) -> bool:
-        return self._settings.store_raw_content
-
-    @property
-    def embedder(self) -> Embedder:
-        return self._settings.embedder
-
-    async def embed_one(self, text: str, group_ids: Iterable[str]) -> bytes:
-        """One text's vector, as stored (float32 bytes), for those groups."""
-        with embedding_for(group_ids):
-            matrix = await self._settings.embedder.embed([text])
-        if matrix.shape != (1, self._settings.embedder.dimension):
-            raise EmbeddingError(f"{self._settings.embedder.name} returned vectors of shape {matrix.shape}")
-        return np.asarray(matrix[0], dtype=np.float32).tobytes()
-
-    def embed_for(self, group_id: str) -> Callable[[list[str]], Awaitable[list[bytes]]]:
-        """Embeds several texts for one group (see :func:`embed_many`)."""
-        return functools.partial(self.embed_many, group_id=group_id)
-
-    async def embed_many(self, texts: list[str], *, group_id: str) -> list[bytes]:
-        """Several texts' vectors, as stored (float32 bytes), in one call, for the group."""
-        if not texts:
-            return []
-        with embedding_for((group_id,)):
-            matrix = await self._settings.embedder.embed(texts)
-        if matrix.shape != (len(texts), self._settings.embedder.dimension):
-            raise EmbeddingError(f"{self._settings.embedder.name} returned vectors of shape {matrix.shape}")
-        return [np.asarray(row, dtype=np.float32).tobytes() for row in matrix]
+        model = await self.services.model()  # chosen on first use; no await after: callers keep their order
+        return Pipeline(self.services, model, self._settings, self.leases, self._lock)
 
     def _input(self, group_id: str, item: EpisodeItem, where: str, user_name: str | None = None) -> EpisodeInput:
         try:
@@ -270,7 +169,7 @@ class Ingestion:
             self._in_flight.pop(key).set_result(None)
 
     async def _run(
-        self, pipeline: Pipeline, inp: EpisodeInput, checkpoint: dict[str, Any], usage: Usage | None = None,
+        self, pipeline: Pipeline, inp: EpisodeInput, checkpoint: Checkpoint, usage: Usage | None = None,
         *, turn: Ticket | None = None,
     ) -> EpisodeResult:
         latest = self._latest.get(inp.group_id)
@@ -317,7 +216,7 @@ class Ingestion:
                         f"{label}[{i}].{_id_field(label)}",
                         f"{inp.episode_id!r} was already used for an episode with other content",
                     )
-            checkpoints: dict[int, dict[str, Any]] = {}
+            checkpoints: dict[int, Checkpoint] = {}
             first: dict[str, int] = {}
             # The order given: one-by-one ingestion of the same list builds the same graph.
             try:
@@ -340,7 +239,7 @@ class Ingestion:
         return [r for r in results if r is not None]
 
     async def _batch(
-        self, pipeline: Pipeline, inputs: list[EpisodeInput], checkpoints: dict[int, dict[str, Any]],
+        self, pipeline: Pipeline, inputs: list[EpisodeInput], checkpoints: dict[int, Checkpoint],
         results: list[EpisodeResult | None], first: dict[str, int], turn: Ticket,
     ) -> None:
         """A registered batch: extracted concurrently, then, in the group's
@@ -378,7 +277,7 @@ class Ingestion:
         inp = self._input(group_id, item, "", user_name)
         await self._pipeline()  # the model is chosen now: a bad configuration fails the request, not the worker
         now = self._clock()
-        raw = self.settings_store_raw
+        raw = self._settings.store_raw_content
         plan = Plan(group_id=group_id, now=now, expected_revision=None)
         plan.new_episodes.append(inp.episode(now, store_raw_content=raw))  # without it, the text waits in pending
         pending = inp.pending(with_content=not raw)
@@ -414,7 +313,7 @@ class Ingestion:
             except InvalidInputError as exc:
                 return await pipeline.failed(_stub(progress.episode), exc, False, Usage())
             with self._taking((group_id, inp.episode_id)):
-                result = await self._run(pipeline, inp, progress.checkpoint or {}, turn=turn)
+                result = await self._run(pipeline, inp, Checkpoint.from_json(progress.checkpoint), turn=turn)
         for attempt in range(1, attempts):
             if result.status != EpisodeStatus.RETRYABLE:
                 break
@@ -426,7 +325,7 @@ class Ingestion:
                 if again is None:
                     break  # removed, finished or taken up by another worker meanwhile
                 with self._taking((group_id, inp.episode_id)):
-                    result = await self._run(pipeline, inp, again.checkpoint or {}, turn=turn)
+                    result = await self._run(pipeline, inp, Checkpoint.from_json(again.checkpoint), turn=turn)
         return result
 
     # -- resumption --------------------------------------------------------------------
@@ -452,7 +351,7 @@ class Ingestion:
                     continue
                 _log.info("kronograph: resuming episode %s of group %s (%s)", episode_id, group_id, _status)
                 with self._taking((group_id, episode_id)):
-                    results.append(await self._run(pipeline, inp, progress.checkpoint or {}, turn=turn))
+                    results.append(await self._run(pipeline, inp, Checkpoint.from_json(progress.checkpoint), turn=turn))
         return results
 
 

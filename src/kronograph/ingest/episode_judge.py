@@ -3,21 +3,21 @@
 Before the episode's transaction, every new fact is screened against the
 stored graph; those left with candidates only a judge can weigh are put to
 the model in **one** call (or, with a plain judge and no model, one judge call
-each). The answers are mapped back to uuids per new fact, as plain JSON that
-is checkpointed; ids the model names outside what it was shown for that fact
+each). The answers are mapped back to uuids per new fact
+(:class:`~.checkpoint.JudgedFact`, checkpointed); ids the model names outside what it was shown for that fact
 are kept apart as refused, and the guard ignores them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from ..llm.client import ModelClient
 from ..llm.protocol import Usage
 from ..model import RelationType
 from ..store.protocol import ResolutionReads
 from ..store.records import FactRecord
+from .checkpoint import JudgedFact, Verdicts
 from .direct import fact_candidates
 from .judge import Judge, ask_judge
 from .prompts import judge_prompt
@@ -25,9 +25,6 @@ from .resolution import screen
 from .schema import JudgeAnswer
 
 __all__ = ["gather_verdicts"]
-
-Verdicts = dict[str, dict[str, Any]]  # fact index -> {"contradicts", "duplicate_of", "shown", "refused"}
-
 
 async def gather_verdicts(
     store: ResolutionReads,
@@ -58,21 +55,21 @@ async def gather_verdicts(
     out: Verdicts = {}
     for i, record, shown in questions:
         verdict = await ask_judge(judge, record.to_fact(), [c.to_fact() for c in shown])
-        out[str(i)] = _entry(verdict.contradicts, verdict.duplicate_of, {c.uuid: c.uuid for c in shown})
+        out[i] = _entry(verdict.contradicts, verdict.duplicate_of, {c.uuid: c.uuid for c in shown})
     return out
 
 
-def _entry(contradicts: Sequence[str], duplicate_of: str | None, shown: Mapping[str, str]) -> dict[str, Any]:
+def _entry(contradicts: Sequence[str], duplicate_of: str | None, shown: Mapping[str, str]) -> JudgedFact:
     """Map the ids a judge named to uuids; what it was not shown is refused."""
     refused = [x for x in dict.fromkeys(contradicts) if x not in shown]
     if duplicate_of is not None and duplicate_of not in shown:
         refused.append(duplicate_of)
-    return {
-        "contradicts": [shown[x] for x in dict.fromkeys(contradicts) if x in shown],
-        "duplicate_of": shown.get(duplicate_of) if duplicate_of is not None else None,
-        "shown": sorted(shown.values()),
-        "refused": refused,
-    }
+    return JudgedFact(
+        contradicts=tuple(shown[x] for x in dict.fromkeys(contradicts) if x in shown),
+        duplicate_of=shown.get(duplicate_of) if duplicate_of is not None else None,
+        shown=tuple(sorted(shown.values())),
+        refused=tuple(refused),
+    )
 
 
 async def _ask_model(
@@ -101,5 +98,5 @@ async def _ask_model(
         if entry is None:
             continue
         i, local = entry
-        out[str(i)] = _entry(verdict.contradicts, verdict.duplicate_of, local)
+        out[i] = _entry(verdict.contradicts, verdict.duplicate_of, local)
     return out

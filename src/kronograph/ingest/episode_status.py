@@ -4,8 +4,8 @@ held by another worker, taken over, retryable or quarantined.
 
 A base class of :class:`~.pipeline.Pipeline`, so the pipeline module keeps to
 the stages an episode goes through while this one keeps the bookkeeping of
-its status and lease. It uses the pipeline's ``store``, ``settings``,
-``leases`` and ``_now``, declared below for the type checker.
+its status and lease. What both halves use (the shared services, the chosen
+model, the settings and the leases) is set up here.
 """
 
 from __future__ import annotations
@@ -29,16 +29,19 @@ from ..errors import (
     StoreError,
     TransientModelError,
 )
+from ..llm.client import ModelClient
 from ..llm.protocol import Usage
 from ..model import Episode, EpisodeKind, EpisodeResult, EpisodeStatus, ModelUsage, trusted
 from ..redact import exception_text, traceback_text
 from ..store.plan import EpisodeState, Plan
 from ..store.protocol import Store
+from .checkpoint import Checkpoint
 from .episode_input import EpisodeInput
 from .ownership import Leases
 from .replies import replies
 
 if TYPE_CHECKING:
+    from ..services import Services
     from .pipeline import PipelineSettings
 
 __all__ = ["EpisodeStatuses", "model_usage"]
@@ -54,12 +57,17 @@ _TAKEABLE = tuple(s.value for s in EpisodeStatus if s != EpisodeStatus.COMPLETE)
 class EpisodeStatuses:
     """The status half of :class:`~.pipeline.Pipeline`."""
 
-    store: Store
-    settings: PipelineSettings
-    leases: Leases
+    def __init__(
+        self, services: Services, model: ModelClient | None, settings: PipelineSettings, leases: Leases
+    ) -> None:
+        self.services = services
+        self.store: Store = services.store
+        self.model = model  # chosen already (see Services.model)
+        self.settings = settings
+        self.leases = leases
 
-    if TYPE_CHECKING:
-        def _now(self) -> datetime: ...
+    def _now(self) -> datetime:
+        return self.services.clock()
 
     def _episode_state(self, episode_id: str, status: EpisodeStatus, now: datetime, **fields: Any) -> EpisodeState:
         """A new state of an episode this memory holds: written only while it
@@ -79,7 +87,7 @@ class EpisodeStatuses:
         await self.store.apply(self._state_plan(group_id, state))
 
     def _extracts_now(self, inp: EpisodeInput) -> bool:
-        return self.settings.model is not None and inp.kind.value != "json"
+        return self.model is not None and inp.kind.value != "json"
 
     def _registration(self, inp: EpisodeInput, status: EpisodeStatus) -> Plan:
         """The plan that records an episode as received (or already extracting),
@@ -94,7 +102,7 @@ class EpisodeStatuses:
         )
         return plan
 
-    async def admit(self, inp: EpisodeInput, *, now: bool = False) -> tuple[EpisodeResult | None, dict[str, Any]]:
+    async def admit(self, inp: EpisodeInput, *, now: bool = False) -> tuple[EpisodeResult | None, Checkpoint]:
         """Register a new episode, or find where a known one got to: returns the
         result to give back at once (a duplicate), or the checkpoint to go on
         from. ``now``: extraction starts right away (one status write fewer).
@@ -104,7 +112,7 @@ class EpisodeStatuses:
         registration = self._registration(inp, EpisodeStatus.EXTRACTING if extracting else EpisodeStatus.RECEIVED)
         progress = await self.store.register_episode(registration, inp.episode_id)
         if progress is None:  # it was new, and is registered now
-            return None, {"_extracting": True} if extracting else {}
+            return None, Checkpoint(extracting=extracting)
         stored = progress.episode
         if stored.kind == EpisodeKind.FACT or stored.content_hash is None:
             raise InvalidInputError("episode_id", f"{inp.episode_id!r} is the id of facts added directly (add_fact)")
@@ -113,14 +121,14 @@ class EpisodeStatuses:
                 "episode_id", f"{inp.episode_id!r} was already used for an episode with other content"
             )
         if stored.status == EpisodeStatus.COMPLETE:
-            return self.duplicate(inp, progress.result or {}), {}
+            return self.duplicate(inp, progress.result or {}), Checkpoint()
         claimed = await self.leases.claim(inp.group_id, stored.uuid, _TAKEABLE)
         if claimed is None:
             again = await self.store.episode_progress(inp.group_id, stored.uuid)
             if again is not None and again.episode.status == EpisodeStatus.COMPLETE:
-                return self.duplicate(inp, again.result or {}), {}
-            return self.busy(inp, again.episode if again is not None else stored), {}
-        return None, claimed.checkpoint or {}
+                return self.duplicate(inp, again.result or {}), Checkpoint()
+            return self.busy(inp, again.episode if again is not None else stored), Checkpoint()
+        return None, Checkpoint.from_json(claimed.checkpoint)
 
     async def taken_over(self, inp: EpisodeInput, lost: LeaseLostError) -> EpisodeResult:
         """The answer of a worker whose lease lapsed and whose episode another

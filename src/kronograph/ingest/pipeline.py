@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from ..embed.cache import embedding_for
-from ..embed.protocol import Embedder
 from ..errors import EmbeddingError
 from ..event_relations import event_default
 from ..ids import new_id
@@ -47,7 +46,7 @@ from ..model import (
 from ..store.plan import Plan
 from ..store.protocol import Store
 from ..store.records import FactRecord
-from ..time import Clock
+from .checkpoint import Checkpoint, JudgedFact
 from .direct import possible_contradictions, resolve_fact
 from .entity_match import choose_entities, place_entities
 from .episode_input import EpisodeInput
@@ -62,6 +61,9 @@ from .people import anchors_of
 from .replies import collecting, replies
 from .resolution import Screening, refusal_event
 from .schema import Extraction
+
+if TYPE_CHECKING:
+    from ..services import Services
 
 __all__ = ["OFFLINE_RELATION_TYPES", "REDOS", "Pipeline", "PipelineSettings"]
 
@@ -92,9 +94,9 @@ REDOS = 3  # times an episode's entity and judge decisions are made again when t
 
 @dataclass(slots=True)
 class PipelineSettings:
-    clock: Clock
-    model: ModelClient | None
-    embedder: Embedder
+    """How the memory ingests (its arguments); the store, clock, model and
+    embedder are the shared :class:`~kronograph.services.Services`."""
+
     judge: Judge | None
     relation_types: Mapping[str, RelationType]
     candidate_limit: int = 50
@@ -132,26 +134,22 @@ class Pipeline(EpisodeStatuses):
     are in :class:`~.episode_status.EpisodeStatuses`."""
 
     def __init__(
-        self, store: Store, settings: PipelineSettings, leases: Leases, lock: Callable[[str], asyncio.Lock]
+        self, services: Services, model: ModelClient | None, settings: PipelineSettings, leases: Leases,
+        lock: Callable[[str], asyncio.Lock],
     ) -> None:
-        self.store = store
-        self.settings = settings
-        self.leases = leases
+        super().__init__(services, model, settings, leases)
         self.lock = lock  # the group's write lock, held from the commit's revision check to its end
 
-    def _now(self) -> datetime:
-        return self.settings.clock()
-
     # -- stages ------------------------------------------------------------------
-    async def extract_stage(self, inp: EpisodeInput, checkpoint: dict[str, Any], usage: Usage) -> dict[str, Any]:
+    async def extract_stage(self, inp: EpisodeInput, checkpoint: Checkpoint, usage: Usage) -> Checkpoint:
         """The extractor's output, from the checkpoint or freshly made (and
         checkpointed when a model was paid for it)."""
-        if "extraction" in checkpoint:
+        if checkpoint.extraction is not None:
             return checkpoint
-        model = self.settings.model if inp.kind.value != "json" else None
+        model = self.model if inp.kind.value != "json" else None
         context = []
         if model is not None:
-            if not checkpoint.pop("_extracting", False):
+            if not checkpoint.extracting:
                 extracting = self._episode_state(inp.episode_id, EpisodeStatus.EXTRACTING, self._now())
                 await self._state(inp.group_id, extracting)
             if self.settings.context_episodes > 0 or inp.previous_episode_ids is not None:
@@ -172,15 +170,18 @@ class Pipeline(EpisodeStatuses):
             extraction, provenance, unread = await self._keeping_replies(
                 inp.group_id, inp.episode_id, extract(inp, model=model, context=context, usage=usage)
             )
-            checkpoint = {
-                **checkpoint, "extraction": extraction.model_dump(mode="json"), "provenance": provenance,
-                "unread": unread,
-            }
+            checkpoint = replace(
+                checkpoint, extracting=False, provenance=provenance, unread=tuple(unread),
+                # as a resumption reads it back: a fresh run and a resumed one see the same values
+                extraction=Extraction.model_validate(extraction.model_dump(mode="json")),
+            )
             if usage.calls > calls:
-                checkpoint["usage"] = usage.as_dict()
+                checkpoint = replace(checkpoint, usage=_snapshot(usage))
                 await self._state(
                     inp.group_id,
-                    self._episode_state(inp.episode_id, EpisodeStatus.RESOLVING, self._now(), checkpoint=checkpoint),
+                    self._episode_state(
+                        inp.episode_id, EpisodeStatus.RESOLVING, self._now(), checkpoint=checkpoint.to_json()
+                    ),
                 )
         return checkpoint
 
@@ -189,7 +190,7 @@ class Pipeline(EpisodeStatuses):
         declared = inp.ontology.relation_types().get(key) or self.settings.relation_types.get(key)
         if declared is not None:
             return declared
-        if self.settings.model is None and self.settings.judge is None:
+        if self.model is None and self.settings.judge is None:
             return OFFLINE_RELATION_TYPES.get(key)
         return None
 
@@ -221,23 +222,24 @@ class Pipeline(EpisodeStatuses):
         own = self.settings.store_raw_content
         if own:
             texts.append(inp.content)
+        embedder = self.services.embedder
         with embedding_for((inp.group_id,)):
-            matrix = await self.settings.embedder.embed(texts)
-        if matrix.shape != (len(texts), self.settings.embedder.dimension):
+            matrix = await embedder.embed(texts)
+        if matrix.shape != (len(texts), embedder.dimension):
             raise EmbeddingError(
-                f"{self.settings.embedder.name} returned vectors of shape {matrix.shape}, "
-                f"expected ({len(texts)}, {self.settings.embedder.dimension})"
+                f"{embedder.name} returned vectors of shape {matrix.shape}, "
+                f"expected ({len(texts)}, {embedder.dimension})"
             )
         n = len(drafts.entities)
         names = {d.key: matrix[i] for i, d in enumerate(drafts.entities)}
         return names, [matrix[n + j] for j in range(len(drafts.facts))], matrix[-1] if own else None
 
     async def resolve_stage(
-        self, inp: EpisodeInput, checkpoint: dict[str, Any], drafts: Drafts, vectors: dict[str, np.ndarray],
+        self, inp: EpisodeInput, checkpoint: Checkpoint, drafts: Drafts, vectors: dict[str, np.ndarray],
         usage: Usage,
-    ) -> dict[str, Any]:
+    ) -> Checkpoint:
         """Entity choices and judge verdicts, against the graph as it is now."""
-        if "entities" in checkpoint and "verdicts" in checkpoint:
+        if checkpoint.decided:
             return checkpoint
         with collecting(inp.group_id):
             resolving = self._resolve(inp, checkpoint, drafts, vectors, usage)
@@ -259,12 +261,12 @@ class Pipeline(EpisodeStatuses):
             raise
 
     async def _resolve(
-        self, inp: EpisodeInput, checkpoint: dict[str, Any], drafts: Drafts, vectors: dict[str, np.ndarray],
+        self, inp: EpisodeInput, checkpoint: Checkpoint, drafts: Drafts, vectors: dict[str, np.ndarray],
         usage: Usage,
-    ) -> dict[str, Any]:
-        model = self.settings.model
+    ) -> Checkpoint:
+        model = self.model
         calls = usage.calls
-        choices = checkpoint.get("entities")
+        choices = checkpoint.entities
         if choices is None:
             choices = await choose_entities(
                 self.store, inp.group_id, drafts.entities, vectors,
@@ -277,15 +279,13 @@ class Pipeline(EpisodeStatuses):
             model=model, judge=self.settings.judge if model is None else None,
             limits=[self._limit(inp, f.relation) for f in drafts.facts], usage=usage,
         )
-        checkpoint = {**checkpoint, "entities": choices, "verdicts": verdicts}
+        checkpoint = replace(checkpoint, entities=choices, verdicts=verdicts)
         if usage.calls > calls:  # written just before the commit's transaction, in the same trip
-            checkpoint["usage"] = usage.as_dict()
-            checkpoint["_state"] = self._state_plan(
-                inp.group_id,
-                self._episode_state(
-                    inp.episode_id, EpisodeStatus.COMMITTING, self._now(), checkpoint=dict(checkpoint)
-                ),
+            checkpoint = replace(checkpoint, usage=_snapshot(usage))
+            state = self._episode_state(
+                inp.episode_id, EpisodeStatus.COMMITTING, self._now(), checkpoint=checkpoint.to_json()
             )
+            checkpoint = replace(checkpoint, state=self._state_plan(inp.group_id, state))
         return checkpoint
 
     def _record(
@@ -331,15 +331,15 @@ class Pipeline(EpisodeStatuses):
         )
 
     async def commit_stage(
-        self, inp: EpisodeInput, checkpoint: dict[str, Any], drafts: Drafts, vectors: dict[str, np.ndarray],
+        self, inp: EpisodeInput, checkpoint: Checkpoint, drafts: Drafts, vectors: dict[str, np.ndarray],
         fact_vectors: list[np.ndarray], usage: Usage, episode_vector: np.ndarray | None = None,
     ) -> EpisodeResult:
         """Everything the episode writes, and its completion, in one transaction."""
         g = inp.group_id
-        choices: dict[str, Any] = checkpoint.get("entities") or {}
-        verdicts: dict[str, Any] = checkpoint.get("verdicts") or {}
+        choices = checkpoint.entities or {}
+        verdicts = checkpoint.verdicts or {}
         outcome = _Outcome()
-        async with self.store.unit(g, after=checkpoint.pop("_state", None)) as tx:
+        async with self.store.unit(g, after=checkpoint.state) as tx:
             progress = await tx.episode_progress(g, inp.episode_id)
             if progress is not None and progress.episode.status == EpisodeStatus.COMPLETE:
                 return self.duplicate(inp, progress.result or {})  # another worker got there first
@@ -354,7 +354,7 @@ class Pipeline(EpisodeStatuses):
             for i, draft in enumerate(drafts.facts):
                 await self._commit_fact(tx, inp, i, draft, drafts, placed, verdicts, fact_vectors, outcome)
             final = Plan(group_id=g, now=self._now(), expected_revision=None)
-            notes = episode_notes(checkpoint.get("unread") or [], facts=len(drafts.facts))
+            notes = episode_notes(checkpoint.unread, facts=len(drafts.facts))
             summary = {
                 "extractor": drafts.provenance.get("extractor"),
                 "entities": len(placed),
@@ -399,7 +399,7 @@ class Pipeline(EpisodeStatuses):
         draft: FactDraft,
         drafts: Drafts,
         placed: Mapping[str, Any],
-        verdicts: Mapping[str, Any],
+        verdicts: Mapping[int, JudgedFact],
         fact_vectors: list[np.ndarray],
         outcome: _Outcome,
     ) -> None:
@@ -409,16 +409,16 @@ class Pipeline(EpisodeStatuses):
         assert record is not None
         if record.source_uuid == record.target_uuid:
             return  # two names of one entity: a fact from an entity to itself says nothing
-        judged = verdicts.get(str(index))
-        has_judge = self.settings.model is not None or self.settings.judge is not None
+        judged = verdicts.get(index)
+        has_judge = self.model is not None or self.settings.judge is not None
 
         async def verdict(screening: Screening) -> Verdict:
             if judged is None:
                 return Verdict()
             shown = {c.uuid for c in screening.for_judge}
             return Verdict(
-                contradicts=[u for u in judged["contradicts"] if u in shown],
-                duplicate_of=judged["duplicate_of"] if judged["duplicate_of"] in shown else None,
+                contradicts=[u for u in judged.contradicts if u in shown],
+                duplicate_of=judged.duplicate_of if judged.duplicate_of in shown else None,
             )
 
         result, _ = await resolve_fact(
@@ -427,10 +427,10 @@ class Pipeline(EpisodeStatuses):
             authority=lambda key: self._authority(inp, key), actor=inp.actor,
         )
         outcome.flagged.extend(possible_contradictions(result))
-        if judged and judged.get("refused"):
-            outcome.refused.extend(judged["refused"])
+        if judged is not None and judged.refused:
+            outcome.refused.extend(judged.refused)
             plan.audit.append(
-                refusal_event(g, plan.now, inp.episode_id, result.target.uuid, judged["refused"], inp.actor)
+                refusal_event(g, plan.now, inp.episode_id, result.target.uuid, list(judged.refused), inp.actor)
             )
         if not result.merged and index < len(fact_vectors):
             plan.fact_embeddings[result.target.uuid] = np.asarray(fact_vectors[index], dtype=np.float32).tobytes()
@@ -454,7 +454,7 @@ class Pipeline(EpisodeStatuses):
 
     # -- the whole way -----------------------------------------------------------
     async def run(
-        self, inp: EpisodeInput, checkpoint: dict[str, Any] | None = None, usage: Usage | None = None,
+        self, inp: EpisodeInput, checkpoint: Checkpoint | None = None, usage: Usage | None = None,
         *, turn: Callable[[], Awaitable[None]] | None = None,
     ) -> EpisodeResult:
         """Take an admitted episode from its checkpoint to complete, or to
@@ -462,18 +462,19 @@ class Pipeline(EpisodeStatuses):
         ``turn`` waits until the group's earlier episodes are in: extraction
         goes ahead of it, resolution and the commit after it."""
         usage = usage or Usage()
-        checkpoint = dict(checkpoint or {})
-        if isinstance(checkpoint.get("usage"), dict) and usage.calls == 0 and usage.cached == 0:
-            usage.merge(Usage.from_dict(checkpoint["usage"]))  # what earlier attempts paid for
+        checkpoint = checkpoint or Checkpoint()
+        if checkpoint.usage is not None and usage.calls == 0 and usage.cached == 0:
+            usage.merge(checkpoint.usage)  # what earlier attempts paid for
         try:
             checkpoint = await self.extract_stage(inp, checkpoint, usage)
-            extraction = Extraction.model_validate(checkpoint["extraction"])
-            drafts = clean(extraction, inp, dict(checkpoint.get("provenance") or {}))
+            if checkpoint.extraction is None:
+                raise AssertionError("unreachable: the extract stage fills the extraction in")
+            drafts = clean(checkpoint.extraction, inp, dict(checkpoint.provenance))
             vectors, fact_vectors, episode_vector = await self._vectors(inp, drafts)
             if turn is not None:  # the group's earlier episodes first: this one resolves against them
                 await turn()
             for attempt in range(REDOS + 1):
-                decided = "entities" in checkpoint and "verdicts" in checkpoint  # at some earlier revision
+                decided = checkpoint.decided  # at some earlier revision
                 revision = await self.store.revision(inp.group_id)
                 checkpoint = await self.resolve_stage(inp, checkpoint, drafts, vectors, usage)
                 async with self.lock(inp.group_id):
@@ -487,14 +488,19 @@ class Pipeline(EpisodeStatuses):
         except Exception as exc:
             return await self._failure(inp, exc, usage)
 
-    async def _undecided(self, inp: EpisodeInput, checkpoint: dict[str, Any]) -> dict[str, Any]:
+    async def _undecided(self, inp: EpisodeInput, checkpoint: Checkpoint) -> Checkpoint:
         """The checkpoint without decisions the group has moved under; the
         replies paid for them go to the reply cache, so asking the same again
         costs nothing."""
-        state: Plan | None = checkpoint.get("_state")
+        state = checkpoint.state
         if state is not None and state.cached_replies:
             paid = Plan(group_id=inp.group_id, now=self._now(), expected_revision=None)
             paid.cached_replies.extend(state.cached_replies)
             paid.replies_episode = inp.episode_id
             await self.store.apply(paid)
-        return {k: v for k, v in checkpoint.items() if k not in ("entities", "verdicts", "_state")}
+        return checkpoint.undecided()
+
+
+def _snapshot(usage: Usage) -> Usage:
+    """The usage so far, as a checkpoint keeps it (the running one goes on counting)."""
+    return Usage.from_dict(usage.as_dict())
