@@ -22,8 +22,8 @@ from kronograph.store.sql import (
     saga_queries,
     upkeep_queries,
 )
-from kronograph.store.sql.plan_sql import statements
 from kronograph.store.sql.dialect import Dialect
+from kronograph.store.sql.plan_sql import statements
 from kronograph.store.sqlite.rows import DIALECT as SQLITE
 
 NOW = datetime(2024, 5, 1, tzinfo=UTC)

@@ -234,16 +234,9 @@ async def neighbours(
     """Each entity's neighbours through unexpired facts (valid at ``at``,
     when given), either direction."""
     keys = list(entity_uuids)
-    out: dict[str, set[str]] = {u: set() for u in keys}
     if not keys:
-        return out
-    found = await fetch_all(conn, graph_queries.neighbours(D, group_id, keys, at))
-    for source, target in found:
-        if source in out:
-            out[source].add(target)
-        if target in out:
-            out[target].add(source)
-    return out
+        return {}
+    return graph_queries.neighbour_sets(keys, await fetch_all(conn, graph_queries.neighbours(D, group_id, keys, at)))
 
 
 # One step of the walk from the rows of {0}: the other end of each unexpired

@@ -1,12 +1,13 @@
 """What the SQL of SQLite and PostgreSQL (and Citus, a PostgreSQL) says differently.
 
-The read queries are built once (``kronograph.store.sql``), from a dialect:
-how a parameter is written, how a list is bound and joined, how uuids are
-ordered byte by byte, how a boolean is tested, how rows join within their
-group, and each backend's column lists for the row converters of
-``kronograph.store.rows``. What the engines do differently rather than say
-differently (full-text ranking, vector indexes, locking) stays in each
-backend's own modules.
+The queries are built once (``kronograph.store.sql``), from a dialect: how
+a parameter is written, how a list is bound and joined, how uuids are
+ordered byte by byte, how a boolean is tested, how JSON is read, how rows
+join within their group, how an insert meets a row already there, and each
+backend's column lists for the row converters of ``kronograph.store.rows``.
+What the engines do differently rather than say differently (full-text
+ranking, vector indexes, locking, the graph walk) stays in each backend's
+own modules. Citus is PostgreSQL: it needs no dialect of its own.
 
 A dialect is frozen and hashed by identity (each backend has one), so a
 builder caches the SQL of a query shape per dialect at the cost of a

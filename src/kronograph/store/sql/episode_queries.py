@@ -66,7 +66,7 @@ def progress(d: Dialect, row: Sequence[Any]) -> EpisodeProgress:
     """An episode's progress from a row of :func:`episode_progress`."""
     n = len(row) - 4
     return EpisodeProgress(
-        episode=rows.episode(row[:n]),
+        episode=rows.episode(tuple(row[:n])),
         pending=d.json_value(row[n]),  # type: ignore[arg-type]
         checkpoint=d.json_value(row[n + 1]),  # type: ignore[arg-type]
         result=d.json_value(row[n + 2]),  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ from functools import cache
 from ...time import to_micros
 from .dialect import Dialect, Query
 
-__all__ = ["entities_known_by", "mention_counts", "neighbours", "valid_at"]
+__all__ = ["entities_known_by", "mention_counts", "neighbour_sets", "neighbours", "valid_at"]
 
 
 def valid_at(d: Dialect, at: datetime | None, params: dict[str, object], table: str = "") -> str:
@@ -37,6 +37,17 @@ def neighbours(d: Dialect, group_id: str, entity_uuids: Iterable[str], at: datet
         f" WHERE group_id = {g} AND {d.in_list('target_uuid', 'ids')} AND expired_at IS NULL{when}",
         params,
     )
+
+
+def neighbour_sets(keys: Iterable[str], found: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
+    """Each of ``keys``' neighbours, from :func:`neighbours` rows."""
+    out: dict[str, set[str]] = {u: set() for u in keys}
+    for source, target in found:
+        if source in out:
+            out[source].add(target)
+        if target in out:
+            out[target].add(source)
+    return out
 
 
 @cache
