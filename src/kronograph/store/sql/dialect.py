@@ -130,6 +130,14 @@ class Dialect:
     def _values(self, n: int) -> str:
         return f"VALUES ({','.join([self.mark] * n)})"
 
+    def union_ordered(self, union: str, keys: tuple[tuple[int, str], ...]) -> str:
+        """``union`` ordered by its output columns ``keys`` (position, name),
+        the last a uuid compared byte by byte: here by a wrapper (a union
+        orders by bare output columns only, with no collation)."""
+        *first, (_, last) = keys
+        order = [f"u.{name}" for _, name in first] + [self.bytewise(f"u.{last}")]
+        return f"SELECT * FROM ({union}) u ORDER BY {', '.join(order)}"
+
     def group_where(self, alias: str) -> list[str]:
         """``alias``'s group test for a WHERE clause, where the join to it does
         not already carry it (rows not keyed by group)."""
@@ -152,6 +160,10 @@ class SqliteDialect(Dialect):
 
     def p(self, name: str) -> str:
         return f":{name}"
+
+    def union_ordered(self, union: str, keys: tuple[tuple[int, str], ...]) -> str:
+        # By position: a wrapper would make the planner pick worse lookups inside the union.
+        return f"{union} ORDER BY {', '.join(str(i) for i, _ in keys)}"
 
     def insert(
         self, table: str, columns: tuple[str, ...], *, ignore: bool = False, replace: tuple[str, ...] = (),

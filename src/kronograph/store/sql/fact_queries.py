@@ -168,15 +168,15 @@ def _believed_sql(d: Dialect, shape: _Shape) -> str:
         past.append(f"h.valid_at <= {t} AND (h.invalid_at IS NULL OR h.invalid_at > {t})")
     current += _kind_and_span(d, shape, "f")
     past += _kind_and_span(d, shape, "h")
-    # A union orders by output columns only: the wrapper adds the byte order of uuids.
-    return (
-        f"WITH wanted(uuid) AS ({_believed_candidates(d, shape)})"
-        f" SELECT * FROM (SELECT {d.columns.fact} FROM wanted w"
+    union = (
+        f"SELECT {d.columns.fact} FROM wanted w"
         f" {d.lead_join} facts f ON {d.of_group('f')}f.uuid = w.uuid{d.endpoints()}"
         f" WHERE {' AND '.join(current)}"
         f" UNION ALL SELECT {d.columns.history_fact} FROM wanted w"
-        f" {d.lead_join} fact_history h ON {d.of_group('h')}h.fact_uuid = w.uuid WHERE {' AND '.join(past)}) u"
-        f" ORDER BY {_order(d, 'u')}"
+        f" {d.lead_join} fact_history h ON {d.of_group('h')}h.fact_uuid = w.uuid WHERE {' AND '.join(past)}"
+    )
+    return f"WITH wanted(uuid) AS ({_believed_candidates(d, shape)}) " + d.union_ordered(
+        union, ((9, "valid_at"), (11, "created_at"), (1, "uuid"))
     )
 
 
