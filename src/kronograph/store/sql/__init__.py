@@ -1,8 +1,10 @@
-"""Read queries built once for every SQL backend, from a :class:`Dialect`.
+"""Queries built once for every SQL backend, from a :class:`Dialect`.
 
-Each builder returns the SQL and its named parameters; a backend's read
-modules execute them and convert the rows, and keep only what their engine
-does differently (full text, vectors, where sources are read).
+Each read builder returns the SQL and its named parameters (the SQL of a
+query shape kept per dialect); a backend's read modules execute them and
+convert the rows, and keep only what their engine does differently (full
+text, vectors, the graph walk, where sources are read). ``plan_sql`` gives
+the statements of a plan's changes the same way.
 """
 
 from .dialect import Columns, Dialect, PostgresDialect, Query, SqliteDialect
