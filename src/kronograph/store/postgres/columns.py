@@ -9,7 +9,10 @@ database's collation.
 
 from __future__ import annotations
 
+from ..sql.dialect import Columns, PostgresDialect
+
 __all__ = [
+    "DIALECT",
     "ENTITY_COLUMNS",
     "ENTITY_ORDER",
     "EPISODE_COLUMNS",
@@ -31,13 +34,17 @@ EPISODE_COLUMNS = (
     " p.reference_time, p.created_at, p.saga, p.status, p.metadata, p.error, p.actor, p.on_behalf_of,"
     " p.lease_owner, p.lease_until, p.result, p.speaker, p.role"
 )
-# Public facts: the stored columns, the endpoint names and the sources in
-# order (jsonb, the type of a history snapshot's list, so the two can be unioned).
+# A fact's source episodes in order (jsonb, the type of a history snapshot's
+# list, so the two can be unioned).
+_EPISODES = (
+    '(SELECT jsonb_agg(fs.episode_id ORDER BY fs.added_at, fs.episode_id COLLATE "C") FROM fact_sources fs'
+    "  WHERE fs.group_id = f.group_id AND fs.fact_uuid = f.uuid)"
+)
+# Public facts: the stored columns, the endpoint names and the sources.
 FACT_COLUMNS = (
     "f.uuid, f.group_id, s.name, f.source_uuid, f.relation, o.name, f.target_uuid, f.fact,"
     " f.valid_at, f.invalid_at, f.created_at, f.expired_at, f.invalidated_by, f.attributes,"
-    ' (SELECT jsonb_agg(fs.episode_id ORDER BY fs.added_at, fs.episode_id COLLATE "C") FROM fact_sources fs'
-    "  WHERE fs.group_id = f.group_id AND fs.fact_uuid = f.uuid), f.event"
+    f" {_EPISODES}, f.event"
 )
 FACT_ORDER = 'f.valid_at, f.created_at, f.uuid COLLATE "C"'
 # The same shape, read from a history snapshot.
@@ -61,4 +68,17 @@ SOURCE_COLUMN = (
 FROM_FACTS = (
     " FROM facts f JOIN entities s ON s.group_id = f.group_id AND s.uuid = f.source_uuid"
     " JOIN entities o ON o.group_id = f.group_id AND o.uuid = f.target_uuid"
+)
+
+DIALECT = PostgresDialect(
+    Columns(
+        entity=ENTITY_COLUMNS,
+        episode=EPISODE_COLUMNS,
+        fact=FACT_COLUMNS,
+        fact_list=FACT_COLUMNS,
+        history_fact=HISTORY_FACT_COLUMNS,
+        record=RECORD_COLUMNS,
+        record_sources=", " + SOURCE_COLUMN,
+        fact_episodes=_EPISODES,
+    )
 )

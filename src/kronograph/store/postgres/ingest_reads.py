@@ -1,11 +1,9 @@
-"""Queries of the ingestion pipeline against PostgreSQL: episode progress,
-context, entity candidates, the reply cache and store settings. Scoped by
-group_id, except the few store-wide ones named so (resumption, cache,
-settings).
-
-The ports of ``..sqlite.ingest_reads``, with the same answers; where SQLite
-asks name by name (cheap in process), these ask for every name at once, since
-each round trip to a server costs more than the query.
+"""Queries of the ingestion pipeline on PostgreSQL: the shared ones of
+``..sql.episode_queries`` run on a connection, and entity candidates with
+tsvector ranking. Where SQLite asks name by name (cheap in process), these
+ask for every name at once, since each round trip to a server costs more
+than the query. Scoped by group_id, except the few store-wide ones named so
+(resumption, settings).
 """
 
 from __future__ import annotations
@@ -19,12 +17,14 @@ from typing import Any
 import numpy as np
 from psycopg import AsyncConnection
 
-from ...model import Entity, Episode, FactSource, acronym, normalise_name, trusted
-from ...time import from_micros, to_micros
+from ...model import Entity, Episode, FactSource, acronym, normalise_name
+from ...time import from_micros
 from .. import rows
 from ..records import EntityMatch, EpisodeProgress
-from ..rows import opt_time
-from .columns import ENTITY_COLUMNS, ENTITY_ORDER, EPISODE_COLUMNS
+from ..sql import episode_queries as q
+from .columns import DIALECT as D
+from .columns import ENTITY_COLUMNS, ENTITY_ORDER
+from .execute import fetch_all, fetch_one
 
 __all__ = [
     "cached_reply",
@@ -35,43 +35,22 @@ __all__ = [
     "episode_progress",
     "episodes",
     "fact_sources",
+    "group_settings",
     "setting",
     "unfinished_episodes",
 ]
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
-_EPISODE_WIDTH = len(EPISODE_COLUMNS.split(","))
 _ENTITY_WIDTH = len(ENTITY_COLUMNS.split(","))
-# Past any identity value: an episode not registered yet came after all others.
-_LAST = 1 << 62
 
 
 async def episodes(conn: AsyncConnection, group_id: str, status: str | None) -> list[Episode]:
-    sql = f"SELECT {EPISODE_COLUMNS} FROM episodes p WHERE p.group_id = %(g)s"
-    if status is not None:
-        sql += " AND p.status = %(s)s"
-    cur = await conn.execute(sql + " ORDER BY p.reference_time, p.created_at, p.id", {"g": group_id, "s": status})
-    return [rows.episode(r) for r in await cur.fetchall()]
+    return [rows.episode(r) for r in await fetch_all(conn, q.episodes(D, group_id, status))]
 
 
 async def episode_progress(conn: AsyncConnection, group_id: str, episode_id: str) -> EpisodeProgress | None:
-    cur = await conn.execute(
-        f"SELECT {EPISODE_COLUMNS}, p.pending, p.checkpoint, p.result, COALESCE(p.updated_at, p.created_at)"
-        " FROM episodes p WHERE p.group_id = %s AND p.uuid = %s",
-        (group_id, episode_id),
-    )
-    row = await cur.fetchone()
-    if row is None:
-        return None
-    n = _EPISODE_WIDTH
-    # jsonb arrives decoded; SQL NULL is None, an empty object stays one.
-    return EpisodeProgress(
-        episode=rows.episode(row[:n]),
-        pending=row[n],
-        checkpoint=row[n + 1],
-        result=row[n + 2],
-        updated_at=from_micros(row[n + 3]),
-    )
+    row = await fetch_one(conn, q.episode_progress(D, group_id, episode_id))
+    return None if row is None else q.progress(D, row)
 
 
 async def unfinished_episodes(
@@ -79,12 +58,7 @@ async def unfinished_episodes(
 ) -> list[tuple[str, str, str, datetime]]:
     """Store-wide: (group_id, episode id, status, last update) of episodes in
     those statuses, oldest reference time first."""
-    cur = await conn.execute(
-        "SELECT group_id, uuid, status, COALESCE(updated_at, created_at) FROM episodes"
-        " WHERE status = ANY(%s::text[]) ORDER BY reference_time, created_at, id",
-        (list(statuses),),
-    )
-    return [(g, u, s, from_micros(t)) for g, u, s, t in await cur.fetchall()]
+    return [(g, u, s, from_micros(t)) for g, u, s, t in await fetch_all(conn, q.unfinished_episodes(D, statuses))]
 
 
 async def context_episodes(
@@ -96,30 +70,10 @@ async def context_episodes(
     saga: str | None,
     ids: Collection[str] | None,
 ) -> list[Episode]:
-    """The episodes an extraction sees as context: the given ids, or the
-    ``limit`` latest of the group (or saga) before ``before`` that were
-    received before ``exclude``, oldest first. Only episodes with content,
-    never quarantined ones."""
-    base = f"SELECT {EPISODE_COLUMNS} FROM episodes p WHERE p.group_id = %(g)s AND p.content IS NOT NULL"
-    if ids is not None:
-        cur = await conn.execute(
-            f"{base} AND p.uuid = ANY(%(ids)s::text[]) ORDER BY p.reference_time, p.id",
-            {"g": group_id, "ids": list(ids)},
-        )
-        return [rows.episode(r) for r in await cur.fetchall()]
-    # Received before this episode (a batch registers in its order), so that a
-    # batch's context is what one-by-one ingestion of the same list would see.
-    sql = (
-        f"{base} AND p.uuid != %(x)s AND p.status != 'quarantined' AND p.kind != 'fact'"
-        " AND p.id < COALESCE((SELECT id FROM episodes WHERE group_id = %(g)s AND uuid = %(x)s), %(last)s)"
-    )
-    if saga is not None:
-        sql += " AND p.saga = %(saga)s"
-    sql += " AND p.reference_time < %(t)s ORDER BY p.reference_time DESC, p.created_at DESC, p.id DESC LIMIT %(n)s"
-    cur = await conn.execute(
-        sql, {"g": group_id, "x": exclude, "last": _LAST, "saga": saga, "t": to_micros(before), "n": limit}
-    )
-    return [rows.episode(r) for r in reversed(await cur.fetchall())]
+    """The episodes an extraction sees as context, oldest first (``episode_queries.context_episodes``)."""
+    query = q.context_episodes(D, group_id, before=before, exclude=exclude, limit=limit, saga=saga, ids=ids)
+    found = await fetch_all(conn, query)
+    return [rows.episode(r) for r in (found if ids is not None else reversed(found))]
 
 
 def _vector(value: Any) -> np.ndarray | None:
@@ -221,45 +175,26 @@ async def entity_matches(
 
 
 async def entities_by_uuid(conn: AsyncConnection, group_id: str, uuids: Collection[str]) -> list[Entity]:
-    cur = await conn.execute(
-        f"SELECT {ENTITY_COLUMNS} FROM entities e WHERE e.group_id = %s AND e.uuid = ANY(%s::text[])",
-        (group_id, list(uuids)),
-    )
-    return [rows.entity(r) for r in await cur.fetchall()]
+    return [rows.entity(r) for r in await fetch_all(conn, q.entities_by_uuid(D, group_id, uuids))]
 
 
 async def fact_sources(conn: AsyncConnection, group_id: str, fact_uuid: str) -> list[FactSource]:
-    cur = await conn.execute(
-        "SELECT episode_id, valid_at, stated_invalid_at, added_at, provenance FROM fact_sources"
-        ' WHERE group_id = %s AND fact_uuid = %s ORDER BY added_at, episode_id COLLATE "C"',
-        (group_id, fact_uuid),
-    )
-    return [
-        trusted(FactSource, episode_id=e, valid_at=from_micros(v), invalid_at=opt_time(i),
-                added_at=from_micros(a), provenance=p or {})
-        for e, v, i, a, p in await cur.fetchall()
-    ]
+    return [q.fact_source(D, r) for r in await fetch_all(conn, q.fact_sources(D, group_id, fact_uuid))]
 
 
 async def cached_reply(conn: AsyncConnection, group_id: str, key: str) -> str | None:
-    cur = await conn.execute("SELECT reply FROM model_replies WHERE group_id = %s AND key = %s", (group_id, key))
-    row = await cur.fetchone()
+    row = await fetch_one(conn, q.cached_reply(D, group_id, key))
     return None if row is None else str(row[0])
 
 
 async def cached_reply_keys(conn: AsyncConnection, group_id: str) -> set[str]:
-    cur = await conn.execute("SELECT key FROM model_replies WHERE group_id = %s", (group_id,))
-    return {str(row[0]) for row in await cur.fetchall()}
+    return {str(row[0]) for row in await fetch_all(conn, q.cached_reply_keys(D, group_id))}
 
 
 async def setting(conn: AsyncConnection, key: str) -> str | None:
-    cur = await conn.execute("SELECT value FROM store_settings WHERE key = %s", (key,))
-    row = await cur.fetchone()
+    row = await fetch_one(conn, q.setting(D, key))
     return None if row is None else str(row[0])
 
 
 async def group_settings(conn: AsyncConnection, group_id: str) -> dict[str, Any]:
-    cur = await conn.execute(
-        'SELECT name, value FROM group_settings WHERE group_id = %s ORDER BY name COLLATE "C"', (group_id,)
-    )
-    return {str(name): value for name, value in await cur.fetchall()}
+    return {str(name): D.json_value(value) for name, value in await fetch_all(conn, q.group_settings(D, group_id))}

@@ -10,7 +10,10 @@ from psycopg import AsyncConnection
 
 from ...model import Entity
 from .. import rows
+from ..sql import entity_queries
+from .columns import DIALECT as D
 from .columns import ENTITY_COLUMNS
+from .execute import fetch_all
 
 __all__ = ["entities_named_in", "mentions_among"]
 
@@ -63,12 +66,8 @@ async def mentions_among(
     """Of these episodes, each that mentions one of these entities, with the ones it mentions."""
     if not entity_uuids or not episode_ids:
         return {}
-    cur = await conn.execute(
-        "SELECT episode_id, entity_uuid FROM mentions WHERE group_id = %s AND episode_id = ANY(%s::text[])"
-        " AND entity_uuid = ANY(%s::text[])",
-        (group_id, list(episode_ids), list(entity_uuids)),
-    )
+    found = await fetch_all(conn, entity_queries.mentions_among(D, group_id, entity_uuids, episode_ids))
     out: dict[str, set[str]] = {}
-    for episode, entity in await cur.fetchall():
+    for episode, entity in found:
         out.setdefault(episode, set()).add(entity)
     return out

@@ -21,11 +21,13 @@ from datetime import datetime
 from psycopg import AsyncConnection
 
 from ...model import Episode
-from ...time import to_micros
 from .. import rows
 from ..records import EpisodeProgress
-from .columns import EPISODE_COLUMNS
+from ..sql import queue_queries as q
+from ..sql.queue_queries import IN_PROGRESS
+from .columns import DIALECT as D
 from .connection import lock_group
+from .execute import fetch_all, fetch_one
 from .ingest_reads import episode_progress
 
 __all__ = [
@@ -38,26 +40,15 @@ __all__ = [
     "queued_groups",
 ]
 
-IN_PROGRESS = ["received", "extracting", "resolving", "committing"]
-_FREE = "(lease_owner IS NULL OR lease_until IS NULL OR lease_until <= %(now)s)"
-
 
 async def queued_groups(conn: AsyncConnection, limit: int) -> list[str]:
     """Store-wide: groups with queued episodes, the longest waiting first."""
-    cur = await conn.execute(
-        "SELECT group_id FROM episodes WHERE status = 'queued' GROUP BY group_id ORDER BY MIN(id) LIMIT %s",
-        (limit,),
-    )
-    return [g for (g,) in await cur.fetchall()]
+    return [g for (g,) in await fetch_all(conn, q.queued_groups(D, limit))]
 
 
 async def _take(conn: AsyncConnection, group_id: str, uuid: str, status: str, owner: str, until: datetime,
                 now: datetime) -> EpisodeProgress | None:
-    await conn.execute(
-        "UPDATE episodes SET status = %s, lease_owner = %s, lease_until = %s, updated_at = %s"
-        " WHERE group_id = %s AND uuid = %s",
-        (status, owner, to_micros(until), to_micros(now), group_id, uuid),
-    )
+    await conn.execute(*q.take(D, group_id, uuid, status, owner, until, now))  # type: ignore[arg-type]
     return await episode_progress(conn, group_id, uuid)
 
 
@@ -70,22 +61,13 @@ async def claim_queued(
     None while a live lease holds an episode of the group, or when nothing waits."""
     async with conn.transaction():
         await lock_group(conn, group_id)
-        cur = await conn.execute(
-            f"SELECT uuid, status, NOT {_FREE} FROM episodes"
-            " WHERE group_id = %(g)s AND status = ANY(%(busy)s::text[]) ORDER BY id",
-            {"g": group_id, "busy": IN_PROGRESS, "now": to_micros(now)},
-        )
-        busy = await cur.fetchall()
+        busy = await fetch_all(conn, q.busy(D, group_id, now))
         if any(held for _, _, held in busy):
             return None
         if busy:
             uuid, status, _ = busy[0]
             return await _take(conn, group_id, uuid, status, owner, until, now)
-        cur = await conn.execute(
-            f"SELECT uuid, NOT {_FREE} FROM episodes WHERE group_id = %(g)s AND status = 'queued' ORDER BY id LIMIT 1",
-            {"g": group_id, "now": to_micros(now)},
-        )
-        head = await cur.fetchone()
+        head = await fetch_one(conn, q.head(D, group_id, now))
         if head is None or head[1]:  # none, or add_episode took it up in place: the queue waits on it
             return None
         return await _take(conn, group_id, head[0], "received", owner, until, now)
@@ -99,12 +81,8 @@ async def claim_episode(
     ``statuses`` and its lease is free; the episode as claimed, or None."""
     async with conn.transaction():
         await lock_group(conn, group_id)
-        cur = await conn.execute(
-            "UPDATE episodes SET lease_owner = %(owner)s, lease_until = %(until)s"
-            f" WHERE group_id = %(g)s AND uuid = %(e)s AND status = ANY(%(statuses)s::text[]) AND {_FREE}",
-            {"owner": owner, "until": to_micros(until), "g": group_id, "e": episode_id,
-             "statuses": list(statuses), "now": to_micros(now)},
-        )
+        query = q.claim_episode(D, group_id, episode_id, statuses, owner, until, now)
+        cur = await conn.execute(*query)  # type: ignore[arg-type]
         return await episode_progress(conn, group_id, episode_id) if cur.rowcount else None
 
 
@@ -113,24 +91,15 @@ async def extend_leases(
 ) -> int:
     """Move the leases ``owner`` still holds on these episodes to ``until``
     (a heartbeat; ``until`` = now lets them go); how many it held."""
-    cur = await conn.execute(
-        "UPDATE episodes SET lease_until = %s WHERE group_id = %s AND lease_owner = %s AND uuid = ANY(%s::text[])",
-        (to_micros(until), group_id, owner, list(episode_ids)),
-    )
+    cur = await conn.execute(*q.extend_leases(D, group_id, episode_ids, owner, until))  # type: ignore[arg-type]
     return cur.rowcount
 
 
 async def held_episodes(conn: AsyncConnection, now: datetime) -> list[Episode]:
     """Store-wide: unfinished episodes a live lease holds, the soonest free first."""
-    cur = await conn.execute(
-        f"SELECT {EPISODE_COLUMNS} FROM episodes p WHERE p.lease_owner IS NOT NULL"
-        " AND p.lease_until > %s AND p.status != 'complete' ORDER BY p.lease_until, p.group_id, p.id",
-        (to_micros(now),),
-    )
-    return [rows.episode(r) for r in await cur.fetchall()]
+    return [rows.episode(r) for r in await fetch_all(conn, q.held_episodes(D, now))]
 
 
 async def episode_counts(conn: AsyncConnection) -> dict[str, int]:
     """Store-wide: how many episodes are in each status."""
-    cur = await conn.execute("SELECT status, COUNT(*) FROM episodes GROUP BY status")
-    return {s: int(n) for s, n in await cur.fetchall()}
+    return {s: int(n) for s, n in await fetch_all(conn, q.episode_counts())}

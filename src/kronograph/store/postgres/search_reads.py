@@ -23,8 +23,11 @@ from psycopg import AsyncConnection
 from ...model import Episode
 from ...time import to_micros
 from .. import rows
+from ..sql import graph_queries
 from ..sqlite.search_reads import QueryWords
+from .columns import DIALECT as D
 from .columns import EPISODE_COLUMNS
+from .execute import fetch_all
 
 __all__ = [
     "current_facts_search",
@@ -225,38 +228,15 @@ def _array(value: Any) -> np.ndarray:
 
 
 # -- the graph -----------------------------------------------------------------
-def _valid_at(at: datetime | None, params: Params, table: str = "") -> str:
-    """The condition "valid at ``at``" (nothing without one); its time goes in ``params``."""
-    if at is None:
-        return ""
-    params["t"] = to_micros(at)
-    f = f"{table}." if table else ""
-    return f" AND {f}valid_at <= %(t)s AND ({f}invalid_at IS NULL OR {f}invalid_at > %(t)s)"
-
-
 async def neighbours(
     conn: AsyncConnection, group_id: str, entity_uuids: Collection[str], at: datetime | None = None
 ) -> dict[str, set[str]]:
     """Each entity's neighbours through unexpired facts (valid at ``at``,
     when given), either direction."""
     keys = list(entity_uuids)
-    out: dict[str, set[str]] = {u: set() for u in keys}
     if not keys:
-        return out
-    params: Params = {"g": group_id, "ids": keys}
-    when = _valid_at(at, params)
-    cur = await conn.execute(
-        "SELECT source_uuid, target_uuid FROM facts WHERE group_id = %(g)s AND source_uuid = ANY(%(ids)s)"
-        f" AND expired_at IS NULL{when} UNION SELECT source_uuid, target_uuid FROM facts"
-        f" WHERE group_id = %(g)s AND target_uuid = ANY(%(ids)s) AND expired_at IS NULL{when}",
-        params,
-    )
-    for source, target in await cur.fetchall():
-        if source in out:
-            out[source].add(target)
-        if target in out:
-            out[target].add(source)
-    return out
+        return {}
+    return graph_queries.neighbour_sets(keys, await fetch_all(conn, graph_queries.neighbours(D, group_id, keys, at)))
 
 
 # One step of the walk from the rows of {0}: the other end of each unexpired
@@ -286,7 +266,7 @@ async def reachable(
     if not keys:
         return {}
     params: Params = {"g": group_id, "seeds": keys, "inner": depth - 1}
-    when = _valid_at(at, params, "f")
+    when = graph_queries.valid_at(D, at, params, "f")
     cur = await conn.execute(
         "WITH RECURSIVE walk(uuid, hops) AS (SELECT unnest(%(seeds)s::text[]), 0"
         f" UNION SELECT n.uuid, {_STEP.format('w', 'walk', when, '<')})"
@@ -317,7 +297,7 @@ async def touching_facts(
         if room <= 0:
             break
         params: Params = {"g": group_id, "ids": keys[start : start + _TOUCHING_CHUNK], "room": room}
-        when = _valid_at(at, params)
+        when = graph_queries.valid_at(D, at, params)
         sides = " UNION ALL ".join(
             f"(SELECT uuid, source_uuid, target_uuid, {i} AS side FROM facts WHERE group_id = %(g)s"
             f" AND {column} = e.uuid AND expired_at IS NULL{when} LIMIT %(room)s)"
@@ -344,15 +324,7 @@ async def entities_known_by(
     keys = list(uuids)
     if not keys:
         return set()
-    cur = await conn.execute(
-        "SELECT m.entity_uuid FROM mentions m JOIN episodes p ON p.group_id = m.group_id AND p.uuid = m.episode_id"
-        " WHERE m.group_id = %(g)s AND m.entity_uuid = ANY(%(ids)s) AND p.reference_time <= %(t)s"
-        " UNION SELECT source_uuid FROM facts WHERE group_id = %(g)s AND source_uuid = ANY(%(ids)s)"
-        " AND valid_at <= %(t)s UNION SELECT target_uuid FROM facts WHERE group_id = %(g)s"
-        " AND target_uuid = ANY(%(ids)s) AND valid_at <= %(t)s",
-        {"g": group_id, "ids": keys, "t": to_micros(at)},
-    )
-    return {row[0] for row in await cur.fetchall()}
+    return {row[0] for row in await fetch_all(conn, graph_queries.entities_known_by(D, group_id, keys, at))}
 
 
 async def mention_counts(
@@ -364,28 +336,7 @@ async def mention_counts(
     keys = list(uuids)
     if not keys:
         return {}
-    params: Params = {"g": group_id, "ids": keys}
-    if scope == "entities":
-        sql = (
-            "SELECT entity_uuid, count(DISTINCT episode_id) FROM ("
-            " SELECT entity_uuid, episode_id FROM mentions WHERE group_id = %(g)s AND entity_uuid = ANY(%(ids)s)"
-            " UNION SELECT f.source_uuid, s.episode_id FROM facts f"
-            " JOIN fact_sources s ON s.group_id = f.group_id AND s.fact_uuid = f.uuid"
-            " WHERE f.group_id = %(g)s AND f.source_uuid = ANY(%(ids)s)"
-            " UNION SELECT f.target_uuid, s.episode_id FROM facts f"
-            " JOIN fact_sources s ON s.group_id = f.group_id AND s.fact_uuid = f.uuid"
-            " WHERE f.group_id = %(g)s AND f.target_uuid = ANY(%(ids)s)"
-            ") counted GROUP BY entity_uuid"
-        )
-    else:
-        column, table = ("fact_uuid", "fact_sources") if scope == "facts" else ("episode_id", "mentions")
-        sql = (
-            f"SELECT {column}, count(*) FROM {table} WHERE group_id = %(g)s AND {column} = ANY(%(ids)s)"
-            f" GROUP BY {column}"
-        )
-    cur = await conn.execute(sql, params)  # type: ignore[arg-type]  # built from fixed parts only
-    return {u: int(n) for u, n in await cur.fetchall()}
-
+    return {u: int(n) for u, n in await fetch_all(conn, graph_queries.mention_counts(D, scope, group_id, keys))}
 
 # -- episodes ------------------------------------------------------------------
 _NEXT = (

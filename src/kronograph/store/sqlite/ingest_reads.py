@@ -1,10 +1,10 @@
-"""Queries of the ingestion pipeline: episode progress, context, entity
-candidates, the reply cache and store settings. Scoped by group_id, except
-the few store-wide ones named so (resumption, cache, settings)."""
+"""Queries of the ingestion pipeline on SQLite: the shared ones of
+``..sql.episode_queries`` run on a connection, and entity candidates asked
+name by name (cheap in process) with FTS5. Scoped by group_id, except the
+few store-wide ones named so (resumption, settings)."""
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from collections.abc import Collection
@@ -13,11 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from ...model import Entity, Episode, FactSource, acronym, normalise_name, trusted
-from ...time import from_micros, to_micros
+from ...model import Entity, Episode, FactSource, acronym, normalise_name
+from ...time import from_micros
 from ..records import EntityMatch, EpisodeProgress
+from ..sql import episode_queries as q
 from . import rows
-from .rows import opt_time
+from .rows import DIALECT as D
 
 __all__ = [
     "cached_reply",
@@ -28,6 +29,7 @@ __all__ = [
     "episode_progress",
     "episodes",
     "fact_sources",
+    "group_settings",
     "setting",
     "unfinished_episodes",
 ]
@@ -36,43 +38,18 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
 def episodes(conn: sqlite3.Connection, group_id: str, status: str | None) -> list[Episode]:
-    sql = f"SELECT {rows.EPISODE_COLUMNS} FROM episodes p WHERE p.group_id = ?"
-    args: tuple[str, ...] = (group_id,)
-    if status is not None:
-        sql += " AND p.status = ?"
-        args = (group_id, status)
-    sql += " ORDER BY p.reference_time, p.created_at, p.id"
-    return [rows.episode(r) for r in conn.execute(sql, args)]
+    return [rows.episode(r) for r in conn.execute(*q.episodes(D, group_id, status))]
 
 
 def episode_progress(conn: sqlite3.Connection, group_id: str, episode_id: str) -> EpisodeProgress | None:
-    row = conn.execute(
-        f"SELECT {rows.EPISODE_COLUMNS}, p.pending, p.checkpoint, p.result,"
-        " COALESCE(p.updated_at, p.created_at) FROM episodes p"
-        " WHERE p.group_id = ? AND p.uuid = ?",
-        (group_id, episode_id),
-    ).fetchone()
-    if row is None:
-        return None
-    n = rows.EPISODE_WIDTH
-    return EpisodeProgress(
-        episode=rows.episode(row[:n]),
-        pending=json.loads(row[n]) if row[n] else None,
-        checkpoint=json.loads(row[n + 1]) if row[n + 1] else None,
-        result=json.loads(row[n + 2]) if row[n + 2] else None,
-        updated_at=from_micros(row[n + 3]),
-    )
+    row = conn.execute(*q.episode_progress(D, group_id, episode_id)).fetchone()
+    return None if row is None else q.progress(D, row)
 
 
 def unfinished_episodes(conn: sqlite3.Connection, statuses: Collection[str]) -> list[tuple[str, str, str, datetime]]:
     """Store-wide: (group_id, episode id, status, last update) of episodes in
     those statuses, oldest reference time first."""
-    cur = conn.execute(
-        f"SELECT group_id, uuid, status, COALESCE(updated_at, created_at) FROM episodes"
-        f" WHERE status IN ({','.join('?' * len(statuses))}) ORDER BY reference_time, created_at, id",
-        tuple(statuses),
-    )
-    return [(g, u, s, from_micros(t)) for g, u, s, t in cur]
+    return [(g, u, s, from_micros(t)) for g, u, s, t in conn.execute(*q.unfinished_episodes(D, statuses))]
 
 
 def context_episodes(
@@ -85,31 +62,10 @@ def context_episodes(
     saga: str | None,
     ids: Collection[str] | None,
 ) -> list[Episode]:
-    """The episodes an extraction sees as context: the given ids, or the
-    ``limit`` latest of the group (or saga) before ``before`` that were
-    received before ``exclude``, oldest first. Only episodes with content,
-    never quarantined ones."""
-    base = f"SELECT {rows.EPISODE_COLUMNS} FROM episodes p WHERE p.group_id = ? AND p.content IS NOT NULL"
-    if ids is not None:
-        keys = list(ids)
-        cur = conn.execute(
-            f"{base} AND p.uuid IN ({','.join('?' * len(keys))}) ORDER BY p.reference_time, p.id",
-            (group_id, *keys),
-        )
-        return [rows.episode(r) for r in cur]
-    # Received before this episode (a batch registers in its order), so that a
-    # batch's context is what one-by-one ingestion of the same list would see.
-    sql = (
-        f"{base} AND p.uuid != ? AND p.status != 'quarantined' AND p.kind != 'fact'"
-        " AND p.id < COALESCE((SELECT id FROM episodes WHERE group_id = ? AND uuid = ?), 1 << 62)"
-    )
-    args: list[object] = [group_id, exclude, group_id, exclude]
-    if saga is not None:
-        sql += " AND p.saga = ?"
-        args.append(saga)
-    sql += " AND p.reference_time < ? ORDER BY p.reference_time DESC, p.created_at DESC, p.id DESC LIMIT ?"
-    args += [to_micros(before), limit]
-    return [rows.episode(r) for r in reversed(conn.execute(sql, args).fetchall())]
+    """The episodes an extraction sees as context, oldest first (``episode_queries.context_episodes``)."""
+    query = q.context_episodes(D, group_id, before=before, exclude=exclude, limit=limit, saga=saga, ids=ids)
+    found = conn.execute(*query).fetchall()
+    return [rows.episode(r) for r in (found if ids is not None else reversed(found))]
 
 
 def _vector(blob: bytes | None) -> np.ndarray | None:
@@ -164,42 +120,26 @@ def entity_matches(
 
 
 def entities_by_uuid(conn: sqlite3.Connection, group_id: str, uuids: Collection[str]) -> list[Entity]:
-    keys = list(uuids)
-    cur = conn.execute(
-        f"SELECT {rows.ENTITY_COLUMNS} FROM entities e"
-        f" WHERE e.group_id = ? AND e.uuid IN ({','.join('?' * len(keys))})",
-        (group_id, *keys),
-    )
-    return [rows.entity(r) for r in cur]
+    return [rows.entity(r) for r in conn.execute(*q.entities_by_uuid(D, group_id, uuids))]
 
 
 def fact_sources(conn: sqlite3.Connection, group_id: str, fact_uuid: str) -> list[FactSource]:
-    cur = conn.execute(
-        "SELECT episode_id, valid_at, stated_invalid_at, added_at, provenance FROM fact_sources"
-        " WHERE group_id = ? AND fact_uuid = ? ORDER BY added_at, episode_id",
-        (group_id, fact_uuid),
-    )
-    return [
-        trusted(FactSource, episode_id=e, valid_at=from_micros(v), invalid_at=opt_time(i),
-                added_at=from_micros(a), provenance=json.loads(p) if p else {})
-        for e, v, i, a, p in cur
-    ]
+    return [q.fact_source(D, r) for r in conn.execute(*q.fact_sources(D, group_id, fact_uuid))]
 
 
 def cached_reply(conn: sqlite3.Connection, group_id: str, key: str) -> str | None:
-    row = conn.execute("SELECT reply FROM model_replies WHERE group_id = ? AND key = ?", (group_id, key)).fetchone()
+    row = conn.execute(*q.cached_reply(D, group_id, key)).fetchone()
     return None if row is None else str(row[0])
 
 
 def cached_reply_keys(conn: sqlite3.Connection, group_id: str) -> set[str]:
-    return {str(row[0]) for row in conn.execute("SELECT key FROM model_replies WHERE group_id = ?", (group_id,))}
+    return {str(row[0]) for row in conn.execute(*q.cached_reply_keys(D, group_id))}
 
 
 def setting(conn: sqlite3.Connection, key: str) -> str | None:
-    row = conn.execute("SELECT value FROM store_settings WHERE key = ?", (key,)).fetchone()
+    row = conn.execute(*q.setting(D, key)).fetchone()
     return None if row is None else str(row[0])
 
 
 def group_settings(conn: sqlite3.Connection, group_id: str) -> dict[str, Any]:
-    rows = conn.execute("SELECT name, value FROM group_settings WHERE group_id = ? ORDER BY name", (group_id,))
-    return {str(name): json.loads(value) for name, value in rows}
+    return {str(name): D.json_value(value) for name, value in conn.execute(*q.group_settings(D, group_id))}

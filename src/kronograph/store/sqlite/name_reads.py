@@ -11,8 +11,10 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from ...model import Entity
+from ..sql import entity_queries
 from . import rows
 from .group_key import group_key
+from .rows import DIALECT as D
 
 __all__ = ["NameMatches", "entities_named_in", "mentions_among"]
 
@@ -144,11 +146,7 @@ def mentions_among(
     """Of these episodes, each that mentions one of these entities, with the ones it mentions."""
     if not entity_uuids or not episode_ids:
         return {}
-    cur = conn.execute(
-        "SELECT episode_id, entity_uuid FROM mentions WHERE group_id = ?"
-        " AND episode_id IN (SELECT value FROM json_each(?)) AND entity_uuid IN (SELECT value FROM json_each(?))",
-        (group_id, json.dumps(list(episode_ids)), json.dumps(list(entity_uuids))),
-    )
+    cur = conn.execute(*entity_queries.mentions_among(D, group_id, entity_uuids, episode_ids))
     out: dict[str, set[str]] = {}
     for episode, entity in cur:
         out.setdefault(episode, set()).add(entity)

@@ -20,10 +20,12 @@ from collections.abc import Callable, Collection
 from datetime import datetime
 
 from ...model import Episode
-from ...time import to_micros
 from ..records import EpisodeProgress
+from ..sql import queue_queries as q
+from ..sql.queue_queries import IN_PROGRESS
 from . import rows
 from .ingest_reads import episode_progress
+from .rows import DIALECT as D
 
 __all__ = [
     "IN_PROGRESS",
@@ -35,17 +37,10 @@ __all__ = [
     "queued_groups",
 ]
 
-IN_PROGRESS = ("received", "extracting", "resolving", "committing")
-_FREE = "(lease_owner IS NULL OR lease_until IS NULL OR lease_until <= ?)"
-
 
 def queued_groups(conn: sqlite3.Connection, limit: int) -> list[str]:
     """Store-wide: groups with queued episodes, the longest waiting first."""
-    cur = conn.execute(
-        "SELECT group_id FROM episodes WHERE status = 'queued' GROUP BY group_id ORDER BY MIN(id) LIMIT ?",
-        (limit,),
-    )
-    return [g for (g,) in cur]
+    return [g for (g,) in conn.execute(*q.queued_groups(D, limit))]
 
 
 def _immediate(conn: sqlite3.Connection, work: Callable[[], EpisodeProgress | None]) -> EpisodeProgress | None:
@@ -62,11 +57,7 @@ def _immediate(conn: sqlite3.Connection, work: Callable[[], EpisodeProgress | No
 
 def _take(conn: sqlite3.Connection, group_id: str, uuid: str, status: str, owner: str, until: datetime,
           now: datetime) -> EpisodeProgress | None:
-    conn.execute(
-        "UPDATE episodes SET status = ?, lease_owner = ?, lease_until = ?, updated_at = ?"
-        " WHERE group_id = ? AND uuid = ?",
-        (status, owner, to_micros(until), to_micros(now), group_id, uuid),
-    )
+    conn.execute(*q.take(D, group_id, uuid, status, owner, until, now))
     return episode_progress(conn, group_id, uuid)
 
 
@@ -79,20 +70,13 @@ def claim_queued(
     None while a live lease holds an episode of the group, or when nothing waits."""
 
     def claim() -> EpisodeProgress | None:
-        busy = conn.execute(
-            f"SELECT uuid, status, NOT {_FREE} FROM episodes"
-            f" WHERE group_id = ? AND status IN ({','.join('?' * len(IN_PROGRESS))}) ORDER BY id",
-            (to_micros(now), group_id, *IN_PROGRESS),
-        ).fetchall()
+        busy = conn.execute(*q.busy(D, group_id, now)).fetchall()
         if any(held for _, _, held in busy):
             return None
         if busy:
             uuid, status, _ = busy[0]
             return _take(conn, group_id, uuid, status, owner, until, now)
-        head = conn.execute(
-            f"SELECT uuid, NOT {_FREE} FROM episodes WHERE group_id = ? AND status = 'queued' ORDER BY id LIMIT 1",
-            (to_micros(now), group_id),
-        ).fetchone()
+        head = conn.execute(*q.head(D, group_id, now)).fetchone()
         if head is None or head[1]:  # none, or add_episode took it up in place: the queue waits on it
             return None
         return _take(conn, group_id, head[0], "received", owner, until, now)
@@ -108,11 +92,7 @@ def claim_episode(
     ``statuses`` and its lease is free; the episode as claimed, or None."""
 
     def claim() -> EpisodeProgress | None:
-        cur = conn.execute(
-            f"UPDATE episodes SET lease_owner = ?, lease_until = ? WHERE group_id = ? AND uuid = ?"
-            f" AND status IN ({','.join('?' * len(statuses))}) AND {_FREE}",
-            (owner, to_micros(until), group_id, episode_id, *statuses, to_micros(now)),
-        )
+        cur = conn.execute(*q.claim_episode(D, group_id, episode_id, statuses, owner, until, now))
         return episode_progress(conn, group_id, episode_id) if cur.rowcount else None
 
     return _immediate(conn, claim)
@@ -123,25 +103,14 @@ def extend_leases(
 ) -> int:
     """Move the leases ``owner`` still holds on these episodes to ``until``
     (a heartbeat; ``until`` = now lets them go); how many it held."""
-    ids = list(episode_ids)
-    cur = conn.execute(
-        f"UPDATE episodes SET lease_until = ? WHERE group_id = ? AND lease_owner = ?"
-        f" AND uuid IN ({','.join('?' * len(ids))})",
-        (to_micros(until), group_id, owner, *ids),
-    )
-    return cur.rowcount
+    return conn.execute(*q.extend_leases(D, group_id, episode_ids, owner, until)).rowcount
 
 
 def held_episodes(conn: sqlite3.Connection, now: datetime) -> list[Episode]:
     """Store-wide: unfinished episodes a live lease holds, the soonest free first."""
-    cur = conn.execute(
-        f"SELECT {rows.EPISODE_COLUMNS} FROM episodes p WHERE p.lease_owner IS NOT NULL"
-        " AND p.lease_until > ? AND p.status != 'complete' ORDER BY p.lease_until, p.group_id, p.id",
-        (to_micros(now),),
-    )
-    return [rows.episode(r) for r in cur]
+    return [rows.episode(r) for r in conn.execute(*q.held_episodes(D, now))]
 
 
 def episode_counts(conn: sqlite3.Connection) -> dict[str, int]:
     """Store-wide: how many episodes are in each status."""
-    return {s: n for s, n in conn.execute("SELECT status, COUNT(*) FROM episodes GROUP BY status")}
+    return {s: n for s, n in conn.execute(*q.episode_counts())}

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from ..rows import audit_event, entity, episode, fact, fact_change, fact_record, opt_time
+from ..sql.dialect import Columns, SqliteDialect
 
 __all__ = [
+    "DIALECT",
     "ENTITY_COLUMNS",
     "EPISODE_COLUMNS",
     "EPISODE_WIDTH",
@@ -40,12 +42,17 @@ EPISODE_COLUMNS = (
 )
 EPISODE_WIDTH = 20  # the columns above (the notes expression holds commas of its own)
 
+# A fact's source episodes, in order, as a JSON list.
+_EPISODES = (
+    "(SELECT json_group_array(episode_id) FROM (SELECT episode_id FROM fact_sources fs"
+    "  WHERE fs.fact_uuid = f.uuid ORDER BY fs.added_at, fs.episode_id))"
+)
+
 # Public facts: the stored columns, the endpoint names and the sources in order.
 FACT_COLUMNS = (
     "f.uuid, f.group_id, s.name, f.source_uuid, f.relation, o.name, f.target_uuid, f.fact,"
     " f.valid_at, f.invalid_at, f.created_at, f.expired_at, f.invalidated_by, f.attributes,"
-    " (SELECT json_group_array(episode_id) FROM (SELECT episode_id FROM fact_sources fs"
-    "  WHERE fs.fact_uuid = f.uuid ORDER BY fs.added_at, fs.episode_id)), f.event"
+    f" {_EPISODES}, f.event"
 )
 
 # The same with the sources left for one read of many facts' (``reads.facts``):
@@ -62,4 +69,17 @@ RECORD_COLUMNS = (
     "f.uuid, f.group_id, f.source_uuid, f.target_uuid, s.name, o.name, f.relation, f.relation_key,"
     " f.fact, f.valid_at, f.invalid_at, f.stated_invalid_at, f.created_at, f.expired_at,"
     " f.invalidated_by, f.attributes, f.recorded_at, f.cause, f.cause_episode, f.event"
+)
+
+DIALECT = SqliteDialect(
+    Columns(
+        entity=ENTITY_COLUMNS,
+        episode=EPISODE_COLUMNS,
+        fact=FACT_COLUMNS,
+        fact_list=FACT_COLUMNS_LATER_SOURCES,
+        history_fact=HISTORY_FACT_COLUMNS,
+        record=RECORD_COLUMNS,
+        record_sources="",  # read after, for many facts at once (reads._records)
+        fact_episodes=_EPISODES,
+    )
 )

@@ -19,8 +19,10 @@ import numpy as np
 
 from ...model import Episode
 from ...time import to_micros
+from ..sql import graph_queries
 from . import rows
 from .group_key import group_key
+from .rows import DIALECT as D
 
 __all__ = [
     "QueryWords",
@@ -381,24 +383,9 @@ def neighbours(
     """Each entity's neighbours through unexpired facts (valid at ``at``,
     when given), either direction."""
     keys = list(entity_uuids)
-    out: dict[str, set[str]] = {u: set() for u in keys}
     if not keys:
-        return out
-    when, moment = _valid_at(at)
-    ids = json.dumps(keys)
-    cur = conn.execute(
-        "SELECT source_uuid, target_uuid FROM facts WHERE group_id = ? AND source_uuid IN"
-        f" (SELECT value FROM json_each(?)) AND expired_at IS NULL{when}"
-        " UNION SELECT source_uuid, target_uuid FROM facts WHERE group_id = ? AND target_uuid IN"
-        f" (SELECT value FROM json_each(?)) AND expired_at IS NULL{when}",
-        (group_id, ids, *moment, group_id, ids, *moment),
-    )
-    for source, target in cur:
-        if source in out:
-            out[source].add(target)
-        if target in out:
-            out[target].add(source)
-    return out
+        return {}
+    return graph_queries.neighbour_sets(keys, conn.execute(*graph_queries.neighbours(D, group_id, keys, at)))
 
 
 # One step of the walk from the rows of {0}: the other end of each unexpired
@@ -465,15 +452,7 @@ def entities_known_by(
 ) -> set[str]:
     """The entities some fact valid by ``at`` touches, or some episode
     referenced by ``at`` mentions: what the memory could speak of then."""
-    ids, t = json.dumps(list(uuids)), to_micros(at)
-    cur = conn.execute(
-        "SELECT m.entity_uuid FROM mentions m JOIN episodes p ON p.group_id = m.group_id AND p.uuid = m.episode_id"
-        " WHERE m.group_id = ? AND m.entity_uuid IN (SELECT value FROM json_each(?)) AND p.reference_time <= ?"
-        " UNION SELECT source_uuid FROM facts WHERE group_id = ? AND source_uuid IN (SELECT value FROM json_each(?))"
-        " AND valid_at <= ? UNION SELECT target_uuid FROM facts WHERE group_id = ?"
-        " AND target_uuid IN (SELECT value FROM json_each(?)) AND valid_at <= ?",
-        (group_id, ids, t, group_id, ids, t, group_id, ids, t),
-    )
+    cur = conn.execute(*graph_queries.entities_known_by(D, group_id, uuids, at))
     return {row[0] for row in cur}
 
 
@@ -484,26 +463,7 @@ def mention_counts(conn: sqlite3.Connection, scope: str, group_id: str, uuids: C
     keys = list(uuids)
     if not keys:
         return {}
-    ids = json.dumps(keys)
-    marks = "SELECT value FROM json_each(?)"
-    if scope == "entities":
-        sql = (
-            "SELECT entity_uuid, COUNT(DISTINCT episode_id) FROM ("
-            f" SELECT entity_uuid, episode_id FROM mentions WHERE group_id = ? AND entity_uuid IN ({marks})"
-            " UNION SELECT f.source_uuid, s.episode_id FROM facts f JOIN fact_sources s ON s.fact_uuid = f.uuid"
-            f" WHERE f.group_id = ? AND f.source_uuid IN ({marks})"
-            " UNION SELECT f.target_uuid, s.episode_id FROM facts f JOIN fact_sources s ON s.fact_uuid = f.uuid"
-            f" WHERE f.group_id = ? AND f.target_uuid IN ({marks})"
-            ") GROUP BY entity_uuid"
-        )
-        return {u: int(n) for u, n in conn.execute(sql, (group_id, ids, group_id, ids, group_id, ids))}
-    column, table = ("fact_uuid", "fact_sources") if scope == "facts" else ("episode_id", "mentions")
-    cur = conn.execute(
-        f"SELECT {column}, COUNT(*) FROM {table} WHERE group_id = ? AND {column} IN ({marks}) GROUP BY {column}",
-        (group_id, ids),
-    )
-    return {u: int(n) for u, n in cur}
-
+    return {u: int(n) for u, n in conn.execute(*graph_queries.mention_counts(D, scope, group_id, keys))}
 
 def episode_neighbours(
     conn: sqlite3.Connection, group_id: str, uuids: Collection[str]
