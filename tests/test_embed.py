@@ -211,6 +211,7 @@ def test_local_real_library_refuses_an_uncached_model(tmp_path: Any, monkeypatch
 
 def test_public_names() -> None:
     assert set(embed.__all__) == {
+        "FUSION_WEIGHT",
         "CachedEmbedder",
         "Embedder",
         "HashingEmbedder",
@@ -218,6 +219,8 @@ def test_public_names() -> None:
         "SentenceTransformerEmbedder",
         "check_dimension",
         "embedding_for",
+        "fusion_weight",
+        "is_lexical",
     }
     assert embed.SentenceTransformerEmbedder is SentenceTransformerEmbedder
     with pytest.raises(AttributeError):
