@@ -9,7 +9,9 @@ hiding the second hit). Then by kind: a fact holding at the block's moment
 0.5; an entity's summary 0.5; an episode 1.0, or 0.6 when its speaker is
 the assistant, the system or a tool (the memory's own words say less about
 the world). A fact or entity line that shares only names with a question that
-has other words too is worth a tenth (``NAME_ONLY``). An episode is worth at least
+has other words too is worth a tenth (``NAME_ONLY``). When the question
+names one of the episodes' speakers, another speaker's episodes are worth
+``OTHER_VOICE`` (half): what Sam did is told in Sam's words. An episode is worth at least
 0.8 of the best fact that cites it, so a relevant fact brings the words it
 came from (the memory reads those sources in, found by search or not), and
 a reply at least 0.8 of the episode that asked it (the memory reads the
@@ -41,7 +43,7 @@ from ..errors import InvalidInputError
 from ..model import Entity, Episode, Fact
 from ..search.question import analyse
 from ..search.types import Hit
-from .excerpt import EXCERPT_CHARS, excerpt, terms
+from .excerpt import EXCERPT_CHARS, excerpt, speaker_in, terms
 from .pack import Piece, pack
 from .render import Citations, entity_line, episode_line, fact_line, user_line
 from .tokens import EstimateCounter, TokenCounter
@@ -199,15 +201,9 @@ def _episode_pieces(m: Material, cite: Citations, wanted: frozenset[str], fact_v
 OTHER_VOICE = 0.5  # an episode said by someone else, when the question names a speaker: this share
 
 
-_SPOKEN = re.compile(r"^\s*([A-Z][\w'’.\-]*(?:\s+[A-Z][\w'’.\-]*){0,2})\s*:\s")
-
-
 def speaker_of(episode: Episode) -> str | None:
     """Who said an episode: its speaker, else the name a message starts with (``Sam: ...``)."""
-    if episode.speaker:
-        return episode.speaker
-    found = _SPOKEN.match(episode.content or "")
-    return found.group(1) if found else None
+    return episode.speaker or speaker_in(episode.content or "")
 
 
 def _voice(query: str, episodes: Sequence[Episode]) -> Callable[[Episode], float]:

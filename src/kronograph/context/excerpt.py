@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from ..maintain.saga_text import STOP_WORDS
 
-__all__ = ["EXCERPT_CHARS", "excerpt", "stem", "terms"]
+__all__ = ["EXCERPT_CHARS", "excerpt", "speaker_in", "stem", "terms"]
 
 EXCERPT_CHARS = 200  # an episode longer than this is cut to its relevant sentences
 
@@ -59,7 +59,13 @@ def _cut(text: str, limit: int) -> str:
     return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
 
 
-_SPEAKER = re.compile(r"^([A-Z][\w'’.\-]*(?:\s+[A-Z][\w'’.\-]*){0,2}):\s+(?=\S)")
+_SPEAKER = re.compile(r"^\s*([A-Z][\w'’.\-]*(?:\s+[A-Z][\w'’.\-]*){0,2}):\s+(?=\S)")
+
+
+def speaker_in(text: str) -> str | None:
+    """The name a message's text starts with (``Sam: ...``, up to three capitalised words), if any."""
+    found = _SPEAKER.match(text)
+    return found.group(1) if found else None
 
 
 def excerpt(text: str, wanted: Collection[str], limit: int = EXCERPT_CHARS) -> str:
