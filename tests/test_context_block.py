@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from kronograph.context import Material, build
-from kronograph.context.block import NAME_ONLY, _pieces, compact_line
-from kronograph.context.excerpt import terms
+from kronograph.context.block import NAME_ONLY, OTHER_VOICE, _pieces, compact_line, speaker_of
+from kronograph.context.excerpt import excerpt, terms
 from kronograph.context.render import Citations
 from kronograph.context.tokens import EstimateCounter
 from kronograph.model import Entity, Episode, Fact
@@ -105,3 +105,32 @@ def test_the_best_episodes_are_cut_only_past_twice_the_excerpt_length():
               max_tokens=1000, template=None)
     lines = {p.split(" (ep ")[-1]: p for p in c.parts.episodes} if c.parts else {}
     assert "48 minutes" in lines["e1)"] and "48 minutes" not in lines["e2)"] and "charity race" in lines["e2)"]
+
+
+def test_a_question_naming_a_speaker_weighs_their_own_words_more():
+    """"What race did Ann run?": Ann's own message says what she did; Bo's that names her ("go, Ann!") says
+    less and is worth OTHER_VOICE of it. A question naming no speaker, or someone who said nothing, weighs
+    both alike; the speaker of a message stored as "Name: text" is read from its text."""
+    mine = episode("e1", "I ran the city race in May.", 0, speaker="Ann")
+    theirs = episode("e2", "Go, Ann! The city race looked great.", 1, speaker="Bo")
+
+    def values(query: str) -> list[float]:
+        m = material(query, episodes=[Hit(mine, 1.0, ("bm25",)), Hit(theirs, 1.0, ("bm25",))])
+        return [p.value for p in _pieces(m, Citations([]), terms(query), COUNTER)]
+
+    base = values("What city race was run?")
+    assert values("What city race did Ann run?") == pytest.approx([base[0], OTHER_VOICE * base[1]])
+    assert values("What city race did Cy run?") == pytest.approx(base)
+    plain = episode("e3", "Bo Lee: I ran too.", 2, speaker=None)  # type: ignore[arg-type]
+    assert speaker_of(plain) == "Bo Lee" and speaker_of(mine) == "Ann"
+    assert speaker_of(episode("e4", "note: buy milk", 3, speaker=None)) is None  # type: ignore[arg-type]
+
+
+def test_an_excerpt_keeps_the_speaker_in_front_and_matches_the_rest():
+    """A message stored as "Sam: text" keeps its speaker in front, and the speaker's name (in every line
+    Sam said) does not make the greeting a sentence that matches "where did Sam go on a road trip?"."""
+    text = ("Sam: Hey Evan, good to hear from you! Since we last talked, lots has been happening! Last weekend I "
+            "took my family on a road trip to Jasper. It was amazing, the glaciers and the lakes were gorgeous "
+            "and we stopped at every lookout on the parkway.")
+    assert excerpt(text, terms("Where did Sam go on a road trip?")) == (
+        "Sam: Last weekend I took my family on a road trip to Jasper.")

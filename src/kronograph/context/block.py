@@ -9,7 +9,9 @@ hiding the second hit). Then by kind: a fact holding at the block's moment
 0.5; an entity's summary 0.5; an episode 1.0, or 0.6 when its speaker is
 the assistant, the system or a tool (the memory's own words say less about
 the world). A fact or entity line that shares only names with a question that
-has other words too is worth a tenth (``NAME_ONLY``). An episode is worth at least
+has other words too is worth a tenth (``NAME_ONLY``). When the question
+names one of the episodes' speakers, another speaker's episodes are worth
+``OTHER_VOICE`` (half): what Sam did is told in Sam's words. An episode is worth at least
 0.8 of the best fact that cites it, so a relevant fact brings the words it
 came from (the memory reads those sources in, found by search or not), and
 a reply at least 0.8 of the episode that asked it (the memory reads the
@@ -41,7 +43,7 @@ from ..errors import InvalidInputError
 from ..model import Entity, Episode, Fact
 from ..search.question import analyse
 from ..search.types import Hit
-from .excerpt import EXCERPT_CHARS, excerpt, terms
+from .excerpt import EXCERPT_CHARS, excerpt, speaker_in, terms
 from .pack import Piece, pack
 from .render import Citations, entity_line, episode_line, fact_line, user_line
 from .tokens import EstimateCounter, TokenCounter
@@ -178,6 +180,7 @@ def _episode_pieces(m: Material, cite: Citations, wanted: frozenset[str], fact_v
             seen.add(reply.uuid)
             ranked.append((Hit(reply, 0.0, ("reply",)), 0.0))
     top = max((h.score for h in m.episodes), default=0.0)
+    voice = _voice(m.query, [h.item for h, _ in ranked])
     out: list[Piece] = []
     for hit, own in ranked:
         episode = hit.item
@@ -187,12 +190,35 @@ def _episode_pieces(m: Material, cite: Citations, wanted: frozenset[str], fact_v
             continue
         rel = max(own, SOURCE_SHARE * vouched.get(episode.uuid, 0.0), REPLY_SHARE * asked.get(episode.uuid, 0.0))
         text = excerpt(episode.content, wanted, EXCERPT_CHARS * (2 if rel >= WHOLE_SHARE else 1))
-        weight = 0.6 if (episode.role or "").casefold() in _QUIET_ROLES else 1.0
+        weight = (0.6 if (episode.role or "").casefold() in _QUIET_ROLES else 1.0) * voice(episode)
         out.append(Piece(
             "episodes", episode_line(episode, text, cite), rel * weight, hit, terms=frozenset(terms(text)),
             episode=episode.uuid, uuid=episode.uuid,
         ))
     return out
+
+
+OTHER_VOICE = 0.5  # an episode said by someone else, when the question names a speaker: this share
+
+
+def speaker_of(episode: Episode) -> str | None:
+    """Who said an episode: its speaker, else the name a message starts with (``Sam: ...``)."""
+    return episode.speaker or speaker_in(episode.content or "")
+
+
+def _voice(query: str, episodes: Sequence[Episode]) -> Callable[[Episode], float]:
+    """What an episode's speaker is worth to a question that names one of
+    the speakers ("what does Sam do to relax?"): Sam's own words say what Sam
+    did; another's that only name Sam ("thanks, Sam!") say less. Questions
+    that name no speaker weigh every episode alike."""
+    names = analyse(query).capitalised
+    if not names:
+        return lambda episode: 1.0
+    speakers = {e.uuid: s.casefold() for e in episodes if (s := speaker_of(e))}
+    named = {s for s in speakers.values() if s in names or s.split()[0] in names}
+    if not named:
+        return lambda episode: 1.0
+    return lambda episode: 1.0 if speakers.get(episode.uuid, next(iter(named))) in named else OTHER_VOICE
 
 
 FILLER_SHARE = 0.45  # an episode sharing no word with the query needs this share of the best episode's score

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from ..maintain.saga_text import STOP_WORDS
 
-__all__ = ["EXCERPT_CHARS", "excerpt", "stem", "terms"]
+__all__ = ["EXCERPT_CHARS", "excerpt", "speaker_in", "stem", "terms"]
 
 EXCERPT_CHARS = 200  # an episode longer than this is cut to its relevant sentences
 
@@ -59,11 +59,24 @@ def _cut(text: str, limit: int) -> str:
     return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
 
 
+_SPEAKER = re.compile(r"^\s*([A-Z][\w'’.\-]*(?:\s+[A-Z][\w'’.\-]*){0,2}):\s+(?=\S)")
+
+
+def speaker_in(text: str) -> str | None:
+    """The name a message's text starts with (``Sam: ...``, up to three capitalised words), if any."""
+    found = _SPEAKER.match(text)
+    return found.group(1) if found else None
+
+
 def excerpt(text: str, wanted: Collection[str], limit: int = EXCERPT_CHARS) -> str:
-    """``text`` on one line, cut to its sentences most about ``wanted`` (stems) within ``limit`` characters."""
+    """``text`` on one line, cut to its sentences most about ``wanted`` (stems) within ``limit`` characters.
+    A message's speaker (``Sam: ...``) stays in front and is not matched: every line Sam said has it."""
     whole = " ".join(text.split())
     if len(whole) <= limit:
         return whole
+    said = _SPEAKER.match(whole)
+    if said is not None:
+        return f"{said.group(1)}: {excerpt(whole[said.end():], wanted, limit - said.end())}"
     parts = _sentences(text)
     scored = sorted(range(len(parts)), key=lambda i: (-len(terms(parts[i]) & set(wanted)), i))
     chosen: list[int] = []
@@ -77,7 +90,7 @@ def excerpt(text: str, wanted: Collection[str], limit: int = EXCERPT_CHARS) -> s
         chosen.append(i)
         length += extra
     if not chosen:
-        return _cut(parts[scored[0]] if parts else whole, limit)
+        return _cut(parts[scored[0]], limit)
     return _join(parts, sorted(chosen))
 
 
