@@ -44,6 +44,7 @@ MAX_TOKENS_RANGE = (50, 100_000)
 RECENT = 8  # episodes (and the facts they gave) in a block with no query
 SOURCED = 12  # the best facts whose source episodes are read in
 REPLIES = 20  # the best episodes whose reply is read in
+CONTEXT_WIDENING = 4  # a block asks search for at most 4x the candidates when as_of hides most (search: 16x)
 _TICK = timedelta(microseconds=1)
 
 
@@ -129,6 +130,7 @@ class Contexts(Lifecycle):
             cross_encoder=self._cross_encoder,
             cosine_weight=self._services.fusion_weight,
             scope_limits=(("entities", ENTITY_HITS), ("facts", max(12, candidates(max_tokens) // 2))),
+            widening=CONTEXT_WIDENING,
         )
         found = await run_search(store, request)
         m.facts, m.entities, m.episodes = found.facts, found.entities, found.episodes

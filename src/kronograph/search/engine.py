@@ -47,6 +47,7 @@ class SearchRequest:
     cosine_weight: float = 0.3  # the embedder's, when the recipe names none
     question: Question | None = None  # the query's analysis (made from ``query`` when not given)
     scope_limits: tuple[tuple[str, int], ...] = ()  # (scope, limit) where a scope needs fewer than ``limit``
+    widening: int = 16  # how many times the candidates a scope may ask for when the mode hides most of them
 
     @property
     def asked(self) -> Question:
@@ -332,7 +333,7 @@ async def _scope(
 ) -> tuple[list[Hit[Any]], int]:
     """The best hits of one scope. When the mode or the filters leave fewer
     than ``limit`` of the candidates while a method was cut short, the
-    methods are asked again for more (up to 16 times as many)."""
+    methods are asked again for more (up to ``request.widening`` times as many)."""
     n, limit = request.recipe.candidates, request.limit_for(scope)
     while True:
         found = await _candidates(store, group_id, scope, request, asked, n)
@@ -341,7 +342,7 @@ async def _scope(
             return [], 0
         items, dropped = await _items(store, group_id, scope, union, request, found)
         cut_short = found.more or any(len(r) >= n for r in found.rankings.values())
-        if len(items) >= limit or not cut_short or n >= request.recipe.candidates * 16:
+        if len(items) >= limit or not cut_short or n >= request.recipe.candidates * request.widening:
             break
         n *= 4
     ranked = await _rerank(store, group_id, scope, request, found.keeping(items), asked, items)
