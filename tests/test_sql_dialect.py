@@ -101,3 +101,10 @@ def test_the_sql_of_a_shape_is_built_once() -> None:
             record_queries.fact_candidates(d, "g", "s", "o", "r", ("subject",), False, False, NOW, 3)[0]
             is record_queries.fact_candidates(d, "h", "t", "p", "q", ("subject",), False, False, NOW, 4)[0]
         )
+
+
+def test_a_dialect_must_spell_what_the_engines_spell_differently() -> None:
+    from kronograph.store.sql.dialect import Dialect
+
+    with pytest.raises(TypeError, match="abstract"):
+        Dialect(columns=None)  # type: ignore[abstract,arg-type]

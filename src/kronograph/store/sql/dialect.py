@@ -17,6 +17,7 @@ dictionary lookup.
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -41,37 +42,38 @@ class Columns:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class Dialect:
-    """The SQL spelling of one engine; the methods return SQL fragments."""
+class Dialect(ABC):
+    """The SQL spelling of one engine; the methods return SQL fragments. The
+    abstract ones are what every engine must spell for itself."""
 
     columns: Columns
     mark: str = "?"  # a positional parameter
     lead_join: str = "JOIN"  # the join from a small driving set to a table (SQLite fixes the order)
     keyed_by_group: bool = False  # rows are keyed by (group_id, uuid): every join carries the group
 
+    @abstractmethod
     def p(self, name: str) -> str:
         """The named parameter ``name``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def listed(self, name: str) -> str:
         """A SELECT of the values of the list parameter ``name``, one per row."""
-        raise NotImplementedError
 
+    @abstractmethod
     def in_list(self, column: str, name: str) -> str:
         """The test that ``column`` is one of the list parameter ``name``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def bind_list(self, values: Iterable[object]) -> object:
         """The value to bind for a list parameter."""
-        raise NotImplementedError
 
     def bytewise(self, expr: str) -> str:
         """``expr`` compared byte by byte (uuids order as on every backend)."""
         return expr
 
+    @abstractmethod
     def is_(self, column: str, flag: bool) -> str:
         """The test that the boolean ``column`` is ``flag``."""
-        raise NotImplementedError
 
     def typed(self, expr: str, sql_type: str) -> str:
         """``expr`` cast to ``sql_type`` where the engine cannot infer a
@@ -82,21 +84,21 @@ class Dialect:
         """An index hint after a table name ("" where the engine takes none)."""
         return ""
 
+    @abstractmethod
     def limited(self, select: str) -> str:
         """``select`` (with its own ORDER BY and LIMIT) as a member of a UNION."""
-        raise NotImplementedError
 
+    @abstractmethod
     def json_texts(self, column: str, alias: str) -> str:
         """A FROM item of the texts in the JSON array ``column``, each as ``alias.value``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def json_value(self, value: object) -> object:
         """A JSON column's value as Python (None for SQL NULL)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def json_length(self, column: str, key: str) -> str:
         """The length of the JSON array at ``key`` of the object in ``column`` (NULL if none)."""
-        raise NotImplementedError
 
     def on(self, alias: str, other: str, condition: str) -> str:
         """A join condition of ``alias`` to ``other``, kept within the group
