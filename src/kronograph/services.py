@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .embed import protocol as embedding
 from .embed.cache import embedding_for
-from .embed.protocol import Embedder, fusion_weight, is_lexical
+from .embed.protocol import Embedder
 from .errors import EmbeddingError, InvalidInputError
 from .ingest.replies import StoreReplyCache
 from .llm.client import ModelClient
@@ -111,12 +112,12 @@ class Services:
     @property
     def lexical(self) -> bool:
         """Whether the embedder's vectors are words (search then embeds a query's terms, not "who", "is")."""
-        return is_lexical(self.embedder)
+        return embedding.is_lexical(self.embedder)
 
     @property
     def fusion_weight(self) -> float:
         """The weight of cosine similarity beside full text in fused search, as the embedder advises."""
-        return fusion_weight(self.embedder)
+        return embedding.fusion_weight(self.embedder)
 
     async def check_embedder(self) -> None:
         """Record the embedder with the store's first vectors; refuse another dimension."""
