@@ -71,15 +71,22 @@ class _Reader(threading.Thread):
 
     def run(self) -> None:
         try:
-            while True:
-                item = self._pool.jobs.get()
-                if item is None:
-                    return
-                self._serve(*item)
+            while self._next():
+                pass
         finally:
             conn, self.conn = self.conn, None
             if conn is not None:
                 conn.close()
+
+    def _next(self) -> bool:
+        """Answer the next queued read; False at the stop sentinel. (Its own
+        frame: the thread keeps no reference to a call, or to its store,
+        once answered; a dropped store is then collected.)"""
+        item = self._pool.jobs.get()
+        if item is None:
+            return False
+        self._serve(*item)
+        return True
 
     def _serve(self, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], fn: Callable[..., Any],
                args: tuple[Any, ...]) -> None:
