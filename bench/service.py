@@ -159,6 +159,15 @@ async def _run(url: str, secret: str, args: argparse.Namespace, pace: float) -> 
     }
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU seconds a process has used (Linux; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _serve(args: argparse.Namespace, pace: float) -> dict[str, Any]:
     """One run on a fresh server process and SQLite file."""
     ring = KeyRing()
@@ -179,7 +188,13 @@ def _serve(args: argparse.Namespace, pace: float) -> dict[str, Any]:
                         break
                 except httpx.HTTPError:
                     time.sleep(0.1)
-            return asyncio.run(_run(url, secret, args, pace))
+            result = asyncio.run(_run(url, secret, args, pace))
+            cpu = _cpu_seconds(server.pid)
+            served = sum(row["requests"] for row in result["kinds"].values())
+            if cpu is not None and served:  # the server's own CPU (both threads and the loop), per request served
+                result["server_cpu_s"] = round(cpu, 1)
+                result["server_cpu_ms_per_request"] = round(cpu * 1000 / served, 1)
+            return result
         finally:
             server.terminate()
             server.wait(30)
@@ -195,6 +210,9 @@ def _print(name: str, result: dict[str, Any]) -> None:
     print(f"accepted {result['accepted']:,} episodes, complete {result['complete']:,}, lost {result['lost']}, "
           f"failed {result['failed']}, errors {result['errors']}; queue drained {result['drain_seconds_after_load']} s "
           f"after the load; {result['ingested_per_second']} episodes ingested per second overall")
+    if "server_cpu_ms_per_request" in result:
+        print(f"server CPU {result['server_cpu_s']} s, {result['server_cpu_ms_per_request']} ms per request served"
+              " (drain and checks included)")
     if result["error_samples"]:
         print("errors, first few:", *result["error_samples"], sep="\n  ")
 
