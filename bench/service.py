@@ -1,10 +1,14 @@
 """Load test of the REST service: `kronograph serve` on 127.0.0.1 over a
 SQLite file with the offline extractor; 4 writers (one group each) post
 episodes into the durable queue while 16 readers search, query facts and read
-timelines, for 60 s. Reports throughput and latency per kind, errors (must be
-0) and lost episodes (must be 0: every accepted episode complete at the end).
+timelines, for 60 s. Two runs, each on a fresh server and file: *paced*, where
+every client waits a random (exponential) 100 ms on average between its
+requests, as an agent asks; and *saturated*, where nobody waits (the
+throughput the one server process gives). Reports latency per route (p50, p95,
+p99, count) and requests per second, errors (must be 0) and lost episodes
+(must be 0: every accepted episode complete at the end).
 
-    .venv/bin/python bench/service.py [--seconds 60] [--writers 4] [--readers 16]
+    .venv/bin/python bench/service.py [--seconds 60] [--writers 4] [--readers 16] [--runs paced,saturated]
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -48,11 +53,18 @@ def _sentence(rng: random.Random) -> tuple[str, str]:
     return person, f"{person} lives in {rng.choice(CITIES)}."
 
 
+async def _pause(rng: random.Random, pace: float) -> None:
+    """An agent's think time: exponential, ``pace`` seconds on average (none at 0)."""
+    if pace > 0:
+        await asyncio.sleep(rng.expovariate(1 / pace))
+
+
 async def _writer(client: httpx.AsyncClient, group: str, stop: float, lat: list[float], errors: list[str],
-                  accepted: list[tuple[str, str]], seed: int) -> None:
+                  accepted: list[tuple[str, str]], seed: int, pace: float) -> None:
     rng = random.Random(seed)
     n = 0
     while time.monotonic() < stop:
+        await _pause(rng, pace)
         _, text = _sentence(rng)
         eid = f"{group}-{n}"
         n += 1
@@ -70,11 +82,12 @@ async def _writer(client: httpx.AsyncClient, group: str, stop: float, lat: list[
 
 
 async def _reader(client: httpx.AsyncClient, groups: list[str], stop: float, lat: dict[str, list[float]],
-                  errors: list[str], seed: int) -> None:
+                  errors: list[str], seed: int, pace: float) -> None:
     rng = random.Random(seed)
     kinds = ["search", "facts", "timeline"]
-    i = 0
+    i = rng.randrange(3)
     while time.monotonic() < stop:
+        await _pause(rng, pace)
         kind = kinds[i % 3]
         i += 1
         group = rng.choice(groups)
@@ -106,7 +119,7 @@ async def _drain(client: httpx.AsyncClient, timeout: float) -> float:
     return time.monotonic() - started
 
 
-async def _run(url: str, secret: str, args: argparse.Namespace) -> dict:
+async def _run(url: str, secret: str, args: argparse.Namespace, pace: float) -> dict[str, Any]:
     groups = [f"w{i}" for i in range(args.writers)]
     headers = {"Authorization": f"Bearer {secret}"}
     limits = httpx.Limits(max_connections=args.writers + args.readers + 4)
@@ -120,8 +133,8 @@ async def _run(url: str, secret: str, args: argparse.Namespace) -> dict:
         begun = time.monotonic()
         stop = begun + args.seconds
         await asyncio.gather(
-            *(_writer(client, g, stop, write_lat, errors, accepted, i) for i, g in enumerate(groups)),
-            *(_reader(client, groups, stop, read_lat, errors, 100 + i) for i in range(args.readers)),
+            *(_writer(client, g, stop, write_lat, errors, accepted, i, pace) for i, g in enumerate(groups)),
+            *(_reader(client, groups, stop, read_lat, errors, 100 + i, pace) for i in range(args.readers)),
         )
         elapsed = time.monotonic() - begun
         drain = await _drain(client, 600)
@@ -133,27 +146,30 @@ async def _run(url: str, secret: str, args: argparse.Namespace) -> dict:
                            if line.startswith("kronograph_queue_failed"))
     rows = {"write (enqueue)": write_lat, **read_lat}
     return {
-        "seconds": round(elapsed, 1), "writers": args.writers, "readers": args.readers,
+        "pace_ms": round(pace * 1000), "seconds": round(elapsed, 1), "writers": args.writers,
+        "readers": args.readers,
         "kinds": {k: {"requests": len(v), "per_second": round(len(v) / elapsed, 1),
-                      "p50_ms": round(percentile(v, 0.5) * 1000, 1), "p95_ms": round(percentile(v, 0.95) * 1000, 1)}
+                      **{f"p{q}_ms": round(percentile(v, q / 100) * 1000, 1) for q in (50, 95, 99)}}
                   for k, v in rows.items()},
         "errors": len(errors), "error_samples": errors[:5],
         "accepted": len(accepted), "complete": complete, "lost": len(accepted) - complete,
         "failed": int(failed_line.split()[-1]),
         "drain_seconds_after_load": round(drain, 1),
         "ingested_per_second": round(complete / (elapsed + drain), 1),
-        "revision": source_revision(),
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--writers", type=int, default=4)
-    parser.add_argument("--readers", type=int, default=16)
-    parser.add_argument("--workers", type=int, default=4, help="the queue's --workers")
-    parser.add_argument("--json", type=Path, default=None, help="also write the numbers here")
-    args = parser.parse_args()
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU seconds a process has used (Linux; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _serve(args: argparse.Namespace, pace: float) -> dict[str, Any]:
+    """One run on a fresh server process and SQLite file."""
     ring = KeyRing()
     _, secret = ring.add("bench", admin=True)
     env = {**os.environ, "KRONOGRAPH_API_KEYS": json.dumps({"keys": [k.to_json() for k in ring.keys]})}
@@ -172,21 +188,57 @@ def main() -> int:
                         break
                 except httpx.HTTPError:
                     time.sleep(0.1)
-            result = asyncio.run(_run(url, secret, args))
+            result = asyncio.run(_run(url, secret, args, pace))
+            cpu = _cpu_seconds(server.pid)
+            served = sum(row["requests"] for row in result["kinds"].values())
+            if cpu is not None and served:  # the server's own CPU (both threads and the loop), per request served
+                result["server_cpu_s"] = round(cpu, 1)
+                result["server_cpu_ms_per_request"] = round(cpu * 1000 / served, 1)
+            return result
         finally:
             server.terminate()
             server.wait(30)
-    print(f"{'kind':<16} {'requests':>9} {'per s':>8} {'p50 ms':>8} {'p95 ms':>8}")
+            log.close()
+
+
+def _print(name: str, result: dict[str, Any]) -> None:
+    print(f"\n{name} run ({result['pace_ms']} ms between a client's requests on average, {result['seconds']} s)")
+    print(f"{'route':<16} {'requests':>9} {'per s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}")
     for kind, row in result["kinds"].items():
-        print(f"{kind:<16} {row['requests']:>9,} {row['per_second']:>8} {row['p50_ms']:>8} {row['p95_ms']:>8}")
+        print(f"{kind:<16} {row['requests']:>9,} {row['per_second']:>8} {row['p50_ms']:>8} {row['p95_ms']:>8}"
+              f" {row['p99_ms']:>8}")
     print(f"accepted {result['accepted']:,} episodes, complete {result['complete']:,}, lost {result['lost']}, "
           f"failed {result['failed']}, errors {result['errors']}; queue drained {result['drain_seconds_after_load']} s "
           f"after the load; {result['ingested_per_second']} episodes ingested per second overall")
+    if "server_cpu_ms_per_request" in result:
+        print(f"server CPU {result['server_cpu_s']} s, {result['server_cpu_ms_per_request']} ms per request served"
+              " (drain and checks included)")
     if result["error_samples"]:
         print("errors, first few:", *result["error_samples"], sep="\n  ")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=60.0, help="each run's length")
+    parser.add_argument("--writers", type=int, default=4)
+    parser.add_argument("--readers", type=int, default=16)
+    parser.add_argument("--pace", type=float, default=0.1, help="the paced run's mean wait between a client's requests")
+    parser.add_argument("--runs", default="paced,saturated", help="which runs, comma separated")
+    parser.add_argument("--workers", type=int, default=4, help="the queue's --workers")
+    parser.add_argument("--json", type=Path, default=None, help="also write the numbers here")
+    args = parser.parse_args()
+    paces = {"paced": args.pace, "saturated": 0.0}
+    runs = [r.strip() for r in args.runs.split(",") if r.strip()]
+    if not runs or any(r not in paces for r in runs):
+        parser.error(f"--runs takes paced and/or saturated, not {args.runs!r}")
+    results = {}
+    for name in runs:
+        results[name] = _serve(args, paces[name])
+        _print(name, results[name])
     if args.json:
-        args.json.write_text(json.dumps(result, indent=2))
-    return 0 if result["errors"] == 0 and result["lost"] == 0 and result["failed"] == 0 else 1
+        args.json.write_text(json.dumps({**results, "revision": source_revision()}, indent=2))
+    ok = all(r["errors"] == 0 and r["lost"] == 0 and r["failed"] == 0 for r in results.values())
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

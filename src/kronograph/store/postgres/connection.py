@@ -43,15 +43,26 @@ async def connect(url: str, *, vectors: bool = False) -> AsyncIterator[AsyncConn
         await conn.close()
 
 
+def writer_share(max_size: int) -> int:
+    """How many of the pool's connections units of work may hold at once:
+    half (at least one), so that reads always find a connection while
+    writers hold theirs for a transaction (or wait in one for a group's
+    lock)."""
+    return max(1, max_size // 2)
+
+
 class Pool:
     """An async connection pool of autocommit connections, configured for
     vectors. It belongs to the event loop that opened it (psycopg's tasks run
-    there): :meth:`retire` closes it from anywhere, that loop alive or not."""
+    there): :meth:`retire` closes it from anywhere, that loop alive or not.
+    Reads take any free connection; units of work (:meth:`writer`) hold at
+    most :func:`writer_share` of them, so reads never queue behind writers."""
 
     def __init__(self, pool: AsyncConnectionPool, loop: asyncio.AbstractEventLoop) -> None:
         self._pool = pool
         self.loop = loop
         self._lent: set[AsyncConnection] = set()  # checked out now (see discard)
+        self._writers = asyncio.Semaphore(writer_share(pool.max_size))
 
     @classmethod
     async def open(cls, url: str, min_size: int, max_size: int, *, timeout: float, prepare: bool = True) -> Pool:
@@ -81,6 +92,12 @@ class Pool:
                 yield conn
             finally:
                 self._lent.discard(conn)
+
+    @asynccontextmanager
+    async def writer(self) -> AsyncIterator[AsyncConnection]:
+        """A connection for a unit of work: one of the writers' share."""
+        async with self._writers, self.connection() as conn:
+            yield conn
 
     async def close(self) -> None:
         await self._pool.close()

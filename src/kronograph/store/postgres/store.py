@@ -138,7 +138,7 @@ class PostgresStore(QueueCalls, SearchCalls):
             await self.apply(after)
         with self._translating():
             pool = await self._ready_pool()  # opening may fail: a StoreError, as for every other call
-            async with pool.connection() as conn, conn.transaction():
+            async with pool.writer() as conn, conn.transaction():  # reads keep the rest of the pool
                 await lock_group(conn, group_id)
                 token = _unit_of.set((self, conn, group_id))
                 try:

@@ -9,8 +9,27 @@ read by uuid are all kept this way.
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
 
-__all__ = ["group_key"]
+if TYPE_CHECKING:
+    from .readers import Memos
+
+__all__ = ["Snapshot", "group_key", "keeps"]
+
+
+class Snapshot(sqlite3.Connection):
+    """A reader's connection (readers.py): every call one read transaction,
+    never a write to the database (full-text ranking's temporary tables
+    aside), so what it reads inside its transaction may be kept."""
+
+    memos: Memos
+
+
+def keeps(conn: sqlite3.Connection) -> bool:
+    """Whether what is read on ``conn`` now may be kept under the group's
+    key: not from inside a writer's transaction, whose writes may yet roll
+    back; always on a reader's snapshot."""
+    return not conn.in_transaction or isinstance(conn, Snapshot)
 
 
 def group_key(conn: sqlite3.Connection, group_id: str) -> tuple[int, int] | None:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from ...model import Entity
-from .group_key import group_key
+from .group_key import group_key, keeps
 
 __all__ = ["HeldEntities"]
 
@@ -65,7 +65,7 @@ class HeldEntities:
             self._count -= len(dropped.entities)
 
     def _held(self, conn: sqlite3.Connection, group_id: str) -> _Held | None:
-        if conn.in_transaction:
+        if not keeps(conn):
             return None
         key = group_key(conn, group_id)
         if key is None:

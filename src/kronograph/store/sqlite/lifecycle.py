@@ -1,11 +1,13 @@
-"""Opening, calling into and closing the SQLite store's one connection: the
-plumbing every store call goes through, apart from what the store stores.
-Why a base class: the connection, its worker thread and its checkpointer live
-and die together, and close() and a dropped store must release all three."""
+"""Opening, calling into and closing the SQLite store's connections: the
+writer's (on its worker thread) and the readers' (readers.py), the plumbing
+every store call goes through, apart from what the store stores. Why a base
+class: the connections, their threads and the checkpointer live and die
+together, and close() and a dropped store must release them all."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -14,12 +16,31 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..._files import create_private
 from ...errors import ClosedError, KronographError, StoreError
 from . import purge
+from .group_key import Snapshot
+from .readers import ReaderPool
 from .schema import migrate
 from .worker import Checkpointer, Worker
 
 __all__ = ["StoreLifecycle"]
 
 T = TypeVar("T")
+
+
+def _open_reader(path: str, timeout: float) -> Snapshot:
+    """A reader's connection (on its own thread): the schema is the
+    writer's to migrate, which opened first; a smaller page cache each
+    (the operating system caches the file for all of them). A plain
+    function: the readers hold no reference to their store, which a
+    dropped store's __del__ needs."""
+    conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False, factory=Snapshot)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+        conn.execute("PRAGMA cache_size = -16384")
+        purge.register_functions(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 class StoreLifecycle:
@@ -36,6 +57,8 @@ class StoreLifecycle:
     _conn: sqlite3.Connection | None
     _checkpointer: Checkpointer | None
     _closed: bool
+    _readers: int
+    _pool: ReaderPool | None
 
     if TYPE_CHECKING:  # the unit of work's, which this class's subclass is
 
@@ -75,6 +98,24 @@ class StoreLifecycle:
             self._checkpointer = Checkpointer(self.path, self._timeout)
             self._checkpointer.start()
 
+    def _reader_pool(self) -> ReaderPool | None:
+        """The readers, started by the first read after the writer's
+        connection is open; None where reads stay on the writer: a
+        ``":memory:"`` database (another connection would open another,
+        empty, database), a store run inline (``threaded=False``), or
+        ``readers=0``."""
+        if self._pool is not None:
+            return self._pool
+        if not self._readers or not self._threaded or self.path in (":memory:", "") or self._conn is None:
+            return None
+        with self._starting:
+            if self._closed:
+                raise ClosedError("this store is closed")
+            if self._pool is None:
+                opener = functools.partial(_open_reader, self.path, self._timeout)
+                self._pool = ReaderPool(self.path, self._readers, opener)
+            return self._pool
+
     def _call(self, fn: Callable[..., T], *args: Any) -> T:
         with self._lock:
             if self._closed:
@@ -113,6 +154,10 @@ class StoreLifecycle:
     async def close(self) -> None:
         if self._closed:
             return
+        with self._starting:
+            pool, self._readers = self._pool, 0  # no reader starts from now on
+        if pool is not None:
+            pool.stop()  # after the reads in hand: each reader closes its connection
         worker = self._executor
         if worker is None or not worker.is_alive():
             self._shut()
@@ -142,6 +187,8 @@ class StoreLifecycle:
         # file now rather than at exit. (The memory that owned it warns.)
         if getattr(self, "_closed", True):
             return
+        if self._pool is not None:
+            self._pool.stop(wait=False)
         if self._executor is not None:
             self._executor.stop(wait=False)
         if self._lock.acquire(blocking=False):  # never taken while a call runs: a store in use is not garbage

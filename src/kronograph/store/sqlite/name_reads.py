@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from ...model import Entity
 from ..sql import entity_queries
 from . import rows
-from .group_key import group_key
+from .group_key import group_key, keeps
 from .rows import DIALECT as D
 
 __all__ = ["NameMatches", "entities_named_in", "mentions_among"]
@@ -52,7 +52,7 @@ class NameMatches:
         self._groups.pop(group_id, None)
 
     def _held(self, conn: sqlite3.Connection, group_id: str) -> _Matches | None:
-        if conn.in_transaction:
+        if not keeps(conn):
             return None
         key = group_key(conn, group_id)
         if key is None:

@@ -21,7 +21,7 @@ from ...model import Episode
 from ...time import to_micros
 from ..sql import graph_queries
 from . import rows
-from .group_key import group_key
+from .group_key import group_key, keeps
 from .rows import DIALECT as D
 
 __all__ = [
@@ -177,7 +177,7 @@ class QueryWords:
             np.fromiter((i for i, _ in found), dtype=np.int64, count=len(found)),
             np.fromiter((_tokens(size) for _, size in found), dtype=np.float64, count=len(found)),
         )
-        if key is not None and not conn.in_transaction:
+        if key is not None and keeps(conn):
             self._rows[(scope, group_id)] = rows
             self._rows.move_to_end((scope, group_id))
             while len(self._rows) > _HELD_GROUPS:  # many groups: memory stays bounded (only speed is at stake)

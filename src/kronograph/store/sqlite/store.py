@@ -1,15 +1,16 @@
 """The embedded SQLite store (the default backend): what it stores and reads.
-Its threads (worker.py), connection lifecycle (lifecycle.py) and units of work
-(unit.py) live in sibling modules."""
+Its threads (worker.py, readers.py), connection lifecycle (lifecycle.py) and
+units of work (unit.py) live in sibling modules; which calls are pure reads
+(answered by the readers) is said here, by ``_read`` against ``_run``."""
 
 from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -32,8 +33,9 @@ from . import (
     search_reads,
 )
 from .entity_cache import EntityCache
-from .held_entities import HeldEntities
-from .unit import UnitOfWork
+from .group_key import Snapshot, group_key
+from .readers import Memos
+from .unit import UnitOfWork, _unit_of
 from .vectors import VectorIndex
 from .worker import Checkpointer as _Checkpointer  # noqa: F401  (re-exported: tests use the old names)
 from .worker import Worker as _Worker  # noqa: F401
@@ -41,15 +43,21 @@ from .writes import apply_plan, write_plan
 
 __all__ = ["SQLiteStore"]
 
+T = TypeVar("T")
+
 
 class SQLiteStore(UnitOfWork):
     """A memory in one SQLite file (or in RAM with ``":memory:"``).
 
     WAL journal, foreign keys on, ``synchronous=NORMAL`` (a power cut may lose
     the last commits, never corrupt them; pass ``synchronous="FULL"`` to fsync
-    each one). ``threaded=True`` runs every call on one private thread so an
-    event loop is never blocked; ``threaded=False`` runs calls inline, for an
-    owner that runs its own private loop (the sync ``Memory`` does).
+    each one). ``threaded=True`` runs every write (and every read inside a
+    unit of work) on one private thread so an event loop is never blocked, and
+    pure reads on ``readers`` threads of their own, each with its own
+    connection: a read never waits behind a unit of work or another read.
+    ``threaded=False`` runs calls inline, for an owner that runs its own
+    private loop (the sync ``Memory`` does). A ``":memory:"`` store has no
+    readers: another connection would open another, empty, database.
     """
 
     def __init__(
@@ -59,7 +67,10 @@ class SQLiteStore(UnitOfWork):
         threaded: bool = True,
         timeout: float = 10.0,
         synchronous: str = "NORMAL",
+        readers: int = 4,
     ) -> None:
+        if readers < 0:
+            raise ValueError(f"readers must be 0 or more, not {readers}")
         if synchronous.upper() not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
             raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous!r}")
         self.path = str(path)
@@ -73,9 +84,14 @@ class SQLiteStore(UnitOfWork):
         self._checkpointer = None
         self._entity_cache = EntityCache()
         self._vectors = VectorIndex()
-        self._query_words = search_reads.QueryWords()
-        self._names = name_reads.NameMatches()
-        self._entities = HeldEntities()
+        self._vector_lock = threading.RLock()  # the index is shared by the writer and the readers
+        self._vector_epoch = 0  # moved to empty the index (check())
+        self._vector_keys: dict[str, tuple[int, int]] = {}  # the group keys the held tables are true at
+        self._writer_version: int | None = None  # the writer's data_version when it last looked
+        self._memos = Memos()  # the writer's connection's (each reader has its own)
+        self._purged: list[str] = []  # groups forgotten by the plans just committed
+        self._readers = readers
+        self._pool = None
         self._closed = False
         self._gate = None
         self._unit_plans = None  # plans written by the open unit of work
@@ -113,19 +129,21 @@ class SQLiteStore(UnitOfWork):
         def read(conn: sqlite3.Connection) -> list[str]:
             return [g for (g,) in conn.execute("SELECT group_id FROM groups ORDER BY group_id")]
 
-        return await self._run(read)
+        return await self._run(read)  # on the writer: a cheap read, and the one its health is checked by
 
     async def revision(self, group_id: str) -> int:
         return await self._run(self._revision, group_id)
 
     async def episode(self, group_id: str, episode_id: str) -> Episode | None:
-        return await self._run(reads.episode, group_id, episode_id)
+        return await self._read(reads.episode, group_id, episode_id)
 
     async def entities_named(self, group_id: str, name_keys: Collection[str]) -> list[Entity]:
-        return await self._run(self._entities_named, group_id, name_keys)
+        return await self._read(self._entities_named, group_id, name_keys)
 
     def _entities_named(self, conn: sqlite3.Connection, group_id: str, name_keys: Collection[str]) -> list[Entity]:
-        if self._unit_plans is not None:  # inside a unit: uncommitted entities are not cached
+        # The cache follows the writer's commits: a reader's snapshot reads the
+        # rows (one indexed query); inside a unit, uncommitted entities are not cached.
+        if self._unit_plans is not None or isinstance(conn, Snapshot):
             return reads.entities_named(conn, group_id, name_keys)
         self._entity_cache.check(int(conn.execute("PRAGMA data_version").fetchone()[0]))
         found, missing = self._entity_cache.lookup(group_id, name_keys)
@@ -173,30 +191,30 @@ class SQLiteStore(UnitOfWork):
         return await self._run(reads.entity_references, group_id, entity_uuids)
 
     async def facts(self, group_id: str, query: FactQuery) -> list[Fact]:
-        return await self._run(reads.facts, group_id, query)
+        return await self._read(reads.facts, group_id, query)
 
     async def timeline(self, group_id: str, entity_key: str, relation_key: str | None) -> list[Fact]:
-        return await self._run(reads.timeline, group_id, entity_key, relation_key)
+        return await self._read(reads.timeline, group_id, entity_key, relation_key)
 
     async def entities(
         self, group_id: str, *, name_key: str | None = None, label: str | None = None
     ) -> list[Entity]:
-        return await self._run(reads.entities, group_id, name_key, label)
+        return await self._read(reads.entities, group_id, name_key, label)
 
     async def current_edges(self, group_id: str, at: datetime) -> list[tuple[str, str, str]]:
-        return await self._run(community_reads.current_edges, group_id, at)
+        return await self._read(community_reads.current_edges, group_id, at)
 
     async def communities(self, group_id: str, uuids: Collection[str] | None = None) -> list[Community]:
-        return await self._run(community_reads.communities, group_id, uuids)
+        return await self._read(community_reads.communities, group_id, uuids)
 
     async def summary_states(
         self, group_id: str, *, uuids: Collection[str] | None = None, stale_only: bool = True,
         after: str | None = None, limit: int = 500,
     ) -> list[tuple[Entity, int]]:
-        return await self._run(reads.summary_states, group_id, uuids, stale_only, after, limit)
+        return await self._read(reads.summary_states, group_id, uuids, stale_only, after, limit)
 
     async def episodes(self, group_id: str, status: str | None = None) -> list[Episode]:
-        return await self._run(ingest_reads.episodes, group_id, status)
+        return await self._read(ingest_reads.episodes, group_id, status)
 
     async def saga_state(self, group_id: str, saga: str) -> SagaState | None:
         return await self._run(saga_reads.saga_state, group_id, saga)
@@ -221,19 +239,21 @@ class SQLiteStore(UnitOfWork):
         records it) and return None: one trip to the database."""
 
         def register(conn: sqlite3.Connection) -> EpisodeProgress | None:
-            conn.execute("BEGIN IMMEDIATE")  # read and write as one: no other writer between them
-            try:
-                found = ingest_reads.episode_progress(conn, plan.group_id, episode_id)
+            with self._vector_lock:  # no reader loads vectors between the commit and the index following it
+                conn.execute("BEGIN IMMEDIATE")  # read and write as one: no other writer between them
+                try:
+                    found = ingest_reads.episode_progress(conn, plan.group_id, episode_id)
+                    if found is None:
+                        write_plan(conn, plan)
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
                 if found is None:
-                    write_plan(conn, plan)
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-            if found is None:
-                self._entity_cache.applied(plan)
-                self._vectors.applied(plan)
+                    self._committed(plan)
+                    self._follow(conn, (plan.group_id,))
+            self._drop_purged()
             return found
 
         return await self._run(register)
@@ -289,14 +309,14 @@ class SQLiteStore(UnitOfWork):
 
     async def entities_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Entity]:
         def read(conn: sqlite3.Connection) -> list[Entity]:
-            return self._entities.read(
+            return self._memos_of(conn).entities.read(
                 conn, group_id, uuids, lambda keys: ingest_reads.entities_by_uuid(conn, group_id, keys)
             )
 
-        return await self._run(read)
+        return await self._read(read)
 
     async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]:
-        return await self._run(ingest_reads.fact_sources, group_id, fact_uuid)
+        return await self._read(ingest_reads.fact_sources, group_id, fact_uuid)
 
     # -- search ------------------------------------------------------------------
     async def search_text(
@@ -309,70 +329,78 @@ class SQLiteStore(UnitOfWork):
         episodes_before: datetime | None = None,
         episodes_known_at: datetime | None = None,
     ) -> list[tuple[str, float]]:
-        return await self._run(
-            search_reads.text_search, scope, group_id, query, limit, episodes_before, episodes_known_at,
-            self._query_words,
+        return await self._read(
+            lambda conn: search_reads.text_search(
+                conn, scope, group_id, query, limit, episodes_before, episodes_known_at,
+                self._memos_of(conn).query_words,
+            )
         )
 
     async def search_vectors(
         self, group_id: str, scope: str, vector: np.ndarray, limit: int
     ) -> list[tuple[str, float]]:
         def search(conn: sqlite3.Connection) -> list[tuple[str, float]]:
-            self._vectors.check(int(conn.execute("PRAGMA data_version").fetchone()[0]))
-            return self._vectors.table(conn, scope, group_id).top(vector, limit)
+            with self._vector_lock:
+                found: list[tuple[str, float]] = self._vector_table(conn, scope, group_id).top(vector, limit)
+                return found
 
-        return await self._run(search)
+        return await self._read(search)
 
     async def item_vectors(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, np.ndarray]:
         def read(conn: sqlite3.Connection) -> dict[str, np.ndarray]:
-            self._vectors.check(int(conn.execute("PRAGMA data_version").fetchone()[0]))
-            return self._vectors.table(conn, scope, group_id).rows(list(uuids))
+            with self._vector_lock:
+                found: dict[str, np.ndarray] = self._vector_table(conn, scope, group_id).rows(list(uuids))
+                return found
 
-        return await self._run(read)
+        return await self._read(read)
 
     async def neighbours(
         self, group_id: str, entity_uuids: Collection[str], at: datetime | None = None
     ) -> dict[str, set[str]]:
-        return await self._run(search_reads.neighbours, group_id, entity_uuids, at)
+        return await self._read(search_reads.neighbours, group_id, entity_uuids, at)
 
     async def reachable(
         self, group_id: str, seeds: Collection[str], depth: int, at: datetime | None = None
     ) -> dict[str, int]:
-        return await self._run(search_reads.reachable, group_id, seeds, depth, at)
+        return await self._read(search_reads.reachable, group_id, seeds, depth, at)
 
     async def touching_facts(
         self, group_id: str, entity_uuids: Collection[str], limit: int, at: datetime | None = None
     ) -> list[tuple[str, str, str]]:
-        return await self._run(search_reads.touching_facts, group_id, entity_uuids, limit, at)
+        return await self._read(search_reads.touching_facts, group_id, entity_uuids, limit, at)
 
     async def search_current_facts(
         self, group_id: str, query: str, limit: int, at: datetime, *, include_events: bool = False
     ) -> tuple[list[tuple[str, float]], int, bool]:
-        return await self._run(
-            search_reads.current_facts_search, group_id, query, limit, at, self._query_words, include_events
+        return await self._read(
+            lambda conn: search_reads.current_facts_search(
+                conn, group_id, query, limit, at, self._memos_of(conn).query_words, include_events
+            )
         )
 
     async def entities_known_by(self, group_id: str, uuids: Collection[str], at: datetime) -> set[str]:
-        return await self._run(search_reads.entities_known_by, group_id, uuids, at)
+        return await self._read(search_reads.entities_known_by, group_id, uuids, at)
 
     async def mention_counts(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, int]:
-        return await self._run(search_reads.mention_counts, scope, group_id, uuids)
+        return await self._read(search_reads.mention_counts, scope, group_id, uuids)
 
     async def entities_named_in(
         self, group_id: str, keys: Collection[str], words: Collection[str], prefixes: Collection[str], limit: int
     ) -> list[Entity]:
-        return await self._run(self._names.entities_named_in, group_id, keys, words, prefixes, limit)
+        return await self._read(
+            lambda conn: self._memos_of(conn).names.entities_named_in(conn, group_id, keys, words, prefixes, limit)
+        )
 
     async def mentions_among(
         self, group_id: str, entity_uuids: Collection[str], episode_ids: Collection[str]
     ) -> dict[str, set[str]]:
-        return await self._run(name_reads.mentions_among, group_id, entity_uuids, episode_ids)
+        return await self._read(name_reads.mentions_among, group_id, entity_uuids, episode_ids)
 
     async def episodes_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Episode]:
-        return await self._run(search_reads.episodes_by_uuid, group_id, uuids)
+        return await self._read(search_reads.episodes_by_uuid, group_id, uuids)
 
     async def episode_neighbours(self, group_id: str, uuids: Collection[str]) -> dict[str, tuple[str, ...]]:
-        return await self._run(search_reads.episode_neighbours, group_id, uuids)
+        return await self._read(search_reads.episode_neighbours, group_id, uuids)
 
     # -- store-wide small writes (outside plans: they decide nothing) ---------
     async def cached_reply(self, group_id: str, key: str) -> str | None:
@@ -403,16 +431,16 @@ class SQLiteStore(UnitOfWork):
         return await self._run(claim)
 
     async def history(self, group_id: str, fact_uuid: str) -> list[FactChange]:
-        return await self._run(reads.history, group_id, fact_uuid)
+        return await self._read(reads.history, group_id, fact_uuid)
 
     async def changes(self, group_id: str, window: ChangeWindow) -> list[StoredChange]:
-        return await self._run(reads.changes, group_id, window)
+        return await self._read(reads.changes, group_id, window)
 
     async def health_scan(self, group_id: str) -> HealthScan:
-        return await self._run(health_reads.health_scan, group_id)
+        return await self._read(health_reads.health_scan, group_id)
 
     async def audit_events(self, group_id: str) -> list[AuditEvent]:
-        return await self._run(reads.audit_events, group_id)
+        return await self._read(reads.audit_events, group_id)
 
     async def text_occurrences(self, group_id: str, needles: Collection[str]) -> list[TextHit]:
         return await self._run(purge.text_occurrences, group_id, needles)
@@ -435,27 +463,93 @@ class SQLiteStore(UnitOfWork):
             write_plan(conn, plan)
             self._unit_plans.append(plan)
             return
-        if plan.purge is not None:
-            with purge.secure_delete(conn):
+        with self._vector_lock:  # no reader loads vectors between the commit and the index following it
+            if plan.purge is not None:
+                with purge.secure_delete(conn):
+                    apply_plan(conn, plan, lambda c: self._revision(c, plan.group_id))
+            else:
                 apply_plan(conn, plan, lambda c: self._revision(c, plan.group_id))
-        else:
-            apply_plan(conn, plan, lambda c: self._revision(c, plan.group_id))
-        self._committed(plan)
+            self._committed(plan)
+            self._follow(conn, (plan.group_id,))
+        self._drop_purged()
+
+    def _commit(self, conn: sqlite3.Connection, unit: object) -> None:
+        groups = {plan.group_id for plan in self._unit_plans or ()}
+        with self._vector_lock:
+            super()._commit(conn, unit)
+            self._follow(conn, groups)
+        self._drop_purged()
 
     def _committed(self, plan: Plan) -> None:
-        """Keep what is held in memory in step with a plan just committed. A
-        purge (forget) also drops what search kept of the group, so no
-        forgotten name stays in the process (the rest goes when the
-        group's revision is next read)."""
+        """Keep what is held in memory in step with a plan just committed (on
+        the writer, the vector lock held). A purge (forget) also drops what
+        search kept of the group, so no forgotten name stays in the process
+        (the rest goes when the group's revision is next read): once the
+        lock is released, as a reader may be waiting for it (_drop_purged)."""
         self._entity_cache.applied(plan)
         self._vectors.applied(plan)
         if plan.purge is not None:
-            self._drop_memos(plan.group_id)
+            self._purged.append(plan.group_id)
+
+    def _drop_purged(self) -> None:
+        while self._purged:
+            self._drop_memos(self._purged.pop())
+
+    def _follow(self, conn: sqlite3.Connection, groups: Collection[str]) -> None:
+        """After the writer's commit, the vector lock held: the held vectors
+        are true at the groups' new keys, as they followed the plans. Unless
+        another connection (another process) wrote meanwhile: the writer's
+        ``data_version`` moves with others' commits only (the readers write
+        nothing), and then the index is read again."""
+        for g in groups:
+            if g in self._vector_keys:
+                key = group_key(conn, g)
+                if key is None:
+                    del self._vector_keys[g]
+                else:
+                    self._vector_keys[g] = key
+        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        if version != self._writer_version:
+            self._forget_vectors()
+            self._writer_version = version
+
+    def _forget_vectors(self) -> None:
+        self._vector_epoch += 1
+        self._vector_keys.clear()
+        self._vectors.check(self._vector_epoch)
+
+    def _vector_table(self, conn: sqlite3.Connection, scope: str, group_id: str) -> Any:
+        """The group's held vectors of ``scope``, true at this connection's
+        snapshot (the vector lock held, so the writer cannot commit between
+        the key read here and the rows a new table reads). A key other than
+        the one they were kept at means another connection wrote to the
+        group: the index is read again."""
+        key = group_key(conn, group_id)
+        if self._vector_keys.get(group_id, key) != key:
+            self._forget_vectors()
+        if key is not None:
+            self._vector_keys[group_id] = key
+        self._vectors.check(self._vector_epoch)
+        return self._vectors.table(conn, scope, group_id)
+
+    def _memos_of(self, conn: sqlite3.Connection) -> Memos:
+        """The memos of the connection a read runs on (each its own)."""
+        return conn.memos if isinstance(conn, Snapshot) else self._memos
+
+    async def _read(self, fn: Callable[..., T], *args: Any) -> T:
+        """A pure read: on a reader's connection (a snapshot of its own, that
+        waits for no unit of work); on the writer inside this task's unit of
+        work (whose writes it must see) or where there are no readers."""
+        unit = _unit_of.get()
+        pool = None if unit is not None and unit[0] is self else self._reader_pool()
+        if pool is None:
+            return await self._run(fn, *args)
+        return await pool.call(fn, *args)
 
     def _drop_memos(self, group_id: str) -> None:
-        self._names.drop(group_id)
-        self._entities.drop(group_id)
-        self._query_words.drop(group_id)
+        self._memos.drop(group_id)
+        if self._pool is not None:
+            self._pool.drop(group_id)
 
     async def drop_memos(self, group_id: str) -> None:
         await self._run(lambda conn: self._drop_memos(group_id))
