@@ -177,7 +177,7 @@ def clone(path: Path, templates: int, groups: int, batch: int = 100) -> float:
             conn.execute("COMMIT")
             done = min(groups, (ks[-1] + 1) * templates)
             print(f"  {done:>6,} groups  {time.perf_counter() - t0:6.1f} s", file=sys.stderr, flush=True)
-        conn.execute("PRAGMA optimize")  # as the store does when it closes
+        conn.execute("ANALYZE")  # the statistics of the store as it now is (PRAGMA optimize may skip them)
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return time.perf_counter() - t0
 

@@ -6,8 +6,9 @@ a name word such as "Person") lists the rows of every group, and reading it
 to keep one group's costs time in proportion to the whole store. A group
 small beside its table has its rows copied into a temporary FTS5 table of
 the same columns and tokenizer (so a match there is a match in the main
-index, row for row), one group and scope at a time per connection, read
-again when the group changes. Which group it holds is written beside it in
+index, row for row; contentless: only row ids come back, and clearing it
+tokenizes nothing again), one group and scope at a time per connection,
+read again when the group changes. Which group it holds is written beside it in
 the temporary database, so the two are always of one piece, a rollback
 included, and a new connection starts empty.
 """
@@ -35,7 +36,7 @@ def _setup(conn: sqlite3.Connection) -> None:
     for scope, cols in COLUMNS.items():
         conn.execute(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.kg_local_{scope} USING fts5({', '.join(cols)},"
-            f" tokenize='{_TOKENIZER}')"
+            f" content='', tokenize='{_TOKENIZER}')"
         )
         conn.execute(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.kg_local_{scope}_i USING fts5vocab(temp, kg_local_{scope},"
@@ -90,7 +91,7 @@ def local_index(
     if fresh:
         conn.execute("BEGIN")
     try:
-        conn.execute(f"DELETE FROM {table}")
+        conn.execute(f"INSERT INTO {table}(kg_local_{scope}) VALUES ('delete-all')")
         conn.execute(
             f"INSERT INTO {table}(rowid, {', '.join(cols)}) SELECT t.id, {', '.join(f't.{c}' for c in cols)}"
             f" FROM {scope} t JOIN {scope}_fts_docsize d ON d.id = t.id WHERE t.group_id = ?",
