@@ -157,3 +157,20 @@ def test_a_small_groups_own_index_ranks_as_the_main_index(
     assert used and all(u is None for u in used)
     assert own == main
     assert any(own)
+
+
+def test_forget_empties_the_connections_index_of_the_group(store: Path, tmp_path: Path) -> None:
+    path = tmp_path / "copy.db"
+    with sqlite3.connect(store) as src, sqlite3.connect(path) as dst:
+        src.backup(dst)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        assert group_text.local_index(conn, "facts", "g3") == "temp.kg_local_facts"
+        assert conn.execute("SELECT COUNT(*) FROM temp.kg_local_facts_i").fetchone()[0] > 0
+        group_text.forget(conn, "g2")  # another group: kept
+        assert conn.execute("SELECT COUNT(*) FROM temp.kg_local_facts_i").fetchone()[0] > 0
+        group_text.forget(conn, "g3")
+        assert conn.execute("SELECT COUNT(*) FROM temp.kg_local_facts_i").fetchone()[0] == 0
+        assert conn.execute("SELECT COUNT(*) FROM temp.kg_local_held").fetchone()[0] == 0
+    finally:
+        conn.close()

@@ -19,7 +19,7 @@ import sqlite3
 
 from .group_key import group_key
 
-__all__ = ["COLUMNS", "LOCAL_MAX", "local_index"]
+__all__ = ["COLUMNS", "LOCAL_MAX", "forget", "local_index"]
 
 COLUMNS = {"facts": ("fact",), "entities": ("name", "summary"), "episodes": ("name", "content"),
            "communities": ("name", "summary")}
@@ -108,3 +108,13 @@ def local_index(
     if fresh:
         conn.execute("COMMIT")
     return table
+
+
+def forget(conn: sqlite3.Connection, group_id: str) -> None:
+    """Empty the temporary indexes that hold the group (``forget``: none of
+    its words stays on the connection)."""
+    for scope in COLUMNS:
+        held = _held(conn, scope)
+        if held is not None and held[0] == group_id:
+            conn.execute(f"INSERT INTO temp.kg_local_{scope}(kg_local_{scope}) VALUES ('delete-all')")
+            conn.execute("DELETE FROM temp.kg_local_held WHERE scope = ?", (scope,))
