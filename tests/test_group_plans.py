@@ -80,11 +80,15 @@ def _traced(path: Path, run: Callable[[Memory], None]) -> list[str]:
 
 
 def _walks(plan: list[str], sql: str) -> list[str]:
-    """The plan's lines that read a graph table whole (by name or alias)."""
+    """The plan's lines that read a graph table whole (by name or alias), or
+    all of a group's rows where the statement asks for rows by uuid."""
     names = set(_TABLES)
     for table in _TABLES:
         names.update(m[1] for m in re.finditer(rf"\b{table}\s+(?:AS\s+)?([a-z]\w*)", sql, re.IGNORECASE))
-    return [line for line in plan if (m := re.match(r"SCAN (\w+)", line)) and m[1] in names]
+    walks = [line for line in plan if (m := re.match(r"SCAN (\w+)", line)) and m[1] in names]
+    if re.search(r"\buuid IN \(SELECT value FROM json_each", sql):  # rows by uuid: found by uuid, not by group
+        walks += [line for line in plan if re.match(r"SEARCH \w+ USING (COVERING )?INDEX \w+ \(group_id=\?\)$", line)]
+    return walks
 
 
 def _with_stats(path: Path, into: Path, per_group: int) -> Path:
