@@ -103,8 +103,10 @@ class QueryWords:
     weighs a word by how many rows of the whole table hold it and scales by
     the table's average length, so one group's scores (and which rows make
     the limit) would move with another group's rows. Here the rows that hold
-    each query word are read from FTS5's index (its ``instance`` vocabulary),
-    kept when they are the group's, and scored by the same formula with the
+    each query word are read from FTS5's index (its ``instance`` vocabulary;
+    a small group's own index, :mod:`.group_text`, so that a common word
+    costs the group's rows, not every group's), kept when they are the
+    group's, and scored by the same formula with the
     group's row count, average length and per-word row counts. The group's
     row ids and lengths are read once per group revision.
 
