@@ -140,6 +140,15 @@ class Dialect(ABC):
         order = [f"u.{name}" for _, name in first] + [self.bytewise(f"u.{last}")]
         return f"SELECT * FROM ({union}) u ORDER BY {', '.join(order)}"
 
+    def by_uuid_group(self, alias: str) -> str:
+        """``alias``'s group test in a read of rows by their uuids. Where a
+        uuid is unique across groups (rows not keyed by group), the test is
+        kept out of the index choice (a unary plus), so the rows are found by
+        uuid: statistics that average many small groups would otherwise have
+        the planner read the whole of a large group's rows through its group
+        index."""
+        return f"{alias}.group_id = {self.p('g')}" if self.keyed_by_group else f"+{alias}.group_id = {self.p('g')}"
+
     def group_where(self, alias: str) -> list[str]:
         """``alias``'s group test for a WHERE clause, where the join to it does
         not already carry it (rows not keyed by group)."""

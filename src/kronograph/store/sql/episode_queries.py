@@ -116,7 +116,7 @@ def context_episodes(
 
 def entities_by_uuid(d: Dialect, group_id: str, uuids: Collection[str]) -> Query:
     return (
-        f"SELECT {d.columns.entity} FROM entities e WHERE e.group_id = {d.p('g')} AND {d.in_list('e.uuid', 'u')}",
+        f"SELECT {d.columns.entity} FROM entities e WHERE {d.by_uuid_group('e')} AND {d.in_list('e.uuid', 'u')}",
         {"g": group_id, "u": d.bind_list(uuids)},
     )
 

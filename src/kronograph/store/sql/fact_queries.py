@@ -113,7 +113,7 @@ def _kind_and_span(d: Dialect, shape: _Shape, table: str) -> list[str]:
 def _facts_sql(d: Dialect, shape: _Shape) -> str:
     uuids, subject, obj, entity, relation, include_expired, include_retired = shape[:7]
     t = d.p("t")
-    where = [f"f.group_id = {d.p('g')}"]
+    where = [d.by_uuid_group("f") if uuids else f"f.group_id = {d.p('g')}"]
     if uuids:
         where.append(d.in_list("f.uuid", "uuids"))
     if subject:

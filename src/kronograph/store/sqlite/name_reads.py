@@ -14,6 +14,7 @@ from ...model import Entity
 from ..sql import entity_queries
 from . import rows
 from .group_key import group_key, keeps
+from .group_text import local_index
 from .rows import DIALECT as D
 
 __all__ = ["NameMatches", "entities_named_in", "mentions_among"]
@@ -72,15 +73,20 @@ class NameMatches:
         """(created_at, uuid, id) of the first ``limit`` entities whose name
         holds one of ``words`` (starts one, with ``prefix``), each once."""
         found: dict[int, tuple[int, str, int]] = {}
+        index: str | None = None
         for word in dict.fromkeys(words):
             got = held.words.get((word, prefix)) if held is not None else None
             if got is None or got[0] < limit:
                 query = _fts([word], prefix)
                 if query is None:
                     continue
+                # a small group's own index: a word in every group's names costs only this group's rows
+                index = index or local_index(conn, "entities", group_id, key=held.key if held else None)
+                fts = index or "entities_fts"
+                name = fts.rpartition(".")[2]
                 cur = conn.execute(
-                    "SELECT e.created_at, e.uuid, e.id FROM entities_fts JOIN entities e ON e.id = entities_fts.rowid"
-                    " WHERE entities_fts MATCH ? AND e.group_id = ? ORDER BY e.created_at, e.uuid LIMIT ?",
+                    f"SELECT e.created_at, e.uuid, e.id FROM {fts} JOIN entities e ON e.id = {name}.rowid"
+                    f" WHERE {name} MATCH ? AND e.group_id = ? ORDER BY e.created_at, e.uuid LIMIT ?",
                     (query, group_id, limit),
                 )
                 got = (limit, [(int(c), u, int(i)) for c, u, i in cur])

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ...errors import ClosedError, KronographError, StoreError
+from . import group_text
 from .group_key import Snapshot
 from .held_entities import HeldEntities
 from .name_reads import NameMatches
@@ -35,12 +36,13 @@ class Memos:
     connection: a reader's are used by its thread alone, ``lock`` held
     while it reads, so that :meth:`drop` waits for a read in flight."""
 
-    __slots__ = ("entities", "lock", "names", "query_words")
+    __slots__ = ("entities", "forgotten", "lock", "names", "query_words")
 
     def __init__(self) -> None:
         self.query_words = QueryWords()
         self.names = NameMatches()
         self.entities = HeldEntities()
+        self.forgotten: set[str] = set()  # a reader's: groups its connection's own full-text index must drop
         self.lock = threading.Lock()
 
     def drop(self, group_id: str) -> None:
@@ -106,6 +108,8 @@ class _Reader(threading.Thread):
                     self.conn = self._pool.connect()
                     self.conn.memos = self.memos
                 conn = self.conn
+                while self.memos.forgotten:  # a forgotten group's words leave this connection too
+                    group_text.forget(conn, self.memos.forgotten.pop())
                 conn.execute("BEGIN")  # deferred: the snapshot is taken by the call's first read
                 try:
                     return fn(conn, *args)
@@ -146,6 +150,7 @@ class ReaderPool:
         """Forget the group in every reader's memos, after the read each has in hand."""
         for reader in self._readers:
             reader.memos.drop(group_id)
+            reader.memos.forgotten.add(group_id)  # its own index emptied on its thread, before its next read
 
     def stop(self, *, wait: bool = True) -> None:
         """Stop taking reads; the readers finish those queued, then close their connections."""

@@ -22,6 +22,7 @@ from ...time import to_micros
 from ..sql import graph_queries
 from . import rows
 from .group_key import group_key, keeps
+from .group_text import local_index
 from .rows import DIALECT as D
 
 __all__ = [
@@ -102,8 +103,10 @@ class QueryWords:
     weighs a word by how many rows of the whole table hold it and scales by
     the table's average length, so one group's scores (and which rows make
     the limit) would move with another group's rows. Here the rows that hold
-    each query word are read from FTS5's index (its ``instance`` vocabulary),
-    kept when they are the group's, and scored by the same formula with the
+    each query word are read from FTS5's index (its ``instance`` vocabulary;
+    a small group's own index, :mod:`.group_text`, so that a common word
+    costs the group's rows, not every group's), kept when they are the
+    group's, and scored by the same formula with the
     group's row count, average length and per-word row counts. The group's
     row ids and lengths are read once per group revision.
 
@@ -167,15 +170,20 @@ class QueryWords:
         if key is not None and cached is not None and cached.key == key:
             self._rows.move_to_end((scope, group_id))
             return cached
+        # Sorted here, not by ORDER BY: ordered by id, the planner may walk the
+        # whole table in id order rather than the group's index (stale statistics
+        # from when the store held few groups make that look cheap).
         found = conn.execute(
             f"SELECT t.id, d.sz FROM {_TABLE[scope]} t JOIN {_FTS[scope]}_docsize d ON d.id = t.id"
-            " WHERE t.group_id = ? ORDER BY t.id",
+            " WHERE t.group_id = ?",
             (group_id,),
         ).fetchall()
+        ids = np.fromiter((i for i, _ in found), dtype=np.int64, count=len(found))
+        order = np.argsort(ids, kind="stable")
         rows = _Rows(
             key,
-            np.fromiter((i for i, _ in found), dtype=np.int64, count=len(found)),
-            np.fromiter((_tokens(size) for _, size in found), dtype=np.float64, count=len(found)),
+            ids[order],
+            np.fromiter((_tokens(size) for _, size in found), dtype=np.float64, count=len(found))[order],
         )
         if key is not None and keeps(conn):
             self._rows[(scope, group_id)] = rows
@@ -184,13 +192,12 @@ class QueryWords:
                 self._rows.popitem(last=False)
         return rows
 
-    def _term(self, conn: sqlite3.Connection, scope: str, rows: _Rows, term: str) -> np.ndarray:
+    def _term(self, conn: sqlite3.Connection, inst: str, rows: _Rows, term: str) -> np.ndarray:
         """The group's rows holding ``term``: (row id, times) pairs by row id.
         A common term's are kept with the group's rows (it comes back, and
         costs a read of every row holding it), and every term's count."""
         if term in rows.hits:
             return rows.hits[term]
-        inst = f"temp.kg_{scope}_inst"
         docs = np.fromiter((d for (d,) in conn.execute(f"SELECT doc FROM {inst} WHERE term = ?", (term,))), np.int64)
         docs, times = np.unique(docs[rows.mine(docs)], return_counts=True)
         found = np.stack([docs, times.astype(np.int64)], axis=1)
@@ -203,12 +210,11 @@ class QueryWords:
             rows.hits[term] = found
         return found
 
-    def _hits(self, conn: sqlite3.Connection, scope: str, rows: _Rows, terms: list[str]) -> np.ndarray:
+    def _hits(self, conn: sqlite3.Connection, inst: str, rows: _Rows, terms: list[str]) -> np.ndarray:
         """The group's rows holding the phrase ``terms``: (row id, times)
         pairs by row id."""
         if len(terms) == 1:
-            return self._term(conn, scope, rows, terms[0])
-        inst = f"temp.kg_{scope}_inst"
+            return self._term(conn, inst, rows, terms[0])
         places: dict[tuple[int, int], set[int]] | None = None
         for j, term in enumerate(terms):
             every = conn.execute(f'SELECT doc, col, "offset" FROM {inst} WHERE term = ?', (term,)).fetchall()
@@ -223,11 +229,11 @@ class QueryWords:
             out[doc] = out.get(doc, 0) + len(starts)
         return np.array(sorted(out.items()), dtype=np.int64).reshape(-1, 2)
 
-    def _count(self, conn: sqlite3.Connection, scope: str, rows: _Rows, term: str) -> int:
+    def _count(self, conn: sqlite3.Connection, inst: str, rows: _Rows, term: str) -> int:
         """How many of the group's rows hold ``term`` (kept with the group's
         rows: the same words come back query after query)."""
         if term not in rows.counts:
-            self._term(conn, scope, rows, term)
+            self._term(conn, inst, rows, term)
         return rows.counts[term]
 
     def rank(self, conn: sqlite3.Connection, scope: str, group_id: str, query: str) -> tuple[np.ndarray, np.ndarray]:
@@ -249,18 +255,22 @@ class QueryWords:
         if query not in rows.ranked:  # a context block asks the same query more than once
             if len(rows.ranked) >= _HELD_RANKINGS:
                 rows.ranked.clear()
-            rows.ranked[query] = self._rank(conn, scope, rows, phrases)
+            inst = local_index(conn, scope, group_id, len(rows.ids), rows.key)
+            inst = f"{inst}_i" if inst is not None else f"temp.kg_{scope}_inst"
+            rows.ranked[query] = self._rank(conn, inst, rows, phrases)
         return rows.ranked[query]
 
     def _rank(
-        self, conn: sqlite3.Connection, scope: str, rows: _Rows, phrases: list[list[str]]
+        self, conn: sqlite3.Connection, inst: str, rows: _Rows, phrases: list[list[str]]
     ) -> tuple[np.ndarray, np.ndarray]:
+        """``inst``: the fts5vocab instance table to read the group's terms
+        from (its own index when small, see :mod:`.group_text`)."""
         none = np.zeros(0, dtype=np.int64), np.zeros(0)
         total = len(rows.ids)
         read: dict[str, np.ndarray] = {}  # the terms whose rows were read just now (a rare term's are not kept)
         for t in {t for terms in phrases for t in terms} - rows.counts.keys():
-            read[t] = self._term(conn, scope, rows, t)
-        counts = {t: self._count(conn, scope, rows, t) for terms in phrases for t in terms}
+            read[t] = self._term(conn, inst, rows, t)
+        counts = {t: self._count(conn, inst, rows, t) for terms in phrases for t in terms}
         phrases = [terms for terms in phrases if all(counts[t] > 0 for t in terms)]
         if not phrases:  # a word none of the group's rows holds finds nothing
             return none
@@ -269,7 +279,7 @@ class QueryWords:
             share = [(min(counts[t] for t in terms), i) for i, terms in enumerate(phrases)]
             kept = {i for n, i in share if n <= cutoff} or {min(share)[1]}
             phrases = [terms for i, terms in enumerate(phrases) if i in kept]
-        hits = [read[terms[0]] if len(terms) == 1 and terms[0] in read else self._hits(conn, scope, rows, terms)
+        hits = [read[terms[0]] if len(terms) == 1 and terms[0] in read else self._hits(conn, inst, rows, terms)
                 for terms in phrases]
         docs = _union([found[:, 0] for found in hits])
         if not len(docs):

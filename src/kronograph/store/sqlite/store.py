@@ -23,6 +23,7 @@ from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neig
 from ..text_scan import Erasure, TextHit
 from . import (
     community_reads,
+    group_text,
     health_reads,
     ingest_reads,
     name_reads,
@@ -552,5 +553,9 @@ class SQLiteStore(UnitOfWork):
             self._pool.drop(group_id)
 
     async def drop_memos(self, group_id: str) -> None:
-        await self._run(lambda conn: self._drop_memos(group_id))
+        def drop(conn: sqlite3.Connection) -> None:
+            self._drop_memos(group_id)
+            group_text.forget(conn, group_id)  # a small group's words held on the connection
+
+        await self._run(drop)
 
