@@ -27,8 +27,9 @@ from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
 from ..text_scan import Erasure, TextHit
 from . import community_reads, health_reads, ingest_reads, purge, reads, saga_reads, upkeep
-from .connection import Connection, Pool, lock_group, redact
+from .connection import Connection, Pool, redact
 from .lifecycle import LoopPool
+from .pipelined import lock, pipelined, revision_now
 from .queue_calls import QueueCalls
 from .schema import migrate
 from .seam import is_database_error, store_error, translating
@@ -138,8 +139,11 @@ class PostgresStore(QueueCalls, SearchCalls):
             await self.apply(after)
         with self._translating():
             pool = await self._ready_pool()  # opening may fail: a StoreError, as for every other call
-            async with pool.connection() as conn, conn.transaction():
-                await lock_group(conn, group_id)
+            # Pipelined (see .pipelined): BEGIN and the lock go with the
+            # unit's first read, its plans with the read after them, and the
+            # last plan with COMMIT: one round trip per read, and one more.
+            async with pool.connection() as conn, pipelined(conn):
+                await lock(conn, group_id)
                 token = _unit_of.set((self, conn, group_id))
                 try:
                     yield self
@@ -307,8 +311,8 @@ class PostgresStore(QueueCalls, SearchCalls):
 
         async def register(conn: Connection) -> EpisodeProgress | None:
             await self._index_vectors(plan)
-            async with conn.pipeline(), conn.transaction():
-                await lock_group(conn, plan.group_id)
+            async with pipelined(conn):  # two round trips: the lock and the read, then the plan and COMMIT
+                await lock(conn, plan.group_id)
                 found = await ingest_reads.episode_progress(conn, plan.group_id, episode_id)
                 if found is None:
                     await write_plan(conn, plan)
@@ -405,14 +409,16 @@ class PostgresStore(QueueCalls, SearchCalls):
 
         async def apply(conn: Connection) -> None:
             await self._index_vectors(plan)
-            # Pipelined: BEGIN, the lock and the revision read go in one round
-            # trip, the plan's writes and COMMIT in a second.
-            async with conn.pipeline(), conn.transaction():
-                current = await lock_group(conn, plan.group_id)
-                if plan.expected_revision is not None and current != plan.expected_revision:
-                    raise ConcurrentWriteError(
-                        f"group {plan.group_id!r} changed while this write was being prepared"
-                    )
+            # Pipelined (see .pipelined): BEGIN, the lock and the revision read
+            # go in one round trip, the plan's writes and COMMIT in a second;
+            # a plan that expects no revision is all one trip.
+            async with pipelined(conn):
+                await lock(conn, plan.group_id)
+                if plan.expected_revision is not None:
+                    if await revision_now(conn, plan.group_id) != plan.expected_revision:
+                        raise ConcurrentWriteError(
+                            f"group {plan.group_id!r} changed while this write was being prepared"
+                        )
                 await write_plan(conn, plan)
 
         await self._run(apply)

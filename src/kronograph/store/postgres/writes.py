@@ -24,6 +24,7 @@ from ..plan import Plan, SagaWrite
 from ..plan_rows import Encoding, plan_rows
 from ..sql.plan_sql import statements
 from .columns import DIALECT as D
+from .pipelined import in_pipeline
 
 __all__ = ["write_plan"]
 
@@ -90,21 +91,30 @@ async def _write_state(
 async def write_plan(conn: AsyncConnection, plan: Plan) -> None:
     """Write every change of ``plan``, and move the group's revision: as one
     pipeline, so the whole plan costs one round trip to the server (an
-    error surfaces when the pipeline ends, and fails the transaction)."""
+    error surfaces when the pipeline ends, and fails the transaction). In a
+    pipeline already (see .pipelined), the statements join it and nothing
+    is waited for: they go with the next read, or the commit."""
+    if in_pipeline(conn):
+        await _write(conn, plan)
+        return
     async with conn.pipeline():
-        await conn.execute(
-            "INSERT INTO groups(group_id, created_at, revision) VALUES (%s, %s, 1)"
-            " ON CONFLICT (group_id) DO UPDATE SET revision = groups.revision + 1",
-            (plan.group_id, to_micros(plan.now)),
-        )
-        if plan.saga_summary is not None:
-            await _check_saga_version(conn, plan.group_id, plan.saga_summary)
-        for change, rows in plan_rows(plan, _ENCODING):
-            if not rows:
-                continue
-            if change == "episode_states":
-                for columns, values, g, uuid, owner in rows:
-                    await _write_state(conn, columns, values, g, uuid, owner)
-            else:
-                async with conn.cursor() as cur:
-                    await cur.executemany(SQL[change], rows)  # type: ignore[arg-type]
+        await _write(conn, plan)
+
+
+async def _write(conn: AsyncConnection, plan: Plan) -> None:
+    await conn.execute(
+        "INSERT INTO groups(group_id, created_at, revision) VALUES (%s, %s, 1)"
+        " ON CONFLICT (group_id) DO UPDATE SET revision = groups.revision + 1",
+        (plan.group_id, to_micros(plan.now)),
+    )
+    if plan.saga_summary is not None:
+        await _check_saga_version(conn, plan.group_id, plan.saga_summary)
+    for change, rows in plan_rows(plan, _ENCODING):
+        if not rows:
+            continue
+        if change == "episode_states":
+            for columns, values, g, uuid, owner in rows:
+                await _write_state(conn, columns, values, g, uuid, owner)
+        else:
+            async with conn.cursor() as cur:
+                await cur.executemany(SQL[change], rows)  # type: ignore[arg-type]
