@@ -15,15 +15,20 @@ as it did before.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 
 from psycopg import AsyncConnection
 from psycopg.pq import ConnStatus, PipelineStatus, TransactionStatus
 
+from ...errors import ConcurrentWriteError
+from .. import fence
 from .schema import LOCK_SPACE
 
-__all__ = ["in_pipeline", "lock", "pipelined", "revision_now"]
+__all__ = ["expect_revision", "expect_sql", "in_pipeline", "lock", "pipelined", "refusal"]
+
+REFUSED = "KG001"  # the SQLSTATE of a failed check (schema v16's kronograph_expect)
 
 _OPEN = (TransactionStatus.INTRANS, TransactionStatus.INERROR)
 
@@ -55,10 +60,39 @@ async def lock(conn: AsyncConnection, group_id: str) -> None:
     await conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (LOCK_SPACE, group_id))
 
 
-async def revision_now(conn: AsyncConnection, group_id: str) -> int:
-    """The group's revision, read after the lock (a statement of its own: in
-    READ COMMITTED a statement sees the commits made before it starts, so the
-    locking statement could not see one made while it waited)."""
-    cur = await conn.execute("SELECT revision FROM groups WHERE group_id = %s", (group_id,))
-    row = await cur.fetchone()
-    return int(row[0]) if row else 0
+def expect_sql(condition: str, what: str, detail: str) -> str:
+    """A statement the server fails (``REFUSED``) unless ``condition`` holds;
+    ``detail`` is SQL of a JSON array of what :func:`refusal` needs."""
+    return f"SELECT kronograph_expect({condition}, '{what}', ({detail})::text)"
+
+
+_REVISION = expect_sql(
+    "COALESCE((SELECT revision FROM groups WHERE group_id = %s), 0) = %s", "revision", "jsonb_build_array(%s::text)"
+)
+
+
+async def expect_revision(conn: AsyncConnection, group_id: str, expected: int) -> None:
+    """Queue the check that the group is still at ``expected``, a statement
+    after the lock's (in READ COMMITTED a statement sees the commits made
+    before it starts: the locking one could miss one made while it waited);
+    nothing is waited for."""
+    await conn.execute(_REVISION, (group_id, expected, group_id))
+
+
+def refusal(exc: BaseException) -> Exception | None:
+    """The error a failed check stands for: the group or a saga moved under
+    the write, or the writer lost the episode's lease; None for any other."""
+    if getattr(exc, "sqlstate", None) != REFUSED:
+        return None
+    diag = exc.diag  # type: ignore[attr-defined]
+    what, facts = diag.message_primary, json.loads(diag.message_detail or "[]")
+    if what == "revision":
+        return ConcurrentWriteError(f"group {facts[0]!r} changed while this write was being prepared")
+    if what == "saga":
+        return ConcurrentWriteError(f"saga {facts[1]!r} of group {facts[0]!r} changed while it was being summarised")
+    if what == "lease":
+        group_id, uuid, status, holder = facts
+        return fence.refusal(group_id, uuid, (status, holder)) or ConcurrentWriteError(
+            f"episode {uuid!r} of group {group_id!r} changed while its state was being written"
+        )
+    return None

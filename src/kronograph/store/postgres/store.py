@@ -18,7 +18,7 @@ from contextvars import ContextVar
 from datetime import datetime
 from typing import Any, TypeVar
 
-from ...errors import ConcurrentWriteError, StoreError
+from ...errors import StoreError
 from ...model import AuditEvent, Community, Entity, Episode, Fact, FactChange, FactSource
 from ...time import to_micros
 from ..change_rows import ChangeWindow, StoredChange
@@ -29,7 +29,7 @@ from ..text_scan import Erasure, TextHit
 from . import community_reads, health_reads, ingest_reads, purge, reads, saga_reads, upkeep
 from .connection import Connection, Pool, redact
 from .lifecycle import LoopPool
-from .pipelined import lock, pipelined, revision_now
+from .pipelined import expect_revision, lock, pipelined
 from .queue_calls import QueueCalls
 from .schema import migrate
 from .seam import is_database_error, store_error, translating
@@ -409,16 +409,12 @@ class PostgresStore(QueueCalls, SearchCalls):
 
         async def apply(conn: Connection) -> None:
             await self._index_vectors(plan)
-            # Pipelined (see .pipelined): BEGIN, the lock and the revision read
-            # go in one round trip, the plan's writes and COMMIT in a second;
-            # a plan that expects no revision is all one trip.
+            # One round trip (see .pipelined): BEGIN, the lock, the server's
+            # check of the revision, the plan's writes and COMMIT.
             async with pipelined(conn):
                 await lock(conn, plan.group_id)
                 if plan.expected_revision is not None:
-                    if await revision_now(conn, plan.group_id) != plan.expected_revision:
-                        raise ConcurrentWriteError(
-                            f"group {plan.group_id!r} changed while this write was being prepared"
-                        )
+                    await expect_revision(conn, plan.group_id, plan.expected_revision)
                 await write_plan(conn, plan)
 
         await self._run(apply)
