@@ -16,7 +16,7 @@ as it did before.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 
 from psycopg import AsyncConnection
@@ -39,11 +39,19 @@ def in_pipeline(conn: AsyncConnection) -> bool:
 
 
 @asynccontextmanager
-async def pipelined(conn: AsyncConnection) -> AsyncIterator[None]:
+async def pipelined(
+    conn: AsyncConnection, *, before: Callable[[AsyncConnection], Awaitable[None]] | None = None
+) -> AsyncIterator[None]:
     """A transaction on an autocommit connection, its statements pipelined;
-    committed when the block ends, rolled back when it raises."""
+    committed when the block ends, rolled back when it raises. ``before``
+    queues the statements of a transaction committed on its own just before
+    (in the same trip; should it fail, so does this one)."""
     try:
         async with conn.pipeline():
+            if before is not None:
+                await conn.execute("BEGIN")
+                await before(conn)
+                await conn.execute("COMMIT")
             await conn.execute("BEGIN")
             yield
             await conn.execute("COMMIT")

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iter
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from datetime import datetime
+from functools import partial
 from typing import Any, TypeVar
 
 from ...errors import StoreError
@@ -135,20 +136,24 @@ class PostgresStore(QueueCalls, SearchCalls):
         unit = _unit_of.get()
         if unit is not None and unit[0] is self:
             raise StoreError("units of work do not nest")
-        if after is not None:
-            await self.apply(after)
         with self._translating():
             pool = await self._ready_pool()  # opening may fail: a StoreError, as for every other call
-            # Pipelined (see .pipelined): BEGIN and the lock go with the
-            # unit's first read, its plans with the read after them, and the
-            # last plan with COMMIT: one round trip per read, and one more.
-            async with pool.connection() as conn, pipelined(conn):
+            if after is not None:
+                await self._index_vectors(after)
+            # Pipelined (see .pipelined): ``after``'s transaction, BEGIN and
+            # the lock go with the unit's first read, its plans with the read
+            # after them, and the last plan with COMMIT: one round trip per
+            # read, and one more.
+            before = None if after is None else partial(_write_checked, plan=after)
+            async with pool.connection() as conn, pipelined(conn, before=before):
                 await lock(conn, group_id)
                 token = _unit_of.set((self, conn, group_id))
                 try:
                     yield self
                 finally:
                     _unit_of.reset(token)
+        if after is not None:
+            await self._committed()
         await self._committed()
 
     async def open(self) -> None:
@@ -412,10 +417,7 @@ class PostgresStore(QueueCalls, SearchCalls):
             # One round trip (see .pipelined): BEGIN, the lock, the server's
             # check of the revision, the plan's writes and COMMIT.
             async with pipelined(conn):
-                await lock(conn, plan.group_id)
-                if plan.expected_revision is not None:
-                    await expect_revision(conn, plan.group_id, plan.expected_revision)
-                await write_plan(conn, plan)
+                await _write_checked(conn, plan)
 
         await self._run(apply)
         await self._committed()
@@ -446,6 +448,15 @@ class PostgresStore(QueueCalls, SearchCalls):
             return
         await upkeep.build_vector_indexes(self.url, dims)
         self._indexed |= dims
+
+
+async def _write_checked(conn: Connection, plan: Plan) -> None:
+    """Queue a plan's lock, its revision check and its writes, in a
+    transaction of the caller's (see .pipelined)."""
+    await lock(conn, plan.group_id)
+    if plan.expected_revision is not None:
+        await expect_revision(conn, plan.group_id, plan.expected_revision)
+    await write_plan(conn, plan)
 
 
 async def _in_recovery(conn: Connection) -> bool:
