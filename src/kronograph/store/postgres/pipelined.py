@@ -26,7 +26,7 @@ from ...errors import ConcurrentWriteError
 from .. import fence
 from .schema import LOCK_SPACE
 
-__all__ = ["expect_revision", "expect_sql", "in_pipeline", "lock", "pipelined", "refusal"]
+__all__ = ["expect_revision", "expect_sql", "in_pipeline", "lock", "pipelined", "refusal", "refused_as"]
 
 REFUSED = "KG001"  # the SQLSTATE of a failed check (schema v16's kronograph_expect)
 
@@ -85,6 +85,11 @@ async def expect_revision(conn: AsyncConnection, group_id: str, expected: int) -
     before it starts: the locking one could miss one made while it waited);
     nothing is waited for."""
     await conn.execute(_REVISION, (group_id, expected, group_id))
+
+
+def refused_as(exc: BaseException, what: str) -> bool:
+    """Whether ``exc`` is the failure of a check named ``what``."""
+    return getattr(exc, "sqlstate", None) == REFUSED and exc.diag.message_primary == what  # type: ignore[attr-defined]
 
 
 def refusal(exc: BaseException) -> Exception | None:

@@ -443,7 +443,7 @@ CREATE INDEX audit_by_kind ON audit_events(group_id, kind, recorded_at);
 # message and the facts as JSON detail (see .pipelined), so the client never
 # waits midway for an answer to compare.
 _V16 = """
-CREATE FUNCTION kronograph_expect(ok boolean, what text, detail text) RETURNS boolean LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION kronograph_expect(ok boolean, what text, detail text) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
     IF ok IS NOT TRUE THEN
         RAISE EXCEPTION USING ERRCODE = 'KG001', MESSAGE = what, DETAIL = detail;

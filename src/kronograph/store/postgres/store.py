@@ -26,11 +26,13 @@ from ..change_rows import ChangeWindow, StoredChange
 from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
+from ..sql import episode_queries
 from ..text_scan import Erasure, TextHit
 from . import community_reads, health_reads, ingest_reads, purge, reads, saga_reads, upkeep
+from .columns import DIALECT as D
 from .connection import Connection, Pool, redact
 from .lifecycle import LoopPool
-from .pipelined import expect_revision, lock, pipelined
+from .pipelined import expect_revision, expect_sql, lock, pipelined, refused_as
 from .queue_calls import QueueCalls
 from .schema import migrate
 from .seam import is_database_error, store_error, translating
@@ -315,13 +317,23 @@ class PostgresStore(QueueCalls, SearchCalls):
             raise StoreError("an episode is registered before its unit of work, not inside one")
 
         async def register(conn: Connection) -> EpisodeProgress | None:
+            # One round trip: the read, and the plan behind the server's check
+            # that the episode is new (see .pipelined); a known one fails the
+            # check, and its progress is the read's answer.
             await self._index_vectors(plan)
-            async with pipelined(conn):  # two round trips: the lock and the read, then the plan and COMMIT
-                await lock(conn, plan.group_id)
-                found = await ingest_reads.episode_progress(conn, plan.group_id, episode_id)
-                if found is None:
+            g = plan.group_id
+            try:
+                async with pipelined(conn):
+                    await lock(conn, g)
+                    cur = await conn.execute(*episode_queries.episode_progress(D, g, episode_id))  # type: ignore[arg-type]
+                    await conn.execute(_NEW_EPISODE, (g, episode_id, g))
                     await write_plan(conn, plan)
-                return found
+            except Exception as exc:
+                row = await cur.fetchone() if refused_as(exc, "new") else None
+                if row is None:
+                    raise
+                return episode_queries.progress(D, row)
+            return None
 
         found = await self._run(register)
         if found is None:
@@ -448,6 +460,11 @@ class PostgresStore(QueueCalls, SearchCalls):
             return
         await upkeep.build_vector_indexes(self.url, dims)
         self._indexed |= dims
+
+
+_NEW_EPISODE = expect_sql(
+    "NOT EXISTS (SELECT 1 FROM episodes WHERE group_id = %s AND uuid = %s)", "new", "jsonb_build_array(%s::text)"
+)
 
 
 async def _write_checked(conn: Connection, plan: Plan) -> None:
