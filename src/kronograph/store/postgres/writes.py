@@ -4,9 +4,9 @@ The rows are SQLite's (``..plan_rows`` builds them for both), and so are
 the statements but three (``..sql.plan_sql``, in PostgreSQL's words: ``ON
 CONFLICT`` for ``INSERT OR ...``); jsonb for JSON text, vectors for float32
 blobs. Each kind of change is one
-``executemany``, and the whole plan is one pipeline: one round trip (one
-more where a lease owner writes an episode's state: the fence's answer is
-waited for, see ..fence).
+``executemany``, and the whole plan is one pipeline, nothing in it waited
+for: a saga summary's version and a lease owner's fence (see ..fence) are
+checked by the server in the statements themselves (see .pipelined).
 """
 
 from __future__ import annotations
