@@ -19,7 +19,7 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 
-from psycopg import AsyncConnection
+from psycopg import AsyncConnection, Error
 from psycopg.pq import ConnStatus, PipelineStatus, TransactionStatus
 
 from ...errors import ConcurrentWriteError
@@ -46,15 +46,25 @@ async def pipelined(
     committed when the block ends, rolled back when it raises. ``before``
     queues the statements of a transaction committed on its own just before
     (in the same trip; should it fail, so does this one)."""
+    failed: Error | None = None  # an error the server sent back while statements were still going out
     try:
-        async with conn.pipeline():
-            if before is not None:
-                await conn.execute("BEGIN")
-                await before(conn)
-                await conn.execute("COMMIT")
-            await conn.execute("BEGIN")
-            yield
-            await conn.execute("COMMIT")
+        try:
+            async with conn.pipeline():
+                try:
+                    if before is not None:
+                        await conn.execute("BEGIN")
+                        await before(conn)
+                        await conn.execute("COMMIT")
+                    await conn.execute("BEGIN")
+                    yield
+                    await conn.execute("COMMIT")
+                except Error as exc:  # raised once the pipeline is closed (closing it with one in flight warns)
+                    failed = exc
+        except Error:
+            if failed is None:
+                raise
+        if failed is not None:
+            raise failed
     except BaseException:
         pg = conn.pgconn
         if pg.status == ConnStatus.OK and pg.transaction_status in _OPEN:
