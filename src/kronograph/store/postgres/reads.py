@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import datetime
+from typing import Any
 
 from psycopg import AsyncConnection
 
@@ -21,7 +22,7 @@ from ..rows import opt_time
 from ..sql import entity_queries, fact_queries, record_queries
 from ..sql.dialect import Query
 from .columns import DIALECT as D
-from .execute import fetch_all, fetch_one
+from .execute import fetch_all, fetch_one, fetch_together
 
 __all__ = [
     "audit_events",
@@ -63,15 +64,19 @@ async def entities(
     return [rows.entity(r) for r in await fetch_all(conn, entity_queries.entities(D, group_id, name_key, label))]
 
 
-async def _records(conn: AsyncConnection, query: Query) -> list[FactRecord]:
-    """Fact records of ``query`` (``record_queries``), with the sources each row carries."""
+def _fact_records(found: list[tuple[Any, ...]]) -> list[FactRecord]:
+    """Fact records of rows of a ``record_queries`` query, with the sources each row carries."""
     return [
         rows.fact_record(
             r[:-1],
             [Source(e, from_micros(v), opt_time(i), from_micros(a)) for e, v, i, a in r[-1] or ()],
         )
-        for r in await fetch_all(conn, query)
+        for r in found
     ]
+
+
+async def _records(conn: AsyncConnection, query: Query) -> list[FactRecord]:
+    return _fact_records(await fetch_all(conn, query))
 
 
 async def fact_candidates(
@@ -94,16 +99,22 @@ async def fact_candidates(
 async def conflict_neighbourhood(
     conn: AsyncConnection, group_id: str, seeds: Collection[str], depth: int
 ) -> Neighbourhood:
+    """The records of the seeds and of what they conflict with, ``depth``
+    links out. A level's records and its links are read together: one round
+    trip per level that finds new facts."""
     hood = Neighbourhood()
     frontier = set(seeds)
-    if not frontier:
-        return hood
-    for record in await _records(conn, record_queries.listed(D, group_id, frontier)):
-        hood.records[record.uuid] = record
-    for _ in range(depth):
-        if not frontier:
+    level = 0
+    while frontier:
+        wanted = [record_queries.listed(D, group_id, frontier)]
+        if level < depth:
+            wanted.append(record_queries.conflict_links(D, group_id, frontier))
+        found = await fetch_together(conn, *wanted)
+        for record in _fact_records(found[0]):
+            hood.records[record.uuid] = record
+        if level == depth:
             break
-        links = await fetch_all(conn, record_queries.conflict_links(D, group_id, frontier))
+        links = found[1]
         for uuid in frontier:
             hood.edges.setdefault(uuid, set())
         for a, b in links:
@@ -111,9 +122,7 @@ async def conflict_neighbourhood(
             hood.edges.setdefault(b, set()).add(a)
         hood.complete |= frontier
         frontier = {b for _, b in links} - hood.records.keys()
-        if frontier:
-            for record in await _records(conn, record_queries.listed(D, group_id, frontier)):
-                hood.records[record.uuid] = record
+        level += 1
     # Edges of records outside the complete set are partial: keep only those we know.
     return hood
 

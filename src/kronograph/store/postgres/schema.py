@@ -437,6 +437,22 @@ CREATE INDEX history_by_recorded ON fact_history(group_id, recorded_at, fact_uui
 CREATE INDEX audit_by_kind ON audit_events(group_id, kind, recorded_at);
 """
 
+# A write's preconditions (the group's revision, a saga's version, an
+# episode's lease) checked by the server inside the pipeline that writes: a
+# failed one aborts the transaction with SQLSTATE KG001, ``what`` as the
+# message and the facts as JSON detail (see .pipelined), so the client never
+# waits midway for an answer to compare.
+_V16 = """
+CREATE OR REPLACE FUNCTION kronograph_expect(ok boolean, what text, detail text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+    IF ok IS NOT TRUE THEN
+        RAISE EXCEPTION USING ERRCODE = 'KG001', MESSAGE = what, DETAIL = detail;
+    END IF;
+    RETURN true;
+END
+$$;
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial", _V1),
     (2, "actor", _V2),
@@ -451,6 +467,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (11, "speakers", _V11),
     (12, "events", _V12),
     (13, "change_feed", _V13),
+    (16, "write_checks", _V16),
 ]
 
 # Every table of group data (each keyed by group_id), parents first.

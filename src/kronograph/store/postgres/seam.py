@@ -8,6 +8,7 @@ from contextlib import contextmanager
 
 from ...errors import StoreError
 from .connection import redact
+from .pipelined import refusal
 
 __all__ = ["is_database_error", "store_error", "translating"]
 
@@ -29,6 +30,9 @@ def translating(url: str) -> Iterator[None]:
     try:
         yield
     except Exception as exc:
+        refused = refusal(exc)  # a check of the write's pipeline failed: a conflict, not a failure
+        if refused is not None:
+            raise refused from exc
         if is_database_error(exc):
             raise store_error(url, exc) from exc
         raise

@@ -16,19 +16,23 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iter
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from datetime import datetime
+from functools import partial
 from typing import Any, TypeVar
 
-from ...errors import ConcurrentWriteError, StoreError
+from ...errors import StoreError
 from ...model import AuditEvent, Community, Entity, Episode, Fact, FactChange, FactSource
 from ...time import to_micros
 from ..change_rows import ChangeWindow, StoredChange
 from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
+from ..sql import episode_queries
 from ..text_scan import Erasure, TextHit
 from . import community_reads, health_reads, ingest_reads, purge, reads, saga_reads, upkeep
-from .connection import Connection, Pool, lock_group, redact
+from .columns import DIALECT as D
+from .connection import Connection, Pool, redact
 from .lifecycle import LoopPool
+from .pipelined import expect_revision, expect_sql, lock, pipelined, refused_as
 from .queue_calls import QueueCalls
 from .schema import migrate
 from .seam import is_database_error, store_error, translating
@@ -134,17 +138,24 @@ class PostgresStore(QueueCalls, SearchCalls):
         unit = _unit_of.get()
         if unit is not None and unit[0] is self:
             raise StoreError("units of work do not nest")
-        if after is not None:
-            await self.apply(after)
         with self._translating():
             pool = await self._ready_pool()  # opening may fail: a StoreError, as for every other call
-            async with pool.writer() as conn, conn.transaction():  # reads keep the rest of the pool
-                await lock_group(conn, group_id)
+            if after is not None:
+                await self._index_vectors(after)
+            # Pipelined (see .pipelined): ``after``'s transaction, BEGIN and
+            # the lock go with the unit's first read, its plans with the read
+            # after them, and the last plan with COMMIT: one round trip per
+            # read, and one more. A writer's connection: reads keep the rest of the pool.
+            before = None if after is None else partial(_write_checked, plan=after)
+            async with pool.writer() as conn, pipelined(conn, before=before):
+                await lock(conn, group_id)
                 token = _unit_of.set((self, conn, group_id))
                 try:
                     yield self
                 finally:
                     _unit_of.reset(token)
+        if after is not None:
+            await self._committed()
         await self._committed()
 
     async def open(self) -> None:
@@ -306,13 +317,23 @@ class PostgresStore(QueueCalls, SearchCalls):
             raise StoreError("an episode is registered before its unit of work, not inside one")
 
         async def register(conn: Connection) -> EpisodeProgress | None:
+            # One round trip: the read, and the plan behind the server's check
+            # that the episode is new (see .pipelined); a known one fails the
+            # check, and its progress is the read's answer.
             await self._index_vectors(plan)
-            async with conn.pipeline(), conn.transaction():
-                await lock_group(conn, plan.group_id)
-                found = await ingest_reads.episode_progress(conn, plan.group_id, episode_id)
-                if found is None:
+            g = plan.group_id
+            try:
+                async with pipelined(conn):
+                    await lock(conn, g)
+                    cur = await conn.execute(*episode_queries.episode_progress(D, g, episode_id))  # type: ignore[arg-type]
+                    await conn.execute(_NEW_EPISODE, (g, episode_id, g))
                     await write_plan(conn, plan)
-                return found
+            except Exception as exc:
+                row = await cur.fetchone() if refused_as(exc, "new") else None
+                if row is None:
+                    raise
+                return episode_queries.progress(D, row)
+            return None
 
         found = await self._run(register)
         if found is None:
@@ -405,15 +426,10 @@ class PostgresStore(QueueCalls, SearchCalls):
 
         async def apply(conn: Connection) -> None:
             await self._index_vectors(plan)
-            # Pipelined: BEGIN, the lock and the revision read go in one round
-            # trip, the plan's writes and COMMIT in a second.
-            async with conn.pipeline(), conn.transaction():
-                current = await lock_group(conn, plan.group_id)
-                if plan.expected_revision is not None and current != plan.expected_revision:
-                    raise ConcurrentWriteError(
-                        f"group {plan.group_id!r} changed while this write was being prepared"
-                    )
-                await write_plan(conn, plan)
+            # One round trip (see .pipelined): BEGIN, the lock, the server's
+            # check of the revision, the plan's writes and COMMIT.
+            async with pipelined(conn):
+                await _write_checked(conn, plan)
 
         await self._run(apply)
         await self._committed()
@@ -444,6 +460,20 @@ class PostgresStore(QueueCalls, SearchCalls):
             return
         await upkeep.build_vector_indexes(self.url, dims)
         self._indexed |= dims
+
+
+_NEW_EPISODE = expect_sql(
+    "NOT EXISTS (SELECT 1 FROM episodes WHERE group_id = %s AND uuid = %s)", "new", "jsonb_build_array(%s::text)"
+)
+
+
+async def _write_checked(conn: Connection, plan: Plan) -> None:
+    """Queue a plan's lock, its revision check and its writes, in a
+    transaction of the caller's (see .pipelined)."""
+    await lock(conn, plan.group_id)
+    if plan.expected_revision is not None:
+        await expect_revision(conn, plan.group_id, plan.expected_revision)
+    await write_plan(conn, plan)
 
 
 async def _in_recovery(conn: Connection) -> bool:

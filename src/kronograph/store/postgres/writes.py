@@ -4,9 +4,9 @@ The rows are SQLite's (``..plan_rows`` builds them for both), and so are
 the statements but three (``..sql.plan_sql``, in PostgreSQL's words: ``ON
 CONFLICT`` for ``INSERT OR ...``); jsonb for JSON text, vectors for float32
 blobs. Each kind of change is one
-``executemany``, and the whole plan is one pipeline: one round trip (one
-more where a lease owner writes an episode's state: the fence's answer is
-waited for, see ..fence).
+``executemany``, and the whole plan is one pipeline, nothing in it waited
+for: a saga summary's version and a lease owner's fence (see ..fence) are
+checked by the server in the statements themselves (see .pipelined).
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ import numpy as np
 from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
-from ...errors import ConcurrentWriteError
 from ...time import to_micros
 from .. import fence
 from ..plan import Plan, SagaWrite
 from ..plan_rows import Encoding, plan_rows
 from ..sql.plan_sql import statements
 from .columns import DIALECT as D
+from .pipelined import expect_sql, in_pipeline
 
 __all__ = ["write_plan"]
 
@@ -55,56 +55,74 @@ SQL = {
 _ENCODING = Encoding(json=Jsonb, vector=_vector)
 
 
+_SAGA = expect_sql(
+    "COALESCE((SELECT version FROM saga_summaries WHERE group_id = %s AND saga = %s), 0) = %s", "saga",
+    "jsonb_build_array(%s::text, %s::text)",
+)
+
+
 async def _check_saga_version(conn: AsyncConnection, group_id: str, summary: SagaWrite) -> None:
     """Refuse a saga summary written from a version that has since moved (the
-    group's lock is held: nothing moves it between this read and the write)."""
-    cur = await conn.execute(
-        "SELECT version FROM saga_summaries WHERE group_id = %s AND saga = %s",
-        (group_id, summary.row.saga),
-    )
-    row = await cur.fetchone()  # in a pipeline, this syncs it
-    if (int(row[0]) if row else 0) != summary.expected_version:
-        raise ConcurrentWriteError(
-            f"saga {summary.row.saga!r} of group {group_id!r} changed while it was being summarised"
+    group's lock is held: nothing moves it between this check and the write).
+    Checked by the server (see .pipelined): nothing is waited for."""
+    saga = summary.row.saga
+    await conn.execute(_SAGA, (group_id, saga, summary.expected_version, group_id, saga))
+
+
+def _fenced_sql(columns: list[str]) -> str:
+    """A fenced state update the server refuses (see .pipelined) where it
+    changed nothing of an episode that exists; the refusal names the
+    episode's status and holder, as they were before the update."""
+    return (
+        f"WITH u AS ({fence.update_sql(columns, 'owner', '%s')} RETURNING 1) "
+        + expect_sql(
+            "EXISTS (SELECT 1 FROM u) OR e.uuid IS NULL", "lease",
+            "jsonb_build_array(%s::text, %s::text, e.status, e.lease_owner)",
         )
+        + " FROM (SELECT 1) one LEFT JOIN episodes e ON e.group_id = %s AND e.uuid = %s"
+    )
 
 
 async def _write_state(
     conn: AsyncConnection, columns: list[str], values: list[Any], g: str, uuid: str, owner: str | None
 ) -> None:
     """An episode's new state; one its writer no longer holds refuses the plan
-    (see ..fence). Only a fenced write waits for its answer (a sync of the
-    pipeline): the row it changed, or else who holds the episode now."""
-    sql, params = fence.update_sql(columns, owner, "%s"), fence.update_params(values, g, uuid, owner)
+    (see ..fence), checked by the server in the same statement: nothing is
+    waited for."""
+    params = fence.update_params(values, g, uuid, owner)
     if owner is None:
-        await conn.execute(sql, params)
-        return
-    cur = await conn.execute(sql + " RETURNING 1", params)
-    if await cur.fetchone() is None:
-        cur = await conn.execute(fence.holder_sql("%s"), (g, uuid))
-        refused = fence.refusal(g, uuid, await cur.fetchone())
-        if refused is not None:
-            raise refused
+        await conn.execute(fence.update_sql(columns, owner, "%s"), params)
+    else:
+        await conn.execute(_fenced_sql(columns), (*params, g, uuid, g, uuid))
 
 
 async def write_plan(conn: AsyncConnection, plan: Plan) -> None:
     """Write every change of ``plan``, and move the group's revision: as one
     pipeline, so the whole plan costs one round trip to the server (an
-    error surfaces when the pipeline ends, and fails the transaction)."""
+    error surfaces when the pipeline ends, and fails the transaction). In a
+    pipeline already (see .pipelined), the statements join it and nothing
+    is waited for: they go with the next read, or the commit."""
+    if in_pipeline(conn):
+        await _write(conn, plan)
+        return
     async with conn.pipeline():
-        await conn.execute(
-            "INSERT INTO groups(group_id, created_at, revision) VALUES (%s, %s, 1)"
-            " ON CONFLICT (group_id) DO UPDATE SET revision = groups.revision + 1",
-            (plan.group_id, to_micros(plan.now)),
-        )
-        if plan.saga_summary is not None:
-            await _check_saga_version(conn, plan.group_id, plan.saga_summary)
-        for change, rows in plan_rows(plan, _ENCODING):
-            if not rows:
-                continue
-            if change == "episode_states":
-                for columns, values, g, uuid, owner in rows:
-                    await _write_state(conn, columns, values, g, uuid, owner)
-            else:
-                async with conn.cursor() as cur:
-                    await cur.executemany(SQL[change], rows)  # type: ignore[arg-type]
+        await _write(conn, plan)
+
+
+async def _write(conn: AsyncConnection, plan: Plan) -> None:
+    await conn.execute(
+        "INSERT INTO groups(group_id, created_at, revision) VALUES (%s, %s, 1)"
+        " ON CONFLICT (group_id) DO UPDATE SET revision = groups.revision + 1",
+        (plan.group_id, to_micros(plan.now)),
+    )
+    if plan.saga_summary is not None:
+        await _check_saga_version(conn, plan.group_id, plan.saga_summary)
+    for change, rows in plan_rows(plan, _ENCODING):
+        if not rows:
+            continue
+        if change == "episode_states":
+            for columns, values, g, uuid, owner in rows:
+                await _write_state(conn, columns, values, g, uuid, owner)
+        else:
+            async with conn.cursor() as cur:
+                await cur.executemany(SQL[change], rows)  # type: ignore[arg-type]
