@@ -72,7 +72,7 @@ class SQLiteStore(UnitOfWork):
         self._conn = None
         self._checkpointer = None
         self._entity_cache = EntityCache()
-        self._vectors = VectorIndex()
+        self._vectors = VectorIndex(self.path)  # saved beside a file-backed store (vector_files.py)
         self._query_words = search_reads.QueryWords()
         self._names = name_reads.NameMatches()
         self._entities = HeldEntities()
@@ -441,6 +441,18 @@ class SQLiteStore(UnitOfWork):
         else:
             apply_plan(conn, plan, lambda c: self._revision(c, plan.group_id))
         self._committed(plan)
+
+    def _shut(self, *, wait: bool = True) -> None:
+        """Save the vector tables changed since they were read (beside the
+        file), then close: the next process opens them without the rows."""
+        if not self._closed and self._lock.acquire(timeout=self._timeout):
+            try:
+                self._vectors.save()
+            except Exception:  # noqa: BLE001  (best effort: a table not saved is repaired from the rows)
+                pass
+            finally:
+                self._lock.release()
+        super()._shut(wait=wait)
 
     def _committed(self, plan: Plan) -> None:
         """Keep what is held in memory in step with a plan just committed. A
