@@ -319,7 +319,7 @@ class SQLiteStore(UnitOfWork):
     ) -> list[tuple[str, float]]:
         def search(conn: sqlite3.Connection) -> list[tuple[str, float]]:
             self._vectors.check(int(conn.execute("PRAGMA data_version").fetchone()[0]))
-            return self._vectors.table(conn, scope, group_id).top(vector, limit)
+            return self._vectors.search(conn, scope, group_id, vector, limit)
 
         return await self._run(search)
 

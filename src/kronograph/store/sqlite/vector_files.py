@@ -59,7 +59,7 @@ class VectorFiles:
                 index = Index.restore(str(self.root / f"{stem}.{token}.usearch"))
                 if index is None or index.ndim != dim:
                     return None
-                index.expansion_search = EXPANSION
+                setattr(index, "expansion_search", EXPANSION)  # noqa: B010  (not kept in the file; typed read-only)
                 if len(index) != sum(1 for u in uuids if u):
                     return None
                 return VectorTable(dim, marker, uuids, index=index)

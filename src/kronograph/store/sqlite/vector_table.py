@@ -72,6 +72,10 @@ class VectorTable:
     def approximate(self) -> bool:
         return self.index is not None
 
+    def numbers(self) -> dict[str, int]:
+        """uuid -> item number (the order items were added in)."""
+        return self._number()
+
     def _number(self) -> dict[str, int]:
         if self._numbers is None:
             self._numbers = {u: i for i, u in enumerate(self.uuids) if u}
@@ -86,7 +90,7 @@ class VectorTable:
             return {}
         keys = np.array([n for _, n in found], dtype=np.int64)
         if self.index is not None:
-            vectors = np.asarray(self.index.get(keys.astype(np.uint64), dtype=np.float32)).reshape(len(keys), -1)
+            vectors = np.asarray(self.index.get(keys.astype(np.uint64), dtype="f32")).reshape(len(keys), -1)
         else:
             assert self.columns is not None
             vectors = self.columns[:, keys].T.astype(np.float32)
@@ -201,7 +205,7 @@ class VectorTable:
         assert table.index is not None
         for at in range(0, len(keys), step):
             part = keys[at : at + step]
-            vectors = np.asarray(self.index.get(part.astype(np.uint64), dtype=np.float32)).reshape(len(part), -1)
+            vectors = np.asarray(self.index.get(part.astype(np.uint64), dtype="f32")).reshape(len(part), -1)
             table.index.add(np.arange(at, at + len(part), dtype=np.uint64), vectors)
         table.uuids, table._live, table.dirty = uuids, len(uuids), True
         return table

@@ -13,7 +13,7 @@ again. A file-backed store keeps each table beside the database
 closes, so opening a large group reads one file; a saved table is used only
 when its marker is the group's.
 
-Threads: ``table(...).top/rows`` may run on several threads at once while
+Threads: ``search`` and ``table(...).top/rows`` may run on several threads at once while
 nothing changes the index. ``table`` (it may load or repair), ``applied``,
 ``check`` and ``save`` change what is held: the caller runs them alone (the
 store's lock; see the store for when it calls which).
@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import sqlite3
 from collections import OrderedDict
+
+import numpy as np
 
 from ..plan import Plan
 from . import vector_table
@@ -38,6 +40,8 @@ _SQL = {
     " AND status = 'complete'",
     "communities": "SELECT uuid, embedding FROM communities WHERE group_id = ? AND embedding IS NOT NULL",
 }
+_ROWS = {scope: f"SELECT uuid, embedding FROM {scope} WHERE group_id = ? AND uuid IN ({{marks}})"
+         for scope in ("facts", "entities", "episodes", "communities")}
 _CHUNK = 65_536  # rows read (and float32 vectors copied) at a time
 _IN = 500  # uuids per IN (...) list
 
@@ -98,6 +102,28 @@ class VectorIndex:
         self._tables.move_to_end(key)
         return held
 
+    def search(self, conn: sqlite3.Connection, scope: str, group_id: str, vector: np.ndarray, k: int,
+               ) -> list[tuple[str, float]]:
+        """The ``k`` items nearest ``vector``, with their float32 scores: the
+        held (float16 or HNSW) table's best ``k`` and a margin, scored again
+        from the rows' own vectors, so that below the threshold the answer is
+        the exact float32 one (near ties included) and above it the scores are."""
+        table = self.table(conn, scope, group_id)
+        found = table.top(vector, k + max(10, k // 2))
+        if not found:
+            return []
+        numbers = table.numbers()
+        query = vector.astype(np.float32, copy=False)
+        exact: dict[str, float] = {}
+        uuids = [u for u, _ in found]
+        for at in range(0, len(uuids), _IN):
+            part = uuids[at : at + _IN]
+            for u, blob in conn.execute(_ROWS[scope].format(marks=",".join("?" * len(part))), (group_id, *part)):
+                if blob is not None and len(blob) == 4 * len(query):
+                    exact[u] = float(np.frombuffer(blob, dtype=np.float32) @ query)
+        ranked = sorted((u for u in uuids if u in exact), key=lambda u: (-exact[u], numbers.get(u, 0)))
+        return [(u, exact[u]) for u in ranked[:k]]
+
     def _open(self, conn: sqlite3.Connection, scope: str, group_id: str, held: VectorTable | None) -> VectorTable:
         """Read in one snapshot: the saved table when its marker is the
         group's, else ``held`` (or the saved table) repaired, else the rows."""
@@ -106,6 +132,8 @@ class VectorIndex:
             marker = _marker(conn, group_id)
             if held is None and self._files is not None:
                 held = self._files.load(scope, group_id)
+            if held is not None and held.approximate != (len(held) >= self.threshold):
+                held = None  # saved under another threshold: read again, as this one says
             if held is not None and held.marker == marker:
                 return held
             fresh = held is None or held.marker[0] != marker[0] or held.marker[1] > marker[1] or scope != "facts"
@@ -169,17 +197,18 @@ class VectorIndex:
         if cleared or plan.community_embeddings or plan.delete_communities:
             self._tables.pop(("communities", g), None)
         changes = (
-            ("facts", [(f.uuid, plan.fact_embeddings[f.uuid]) for f in plan.new_facts if f.uuid in plan.fact_embeddings],
-             plan.delete_facts),
+            ("facts", [(f.uuid, plan.fact_embeddings[f.uuid]) for f in plan.new_facts
+                       if f.uuid in plan.fact_embeddings], plan.delete_facts),
             ("entities", [(e.uuid, plan.entity_embeddings[e.uuid]) for e in plan.new_entities
                           if e.uuid in plan.entity_embeddings] + list(plan.renamed_embeddings.items()),
              plan.delete_entities),
             ("episodes", list(plan.episode_embeddings.items()), plan.delete_episodes),
         )
         for scope, added, deleted in changes:
-            table = self._tables.get((scope, g))
-            if table is None:
+            found = self._tables.get((scope, g))
+            if found is None:
                 continue
+            table = found
             table.remove(deleted)
             if added and table.dim == 0:  # an empty table learns its dimension from its first vector
                 table = self._tables[(scope, g)] = VectorTable.empty(len(added[0][1]) // 4, table.marker)
