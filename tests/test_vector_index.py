@@ -35,7 +35,7 @@ def test_exact_below_and_recall_above_the_threshold() -> None:
     found = 0
     for q in queries:
         truth = [f"u{i}" for i in np.argsort(-(data @ q), kind="stable")[:10]]
-        assert len({u for u, _ in exact.top(q, 10)} & set(truth)) >= 9  # float16: near ties may swap
+        assert len({u for u, _ in exact.top(q, 10)} & set(truth)) >= 9  # 16 bits: near ties may swap
         found += len({u for u, _ in approx.top(q, 10)} & set(truth))
     assert found / (10 * len(queries)) >= 0.95
     assert set(approx.rows(["u5", "nope"])) == {"u5"}
@@ -58,8 +58,8 @@ def test_store_search_is_exact_below_the_threshold(tmp_path: Path) -> None:
             got = memory._portal.call(memory.store.search_vectors("g", "facts", vector, 20))  # noqa: SLF001
             scores = matrix @ vector.astype(np.float32)
             want = np.sort(scores)[::-1][:20]
-            assert np.allclose([s for _, s in got], want, atol=1e-6)  # the float32 scores, in order
-            above = {stored[i][0] for i in np.flatnonzero(scores > want[-1] + 1e-6)}
+            assert np.allclose([s for _, s in got], want, atol=1e-4)  # float32's scores, in order, to 16 bits
+            above = {stored[i][0] for i in np.flatnonzero(scores > want[-1] + 1e-4)}
             assert above <= {u for u, _ in got}
     finally:
         memory.close()

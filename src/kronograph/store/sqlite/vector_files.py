@@ -3,7 +3,7 @@ reads one file instead of every row's vector (and never rebuilds its HNSW
 index).
 
 ``<db>-vectors/`` holds, per (scope, group): the item uuids, the vectors
-(float16 by dimension, or the usearch index) and, written last, a small JSON
+(16-bit fixed point by dimension, or the usearch index) and, written last, a small JSON
 file naming them with the group's marker (its created_at and revision) they
 stand for. A file whose marker is not the store's, or that cannot be read, is
 never used: the caller repairs the table from the rows. Writing is best
@@ -29,7 +29,7 @@ from .vector_table import EXPANSION, VectorTable
 __all__ = ["VectorFiles"]
 
 log = logging.getLogger(__name__)
-FORMAT = 1
+FORMAT = 3
 
 
 class VectorFiles:
@@ -63,10 +63,10 @@ class VectorFiles:
                 if len(index) != sum(1 for u in uuids if u):
                     return None
                 return VectorTable(dim, marker, uuids, index=index)
-            data = np.fromfile(self.root / f"{stem}.{token}.f16", dtype=np.float16)
+            data = np.fromfile(self.root / f"{stem}.{token}.i16", dtype=np.int16)
             if data.size != dim * count:
                 return None
-            return VectorTable(dim, marker, uuids, columns=data.reshape(dim, count))
+            return VectorTable(dim, marker, uuids, columns=data.reshape(dim, count), scale=float(meta["scale"]))
         except FileNotFoundError:
             return None
         except Exception as exc:  # noqa: BLE001  (a damaged file of any kind: rebuilt from the rows)
@@ -100,11 +100,12 @@ class VectorFiles:
                 os.chmod(data, PRIVATE)
             else:
                 assert table.columns is not None
-                data = self.root / f"{stem}.{token}.f16"
+                data = self.root / f"{stem}.{token}.i16"
                 write_private(data, np.ascontiguousarray(table.columns[:, :n]).tobytes())
             written.append(data)
             meta = {"format": FORMAT, "scope": scope, "group": group_id, "marker": list(table.marker),
-                    "dim": table.dim, "count": n, "index": table.index is not None, "token": token}
+                    "dim": table.dim, "count": n, "scale": table.scale, "index": table.index is not None,
+                    "token": token}
             write_private(self.root / f"{stem}.json", json.dumps(meta))
         except OSError as exc:
             log.info("vectors of %s not saved beside the store (%s)", scope, exc)

@@ -13,7 +13,7 @@ again. A file-backed store keeps each table beside the database
 closes, so opening a large group reads one file; a saved table is used only
 when its marker is the group's.
 
-Threads: ``search`` and ``table(...).top/rows`` may run on several threads at once while
+Threads: ``table(...).top/rows`` may run on several threads at once while
 nothing changes the index. ``table`` (it may load or repair), ``applied``,
 ``check`` and ``save`` change what is held: the caller runs them alone (the
 store's lock; see the store for when it calls which).
@@ -40,8 +40,6 @@ _SQL = {
     " AND status = 'complete'",
     "communities": "SELECT uuid, embedding FROM communities WHERE group_id = ? AND embedding IS NOT NULL",
 }
-_ROWS = {scope: f"SELECT uuid, embedding FROM {scope} WHERE group_id = ? AND uuid IN ({{marks}})"
-         for scope in ("facts", "entities", "episodes", "communities")}
 _CHUNK = 65_536  # rows read (and float32 vectors copied) at a time
 _IN = 500  # uuids per IN (...) list
 
@@ -104,25 +102,8 @@ class VectorIndex:
 
     def search(self, conn: sqlite3.Connection, scope: str, group_id: str, vector: np.ndarray, k: int,
                ) -> list[tuple[str, float]]:
-        """The ``k`` items nearest ``vector``, with their float32 scores: the
-        held (float16 or HNSW) table's best ``k`` and a margin, scored again
-        from the rows' own vectors, so that below the threshold the answer is
-        the exact float32 one (near ties included) and above it the scores are."""
-        table = self.table(conn, scope, group_id)
-        found = table.top(vector, k + max(10, k // 2))
-        if not found:
-            return []
-        numbers = table.numbers()
-        query = vector.astype(np.float32, copy=False)
-        exact: dict[str, float] = {}
-        uuids = [u for u, _ in found]
-        for at in range(0, len(uuids), _IN):
-            part = uuids[at : at + _IN]
-            for u, blob in conn.execute(_ROWS[scope].format(marks=",".join("?" * len(part))), (group_id, *part)):
-                if blob is not None and len(blob) == 4 * len(query):
-                    exact[u] = float(np.frombuffer(blob, dtype=np.float32) @ query)
-        ranked = sorted((u for u in uuids if u in exact), key=lambda u: (-exact[u], numbers.get(u, 0)))
-        return [(u, exact[u]) for u in ranked[:k]]
+        """The ``k`` items nearest ``vector``, best first (see :meth:`table`)."""
+        return self.table(conn, scope, group_id).top(vector, k)
 
     def _open(self, conn: sqlite3.Connection, scope: str, group_id: str, held: VectorTable | None) -> VectorTable:
         """Read in one snapshot: the saved table when its marker is the
