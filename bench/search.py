@@ -286,7 +286,8 @@ def vector_quality(memory: Memory, path: Path, queries: Sequence[Query]) -> dict
     for q, v, truth in zip(queries, vectors, deep, strict=True):
         got = memory._portal.call(store.search_vectors(GROUP, "facts", v, 10))  # noqa: SLF001
         bar = truth[min(10, len(truth)) - 1][1] - 1e-6  # a tie with the 10th counts as found
-        found += sum(1 for _, s in got if s >= bar)
+        exact = dict(truth)
+        found += sum(1 for u, _ in got if exact.get(u, -1.0) >= bar)
     by_vector = {v.tobytes(): truth for v, truth in zip(vectors, deep, strict=True)}
 
     async def exact(group_id: str, scope: str, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:

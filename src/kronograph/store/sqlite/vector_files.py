@@ -63,10 +63,14 @@ class VectorFiles:
                 if len(index) != sum(1 for u in uuids if u):
                     return None
                 return VectorTable(dim, marker, uuids, index=index)
-            data = np.fromfile(self.root / f"{stem}.{token}.i16", dtype=np.int16)
-            if data.size != dim * count:
+            path = self.root / f"{stem}.{token}.i16"
+            if path.stat().st_size != 2 * dim * count:
                 return None
-            return VectorTable(dim, marker, uuids, columns=data.reshape(dim, count), scale=float(meta["scale"]))
+            # Mapped copy-on-write: opening reads nothing, a search pages in its
+            # dimensions' rows, and changes stay in this process.
+            data = np.memmap(path, dtype=np.int16, mode="c", shape=(dim, count)) if count else (
+                np.zeros((dim, 0), dtype=np.int16))
+            return VectorTable(dim, marker, uuids, columns=data, scale=float(meta["scale"]))
         except FileNotFoundError:
             return None
         except Exception as exc:  # noqa: BLE001  (a damaged file of any kind: rebuilt from the rows)
