@@ -65,6 +65,16 @@ def test_store_search_is_exact_below_the_threshold(tmp_path: Path) -> None:
         memory.close()
 
 
+def test_sparse_vectors_stay_exact_past_the_threshold() -> None:
+    rng = np.random.default_rng(5)
+    sparse = np.zeros((300, 64), dtype=np.float32)
+    for row in sparse:
+        row[rng.choice(64, 6, replace=False)] = 1 / np.sqrt(6)
+    table = VectorTable.empty(64, (1, 1))
+    table.add([(f"u{i}", v.tobytes()) for i, v in enumerate(sparse)], threshold=10)
+    assert not table.approximate and not table.dense
+
+
 def test_removed_items_never_come_back_from_either_kind() -> None:
     rng = np.random.default_rng(4)
     data = _unit(rng, 800, 16)
@@ -102,8 +112,9 @@ def _add(memory: Memory, group: str, n: int, start: int = 0) -> list[str]:
 
 @pytest.fixture(params=["exact", "hnsw"])
 def threshold(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if request.param == "hnsw":
+    if request.param == "hnsw":  # the hashing embedder's sparse vectors taken for dense ones, past 4
         monkeypatch.setattr(vector_table, "ANN_THRESHOLD", 4)
+        monkeypatch.setattr(vector_table, "DENSE", 1000)
     return str(request.param)
 
 

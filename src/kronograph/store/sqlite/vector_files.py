@@ -29,7 +29,7 @@ from .vector_table import EXPANSION, VectorTable
 __all__ = ["VectorFiles"]
 
 log = logging.getLogger(__name__)
-FORMAT = 3
+FORMAT = 4
 
 
 class VectorFiles:
@@ -70,7 +70,7 @@ class VectorFiles:
             # dimensions' rows, and changes stay in this process.
             data = np.memmap(path, dtype=np.int16, mode="c", shape=(dim, count)) if count else (
                 np.zeros((dim, 0), dtype=np.int16))
-            return VectorTable(dim, marker, uuids, columns=data, scale=float(meta["scale"]))
+            return VectorTable(dim, marker, uuids, columns=data, scale=float(meta["scale"]), dense=bool(meta["dense"]))
         except FileNotFoundError:
             return None
         except Exception as exc:  # noqa: BLE001  (a damaged file of any kind: rebuilt from the rows)
@@ -108,7 +108,8 @@ class VectorFiles:
                 write_private(data, np.ascontiguousarray(table.columns[:, :n]).tobytes())
             written.append(data)
             meta = {"format": FORMAT, "scope": scope, "group": group_id, "marker": list(table.marker),
-                    "dim": table.dim, "count": n, "scale": table.scale, "index": table.index is not None,
+                    "dim": table.dim, "count": n, "scale": table.scale, "dense": table.dense,
+                    "index": table.index is not None,
                     "token": token}
             write_private(self.root / f"{stem}.json", json.dumps(meta))
         except OSError as exc:

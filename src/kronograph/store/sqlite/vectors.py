@@ -113,7 +113,7 @@ class VectorIndex:
             marker = _marker(conn, group_id)
             if held is None and self._files is not None:
                 held = self._files.load(scope, group_id)
-            if held is not None and held.approximate != (len(held) >= self.threshold):
+            if held is not None and held.approximate != (held.dense and len(held) >= self.threshold):
                 held = None  # saved under another threshold: read again, as this one says
             if held is not None and held.marker == marker:
                 return held
