@@ -1,7 +1,8 @@
 """Where exact vector search stops being cheaper than an HNSW index (SQLite).
 
 Takes the first N fact vectors of the search benchmark's cached 100,000-fact
-store (bench/search.py builds it) for each size, holds them as the store does
+store (bench/search.py builds it) for each size (``--dense``: random dense unit
+vectors instead, as a model's), holds them as the store does
 (``kronograph.store.sqlite.vector_table.VectorTable``: exact float16 by
 dimension, or a usearch HNSW index), and times ``top(vector, 25)`` for the
 benchmark's query vectors both ways, with recall@10 of the HNSW answer
@@ -34,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--sizes", default="10000,30000,100000", help="comma-separated vector counts")
     ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--dense", action="store_true",
+                    help="random dense unit vectors (as a model's) instead of the store's sparse hashing ones")
     ap.add_argument("--db", type=Path, help="the store (default: bench/search.py's cached 100,000-fact one)")
     args = ap.parse_args(argv)
     path = args.db or cache_path(100_000, 10_000, 42)
@@ -48,6 +51,13 @@ def main(argv: list[str] | None = None) -> int:
         city=names["cities"][0], company=names["companies"][0], thing=names["things"][int(rng.integers(100))])
         for _ in range(args.queries)]
     queries = [np.asarray(v, dtype=np.float32) for v in HashingEmbedder().embed_sync(texts)]
+    if args.dense:  # each query near one stored vector, as a question near its answer
+        gauss = rng.normal(size=(max(sizes), 256)).astype(np.float32)
+        gauss /= np.linalg.norm(gauss, axis=1, keepdims=True)
+        rows = [(f"d{i}", v.tobytes()) for i, v in enumerate(gauss)]
+        picks = rng.integers(min(sizes), size=args.queries)
+        noisy = gauss[picks] + 0.1 * rng.normal(size=(args.queries, 256)).astype(np.float32)
+        queries = list(noisy / np.linalg.norm(noisy, axis=1, keepdims=True))
     print(f"{'vectors':>8}{'exact ms':>10}{'hnsw ms':>10}{'recall@10':>11}{'build s':>9}")
     for n in sizes:
         part = rows[:n]

@@ -33,9 +33,7 @@ __all__ = ["ANN_THRESHOLD", "EXPANSION", "VectorTable", "new_index"]
 # bench/README.md, "Vector search"): exact 16-bit search stays under ~10 ms up
 # to a few hundred thousand items, and building the index costs ~1 ms a vector.
 ANN_THRESHOLD = 250_000
-_BLOCK = 8192  # items widened to float32 at a time for a dense query
 DENSE = 4  # vectors with more than 1/DENSE of their values nonzero are dense (a model's): HNSW past the threshold
-SPARSE = 4  # a query vector with at most 1/SPARSE of its values nonzero is scored dimension by dimension
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
 EXPANSION = 256  # candidates the HNSW search keeps (at least 4 per result asked): recall@10 >= 0.95
@@ -135,17 +133,15 @@ class VectorTable:
         n = len(self.uuids)  # a snapshot: items added meanwhile lie past it
         assert self.columns is not None
         columns = self.columns
-        dims = np.flatnonzero(vector)
-        if len(dims) * SPARSE > len(vector):  # dense: a matrix product a block of items at a time
-            scores = np.concatenate([vector @ widened(columns[:, at : min(at + _BLOCK, n)], self.scale)
-                                     for at in range(0, n, _BLOCK)]) if n else np.zeros(0, np.float32)
-        else:  # dimension by dimension, in order: equal vectors get equal scores
-            scores = np.zeros(n, dtype=np.float32)
-            term = np.empty(n, dtype=np.float32)
-            weights = vector * np.float32(self.scale / _ONE)
-            for d in dims.tolist():
-                np.multiply(columns[d, :n], weights[d], out=term)
-                scores += term
+        # Dimension by dimension, in order (equal vectors get equal scores): a
+        # sparse query reads its few dimensions' rows only; a dense one all of
+        # them, without a BLAS call (whose threads stall on a busy machine).
+        scores = np.zeros(n, dtype=np.float32)
+        term = np.empty(n, dtype=np.float32)
+        weights = vector * np.float32(self.scale / _ONE)
+        for d in np.flatnonzero(vector).tolist():
+            np.multiply(columns[d, :n], weights[d], out=term)
+            scores += term
         if self._live < n:
             scores[[i for i, u in enumerate(self.uuids[:n]) if not u]] = -np.inf
         k = min(k, self._live)
