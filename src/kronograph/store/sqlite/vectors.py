@@ -1,22 +1,33 @@
 """Stored vectors, held in memory per (scope, group) for similarity search.
 
-Each table (see vector_table.py) is exact, float16 by dimension, below
-``ann_threshold`` items and an HNSW index (usearch) above it. It stands for
-one state of its group, its *marker*: the group's (created_at, revision),
-which every plan moves by one in its own transaction. The store keeps held
-tables in step with the plans it commits (:meth:`VectorIndex.applied`); a
-table whose marker is behind the group's (another connection or process
-wrote) is repaired from the rows before it is searched: the facts by the
-difference of uuids (a fact's vector never changes), the other scopes read
-again. A file-backed store keeps each table beside the database
-(vector_files.py), written when it was read from the rows and when the store
-closes, so opening a large group reads one file; a saved table is used only
-when its marker is the group's.
+Each table (see vector_table.py) is exact, 16-bit by dimension, below
+``ann_threshold`` items, and for dense vectors an HNSW index (usearch) above
+it. It stands for one state of its group, its *marker*: the group's
+(created_at, revision), which every plan moves by one in its own
+transaction. The store keeps held tables in step with the plans it commits
+(:meth:`VectorIndex.applied`); a table whose marker is behind the group's
+(another connection or process wrote) is repaired from the rows before it
+is searched: the facts by the difference of uuids (a fact's vector never
+changes), the other scopes read again. A file-backed store keeps each table
+beside the database (vector_files.py), written when it was read from the
+rows, when it is dropped from memory and when the store closes (:meth:`save`),
+so opening a large group maps one file; a saved table is used only when its
+marker is the group's, and a purge deletes the group's files.
 
-Threads: ``table(...).top/rows`` may run on several threads at once while
-nothing changes the index. ``table`` (it may load or repair), ``applied``,
-``check`` and ``save`` change what is held: the caller runs them alone (the
-store's lock; see the store for when it calls which).
+What the store calls, and when (one lock around all but ``top``/``rows``):
+
+* ``search(conn, scope, group, vector, k)`` / ``table(conn, ...).rows(uuids)``
+  for a read on any connection outside a transaction of its own: ``table``
+  compares the marker on ``conn`` and may load, repair or evict (exclusive);
+  the table it returns may then be read (``top``, ``rows``) on several
+  threads at once, as long as no ``applied`` or repair runs meanwhile.
+  A reader whose snapshot is older than the held table gets the held
+  (newer) table.
+* ``applied(plan)`` right after the writer commits ``plan`` (every committed
+  plan, in commit order), before a reader can see the new revision (else the
+  reader repairs: correct, but it reads the group's uuids again).
+* ``check(data_version)`` with one connection's ``data_version`` (only the
+  episodes' tables depend on it), and ``save()`` at close.
 """
 
 from __future__ import annotations
