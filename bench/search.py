@@ -259,6 +259,62 @@ def run_mode(
     }
 
 
+def exact_neighbours(path: Path, vectors: np.ndarray, k: int) -> list[list[tuple[str, float]]]:
+    """Each query vector's ``k`` best facts of the group by float32 dot product
+    (brute force over the rows, a chunk at a time): the truth for recall."""
+    best: list[list[tuple[str, float]]] = [[] for _ in range(len(vectors))]
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        cur = conn.execute("SELECT uuid, embedding FROM facts WHERE group_id = ? AND embedding IS NOT NULL", (GROUP,))
+        while rows := cur.fetchmany(65_536):
+            matrix = np.frombuffer(b"".join(b for _, b in rows), dtype=np.float32).reshape(len(rows), -1)
+            scores = vectors @ matrix.T
+            for i, row in enumerate(scores):
+                top = np.argpartition(-row, min(k, len(row)) - 1)[:k]
+                merged = best[i] + [(rows[j][0], float(row[j])) for j in top]
+                best[i] = sorted(merged, key=lambda h: -h[1])[:k]
+    return best
+
+
+def vector_quality(memory: Memory, path: Path, queries: Sequence[Query]) -> dict[str, Any]:
+    """recall@10 of the store's vector search against brute force, and how many
+    of hybrid search's top 10 facts stay the same when its cosine candidates
+    come from brute force instead (what an approximate index changes)."""
+    vectors = np.array([q.vector for q in queries], dtype=np.float32)
+    deep = exact_neighbours(path, vectors, 800)  # hybrid asks up to candidates x widening
+    store = memory.store
+    found = 0
+    for q, v, truth in zip(queries, vectors, deep, strict=True):
+        got = memory._portal.call(store.search_vectors(GROUP, "facts", v, 10))  # noqa: SLF001
+        bar = truth[min(10, len(truth)) - 1][1] - 1e-6  # a tie with the 10th counts as found
+        exact = dict(truth)
+        found += sum(1 for u, _ in got if exact.get(u, -1.0) >= bar)
+    by_vector = {v.tobytes(): truth for v, truth in zip(vectors, deep, strict=True)}
+
+    async def exact(group_id: str, scope: str, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
+        return by_vector[np.asarray(vector, dtype=np.float32).tobytes()][:limit]
+
+    def top10(q: Query) -> list[str]:
+        return [h.item.uuid for h in memory.search(GROUP, q.text, scopes=SCOPES, query_vector=q.vector).facts[:10]]
+
+    same = total = 0
+    for q in queries:
+        mine = top10(q)
+        store.search_vectors = exact  # type: ignore[method-assign]
+        try:
+            theirs = top10(q)
+        finally:
+            del store.search_vectors
+        same += len(set(mine) & set(theirs))
+        total += max(len(theirs), 1)
+    held = getattr(store, "_vectors", None)
+    table = held._tables.get(("facts", GROUP)) if held is not None else None  # noqa: SLF001
+    return {
+        "approximate": bool(table is not None and table.approximate),
+        "recall_at_10": found / (10 * len(queries)),
+        "hybrid_top10_same": same / total,
+    }
+
+
 def copy_to_postgres(path: Path, server: BenchStore) -> tuple[str, int]:
     """Copy the SQLite store into a new PostgreSQL database (``kronograph
     migrate``, checked); its URL and size."""
@@ -303,6 +359,8 @@ def run_size(args: argparse.Namespace, facts: int, profile: bool, server: BenchS
         for mode in MODES:
             print(f"  {facts:,} facts: {mode.name}", file=sys.stderr, flush=True)
             latency[mode.name] = run_mode(memory, mode, queries, profiler if mode.name in PROFILED else None)
+        print(f"  {facts:,} facts: recall@10 against brute force", file=sys.stderr, flush=True)
+        quality = vector_quality(memory, path, queries)
     finally:
         memory.close()
     stats["known_range"] = [t.isoformat() for t in stats["known_range"]]
@@ -320,6 +378,7 @@ def run_size(args: argparse.Namespace, facts: int, profile: bool, server: BenchS
         "second_search_ms": second_ms,
         "rss_mb": {"before_open": rss_before, "after_cold_load": rss_loaded, "peak_so_far": peak_rss_mb()},
         "latency": latency,
+        "vectors": quality,
     }
     if profiler is not None:
         buf = io.StringIO()
@@ -358,6 +417,9 @@ def report(r: dict[str, Any]) -> None:
     m = r["rss_mb"]
     print(f"  RSS {m['before_open']:.0f} MiB before open -> {m['after_cold_load']:.0f} MiB after the cold load;"
           f" peak so far {m['peak_so_far']:.0f} MiB")
+    v = r["vectors"]
+    print(f"  vector search {'HNSW (usearch)' if v['approximate'] else 'exact'}: recall@10 {v['recall_at_10']:.3f}"
+          f" against brute force; hybrid top 10 the same as with brute-force candidates: {v['hybrid_top10_same']:.1%}")
     print(f"\n  {'fact search':<30}{'median ms':>10}{'p95 ms':>10}{'mean ms':>10}{'max ms':>10}"
           f"{'hits':>7}{'left out':>10}{'top=person':>12}")
     for name, x in r["latency"].items():
@@ -381,6 +443,9 @@ def main(argv: list[str] | None = None) -> int:
                     " into a new database with kronograph migrate")
     ap.add_argument("--profile", action="store_true",
                     help="cProfile the timed hybrid and hybrid_node_distance searches (sync API); top functions")
+    ap.add_argument("--ann-threshold", type=int,
+                    help="facts per group from which SQLite searches an HNSW index instead of exactly"
+                    " (default: the store's, kronograph.store.sqlite.vector_table.ANN_THRESHOLD)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON (instead of the tables)")
     ap.add_argument("--build-into", type=Path, help=argparse.SUPPRESS)  # the child process that builds a store
     args = ap.parse_args(argv)
@@ -398,6 +463,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.queries <= WARMUP:
         ap.error(f"--queries must be more than the {WARMUP} warm-up searches")
 
+    if args.ann_threshold is not None:
+        from kronograph.store.sqlite import vector_table
+
+        vector_table.ANN_THRESHOLD = args.ann_threshold
     revision = source_revision()
     server = open_bench_store(args.store, Path("unused.db"))
     try:

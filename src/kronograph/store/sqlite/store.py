@@ -84,7 +84,7 @@ class SQLiteStore(UnitOfWork):
         self._conn = None
         self._checkpointer = None
         self._entity_cache = EntityCache()
-        self._vectors = VectorIndex()
+        self._vectors = VectorIndex(self.path)  # saved beside a file-backed store (vector_files.py)
         self._vector_lock = threading.RLock()  # the index is shared by the writer and the readers
         self._vector_epoch = 0  # moved to empty the index (check())
         self._vector_keys: dict[str, tuple[int, int]] = {}  # the group keys the held tables are true at
@@ -480,6 +480,19 @@ class SQLiteStore(UnitOfWork):
             super()._commit(conn, unit)
             self._follow(conn, groups)
         self._drop_purged()
+
+    def _shut(self, *, wait: bool = True) -> None:
+        """Save the vector tables changed since they were read (beside the
+        file), then close: the next process opens them without the rows."""
+        if not self._closed and self._lock.acquire(timeout=self._timeout):
+            try:
+                with self._vector_lock:
+                    self._vectors.save()
+            except Exception:  # noqa: BLE001  (best effort: a table not saved is repaired from the rows)
+                pass
+            finally:
+                self._lock.release()
+        super()._shut(wait=wait)
 
     def _committed(self, plan: Plan) -> None:
         """Keep what is held in memory in step with a plan just committed (on

@@ -1,28 +1,50 @@
-"""Stored vectors, held in memory per group for brute-force cosine search.
+"""Stored vectors, held in memory per (scope, group) for similarity search.
 
-One table per (scope, group): the uuids and a float32 matrix of unit
-vectors (held by dimension, see :class:`_Table`), loaded on first search
-and kept in step with the plans this connection commits; a commit by
-another connection (``data_version``) empties it. A full product over
-100,000 vectors of 256 dimensions reads 100 MB (10-30 ms on one core of a
-small VM); a sparse query vector (the hashing embedder's) reads a tenth of
-that. Past a few hundred thousand vectors per group an approximate index
-(HNSW, or pgvector on the server backend) should take over.
+Each table (see vector_table.py) is exact, 16-bit by dimension, below
+``ann_threshold`` items, and for dense vectors an HNSW index (usearch) above
+it. It stands for one state of its group, its *marker*: the group's
+(created_at, revision), which every plan moves by one in its own
+transaction. The store keeps held tables in step with the plans it commits
+(:meth:`VectorIndex.applied`); a table whose marker is behind the group's
+(another connection or process wrote) is repaired from the rows before it
+is searched: the facts by the difference of uuids (a fact's vector never
+changes), the other scopes read again. A file-backed store keeps each table
+beside the database (vector_files.py), written when it was read from the
+rows, when it is dropped from memory and when the store closes (:meth:`save`),
+so opening a large group maps one file; a saved table is used only when its
+marker is the group's, and a purge deletes the group's files.
+
+What the store calls, and when (one lock around all but ``top``/``rows``):
+
+* ``search(conn, scope, group, vector, k)`` / ``table(conn, ...).rows(uuids)``
+  for a read on any connection (a reader's snapshot included; inside the
+  writer's open transaction a table is read but not kept): ``table``
+  compares the marker on ``conn`` and may load, repair or evict (exclusive);
+  the table it returns may then be read (``top``, ``rows``) on several
+  threads at once, as long as no ``applied`` or repair runs meanwhile.
+  A reader whose snapshot is older than the held table gets the held
+  (newer) table.
+* ``applied(plan)`` right after the writer commits ``plan`` (every committed
+  plan, in commit order), before a reader can see the new revision (else the
+  reader repairs: correct, but it reads the group's uuids again).
+* ``check(data_version)`` with one connection's ``data_version`` (only the
+  episodes' tables depend on it), and ``save()`` at close.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections import OrderedDict
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..plan import Plan
+from . import vector_table
+from .group_key import keeps
+from .vector_files import VectorFiles
+from .vector_table import VectorTable
 
 __all__ = ["VectorIndex"]
-
-SPARSE = 4  # a query vector with at most 1/SPARSE of its values nonzero is scored dimension by dimension
 
 _SQL = {
     "facts": "SELECT uuid, embedding FROM facts WHERE group_id = ? AND embedding IS NOT NULL",
@@ -31,112 +53,179 @@ _SQL = {
     " AND status = 'complete'",
     "communities": "SELECT uuid, embedding FROM communities WHERE group_id = ? AND embedding IS NOT NULL",
 }
+_CHUNK = 65_536  # rows read (and float32 vectors copied) at a time
+_IN = 500  # uuids per IN (...) list
+
+Marker = tuple[int, int]
 
 
-@dataclass(slots=True)
-class _Table:
-    """Held by dimension (one contiguous row of every item's values per
-    dimension): a query vector with few nonzero values, as the offline
-    hashing embedder's are, is scored from those dimensions' rows alone, a
-    tenth of the memory a full product reads."""
-
-    uuids: list[str] = field(default_factory=list)
-    columns: np.ndarray | None = None  # dimension x item, float32
-    pending: list[tuple[str, bytes]] = field(default_factory=list)
-
-    def _settle(self) -> np.ndarray | None:
-        if self.pending:
-            rows = np.frombuffer(b"".join(v for _, v in self.pending), dtype=np.float32)
-            rows = rows.reshape(len(self.pending), -1).T
-            self.columns = np.ascontiguousarray(rows if self.columns is None else np.hstack([self.columns, rows]))
-            self.uuids.extend(u for u, _ in self.pending)
-            self.pending.clear()
-        return self.columns
-
-    def rows(self, uuids: list[str]) -> dict[str, np.ndarray]:
-        """The vectors of these uuids (those it holds)."""
-        columns = self._settle()
-        if columns is None:
-            return {}
-        wanted = set(uuids)
-        return {u: columns[:, i].copy() for i, u in enumerate(self.uuids) if u in wanted}
-
-    def scores(self, vector: np.ndarray) -> np.ndarray | None:
-        """The dot product of ``vector`` with every held vector (None when
-        their dimensions differ: another embedder's vectors compare to nothing)."""
-        columns = self._settle()
-        if columns is None or columns.shape[0] != vector.shape[0]:
-            return None
-        vector = vector.astype(np.float32, copy=False)
-        dims = np.flatnonzero(vector)
-        if len(dims) * SPARSE > len(vector):  # dense: one matrix product
-            return vector @ columns
-        out = np.zeros(columns.shape[1], dtype=np.float32)
-        term = np.empty_like(out)
-        for d in dims.tolist():  # in dimension order: equal vectors get equal scores
-            np.multiply(columns[d], vector[d], out=term)
-            out += term
-        return out
-
-    def top(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
-        scores = self.scores(vector)
-        if scores is None or not len(self.uuids) or k < 1:
-            return []
-        k = min(k, len(scores))
-        best = np.sort(np.argpartition(-scores, k - 1)[:k])  # equal scores: the earlier first
-        best = best[np.argsort(-scores[best], kind="stable")]
-        return [(self.uuids[i], float(scores[i])) for i in best]
+def _marker(conn: sqlite3.Connection, group_id: str) -> Marker:
+    row = conn.execute("SELECT created_at, revision FROM groups WHERE group_id = ?", (group_id,)).fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
 class VectorIndex:
-    """The tables of the (scope, group) pairs searched last: at most
-    ``HELD`` of them, the least recently searched dropped first (read again
-    when next searched), so a process serving many groups stays bounded."""
+    """The tables of the (scope, group) pairs searched last: at most ``HELD``
+    of them, the least recently searched dropped first (saved, then read
+    again when next searched), so a process serving many groups stays bounded.
+
+    ``path``: the database file (None or ``":memory:"``: nothing is saved);
+    ``ann_threshold``: items from which a table is an HNSW index (default
+    :data:`vector_table.ANN_THRESHOLD`); ``save=False`` never writes files
+    (a read-only store)."""
 
     HELD = 64
 
-    def __init__(self) -> None:
+    def __init__(self, path: str | None = None, *, ann_threshold: int | None = None, save: bool = True) -> None:
         self._version: int | None = None
-        self._tables: OrderedDict[tuple[str, str], _Table] = OrderedDict()
+        self._tables: OrderedDict[tuple[str, str], VectorTable] = OrderedDict()
+        self._files = VectorFiles(path) if path not in (None, "", ":memory:") else None
+        self._save = save
+        self._threshold = ann_threshold
+
+    @property
+    def threshold(self) -> int:
+        return vector_table.ANN_THRESHOLD if self._threshold is None else self._threshold
 
     def check(self, version: int) -> None:
-        """Forget everything if another connection wrote since the last check."""
+        """Called with this connection's ``data_version``: when another
+        connection wrote, the episodes' tables are read again (an episode's
+        status may change outside a plan); the others are checked against their
+        group's marker when next read."""
         if version != self._version:
-            self._tables.clear()
+            for key in [k for k in self._tables if k[0] == "episodes"]:
+                del self._tables[key]
             self._version = version
 
-    def table(self, conn: sqlite3.Connection, scope: str, group_id: str) -> _Table:
+    def table(self, conn: sqlite3.Connection, scope: str, group_id: str) -> VectorTable:
+        """The table of (scope, group) as of ``conn``'s view (loaded, read from
+        its file or repaired as needed)."""
         key = (scope, group_id)
-        found = self._tables.get(key)
-        if found is None:
-            found = _Table(pending=[(u, v) for u, v in conn.execute(_SQL[scope], (group_id,))])
-            self._tables[key] = found
+        held = self._tables.get(key)
+        if not keeps(conn):  # inside the writer's open transaction: held tables follow commits only
+            return held if held is not None else self._read(conn, scope, group_id, (0, 0))
+        marker = _marker(conn, group_id)
+        if held is None or held.marker[0] != marker[0] or held.marker[1] < marker[1]:
+            held = self._open(conn, scope, group_id, held)
+            self._tables[key] = held
             while len(self._tables) > self.HELD:
-                self._tables.popitem(last=False)
+                self._retire(*self._tables.popitem(last=False))
         self._tables.move_to_end(key)
-        return found
+        return held
+
+    def search(self, conn: sqlite3.Connection, scope: str, group_id: str, vector: np.ndarray, k: int,
+               ) -> list[tuple[str, float]]:
+        """The ``k`` items nearest ``vector``, best first (see :meth:`table`)."""
+        return self.table(conn, scope, group_id).top(vector, k)
+
+    def _open(self, conn: sqlite3.Connection, scope: str, group_id: str, held: VectorTable | None) -> VectorTable:
+        """Read in one snapshot: the saved table when its marker is the
+        group's, else ``held`` (or the saved table) repaired, else the rows."""
+        own = not conn.in_transaction  # a reader's call is one snapshot already
+        if own:
+            conn.execute("BEGIN")
+        try:
+            marker = _marker(conn, group_id)
+            if held is None and self._files is not None:
+                held = self._files.load(scope, group_id)
+            if held is not None and held.approximate != (held.dense and len(held) >= self.threshold):
+                held = None  # saved under another threshold: read again, as this one says
+            if held is not None and held.marker == marker:
+                return held
+            fresh = held is None or held.marker[0] != marker[0] or held.marker[1] > marker[1] or scope != "facts"
+            table = self._read(conn, scope, group_id, marker) if fresh or held is None else (
+                self._repair(conn, group_id, held, marker))
+        finally:
+            if own:
+                conn.execute("COMMIT")
+        if self._files is not None and self._save:
+            self._files.save(scope, group_id, table)
+        return table
+
+    def _read(self, conn: sqlite3.Connection, scope: str, group_id: str, marker: Marker) -> VectorTable:
+        """The table read from the rows."""
+        cur = conn.execute(_SQL[scope], (group_id,))
+        table: VectorTable | None = None
+        while rows := cur.fetchmany(_CHUNK):
+            if table is None:
+                table = VectorTable.empty(len(rows[0][1]) // 4, marker)
+            table.add(rows, self.threshold)
+        return table if table is not None else VectorTable.empty(0, marker)
+
+    def _repair(self, conn: sqlite3.Connection, group_id: str, table: VectorTable, marker: Marker) -> VectorTable:
+        """Bring a facts table up to ``marker``: a fact's vector is written once,
+        so the difference of uuids is the whole change."""
+        stored = {u for (u,) in conn.execute(
+            "SELECT uuid FROM facts WHERE group_id = ? AND embedding IS NOT NULL", (group_id,))}
+        held = {u for u in table.uuids if u}
+        table.remove(held - stored)
+        new = sorted(stored - held)
+        for at in range(0, len(new), _IN):
+            part = new[at : at + _IN]
+            rows = conn.execute(
+                f"SELECT uuid, embedding FROM facts WHERE group_id = ? AND uuid IN ({','.join('?' * len(part))})",
+                (group_id, *part),
+            ).fetchall()
+            if table.dim == 0 and rows:
+                table = VectorTable.empty(len(rows[0][1]) // 4, marker)
+            table.add(rows, self.threshold)
+        table.marker = marker
+        return _tidy(table)
 
     def applied(self, plan: Plan) -> None:
-        """Follow a plan this connection has just committed: new vectors are
-        appended; a scope the plan deletes rows from is loaded again when next
-        searched."""
+        """Follow a plan this connection has just committed (the caller's lock
+        held since the commit): the group's revision moved by one; new vectors
+        are added, deleted rows removed; communities and a purged group are
+        read again when next searched (a purge also drops their files)."""
         g = plan.group_id
-        for scope, vectors, deleted in (
-            ("facts", plan.fact_embeddings, plan.delete_facts),
-            ("entities", plan.entity_embeddings, plan.delete_entities),
-            ("episodes", plan.episode_embeddings, plan.delete_episodes),
-        ):
-            table = self._tables.get((scope, g))
-            if table is None:
-                continue
-            if deleted:
+        held = {scope: t for (scope, group), t in self._tables.items() if group == g}
+        if plan.purge is not None:
+            for scope in ("facts", "entities", "episodes", "communities"):
+                self._tables.pop((scope, g), None)
+                if self._files is not None:
+                    self._files.drop(scope, g)
+            return
+        for scope, table in held.items():
+            if table.marker[0] == 0:  # the group is new: its created_at is read when next searched
                 del self._tables[(scope, g)]
-            elif vectors:
-                table.pending.extend(vectors.items())
-        if plan.renamed_embeddings:  # an entity's vector rewritten in place: read again when next searched
-            self._tables.pop(("entities", g), None)
-        # Communities are replaced or rewritten in place: read again when next searched.
-        cleared = plan.purge is not None and plan.purge.communities
-        if (plan.replace_communities or plan.new_communities or plan.updated_communities or plan.community_embeddings
-                or plan.delete_communities or cleared):
+            else:
+                table.marker = (table.marker[0], table.marker[1] + 1)
+        cleared = plan.replace_communities or plan.new_communities or plan.updated_communities
+        if cleared or plan.community_embeddings or plan.delete_communities:
             self._tables.pop(("communities", g), None)
+        changes = (
+            ("facts", [(f.uuid, plan.fact_embeddings[f.uuid]) for f in plan.new_facts
+                       if f.uuid in plan.fact_embeddings], plan.delete_facts),
+            ("entities", [(e.uuid, plan.entity_embeddings[e.uuid]) for e in plan.new_entities
+                          if e.uuid in plan.entity_embeddings] + list(plan.renamed_embeddings.items()),
+             plan.delete_entities),
+            ("episodes", list(plan.episode_embeddings.items()), plan.delete_episodes),
+        )
+        for scope, added, deleted in changes:
+            found = self._tables.get((scope, g))
+            if found is None:
+                continue
+            table = found
+            table.remove(deleted)
+            if added and table.dim == 0:  # an empty table learns its dimension from its first vector
+                table = self._tables[(scope, g)] = VectorTable.empty(len(added[0][1]) // 4, table.marker)
+            table.add(added, self.threshold)
+            self._tables[(scope, g)] = _tidy(table)
+
+    def save(self) -> None:
+        """Write the held tables changed since they were saved (at close)."""
+        for (scope, group), table in self._tables.items():
+            self._retire((scope, group), table)
+
+    def _retire(self, key: tuple[str, str], table: VectorTable) -> None:
+        if table.dirty and self._files is not None and self._save:
+            self._files.save(key[0], key[1], table)
+
+
+def _tidy(table: VectorTable) -> VectorTable:
+    """An exact table more than half of whose items were removed, compacted."""
+    dead = len(table.uuids) - len(table)
+    if table.index is None and dead > 1024 and dead > len(table):
+        return table.compacted()
+    return table
+
