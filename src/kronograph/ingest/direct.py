@@ -302,8 +302,7 @@ async def _resolve_and_apply(
     known = await store.entities_named(g, keys)
     unnamed = keys - {normalise_name(e.name) for e in known}
     if unnamed:  # a name no entity bears may be another's alias (a merged entity's name, say)
-        found = await store.entity_matches(g, unnamed, limit=1)
-        known += [m.entity for matches in found.values() for m in matches if m.how == "alias"]
+        known += await store.entities_aliased(g, unnamed)
     subject = resolve_entity(data.subject, clean_labels(data.subject_labels), known, plan)
     target = resolve_entity(
         data.object, clean_labels(data.object_labels), [*known, *plan.new_entities], plan

@@ -287,6 +287,9 @@ class SQLiteStore(UnitOfWork):
     ) -> dict[str, list[EntityMatch]]:
         return await self._run(ingest_reads.entity_matches, group_id, names, limit)
 
+    async def entities_aliased(self, group_id: str, alias_keys: Collection[str]) -> list[Entity]:
+        return await self._run(ingest_reads.entities_aliased, group_id, alias_keys)
+
     async def entities_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Entity]:
         def read(conn: sqlite3.Connection) -> list[Entity]:
             return self._entities.read(
