@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from hashlib import blake2b
@@ -53,8 +54,8 @@ def _word_hash(word: str) -> int:
 
 # The same arithmetic on Python ints, for small batches: numpy's fixed cost per
 # call (a few dozen array operations) is most of a short text's time.
-_M64 = (1 << 64) - 1
-_SMALL = 512  # characters in all; a batch this short (a fact, a few names) is hashed in Python
+_M64, _M52 = (1 << 64) - 1, (1 << 52) - 1
+_SMALL = 128  # characters in all; a batch this short (a fact, a few names) is hashed in Python
 
 
 def _mix_int(x: int) -> int:
@@ -68,13 +69,17 @@ def _mix_int(x: int) -> int:
 
 @lru_cache(maxsize=65_536)
 def _word_features(word: str) -> tuple[int, tuple[int, ...]]:
-    """A word's unigram hash and the hashes of its character 3-grams (of " word ")."""
+    """A word's unigram hash (whole, for its bigrams) and its features, as
+    the low 52 bits of each hash: the unigram's, then its character 3-grams'
+    (of " word ")."""
     points = [32, *map(ord, word), 32]
     salt = int(_SALT_TRIGRAM)
-    trigrams = tuple(
-        _mix_int((points[i - 1] << 42) ^ (points[i] << 21) ^ points[i + 1] ^ salt) for i in range(1, len(points) - 1)
+    unigram = _word_hash(word)
+    trigrams = (
+        _mix_int((points[i - 1] << 42) ^ (points[i] << 21) ^ points[i + 1] ^ salt) & _M52
+        for i in range(1, len(points) - 1)
     )
-    return _word_hash(word), trigrams
+    return unigram, (unigram & _M52, *trigrams)
 
 
 @lru_cache(maxsize=256)
@@ -174,21 +179,16 @@ class HashingEmbedder:
         then the same numpy normalisation."""
         dim = self.dimension
         matrix = np.zeros((len(texts), dim), dtype=np.float64)
-        salt = int(_SALT_BIGRAM)
-        mask, top = (1 << 52) - 1, 1 << 51
+        salt, top = int(_SALT_BIGRAM), 1 << 51
         for row, text in enumerate(texts):
             words = _WORD.findall(text.casefold())
             if not words:
                 continue
             features = [_word_features(w) for w in words]
             unigrams = [u for u, _ in features]
-            hashes = unigrams + [_mix_int((a * 31 + b + salt) & _M64) for a, b in zip(unigrams, unigrams[1:])]
-            for _, trigrams in features:
-                hashes.extend(trigrams)
-            tf: dict[int, int] = {}
-            for h in hashes:
-                f = h & mask
-                tf[f] = tf.get(f, 0) + 1
+            tf = Counter(_mix_int((a * 31 + b + salt) & _M64) & _M52 for a, b in zip(unigrams, unigrams[1:]))
+            for _, own in features:
+                tf.update(own)
             cells: dict[int, float] = {}
             for f in sorted(tf):
                 weight = _one_plus_log(tf[f])
