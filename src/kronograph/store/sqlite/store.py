@@ -125,7 +125,7 @@ class SQLiteStore(UnitOfWork):
         return await self._run(self._entities_named, group_id, name_keys)
 
     def _entities_named(self, conn: sqlite3.Connection, group_id: str, name_keys: Collection[str]) -> list[Entity]:
-        if self._unit_plans is not None:  # inside a unit: uncommitted entities are not cached
+        if self._unit_plans:  # inside a unit that wrote: its uncommitted entities are not cached
             return reads.entities_named(conn, group_id, name_keys)
         self._entity_cache.check(int(conn.execute("PRAGMA data_version").fetchone()[0]))
         found, missing = self._entity_cache.lookup(group_id, name_keys)
