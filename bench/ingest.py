@@ -453,6 +453,8 @@ def main(argv: list[str] | None = None) -> int:
         buf = io.StringIO()
         order = os.environ.get("KRONOGRAPH_PROFILE_SORT", "cumulative")
         pstats.Stats(profile, stream=buf).sort_stats(order).print_stats(25)
+        if os.environ.get("KRONOGRAPH_PROFILE_OUT"):  # the whole profile, for pstats or snakeviz
+            profile.dump_stats(os.environ["KRONOGRAPH_PROFILE_OUT"])
         print(buf.getvalue(), file=sys.stderr if args.json else sys.stdout)
     return 0 if ok else 1
 

@@ -106,6 +106,23 @@ def test_hashing_batches_larger_than_a_chunk_match_single_embeds() -> None:
     assert np.allclose(batch[17], vectors(texts[17])[0])
 
 
+def test_hashing_short_batches_hashed_in_python_match_the_numpy_path_bit_for_bit() -> None:
+    # Stored vectors must not change: the Python path for short batches is the numpy one, exactly.
+    import random
+
+    rng = random.Random(7)
+    alphabet = "abcdefghij klmnop éüß Ωж 中文 😀 ABC 123 _-.,"
+    words = ["acme", "robotics", "Straße", "ΣΊΣΥΦΟΣ", "İstanbul", "00123", "the", "a"]
+    texts = ["", "  ", "a", "a " * 40, "x" * 300]
+    texts += [" ".join(rng.choice(words) for _ in range(rng.randint(0, 25))) for _ in range(150)]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 120))) for _ in range(150)]
+    for dimension in (3, 256):
+        e = HashingEmbedder(dimension)
+        by_numpy = e._chunk(texts)
+        by_python = np.concatenate([e._small(texts[i : i + 5]) for i in range(0, len(texts), 5)])
+        assert by_numpy.tobytes() == by_python.tobytes()
+
+
 @pytest.mark.parametrize("bad", [0, 1, -5, 2.5, True])
 def test_hashing_rejects_bad_dimensions(bad: Any) -> None:
     with pytest.raises(InvalidInputError):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from hashlib import blake2b
@@ -51,6 +52,42 @@ def _word_hash(word: str) -> int:
     return int.from_bytes(blake2b(word.encode("utf-8"), digest_size=8).digest(), "little")
 
 
+# The same arithmetic on Python ints, for small batches: numpy's fixed cost per
+# call (a few dozen array operations) is most of a short text's time.
+_M64, _M52 = (1 << 64) - 1, (1 << 52) - 1
+_SMALL = 128  # characters in all; a batch this short (a fact, a few names) is hashed in Python
+
+
+def _mix_int(x: int) -> int:
+    """:func:`_mix` on one 64-bit value."""
+    x ^= x >> 30
+    x = (x * 0xBF58476D1CE4E5B9) & _M64
+    x ^= x >> 27
+    x = (x * 0x94D049BB133111EB) & _M64
+    return x ^ (x >> 31)
+
+
+@lru_cache(maxsize=65_536)
+def _word_features(word: str) -> tuple[int, tuple[int, ...]]:
+    """A word's unigram hash (whole, for its bigrams) and its features, as
+    the low 52 bits of each hash: the unigram's, then its character 3-grams'
+    (of " word ")."""
+    points = [32, *map(ord, word), 32]
+    salt = int(_SALT_TRIGRAM)
+    unigram = _word_hash(word)
+    trigrams = (
+        _mix_int((points[i - 1] << 42) ^ (points[i] << 21) ^ points[i + 1] ^ salt) & _M52
+        for i in range(1, len(points) - 1)
+    )
+    return unigram, (unigram & _M52, *trigrams)
+
+
+@lru_cache(maxsize=256)
+def _one_plus_log(tf: int) -> float:
+    """``1 + log(tf)`` as the numpy path computes it (the same ufunc, so the same bits)."""
+    return float(1.0 + np.log(np.array([tf], dtype=np.int64))[0])
+
+
 class HashingEmbedder:
     """Signed feature hashing of word unigrams, word bigrams and character
     3-grams of each word padded with spaces, weighted ``1 + log(tf)`` and
@@ -82,6 +119,8 @@ class HashingEmbedder:
         """The same vectors as :meth:`embed`, for callers with no event loop."""
         if isinstance(texts, str):
             raise InvalidInputError("texts", "expected a sequence of strings, got one string")
+        if sum(map(len, texts)) <= _SMALL:
+            return self._small(texts)
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for start in range(0, len(texts), _CHUNK):
             out[start : start + _CHUNK] = self._chunk(texts[start : start + _CHUNK])
@@ -130,5 +169,33 @@ class HashingEmbedder:
         dense = np.bincount(row_of * self.dimension + column, weights=weight, minlength=n * self.dimension)
         matrix = dense.reshape(n, self.dimension)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        np.divide(matrix, norms, out=matrix, where=norms > 0)
+        return matrix.astype(np.float32)
+
+    def _small(self, texts: Sequence[str]) -> np.ndarray:
+        """:meth:`_chunk`'s vectors, bit for bit, hashed in Python: the same
+        features, summed into each column in the same order (ascending
+        feature, as ``np.unique`` sorts them and ``np.bincount`` adds them),
+        then the same numpy normalisation."""
+        dim = self.dimension
+        matrix = np.zeros((len(texts), dim), dtype=np.float64)
+        salt, top = int(_SALT_BIGRAM), 1 << 51
+        for row, text in enumerate(texts):
+            words = _WORD.findall(text.casefold())
+            if not words:
+                continue
+            features = [_word_features(w) for w in words]
+            unigrams = [u for u, _ in features]
+            tf = Counter(_mix_int((a * 31 + b + salt) & _M64) & _M52 for a, b in zip(unigrams, unigrams[1:]))
+            for _, own in features:
+                tf.update(own)
+            cells: dict[int, float] = {}
+            for f in sorted(tf):
+                weight = _one_plus_log(tf[f])
+                column = f % dim
+                cells[column] = cells.get(column, 0.0) + (-weight if f & top else weight)
+            matrix[row, list(cells)] = list(cells.values())
+        # np.linalg.norm(matrix, axis=1) spelt out, as it computes it for real values
+        norms = np.sqrt(np.add.reduce(matrix * matrix, axis=1, keepdims=True))
         np.divide(matrix, norms, out=matrix, where=norms > 0)
         return matrix.astype(np.float32)

@@ -278,16 +278,23 @@ def _shown(record: FactRecord, candidates: Sequence[FactRecord]) -> str:
 
 async def _attempt(store: Store, data: FactInput, settings: Resolver, asked: dict[str, Verdict]) -> AddFactResult:
     async with _Holding(settings.lock) as holding:
+        if settings.judge is None:
+            # Nothing to wait for between the reads and the write: both go in one
+            # unit of work, so the reads see what the write changes (no revision to
+            # check again) and, on SQLite, run on the writer's thread with no hop each.
+            async with store.unit(data.group_id) as tx:
+                return await _resolve_and_apply(tx, data, settings, asked, holding, in_unit=True)
         return await _resolve_and_apply(store, data, settings, asked, holding)
 
 
 async def _resolve_and_apply(
-    store: Store, data: FactInput, settings: Resolver, asked: dict[str, Verdict], holding: _Holding
+    store: Store, data: FactInput, settings: Resolver, asked: dict[str, Verdict], holding: _Holding,
+    *, in_unit: bool = False,
 ) -> AddFactResult:
     clock, judge, relation_type = settings.clock, settings.judge, settings.relation_type
     g = data.group_id
     now = clock()
-    plan = Plan(group_id=g, now=now, expected_revision=await store.revision(g))
+    plan = Plan(group_id=g, now=now, expected_revision=None if in_unit else await store.revision(g))
     episode_id = data.episode_id or new_id()
     # The episode is created if it does not exist yet (the store ignores a known
     # one); it is read only when its reference time is the fact's default start.
@@ -302,8 +309,7 @@ async def _resolve_and_apply(
     known = await store.entities_named(g, keys)
     unnamed = keys - {normalise_name(e.name) for e in known}
     if unnamed:  # a name no entity bears may be another's alias (a merged entity's name, say)
-        found = await store.entity_matches(g, unnamed, limit=1)
-        known += [m.entity for matches in found.values() for m in matches if m.how == "alias"]
+        known += await store.entities_aliased(g, unnamed)
     subject = resolve_entity(data.subject, clean_labels(data.subject_labels), known, plan)
     target = resolve_entity(
         data.object, clean_labels(data.object_labels), [*known, *plan.new_entities], plan

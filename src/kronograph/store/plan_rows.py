@@ -22,12 +22,10 @@ from typing import Any
 
 from ..model import acronym, normalise_name
 from ..time import to_micros
-from .plan import EpisodeState, Plan, Purge, stale_summaries
+from .plan import EpisodeState, Plan, stale_summaries
 from .records import FactRecord
 
 __all__ = ["CHANGES", "Encoding", "episode_state", "plan_rows"]
-
-_NO_PURGE = Purge()
 
 # Every change a plan can make, in the order of writing. Each backend's SQL
 # for a change takes the parameters plan_rows gives it, in that order.
@@ -153,7 +151,8 @@ def _saga_rows(plan: Plan, enc: Encoding) -> list[tuple[Any, ...]]:
 
 
 def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
-    """Each change of :data:`CHANGES` with its rows (possibly none), in order.
+    """Each change of :data:`CHANGES` with its rows, in order; a change with
+    none may be left out or given an empty list.
     ``episode_states`` rows are ``(columns, values, group, uuid, owner)``."""
     g, now, json, vector = plan.group_id, to_micros(plan.now), enc.json, enc.vector
     yield "episodes", [
@@ -188,20 +187,23 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "entity_fragments", [
         (min(a, b), max(a, b), g, score, episode_id, now) for a, b, score, episode_id in plan.fragments
     ]
-    yield "replaced_communities", [(g,)] if plan.replace_communities else []
-    yield "communities", [
-        (c.uuid, g, c.name, c.summary, c.method, to_micros(c.built_at)) for c in plan.new_communities
-    ]
-    yield "community_states", [
-        (c.name, c.summary, c.method, to_micros(c.built_at), c.uuid, g) for c in plan.updated_communities
-    ]
-    members: list[tuple[str, str, str, int, int | None]] = [
-        (c.uuid, e, g, rank, None) for c in plan.new_communities for rank, e in enumerate(c.members)
-    ]
-    members += [(c, e, g, rank, now) for c, e, rank in plan.community_members]
-    yield "community_members", [(*m, m[0], g, m[1], g) for m in members]
-    yield "community_vectors", [(vector(v), g, uuid) for uuid, v in plan.community_embeddings.items()]
-    yield "deleted_communities", [(g, uuid) for uuid in plan.delete_communities]
+    # Most plans touch few tables: the rarer groups of changes are skipped whole.
+    if (plan.replace_communities or plan.new_communities or plan.updated_communities or plan.community_members
+            or plan.community_embeddings or plan.delete_communities):
+        yield "replaced_communities", [(g,)] if plan.replace_communities else []
+        yield "communities", [
+            (c.uuid, g, c.name, c.summary, c.method, to_micros(c.built_at)) for c in plan.new_communities
+        ]
+        yield "community_states", [
+            (c.name, c.summary, c.method, to_micros(c.built_at), c.uuid, g) for c in plan.updated_communities
+        ]
+        members: list[tuple[str, str, str, int, int | None]] = [
+            (c.uuid, e, g, rank, None) for c in plan.new_communities for rank, e in enumerate(c.members)
+        ]
+        members += [(c, e, g, rank, now) for c, e, rank in plan.community_members]
+        yield "community_members", [(*m, m[0], g, m[1], g) for m in members]
+        yield "community_vectors", [(vector(v), g, uuid) for uuid, v in plan.community_embeddings.items()]
+        yield "deleted_communities", [(g, uuid) for uuid in plan.delete_communities]
     yield "mentions", [(g, episode_id, entity_uuid) for episode_id, entity_uuid in plan.mentions]
     yield "removed_mentions", [(g, episode_id, entity_uuid) for episode_id, entity_uuid in plan.removed_mentions]
     yield "facts", [
@@ -239,16 +241,17 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "deleted_entities", [(u, g) for u in plan.delete_entities]
     asker = plan.replies_episode
     yield "model_replies", [(g, key, model, text, now, asker) for key, model, text in plan.cached_replies]
-    purge = plan.purge or _NO_PURGE
-    yield "erased_history", [(g, u) for u in purge.histories]
-    yield "erased_retractions", [(g, u) for u in purge.histories]
-    yield "redacted_audit", [(json({"redacted": True}), g, seq) for seq in purge.audit_events]
-    yield "dropped_replies", [(g, key) for key in purge.replies]
-    yield "cleared_summaries", [(u, g) for u in purge.summaries]
-    yield "cleared_entity_records", [(json({}), json({}), u, g) for u in purge.entity_records]
-    yield "cleared_sagas", [(g, saga) for saga in purge.sagas]
-    yield "dropped_sagas", [(g, saga) for saga in purge.dropped_sagas]
-    yield "cleared_communities", [(g, uuid) for uuid in purge.communities]
+    purge = plan.purge
+    if purge is not None:
+        yield "erased_history", [(g, u) for u in purge.histories]
+        yield "erased_retractions", [(g, u) for u in purge.histories]
+        yield "redacted_audit", [(json({"redacted": True}), g, seq) for seq in purge.audit_events]
+        yield "dropped_replies", [(g, key) for key in purge.replies]
+        yield "cleared_summaries", [(u, g) for u in purge.summaries]
+        yield "cleared_entity_records", [(json({}), json({}), u, g) for u in purge.entity_records]
+        yield "cleared_sagas", [(g, saga) for saga in purge.sagas]
+        yield "dropped_sagas", [(g, saga) for saga in purge.dropped_sagas]
+        yield "cleared_communities", [(g, uuid) for uuid in purge.communities]
     yield "group_settings", [  # JSON text (a falsy value too), cast by the backend
         (g, name, dumps(value, ensure_ascii=False), now) for name, value in plan.settings.items() if value is not None
     ]

@@ -146,6 +146,11 @@ class ResolutionReads(Lookups, Protocol):
         the ``limit`` nearest in valid time before ``around`` and the ``limit``
         nearest after it."""
 
+    async def entities_aliased(self, group_id: str, alias_keys: Collection[str]) -> list[Entity]:
+        """Entities that bear one of these normalised names as an alias, key by
+        key in the order given, each key's by creation: what
+        :meth:`entity_matches` finds ``"alias"`` without its fuzzier reads."""
+
     async def conflict_neighbourhood(
         self, group_id: str, seeds: Collection[str], depth: int = 2
     ) -> Neighbourhood:

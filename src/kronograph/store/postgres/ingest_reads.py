@@ -21,6 +21,7 @@ from ...model import Entity, Episode, FactSource, acronym, normalise_name
 from ...time import from_micros
 from .. import rows
 from ..records import EntityMatch, EpisodeProgress
+from ..sql import entity_queries
 from ..sql import episode_queries as q
 from .columns import DIALECT as D
 from .columns import ENTITY_COLUMNS, ENTITY_ORDER
@@ -30,6 +31,7 @@ __all__ = [
     "cached_reply",
     "cached_reply_keys",
     "context_episodes",
+    "entities_aliased",
     "entities_by_uuid",
     "entity_matches",
     "episode_progress",
@@ -172,6 +174,13 @@ async def entity_matches(
             seen[i].add(entity_row[0])
             out[unknown[i]].append(EntityMatch(rows.entity(entity_row[:n]), _HOW[how], _vector(entity_row[n])))
     return out
+
+
+async def entities_aliased(conn: AsyncConnection, group_id: str, alias_keys: Collection[str]) -> list[Entity]:
+    return [
+        rows.entity(r) for key in alias_keys
+        for r in await fetch_all(conn, entity_queries.entities_aliased(D, group_id, key))
+    ]
 
 
 async def entities_by_uuid(conn: AsyncConnection, group_id: str, uuids: Collection[str]) -> list[Entity]:

@@ -365,6 +365,9 @@ class PostgresStore(QueueCalls, SearchCalls):
     ) -> dict[str, list[EntityMatch]]:
         return await self._run(ingest_reads.entity_matches, group_id, names, limit)
 
+    async def entities_aliased(self, group_id: str, alias_keys: Collection[str]) -> list[Entity]:
+        return await self._run(ingest_reads.entities_aliased, group_id, alias_keys)
+
     async def entities_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Entity]:
         return await self._run(ingest_reads.entities_by_uuid, group_id, uuids)
 

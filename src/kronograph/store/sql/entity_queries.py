@@ -14,6 +14,7 @@ from .fact_queries import by_name
 __all__ = [
     "audit_events",
     "entities",
+    "entities_aliased",
     "entities_named",
     "entity_order",
     "episode",
@@ -54,6 +55,19 @@ def _named_sql(d: Dialect) -> str:
 def entities_named(d: Dialect, group_id: str, name_keys: Collection[str]) -> Query:
     """Entities of exactly these name keys."""
     return _named_sql(d), {"g": group_id, "keys": d.bind_list(name_keys)}
+
+
+@cache
+def _aliased_sql(d: Dialect) -> str:
+    return (
+        f"SELECT {d.columns.entity} FROM entity_aliases a JOIN entities e ON e.uuid = a.entity_uuid"
+        f" WHERE a.group_id = {d.p('g')} AND a.alias_key = {d.p('key')} ORDER BY {entity_order(d)}"
+    )
+
+
+def entities_aliased(d: Dialect, group_id: str, alias_key: str) -> Query:
+    """Entities that bear this normalised name as an alias."""
+    return _aliased_sql(d), {"g": group_id, "key": alias_key}
 
 
 @cache

@@ -16,6 +16,7 @@ import numpy as np
 from ...model import Entity, Episode, FactSource, acronym, normalise_name
 from ...time import from_micros
 from ..records import EntityMatch, EpisodeProgress
+from ..sql import entity_queries
 from ..sql import episode_queries as q
 from . import rows
 from .rows import DIALECT as D
@@ -24,6 +25,7 @@ __all__ = [
     "cached_reply",
     "cached_reply_keys",
     "context_episodes",
+    "entities_aliased",
     "entities_by_uuid",
     "entity_matches",
     "episode_progress",
@@ -117,6 +119,12 @@ def entity_matches(
             ), "text")
         out[key] = list(seen.values())
     return out
+
+
+def entities_aliased(conn: sqlite3.Connection, group_id: str, alias_keys: Collection[str]) -> list[Entity]:
+    return [
+        rows.entity(r) for key in alias_keys for r in conn.execute(*entity_queries.entities_aliased(D, group_id, key))
+    ]
 
 
 def entities_by_uuid(conn: sqlite3.Connection, group_id: str, uuids: Collection[str]) -> list[Entity]:

@@ -143,8 +143,9 @@ class SQLiteStore(UnitOfWork):
 
     def _entities_named(self, conn: sqlite3.Connection, group_id: str, name_keys: Collection[str]) -> list[Entity]:
         # The cache follows the writer's commits: a reader's snapshot reads the
-        # rows (one indexed query); inside a unit, uncommitted entities are not cached.
-        if self._unit_plans is not None or isinstance(conn, Snapshot):
+        # rows (one indexed query); inside a unit that wrote, its uncommitted
+        # entities are not cached (one that has only read may use the cache).
+        if self._unit_plans or isinstance(conn, Snapshot):
             return reads.entities_named(conn, group_id, name_keys)
         self._entity_cache.check(int(conn.execute("PRAGMA data_version").fetchone()[0]))
         found, missing = self._entity_cache.lookup(group_id, name_keys)
@@ -307,6 +308,9 @@ class SQLiteStore(UnitOfWork):
         self, group_id: str, names: Collection[str], limit: int = 10
     ) -> dict[str, list[EntityMatch]]:
         return await self._run(ingest_reads.entity_matches, group_id, names, limit)
+
+    async def entities_aliased(self, group_id: str, alias_keys: Collection[str]) -> list[Entity]:
+        return await self._run(ingest_reads.entities_aliased, group_id, alias_keys)
 
     async def entities_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Entity]:
         def read(conn: sqlite3.Connection) -> list[Entity]:
