@@ -14,6 +14,7 @@ import pytest
 from kronograph import HashingEmbedder, Memory
 from kronograph.store import SQLiteStore
 from kronograph.store.sqlite import vector_table
+from kronograph.store.sqlite.vectors import VectorIndex
 from kronograph.store.sqlite.vector_table import VectorTable
 
 from .conftest import StepClock
@@ -112,6 +113,7 @@ def _add(memory: Memory, group: str, n: int, start: int = 0) -> list[str]:
 
 @pytest.fixture(params=["exact", "hnsw"])
 def threshold(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setattr(VectorIndex, "SAVE_MIN", 1)  # the tables here are small: saved all the same
     if request.param == "hnsw":  # the hashing embedder's sparse vectors taken for dense ones, past 4
         monkeypatch.setattr(vector_table, "ANN_THRESHOLD", 4)
         monkeypatch.setattr(vector_table, "DENSE", 1000)
@@ -195,3 +197,21 @@ def test_in_memory_store_keeps_no_files(tmp_path: Path, threshold: str, monkeypa
     finally:
         memory.close()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_small_table_is_read_from_its_rows_and_never_saved(tmp_path: Path) -> None:
+    """A search among many small groups writes no file per group it reads."""
+    db = tmp_path / "m.db"
+    memory = _memory(db)
+    try:
+        first = _add(memory, "g", 12)
+        assert first[3] in _near(memory, "g", "person 3 likes thing 3")[:1]
+    finally:
+        memory.close()
+    saved = tmp_path / "m.db-vectors"
+    assert not saved.exists() or not any(saved.iterdir())
+    memory = _memory(db)
+    try:  # read again from the rows: the same answer
+        assert first[3] in _near(memory, "g", "person 3 likes thing 3")[:1]
+    finally:
+        memory.close()

@@ -9,8 +9,9 @@ transaction. The store keeps held tables in step with the plans it commits
 (another connection or process wrote) is repaired from the rows before it
 is searched: the facts by the difference of uuids (a fact's vector never
 changes), the other scopes read again. A file-backed store keeps each table
-beside the database (vector_files.py), written when it was read from the
-rows, when it is dropped from memory and when the store closes (:meth:`save`),
+beside the database (vector_files.py) once it holds ``SAVE_MIN`` items,
+written when it was read from the rows, when it is dropped from memory and
+when the store closes (:meth:`save`),
 so opening a large group maps one file; a saved table is used only when its
 marker is the group's, and a purge deletes the group's files.
 
@@ -75,6 +76,7 @@ class VectorIndex:
     (a read-only store)."""
 
     HELD = 64
+    SAVE_MIN = 2_000  # smaller tables are read from their rows as fast as from a file: never saved
 
     def __init__(self, path: str | None = None, *, ann_threshold: int | None = None, save: bool = True) -> None:
         self._version: int | None = None
@@ -138,9 +140,14 @@ class VectorIndex:
         finally:
             if own:
                 conn.execute("COMMIT")
-        if self._files is not None and self._save:
-            self._files.save(scope, group_id, table)
+        if self._saves(table):
+            self._files.save(scope, group_id, table)  # type: ignore[union-attr]  # _saves checked it
         return table
+
+    def _saves(self, table: VectorTable) -> bool:
+        """Whether ``table`` is worth a file: a search among many small
+        groups must not write (and fsync) a file per group it reads."""
+        return self._files is not None and self._save and len(table) >= self.SAVE_MIN
 
     def _read(self, conn: sqlite3.Connection, scope: str, group_id: str, marker: Marker) -> VectorTable:
         """The table read from the rows."""
@@ -218,8 +225,8 @@ class VectorIndex:
             self._retire((scope, group), table)
 
     def _retire(self, key: tuple[str, str], table: VectorTable) -> None:
-        if table.dirty and self._files is not None and self._save:
-            self._files.save(key[0], key[1], table)
+        if table.dirty and self._saves(table):
+            self._files.save(key[0], key[1], table)  # type: ignore[union-attr]  # _saves checked it
 
 
 def _tidy(table: VectorTable) -> VectorTable:
