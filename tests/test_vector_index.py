@@ -14,8 +14,8 @@ import pytest
 from kronograph import HashingEmbedder, Memory
 from kronograph.store import SQLiteStore
 from kronograph.store.sqlite import vector_table
-from kronograph.store.sqlite.vectors import VectorIndex
 from kronograph.store.sqlite.vector_table import VectorTable
+from kronograph.store.sqlite.vectors import VectorIndex
 
 from .conftest import StepClock
 
