@@ -111,6 +111,17 @@ def _add(memory: Memory, group: str, n: int, start: int = 0) -> list[str]:
     ]
 
 
+def _searched_once(db: Path) -> list[str]:
+    """Twelve facts added to group g and searched once (its table loaded), the memory closed."""
+    memory = _memory(db)
+    try:
+        first = _add(memory, "g", 12)
+        assert first[3] in _near(memory, "g", "person 3 likes thing 3")[:1]
+    finally:
+        memory.close()
+    return first
+
+
 @pytest.fixture(params=["exact", "hnsw"])
 def threshold(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setattr(VectorIndex, "SAVE_MIN", 1)  # the tables here are small: saved all the same
@@ -122,12 +133,7 @@ def threshold(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
 
 def test_saved_beside_the_file_and_repaired_when_behind(tmp_path: Path, threshold: str) -> None:
     db = tmp_path / "m.db"
-    memory = _memory(db)
-    try:
-        first = _add(memory, "g", 12)
-        assert first[3] in _near(memory, "g", "person 3 likes thing 3")[:1]
-    finally:
-        memory.close()
+    first = _searched_once(db)
     saved = list((tmp_path / "m.db-vectors").glob("facts-*"))
     assert len(saved) == 3  # uuids, vectors, and the JSON naming them
     older = tmp_path / "older"
@@ -202,12 +208,7 @@ def test_in_memory_store_keeps_no_files(tmp_path: Path, threshold: str, monkeypa
 def test_a_small_table_is_read_from_its_rows_and_never_saved(tmp_path: Path) -> None:
     """A search among many small groups writes no file per group it reads."""
     db = tmp_path / "m.db"
-    memory = _memory(db)
-    try:
-        first = _add(memory, "g", 12)
-        assert first[3] in _near(memory, "g", "person 3 likes thing 3")[:1]
-    finally:
-        memory.close()
+    first = _searched_once(db)
     saved = tmp_path / "m.db-vectors"
     assert not saved.exists() or not any(saved.iterdir())
     memory = _memory(db)
