@@ -95,7 +95,19 @@ class _Candidates:
 
 
 async def run_search(store: SearchReads, request: SearchRequest) -> SearchResults:
-    """Search every group asked for; hits of several groups are merged by score."""
+    """Search every group asked for; hits of several groups are merged by
+    score. A store that can answer many reads in one (SQLite's
+    ``in_one_read``: one hand-off to a reader thread and one snapshot, not
+    one per read) runs the whole search so, unless a cross-encoder (a model
+    call, that must not run there) reranks."""
+    at_once = getattr(store, "in_one_read", None)
+    if at_once is not None and not (request.recipe.reranker == "cross_encoder" and request.cross_encoder is not None):
+        found: SearchResults = await at_once(lambda: _search(store, request))
+        return found
+    return await _search(store, request)
+
+
+async def _search(store: SearchReads, request: SearchRequest) -> SearchResults:
     out: dict[str, list[Hit[Any]]] = {scope: [] for scope in SCOPES}
     left_out = 0
     question = request.asked

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Coroutine
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,6 +35,7 @@ from . import (
 )
 from .entity_cache import EntityCache
 from .group_key import Snapshot, group_key
+from .one_read import Bound, drive
 from .readers import Memos
 from .unit import UnitOfWork, _unit_of
 from .vectors import VectorIndex
@@ -89,6 +90,7 @@ class SQLiteStore(UnitOfWork):
         self._vector_epoch = 0  # moved to empty the index (check())
         self._vector_keys: dict[str, tuple[int, int]] = {}  # the group keys the held tables are true at
         self._writer_version: int | None = None  # the writer's data_version when it last looked
+        self._bound = Bound()  # the connection in_one_read answers this thread's reads on
         self._memos = Memos()  # the writer's connection's (each reader has its own)
         self._purged: list[str] = []  # groups forgotten by the plans just committed
         self._readers = readers
@@ -558,11 +560,25 @@ class SQLiteStore(UnitOfWork):
         """A pure read: on a reader's connection (a snapshot of its own, that
         waits for no unit of work); on the writer inside this task's unit of
         work (whose writes it must see) or where there are no readers."""
+        bound = self._bound.conn
+        if bound is not None:  # inside in_one_read, on its reader: answered here, on its snapshot
+            return fn(bound, *args)
         unit = _unit_of.get()
         pool = None if unit is not None and unit[0] is self else self._reader_pool()
         if pool is None:
             return await self._run(fn, *args)
         return await pool.call(fn, *args)
+
+    async def in_one_read(self, job: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        """``job()``'s reads answered on one reader, in one read transaction
+        (one hand-off and one snapshot for them all, :mod:`.one_read`); ``job``
+        must await nothing but this store's reads. Inside a unit of work, or
+        where there are no readers, it simply runs."""
+        unit = _unit_of.get()
+        pool = None if unit is not None and unit[0] is self else self._reader_pool()
+        if pool is None:
+            return await job()
+        return await pool.call(drive, self._bound, job)
 
     def _drop_memos(self, group_id: str) -> None:
         self._memos.drop(group_id)
