@@ -10,6 +10,11 @@ an admin and no key is needed.
 A write is recorded with the calling key as its ``actor`` (``key:<id>``;
 ``local`` in local mode); an ``actor`` the body names is kept beside it, as
 ``on_behalf_of``, never in its place (:meth:`Caller.attribution`).
+
+The dependencies are coroutines though they never wait: FastAPI runs a plain
+``def`` dependency on a worker thread, a hand-off (and back) per dependency
+per request that cost more than the check itself (a SHA-256 of the key and a
+dictionary lookup; no slow hash is needed for a random 256-bit secret).
 """
 
 from __future__ import annotations
@@ -64,7 +69,7 @@ class Caller:
         return {"actor": self.actor, "on_behalf_of": named}
 
 
-def caller(
+async def caller(
     request: Request,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     header: Annotated[str | None, Depends(_header)],
@@ -82,14 +87,14 @@ def caller(
     return Caller(key=key)
 
 
-def admin(who: Annotated[Caller, Depends(caller)]) -> Caller:
+async def admin(who: Annotated[Caller, Depends(caller)]) -> Caller:
     """An admin caller, or 403."""
     if not who.admin:
         raise ApiError(403, "this endpoint needs an admin key")
     return who
 
 
-def group_of(
+async def group_of(
     group: Annotated[Identifier, Path(description="The group (tenant).", min_length=1, max_length=ID_MAX)],
     who: Annotated[Caller, Depends(caller)],
 ) -> str:

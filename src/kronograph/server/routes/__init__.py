@@ -12,11 +12,13 @@ from ..limits import Limits
 __all__ = ["Mem", "Lim", "memory_of"]
 
 
-def memory_of(request: Request) -> AsyncMemory:
+# Coroutines, though they never wait: a plain ``def`` dependency would run on
+# a worker thread, a hand-off per request (see ..auth).
+async def memory_of(request: Request) -> AsyncMemory:
     return request.app.state.memory  # type: ignore[no-any-return]
 
 
-def limits_of(request: Request) -> Limits:
+async def limits_of(request: Request) -> Limits:
     return request.app.state.limits  # type: ignore[no-any-return]
 
 

@@ -29,10 +29,11 @@ ENTITY_COLUMNS = (
 )
 
 # Of an episode's result only its notes are read: SQLite picks them out, so
-# Python never parses the rest (counts, usage) of every episode a search reads.
+# Python never parses the rest (counts, usage) of every episode a search reads,
+# nor an empty list of notes (most episodes'), which comes back NULL.
 _NOTES = (
-    "CASE WHEN json_valid(p.result) THEN json_object('notes', json_extract(p.result, '$.notes'))"
-    " ELSE p.result END"
+    "CASE WHEN json_valid(p.result) THEN CASE WHEN json_array_length(p.result, '$.notes') > 0"
+    " THEN json_object('notes', json_extract(p.result, '$.notes')) END ELSE p.result END"
 )
 
 EPISODE_COLUMNS = (
