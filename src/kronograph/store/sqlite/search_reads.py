@@ -13,6 +13,7 @@ from collections import OrderedDict
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import itemgetter
 from typing import cast
 
 import numpy as np
@@ -40,6 +41,7 @@ __all__ = [
 ]
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
+_FIRST = itemgetter(0)
 
 
 def query_words(text: str) -> list[str]:
@@ -198,7 +200,8 @@ class QueryWords:
         costs a read of every row holding it), and every term's count."""
         if term in rows.hits:
             return rows.hits[term]
-        docs = np.fromiter((d for (d,) in conn.execute(f"SELECT doc FROM {inst} WHERE term = ?", (term,))), np.int64)
+        # itemgetter, not a generator expression: half the cost of a common word's rows
+        docs = np.fromiter(map(_FIRST, conn.execute(f"SELECT doc FROM {inst} WHERE term = ?", (term,))), np.int64)
         docs, times = np.unique(docs[rows.mine(docs)], return_counts=True)
         found = np.stack([docs, times.astype(np.int64)], axis=1)
         if len(rows.counts) >= 10_000:
@@ -218,7 +221,7 @@ class QueryWords:
         places: dict[tuple[int, int], set[int]] | None = None
         for j, term in enumerate(terms):
             every = conn.execute(f'SELECT doc, col, "offset" FROM {inst} WHERE term = ?', (term,)).fetchall()
-            mine = rows.mine(np.fromiter((d for d, _, _ in every), dtype=np.int64, count=len(every)))
+            mine = rows.mine(np.fromiter(map(_FIRST, every), dtype=np.int64, count=len(every)))
             here: dict[tuple[int, int], set[int]] = {}
             for (doc, col, offset), ok in zip(every, mine, strict=True):
                 if ok and (places is None or offset - j in places.get((doc, col), ())):
