@@ -9,16 +9,27 @@ p99, count) and requests per second, errors (must be 0) and lost episodes
 (must be 0: every accepted episode complete at the end).
 
     .venv/bin/python bench/service.py [--seconds 60] [--writers 4] [--readers 16] [--runs paced,saturated]
+
+``--cpu`` instead measures what one request costs the process, route by
+route: the app in this process (no HTTP server, no load generator beside
+it), the same groups seeded with ``--episodes`` each, CPU time of every
+thread per request (medians of ``--blocks`` blocks); ``--profile`` adds
+cProfile's view of the search route with the store run inline (its reads on
+this thread, where the profiler sees them).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
+import io
 import json
 import os
+import pstats
 import random
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -201,6 +212,78 @@ def _serve(args: argparse.Namespace, pace: float) -> dict[str, Any]:
             log.close()
 
 
+async def _cpu(args: argparse.Namespace, db: str, inline: bool) -> dict[str, Any]:
+    """CPU ms per request by route, the app in process; ``inline``: the store's
+    reads on this thread, under cProfile (the search route only)."""
+    from kronograph.memory import AsyncMemory
+    from kronograph.server.app import create_app
+    from kronograph.store.sqlite.store import SQLiteStore
+
+    memory = AsyncMemory(SQLiteStore(db, threaded=False) if inline else db, model=None)
+    ring = KeyRing()
+    _, secret = ring.add("bench", admin=True)
+    app = create_app(memory, ring, run_queue=False)
+    rng = random.Random(1)
+    groups = [f"w{i}" for i in range(args.writers)]
+    if not inline:
+        for g in groups:
+            for n in range(args.episodes):
+                await memory.add_episode(g, _sentence(rng)[1], episode_id=f"{g}-{n}")
+    transport = httpx.ASGITransport(app=app)
+    kinds = ("search", "facts", "timeline")
+    out: dict[str, list[float]] = {k: [] for k in kinds}
+    profile = cProfile.Profile() if inline else None
+    async with httpx.AsyncClient(transport=transport, base_url="http://bench",
+                                 headers={"Authorization": f"Bearer {secret}"}) as client:
+        async def ask(kind: str) -> None:
+            group, person = rng.choice(groups), f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+            if kind == "search":
+                r = await client.post(f"/v1/groups/{group}/search", json={"query": f"where does {person} work",
+                                                                          "limit": 10})
+            elif kind == "facts":
+                r = await client.get(f"/v1/groups/{group}/facts", params={"subject": person})
+            else:
+                r = await client.get(f"/v1/groups/{group}/timeline", params={"entity": person})
+            if r.status_code != 200:
+                raise SystemExit(f"{kind}: {r.status_code} {r.text[:200]}")
+
+        for kind in kinds:  # warm: the readers started, the memos filled
+            for _ in range(20):
+                await ask(kind)
+        for _ in range(1 if inline else args.blocks):
+            for kind in ("search",) if inline else kinds:
+                if profile is not None:
+                    profile.enable()
+                started = time.process_time()
+                for _ in range(50):
+                    await ask(kind)
+                out[kind].append((time.process_time() - started) * 1000 / 50)
+                if profile is not None:
+                    profile.disable()
+    await memory.aclose()
+    result: dict[str, Any] = {k: round(statistics.median(v), 2) for k, v in out.items() if v}
+    if profile is not None:
+        buf = io.StringIO()
+        stats = pstats.Stats(profile, stream=buf)
+        stats.sort_stats("cumulative").print_stats(40)
+        stats.sort_stats("tottime").print_stats(20)
+        result["profile"] = buf.getvalue()
+    return result
+
+
+def _cpu_run(args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        db = str(Path(tmp) / "cpu.db")
+        result = asyncio.run(_cpu(args, db, inline=False))
+        print(f"CPU ms per request, the app in process ({args.writers} groups of {args.episodes} episodes, "
+              f"median of {args.blocks} blocks of 50): " + ", ".join(f"{k} {v}" for k, v in result.items()))
+        if args.profile:
+            print(asyncio.run(_cpu(args, db, inline=True))["profile"])
+        if args.json:
+            args.json.write_text(json.dumps({"cpu_ms": result, "revision": source_revision()}, indent=2))
+    return 0
+
+
 def _print(name: str, result: dict[str, Any]) -> None:
     print(f"\n{name} run ({result['pace_ms']} ms between a client's requests on average, {result['seconds']} s)")
     print(f"{'route':<16} {'requests':>9} {'per s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}")
@@ -226,7 +309,13 @@ def main() -> int:
     parser.add_argument("--runs", default="paced,saturated", help="which runs, comma separated")
     parser.add_argument("--workers", type=int, default=4, help="the queue's --workers")
     parser.add_argument("--json", type=Path, default=None, help="also write the numbers here")
+    parser.add_argument("--cpu", action="store_true", help="CPU per request by route, the app in process")
+    parser.add_argument("--episodes", type=int, default=300, help="--cpu: episodes seeded per group")
+    parser.add_argument("--blocks", type=int, default=3, help="--cpu: blocks of 50 requests per route")
+    parser.add_argument("--profile", action="store_true", help="--cpu: also cProfile the search route")
     args = parser.parse_args()
+    if args.cpu:
+        return _cpu_run(args)
     paces = {"paced": args.pace, "saturated": 0.0}
     runs = [r.strip() for r in args.runs.split(",") if r.strip()]
     if not runs or any(r not in paces for r in runs):
