@@ -132,3 +132,23 @@ def test_an_episode_waits_for_the_server_a_bounded_number_of_times(url: str, tri
             counts.append(trips.take())
         assert max(counts) <= 12, counts  # 30 to 40 before pipelining the units and their checks
         assert memory.facts("g")
+
+
+def test_a_unit_moves_the_revision_once_per_plan_in_fewer_statements(url: str) -> None:
+    async def run() -> list[int]:
+        store = PostgresStore(url, min_size=1, max_size=2)
+        seen = []
+        async with store.unit("g") as tx:
+            for uuid in "abc":
+                plan = Plan(group_id="g", now=NOW, expected_revision=None)
+                plan.new_entities.append(Entity(uuid=uuid, group_id="g", name=uuid, created_at=NOW))
+                await tx.apply(plan)
+            seen.append(await tx.revision("g"))  # the moves still owed are made before the read
+            plan = Plan(group_id="g", now=NOW, expected_revision=None)
+            await tx.apply(plan)
+        seen.append(await store.revision("g"))
+        assert await store.groups() == ["g"]
+        await store.close()
+        return seen
+
+    assert asyncio.run(run()) == [3, 4]
