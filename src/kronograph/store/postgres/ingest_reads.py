@@ -26,6 +26,7 @@ from ..sql import episode_queries as q
 from .columns import DIALECT as D
 from .columns import ENTITY_COLUMNS, ENTITY_ORDER
 from .execute import fetch_all, fetch_one, fetch_together
+from .reads import entities_named
 
 __all__ = [
     "cached_reply",
@@ -33,6 +34,7 @@ __all__ = [
     "context_episodes",
     "entities_aliased",
     "entities_by_uuid",
+    "entities_named_and_listed",
     "entity_matches",
     "episode_progress",
     "episodes",
@@ -182,6 +184,18 @@ async def entities_aliased(conn: AsyncConnection, group_id: str, alias_keys: Col
 
 async def entities_by_uuid(conn: AsyncConnection, group_id: str, uuids: Collection[str]) -> list[Entity]:
     return [rows.entity(r) for r in await fetch_all(conn, q.entities_by_uuid(D, group_id, uuids))]
+
+
+async def entities_named_and_listed(
+    conn: AsyncConnection, group_id: str, name_keys: Collection[str], uuids: Collection[str]
+) -> tuple[list[Entity], list[Entity]]:
+    """Entities by name and by uuid, in one round trip (see ``..protocol``)."""
+    if not uuids:
+        return await entities_named(conn, group_id, name_keys), []
+    named, listed = await fetch_together(
+        conn, entity_queries.entities_named(D, group_id, name_keys), q.entities_by_uuid(D, group_id, uuids)
+    )
+    return [rows.entity(r) for r in named], [rows.entity(r) for r in listed]
 
 
 async def fact_sources(conn: AsyncConnection, group_id: str, fact_uuid: str) -> list[FactSource]:

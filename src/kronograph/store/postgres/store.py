@@ -12,7 +12,7 @@ plan prepared from reads another writer has since changed.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -26,7 +26,16 @@ from ...time import to_micros
 from ..change_rows import ChangeWindow, StoredChange
 from ..plan import Plan
 from ..protocol import FactQuery
-from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
+from ..records import (
+    CandidateAsk,
+    EntityMatch,
+    EpisodeProgress,
+    FactRecord,
+    HealthScan,
+    Neighbourhood,
+    SagaCount,
+    SagaState,
+)
 from ..sql import episode_queries
 from ..text_scan import Erasure, TextHit
 from . import community_reads, health_reads, ingest_reads, purge, reads, saga_reads, upkeep
@@ -247,6 +256,9 @@ class PostgresStore(QueueCalls, SearchCalls):
             group_id, subject_uuid, object_uuid, relation_key, sides, either_end, whole_pair, around, limit,
         )
 
+    async def fact_candidates_each(self, group_id: str, asks: Sequence[CandidateAsk]) -> list[list[FactRecord]]:
+        return await self._run(reads.fact_candidates_each, group_id, asks)
+
     async def conflict_neighbourhood(
         self, group_id: str, seeds: Collection[str], depth: int = 2
     ) -> Neighbourhood:
@@ -403,6 +415,11 @@ class PostgresStore(QueueCalls, SearchCalls):
 
     async def entities_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Entity]:
         return await self._run(ingest_reads.entities_by_uuid, group_id, uuids)
+
+    async def entities_named_and_listed(
+        self, group_id: str, name_keys: Collection[str], uuids: Collection[str]
+    ) -> tuple[list[Entity], list[Entity]]:
+        return await self._run(ingest_reads.entities_named_and_listed, group_id, name_keys, uuids)
 
     async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]:
         return await self._run(ingest_reads.fact_sources, group_id, fact_uuid)
