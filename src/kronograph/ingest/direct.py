@@ -33,7 +33,7 @@ from ..model import (
 )
 from ..store.plan import Plan
 from ..store.protocol import ResolutionReads, Store
-from ..store.records import FactRecord, Neighbourhood
+from ..store.records import CandidateAsk, FactRecord, Neighbourhood
 from ..time import Clock
 from .entities import choose_entity, clean_labels, label_family
 from .judge import Judge, ask_judge
@@ -179,20 +179,24 @@ async def fact_candidates(
 ) -> list[FactRecord]:
     """The stored facts that could matter to ``record``: what a judge (when
     there is one), a declared cardinality or a declared ending can act on."""
-    sides, either_end = _sides(relation_type, judged)
+    a = candidate_ask(record, relation_type, judged=judged, limit=limit)
     found = await store.fact_candidates(
-        record.group_id,
-        record.source_uuid,
-        record.target_uuid,
-        record.relation_key,
-        sides=sides,
-        either_end=either_end,
-        whole_pair=judged or bool(relation_type and relation_type.ends),
-        around=record.valid_at,
-        limit=limit,
+        record.group_id, a.subject_uuid, a.object_uuid, a.relation_key, sides=a.sides, either_end=a.either_end,
+        whole_pair=a.whole_pair, around=a.around, limit=a.limit,
     )
     record_candidates(len(found))
     return found
+
+
+def candidate_ask(
+    record: FactRecord, relation_type: RelationType | None, *, judged: bool, limit: int
+) -> CandidateAsk:
+    """What :func:`fact_candidates` asks the store for ``record``."""
+    sides, either_end = _sides(relation_type, judged)
+    return CandidateAsk(
+        record.source_uuid, record.target_uuid, record.relation_key, sides, either_end,
+        judged or bool(relation_type and relation_type.ends), record.valid_at, limit,
+    )
 
 
 Ask = Callable[[Screening], Awaitable[Verdict]]

@@ -165,10 +165,10 @@ async def place_entities(
     """Apply the choices to ``plan`` (new entities, labels, aliases, summaries,
     mentions, fragments); returns the entity of each draft key."""
     g = plan.group_id
-    named = await store.entities_named(g, {d.key for d in drafts})
     wanted = {c["uuid"] for c in choices.values() if c.get("uuid")}
     wanted |= {other for c in choices.values() for other, _ in c.get("fragments", ())}
-    by_id = {e.uuid: e for e in await store.entities_by_uuid(g, wanted)} if wanted else {}
+    named, listed = await store.entities_named_and_listed(g, {d.key for d in drafts}, wanted)
+    by_id = {e.uuid: e for e in listed}
     placed: dict[str, Entity] = {}
     for draft in drafts:
         choice = choices.get(draft.key, {})

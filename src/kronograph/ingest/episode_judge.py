@@ -14,11 +14,12 @@ from collections.abc import Mapping, Sequence
 
 from ..llm.client import ModelClient
 from ..llm.protocol import Usage
+from ..metrics import record_candidates
 from ..model import RelationType
 from ..store.protocol import ResolutionReads
 from ..store.records import FactRecord
 from .checkpoint import JudgedFact, Verdicts
-from .direct import fact_candidates
+from .direct import candidate_ask
 from .judge import Judge, ask_judge
 from .prompts import judge_prompt
 from .resolution import screen
@@ -39,10 +40,13 @@ async def gather_verdicts(
     """Verdicts for the facts (by index) that need one; ``None`` records (both
     ends new) have nothing to be judged against."""
     questions: list[tuple[int, FactRecord, list[FactRecord]]] = []
-    for i, record in enumerate(records):
-        if record is None:
-            continue
-        candidates = await fact_candidates(store, record, relation_types[i], judged=True, limit=limits[i])
+    asked = [(i, record) for i, record in enumerate(records) if record is not None]
+    if not asked:
+        return {}
+    asks = [candidate_ask(record, relation_types[i], judged=True, limit=limits[i]) for i, record in asked]
+    found = await store.fact_candidates_each(asked[0][1].group_id, asks)  # all at once: one round trip to a server
+    for (i, record), candidates in zip(asked, found, strict=True):
+        record_candidates(len(candidates))
         screening = screen(record, candidates, relation_types[i])
         if screening.restatement is None and screening.for_judge:
             questions.append((i, record, screening.for_judge))

@@ -16,7 +16,7 @@ queue, leases), :class:`Replies` (reply cache, settings) and
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,7 +27,16 @@ import numpy as np
 from ..model import AuditEvent, Community, Entity, Episode, Fact, FactChange, FactSource
 from .change_rows import ChangeWindow, StoredChange
 from .plan import Plan
-from .records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
+from .records import (
+    CandidateAsk,
+    EntityMatch,
+    EpisodeProgress,
+    FactRecord,
+    HealthScan,
+    Neighbourhood,
+    SagaCount,
+    SagaState,
+)
 from .text_scan import Erasure, TextHit
 
 __all__ = [
@@ -124,6 +133,12 @@ class Units(Protocol):
 class ResolutionReads(Lookups, Protocol):
     """What resolving an episode's entities and facts reads (``ingest/``)."""
 
+    async def entities_named_and_listed(
+        self, group_id: str, name_keys: Collection[str], uuids: Collection[str]
+    ) -> tuple[list[Entity], list[Entity]]:
+        """:meth:`entities_named` and :meth:`entities_by_uuid` (none when
+        ``uuids`` is empty) read together: one round trip to a server."""
+
     async def fact_candidates(
         self,
         group_id: str,
@@ -145,6 +160,10 @@ class ResolutionReads(Lookups, Protocol):
         (``"object"``), or touch that entity at either end (``either_end``):
         the ``limit`` nearest in valid time before ``around`` and the ``limit``
         nearest after it."""
+
+    async def fact_candidates_each(self, group_id: str, asks: Sequence[CandidateAsk]) -> list[list[FactRecord]]:
+        """:meth:`fact_candidates` of each ask, in order, read together: one
+        round trip to a server."""
 
     async def entities_aliased(self, group_id: str, alias_keys: Collection[str]) -> list[Entity]:
         """Entities that bear one of these normalised names as an alias, key by

@@ -14,7 +14,8 @@ from typing import Any
 from ..model import Entity, Episode, Fact, trusted
 
 __all__ = [
-    "EntityMatch", "EpisodeProgress", "FactRecord", "HealthScan", "Neighbourhood", "SagaCount", "SagaState", "Source",
+    "CandidateAsk", "EntityMatch", "EpisodeProgress", "FactRecord", "HealthScan", "Neighbourhood", "SagaCount",
+    "SagaState", "Source",
 ]
 
 
@@ -28,6 +29,21 @@ class Source:
     added_at: datetime
     # What produced this statement; written with it, not read back for resolution.
     provenance: dict[str, Any] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateAsk:
+    """One fact's question to :meth:`~.protocol.ResolutionReads.fact_candidates`
+    (its arguments after the group), for asking several at once."""
+
+    subject_uuid: str
+    object_uuid: str
+    relation_key: str
+    sides: tuple[str, ...]
+    either_end: bool
+    whole_pair: bool
+    around: datetime
+    limit: int
 
 
 @dataclass(frozen=True, slots=True)

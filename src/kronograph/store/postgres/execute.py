@@ -22,13 +22,15 @@ async def fetch_one(conn: AsyncConnection, query: Query) -> tuple[Any, ...] | No
     return await cur.fetchone()
 
 
-async def fetch_together(conn: AsyncConnection, *queries: Query) -> list[list[tuple[Any, ...]]]:
+async def fetch_together(
+    conn: AsyncConnection, *queries: Query | tuple[str, Any], binary: bool = False
+) -> list[list[tuple[Any, ...]]]:
     """The rows of several independent queries, in one round trip: sent as
     one pipeline (the server answers them all at its end, or, inside a
     unit's pipeline, at the first fetch)."""
     if in_pipeline(conn):
-        cursors = [await conn.execute(*q) for q in queries]  # type: ignore[arg-type]  # fixed parts only
+        cursors = [await conn.execute(*q, binary=binary) for q in queries]  # type: ignore[arg-type]  # fixed parts only
         return [await cur.fetchall() for cur in cursors]
     async with conn.pipeline():
-        cursors = [await conn.execute(*q) for q in queries]  # type: ignore[arg-type]  # fixed parts only
+        cursors = [await conn.execute(*q, binary=binary) for q in queries]  # type: ignore[arg-type]  # fixed parts only
     return [await cur.fetchall() for cur in cursors]

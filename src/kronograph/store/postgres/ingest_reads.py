@@ -25,7 +25,8 @@ from ..sql import entity_queries
 from ..sql import episode_queries as q
 from .columns import DIALECT as D
 from .columns import ENTITY_COLUMNS, ENTITY_ORDER
-from .execute import fetch_all, fetch_one
+from .execute import fetch_all, fetch_one, fetch_together
+from .reads import entities_named
 
 __all__ = [
     "cached_reply",
@@ -33,6 +34,7 @@ __all__ = [
     "context_episodes",
     "entities_aliased",
     "entities_by_uuid",
+    "entities_named_and_listed",
     "entity_matches",
     "episode_progress",
     "episodes",
@@ -106,6 +108,8 @@ _HOW = {1: "alias", 2: "acronym", 3: "acronym", 4: "text"}
 _FUZZY = f"""
 WITH q(i, key, compact, initials, words) AS (
     SELECT * FROM unnest(%(i)s::int[], %(keys)s::text[], %(compacts)s::text[], %(initials)s::text[], %(words)s::text[])
+    AS k(i, key, compact, initials, words)
+    WHERE NOT EXISTS (SELECT 1 FROM entities n WHERE n.group_id = %(g)s AND n.name_key = k.key)
 )
 SELECT * FROM (
 SELECT q.i, 1 AS how, 0::real AS rank, {ENTITY_COLUMNS}, e.embedding FROM q
@@ -134,7 +138,7 @@ async def entity_matches(
     are none, entities that have it as an alias, entities whose initials it is
     (or whose name is its initials), and up to ``limit`` entities sharing a
     word with it (full text). Each match says how it was found and carries
-    the entity's name vector. Two round trips whatever the number of names."""
+    the entity's name vector. One round trip whatever the number of names."""
     n = _ENTITY_WIDTH
     by_key: dict[str, str] = {}  # key -> the last name given for it, as SQLite's loop leaves it
     for name in names:
@@ -142,37 +146,32 @@ async def entity_matches(
     out: dict[str, list[EntityMatch]] = {key: [] for key in by_key}
     if not out:
         return out
-    cur = await conn.execute(
+    keys = list(out)
+    exact = (
         f"SELECT {ENTITY_COLUMNS}, e.embedding, e.name_key FROM entities e"
         f" WHERE e.group_id = %s AND e.name_key = ANY(%s::text[]) ORDER BY {ENTITY_ORDER}",
-        (group_id, list(out)),
-        binary=True,  # vectors as packed floats, not text to parse
+        (group_id, keys),
     )
-    for row in await cur.fetchall():
+    # A known name is taken as it is by resolution: nothing fuzzier is asked
+    # for it (the server skips it), and both queries go in one round trip.
+    fuzzy = (_FUZZY, {
+        "g": group_id,
+        "n": limit,
+        "i": list(range(len(keys))),
+        "keys": keys,
+        "compacts": [key.replace(".", "").replace(" ", "") for key in keys],
+        "initials": [acronym(by_key[key]) for key in keys],
+        "words": [_words_query(key) for key in keys],
+    })
+    named, fuzzier = await fetch_together(conn, exact, fuzzy, binary=True)  # vectors as packed floats
+    for row in named:
         out[row[n + 1]].append(EntityMatch(rows.entity(row[:n]), "name", _vector(row[n])))
-    # A known name is taken as it is by resolution: nothing fuzzier is needed.
-    unknown = [key for key, found in out.items() if not found]
-    if not unknown:
-        return out
-    cur = await conn.execute(
-        _FUZZY,
-        {
-            "g": group_id,
-            "n": limit,
-            "i": list(range(len(unknown))),
-            "keys": unknown,
-            "compacts": [key.replace(".", "").replace(" ", "") for key in unknown],
-            "initials": [acronym(by_key[key]) for key in unknown],
-            "words": [_words_query(key) for key in unknown],
-        },
-        binary=True,
-    )
     seen: dict[int, set[str]] = defaultdict(set)
-    for row in await cur.fetchall():
+    for row in fuzzier:
         i, how, entity_row = row[0], row[1], row[3:]
         if entity_row[0] not in seen[i]:
             seen[i].add(entity_row[0])
-            out[unknown[i]].append(EntityMatch(rows.entity(entity_row[:n]), _HOW[how], _vector(entity_row[n])))
+            out[keys[i]].append(EntityMatch(rows.entity(entity_row[:n]), _HOW[how], _vector(entity_row[n])))
     return out
 
 
@@ -185,6 +184,18 @@ async def entities_aliased(conn: AsyncConnection, group_id: str, alias_keys: Col
 
 async def entities_by_uuid(conn: AsyncConnection, group_id: str, uuids: Collection[str]) -> list[Entity]:
     return [rows.entity(r) for r in await fetch_all(conn, q.entities_by_uuid(D, group_id, uuids))]
+
+
+async def entities_named_and_listed(
+    conn: AsyncConnection, group_id: str, name_keys: Collection[str], uuids: Collection[str]
+) -> tuple[list[Entity], list[Entity]]:
+    """Entities by name and by uuid, in one round trip (see ``..protocol``)."""
+    if not uuids:
+        return await entities_named(conn, group_id, name_keys), []
+    named, listed = await fetch_together(
+        conn, entity_queries.entities_named(D, group_id, name_keys), q.entities_by_uuid(D, group_id, uuids)
+    )
+    return [rows.entity(r) for r in named], [rows.entity(r) for r in listed]
 
 
 async def fact_sources(conn: AsyncConnection, group_id: str, fact_uuid: str) -> list[FactSource]:

@@ -6,7 +6,7 @@ group. A fact record's sources come in its own row (one round trip).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -17,7 +17,7 @@ from ...time import from_micros
 from .. import rows
 from ..change_rows import ChangeWindow, StoredChange, stored_change
 from ..protocol import FactQuery
-from ..records import FactRecord, Neighbourhood, Source
+from ..records import CandidateAsk, FactRecord, Neighbourhood, Source
 from ..rows import opt_time
 from ..sql import entity_queries, fact_queries, record_queries
 from ..sql.dialect import Query
@@ -94,6 +94,22 @@ async def fact_candidates(
     return await _records(conn, record_queries.fact_candidates(
         D, group_id, subject_uuid, object_uuid, relation_key, sides, either_end, whole_pair, around, limit
     ))
+
+
+async def fact_candidates_each(
+    conn: AsyncConnection, group_id: str, asks: Sequence[CandidateAsk]
+) -> list[list[FactRecord]]:
+    """Each ask's candidates, all in one round trip."""
+    if not asks:
+        return []
+    found = await fetch_together(conn, *(
+        record_queries.fact_candidates(
+            D, group_id, a.subject_uuid, a.object_uuid, a.relation_key, a.sides, a.either_end, a.whole_pair,
+            a.around, a.limit,
+        )
+        for a in asks
+    ))
+    return [_fact_records(rows) for rows in found]
 
 
 async def conflict_neighbourhood(

@@ -12,9 +12,10 @@ plan prepared from reads another writer has since changed.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any, TypeVar
@@ -25,7 +26,16 @@ from ...time import to_micros
 from ..change_rows import ChangeWindow, StoredChange
 from ..plan import Plan
 from ..protocol import FactQuery
-from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
+from ..records import (
+    CandidateAsk,
+    EntityMatch,
+    EpisodeProgress,
+    FactRecord,
+    HealthScan,
+    Neighbourhood,
+    SagaCount,
+    SagaState,
+)
 from ..sql import episode_queries
 from ..text_scan import Erasure, TextHit
 from . import community_reads, health_reads, ingest_reads, purge, reads, saga_reads, upkeep
@@ -37,15 +47,35 @@ from .queue_calls import QueueCalls
 from .schema import migrate
 from .seam import is_database_error, store_error, translating
 from .search_calls import SearchCalls
-from .writes import write_plan
+from .writes import move_revision, write_plan
 
 __all__ = ["PostgresStore"]
 
 T = TypeVar("T")
 _log = logging.getLogger("kronograph")
 
-# The connection of the unit of work the current task has open, by store.
-_unit_of: ContextVar[tuple[PostgresStore, Connection, str] | None] = ContextVar("kronograph_pg_unit", default=None)
+
+
+@dataclass
+class _Unit:
+    """The unit of work the current task has open: its store, connection and
+    group, and the revision moves its plans still owe (the first plan moves
+    it, creating the group's row; the others' moves go as one statement,
+    before the commit or before a read of the revision)."""
+
+    store: PostgresStore
+    conn: Connection
+    group_id: str
+    plans: int = 0
+    owed: int = 0
+
+    async def settle(self) -> None:
+        if self.owed:
+            await move_revision(self.conn, self.group_id, self.owed)
+            self.owed = 0
+
+
+_unit_of: ContextVar[_Unit | None] = ContextVar("kronograph_pg_unit", default=None)
 
 
 class PostgresStore(QueueCalls, SearchCalls):
@@ -112,8 +142,8 @@ class PostgresStore(QueueCalls, SearchCalls):
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[Connection]:
         unit = _unit_of.get()
-        if unit is not None and unit[0] is self:
-            yield unit[1]
+        if unit is not None and unit.store is self:
+            yield unit.conn
             return
         pool = await self._ready_pool()
         async with pool.connection() as conn:
@@ -136,7 +166,7 @@ class PostgresStore(QueueCalls, SearchCalls):
         start to end: another writer to the group, in this process or any
         other, waits for it. ``after`` is committed on its own just before."""
         unit = _unit_of.get()
-        if unit is not None and unit[0] is self:
+        if unit is not None and unit.store is self:
             raise StoreError("units of work do not nest")
         with self._translating():
             pool = await self._ready_pool()  # opening may fail: a StoreError, as for every other call
@@ -149,9 +179,11 @@ class PostgresStore(QueueCalls, SearchCalls):
             before = None if after is None else partial(_write_checked, plan=after)
             async with pool.writer() as conn, pipelined(conn, before=before):
                 await lock(conn, group_id)
-                token = _unit_of.set((self, conn, group_id))
+                state = _Unit(self, conn, group_id)
+                token = _unit_of.set(state)
                 try:
                     yield self
+                    await state.settle()
                 finally:
                     _unit_of.reset(token)
         if after is not None:
@@ -180,7 +212,16 @@ class PostgresStore(QueueCalls, SearchCalls):
         return store_error(self.url, exc)
 
     # -- reads -----------------------------------------------------------------
+    async def _settled(self) -> None:
+        """Inside a unit, the revision moves its plans owe, before a read of
+        the groups table sees them."""
+        unit = _unit_of.get()
+        if unit is not None and unit.store is self:
+            await unit.settle()
+
     async def groups(self) -> list[str]:
+        await self._settled()
+
         async def read(conn: Connection) -> list[str]:
             cur = await conn.execute('SELECT group_id FROM groups ORDER BY group_id COLLATE "C"')
             return [g for (g,) in await cur.fetchall()]
@@ -188,6 +229,7 @@ class PostgresStore(QueueCalls, SearchCalls):
         return await self._run(read)
 
     async def revision(self, group_id: str) -> int:
+        await self._settled()
         return await self._run(reads.revision, group_id)
 
     async def episode(self, group_id: str, episode_id: str) -> Episode | None:
@@ -213,6 +255,9 @@ class PostgresStore(QueueCalls, SearchCalls):
             reads.fact_candidates,
             group_id, subject_uuid, object_uuid, relation_key, sides, either_end, whole_pair, around, limit,
         )
+
+    async def fact_candidates_each(self, group_id: str, asks: Sequence[CandidateAsk]) -> list[list[FactRecord]]:
+        return await self._run(reads.fact_candidates_each, group_id, asks)
 
     async def conflict_neighbourhood(
         self, group_id: str, seeds: Collection[str], depth: int = 2
@@ -313,7 +358,7 @@ class PostgresStore(QueueCalls, SearchCalls):
         registering one episode cannot both find it new."""
 
         unit = _unit_of.get()
-        if unit is not None and unit[0] is self:  # its lock and index build would wait on the unit itself
+        if unit is not None and unit.store is self:  # its lock and index build would wait on the unit itself
             raise StoreError("an episode is registered before its unit of work, not inside one")
 
         async def register(conn: Connection) -> EpisodeProgress | None:
@@ -342,7 +387,7 @@ class PostgresStore(QueueCalls, SearchCalls):
 
     def _outside_unit(self) -> None:
         unit = _unit_of.get()
-        if unit is not None and unit[0] is self:  # the group's lock would wait on the unit itself
+        if unit is not None and unit.store is self:  # the group's lock would wait on the unit itself
             raise StoreError("an episode is claimed outside a unit of work")
 
     async def unfinished_episodes(self, statuses: Collection[str]) -> list[tuple[str, str, str, datetime]]:
@@ -370,6 +415,11 @@ class PostgresStore(QueueCalls, SearchCalls):
 
     async def entities_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Entity]:
         return await self._run(ingest_reads.entities_by_uuid, group_id, uuids)
+
+    async def entities_named_and_listed(
+        self, group_id: str, name_keys: Collection[str], uuids: Collection[str]
+    ) -> tuple[list[Entity], list[Entity]]:
+        return await self._run(ingest_reads.entities_named_and_listed, group_id, name_keys, uuids)
 
     async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]:
         return await self._run(ingest_reads.fact_sources, group_id, fact_uuid)
@@ -421,10 +471,15 @@ class PostgresStore(QueueCalls, SearchCalls):
     # -- the one write ---------------------------------------------------------
     async def apply(self, plan: Plan) -> None:
         unit = _unit_of.get()
-        if unit is not None and unit[0] is self:  # inside a unit: its reads already saw the latest state
-            if unit[2] != plan.group_id:  # it holds its own group's lock, not this one's
-                raise StoreError(f"a unit of work of group {unit[2]!r} cannot apply a plan of {plan.group_id!r}")
-            await self._run(write_plan, plan)
+        if unit is not None and unit.store is self:  # inside a unit: its reads already saw the latest state
+            if unit.group_id != plan.group_id:  # it holds its own group's lock, not this one's
+                raise StoreError(
+                    f"a unit of work of group {unit.group_id!r} cannot apply a plan of {plan.group_id!r}"
+                )
+            with self._translating():
+                await write_plan(unit.conn, plan, bump=unit.plans == 0)
+            unit.owed += 1 if unit.plans else 0
+            unit.plans += 1
             return
 
         async def apply(conn: Connection) -> None:

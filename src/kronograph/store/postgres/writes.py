@@ -25,7 +25,7 @@ from ..sql.plan_sql import statements
 from .columns import DIALECT as D
 from .pipelined import expect_sql, in_pipeline
 
-__all__ = ["write_plan"]
+__all__ = ["move_revision", "write_plan"]
 
 
 def _vector(blob: bytes | None) -> np.ndarray | None:
@@ -53,6 +53,19 @@ SQL = {
     " AND p.uuid = %s AND s.group_id = p.group_id AND s.saga = p.saga",
 }
 _ENCODING = Encoding(json=Jsonb, vector=_vector)
+
+# Changes whose rows go as one statement of arrays (one Bind and Execute
+# instead of one per row) when there are several: an episode mentions a few
+# entities and marks their summaries stale. Each takes one text[] per column
+# of its rows, in plan_rows' order; a uuid named twice is marked stale twice,
+# as row by row.
+_ARRAYS = {
+    "mentions": "INSERT INTO mentions(group_id, episode_id, entity_uuid)"
+    " SELECT * FROM unnest(%s::text[], %s::text[], %s::text[]) ON CONFLICT DO NOTHING",
+    "stale_summaries": "UPDATE entities e SET summary_stale = e.summary_stale + v.n FROM (SELECT u, g,"
+    " count(*)::int AS n FROM unnest(%s::text[], %s::text[]) AS x(u, g) GROUP BY u, g) v"
+    " WHERE e.uuid = v.u AND e.group_id = v.g",
+}
 
 
 _SAGA = expect_sql(
@@ -96,25 +109,35 @@ async def _write_state(
         await conn.execute(_fenced_sql(columns), (*params, g, uuid, g, uuid))
 
 
-async def write_plan(conn: AsyncConnection, plan: Plan) -> None:
-    """Write every change of ``plan``, and move the group's revision: as one
-    pipeline, so the whole plan costs one round trip to the server (an
-    error surfaces when the pipeline ends, and fails the transaction). In a
-    pipeline already (see .pipelined), the statements join it and nothing
-    is waited for: they go with the next read, or the commit."""
+async def write_plan(conn: AsyncConnection, plan: Plan, *, bump: bool = True) -> None:
+    """Write every change of ``plan``, and move the group's revision (unless
+    ``bump`` is false: a unit of work moves it once for its later plans, see
+    :func:`move_revision`): as one pipeline, so the whole plan costs one
+    round trip to the server (an error surfaces when the pipeline ends, and
+    fails the transaction). In a pipeline already (see .pipelined), the
+    statements join it and nothing is waited for: they go with the next
+    read, or the commit."""
     if in_pipeline(conn):
-        await _write(conn, plan)
+        await _write(conn, plan, bump)
         return
     async with conn.pipeline():
-        await _write(conn, plan)
+        await _write(conn, plan, bump)
 
 
-async def _write(conn: AsyncConnection, plan: Plan) -> None:
-    await conn.execute(
-        "INSERT INTO groups(group_id, created_at, revision) VALUES (%s, %s, 1)"
-        " ON CONFLICT (group_id) DO UPDATE SET revision = groups.revision + 1",
-        (plan.group_id, to_micros(plan.now)),
-    )
+async def move_revision(conn: AsyncConnection, group_id: str, plans: int) -> None:
+    """Move the group's revision by ``plans`` committed in one transaction
+    whose first plan created the group's row: the same revision as a move
+    per plan, one statement instead of ``plans``."""
+    await conn.execute("UPDATE groups SET revision = revision + %s WHERE group_id = %s", (plans, group_id))
+
+
+async def _write(conn: AsyncConnection, plan: Plan, bump: bool) -> None:
+    if bump:
+        await conn.execute(
+            "INSERT INTO groups(group_id, created_at, revision) VALUES (%s, %s, 1)"
+            " ON CONFLICT (group_id) DO UPDATE SET revision = groups.revision + 1",
+            (plan.group_id, to_micros(plan.now)),
+        )
     if plan.saga_summary is not None:
         await _check_saga_version(conn, plan.group_id, plan.saga_summary)
     for change, rows in plan_rows(plan, _ENCODING):
@@ -123,6 +146,8 @@ async def _write(conn: AsyncConnection, plan: Plan) -> None:
         if change == "episode_states":
             for columns, values, g, uuid, owner in rows:
                 await _write_state(conn, columns, values, g, uuid, owner)
+        elif len(rows) > 1 and change in _ARRAYS:
+            await conn.execute(_ARRAYS[change], [list(column) for column in zip(*rows, strict=True)])  # type: ignore[arg-type]
         else:
             async with conn.cursor() as cur:
                 await cur.executemany(SQL[change], rows)  # type: ignore[arg-type]

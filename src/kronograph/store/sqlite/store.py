@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Collection, Coroutine
+from collections.abc import Callable, Collection, Coroutine, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,7 +19,16 @@ from ...time import to_micros
 from ..change_rows import ChangeWindow, StoredChange
 from ..plan import Plan
 from ..protocol import FactQuery
-from ..records import EntityMatch, EpisodeProgress, FactRecord, HealthScan, Neighbourhood, SagaCount, SagaState
+from ..records import (
+    CandidateAsk,
+    EntityMatch,
+    EpisodeProgress,
+    FactRecord,
+    HealthScan,
+    Neighbourhood,
+    SagaCount,
+    SagaState,
+)
 from ..text_scan import Erasure, TextHit
 from . import (
     community_reads,
@@ -321,6 +330,21 @@ class SQLiteStore(UnitOfWork):
             )
 
         return await self._read(read)
+
+    async def fact_candidates_each(self, group_id: str, asks: Sequence[CandidateAsk]) -> list[list[FactRecord]]:
+        return [
+            await self.fact_candidates(
+                group_id, a.subject_uuid, a.object_uuid, a.relation_key, sides=a.sides, either_end=a.either_end,
+                whole_pair=a.whole_pair, around=a.around, limit=a.limit,
+            )
+            for a in asks
+        ]
+
+    async def entities_named_and_listed(
+        self, group_id: str, name_keys: Collection[str], uuids: Collection[str]
+    ) -> tuple[list[Entity], list[Entity]]:
+        named = await self.entities_named(group_id, name_keys)
+        return named, (await self.entities_by_uuid(group_id, uuids) if uuids else [])
 
     async def fact_sources(self, group_id: str, fact_uuid: str) -> list[FactSource]:
         return await self._read(ingest_reads.fact_sources, group_id, fact_uuid)
