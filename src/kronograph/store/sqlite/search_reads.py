@@ -78,6 +78,24 @@ def _tokens(size: bytes) -> int:
     return total
 
 
+def _lengths(sizes: list[bytes]) -> np.ndarray:
+    """Each row's token count (:func:`_tokens`) for many rows at once: in
+    numpy when every count is under 128 (one byte each, nearly always),
+    row by row for the rows that have a longer one. A group of a million
+    rows is read when first searched: this took most of that time."""
+    if not sizes:
+        return np.zeros(0)
+    ends = np.cumsum(np.fromiter(map(len, sizes), dtype=np.int64, count=len(sizes)))
+    flat = np.frombuffer(b"".join(sizes), dtype=np.uint8)
+    running = np.zeros(len(flat) + 1, dtype=np.int64)
+    np.cumsum(flat, out=running[1:])
+    starts = np.concatenate(([0], ends[:-1]))
+    out = (running[ends] - running[starts]).astype(np.float64)
+    for i in np.unique(np.searchsorted(ends, np.flatnonzero(flat >= 0x80), side="right")).tolist():
+        out[i] = _tokens(sizes[i])
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class _Rows:
     """A group's rows in one full-text index: their ids (sorted) and token
@@ -183,7 +201,7 @@ class QueryWords:
         rows = _Rows(
             key,
             ids[order],
-            np.fromiter((_tokens(size) for _, size in found), dtype=np.float64, count=len(found))[order],
+            _lengths([size for _, size in found])[order],
         )
         if key is not None and keeps(conn):
             self._rows[(scope, group_id)] = rows
