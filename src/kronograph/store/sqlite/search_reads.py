@@ -78,21 +78,42 @@ def _tokens(size: bytes) -> int:
     return total
 
 
-def _lengths(sizes: list[bytes]) -> np.ndarray:
-    """Each row's token count (:func:`_tokens`) for many rows at once: in
-    numpy when every count is under 128 (one byte each, nearly always),
-    row by row for the rows that have a longer one. A group of a million
-    rows is read when first searched: this took most of that time."""
-    if not sizes:
-        return np.zeros(0)
-    ends = np.cumsum(np.fromiter(map(len, sizes), dtype=np.int64, count=len(sizes)))
-    flat = np.frombuffer(b"".join(sizes), dtype=np.uint8)
+_HEX = np.zeros(256, dtype=np.uint8)
+_HEX[np.frombuffer(b"0123456789ABCDEF", dtype=np.uint8)] = np.arange(16, dtype=np.uint8)
+
+
+def _sizes(conn: sqlite3.Connection, scope: str, group_id: str) -> tuple[np.ndarray, np.ndarray]:
+    """The group's row ids in the index and each row's token count (all
+    columns), in one read that hands back two strings rather than a tuple
+    and a blob per row, decoded in numpy: a group of a million rows is read
+    when first searched (and after each write to it), and the Python
+    objects of a row each were most of that time. Not sorted (see
+    :meth:`QueryWords.group_rows`)."""
+    ids, sizes = conn.execute(
+        f"SELECT group_concat(t.id), group_concat(hex(d.sz), ',') FROM {_TABLE[scope]} t"
+        f" JOIN {_FTS[scope]}_docsize d ON d.id = t.id WHERE t.group_id = ?",
+        (group_id,),
+    ).fetchone()
+    if not ids:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    return np.fromstring(ids, dtype=np.int64, sep=","), _lengths(sizes)
+
+
+def _lengths(hexed: str) -> np.ndarray:
+    """Each row's token count from its ``_docsize`` blob in hex, rows apart
+    by commas: the bytes summed in numpy when every count is under 128 (one
+    byte each, nearly always), :func:`_tokens` for a row with a longer one."""
+    raw = np.frombuffer(hexed.encode("ascii"), dtype=np.uint8)
+    commas = np.flatnonzero(raw == ord(","))
+    ends = (np.append(commas, len(raw)) - np.arange(len(commas) + 1)) // 2  # bytes before each row's end
+    digits = _HEX[np.delete(raw, commas)]
+    flat = digits[0::2] * 16 + digits[1::2]
     running = np.zeros(len(flat) + 1, dtype=np.int64)
     np.cumsum(flat, out=running[1:])
     starts = np.concatenate(([0], ends[:-1]))
     out = (running[ends] - running[starts]).astype(np.float64)
     for i in np.unique(np.searchsorted(ends, np.flatnonzero(flat >= 0x80), side="right")).tolist():
-        out[i] = _tokens(sizes[i])
+        out[i] = _tokens(flat[starts[i] : ends[i]].tobytes())
     return out
 
 
@@ -191,18 +212,9 @@ class QueryWords:
         # Sorted here, not by ORDER BY: ordered by id, the planner may walk the
         # whole table in id order rather than the group's index (stale statistics
         # from when the store held few groups make that look cheap).
-        found = conn.execute(
-            f"SELECT t.id, d.sz FROM {_TABLE[scope]} t JOIN {_FTS[scope]}_docsize d ON d.id = t.id"
-            " WHERE t.group_id = ?",
-            (group_id,),
-        ).fetchall()
-        ids = np.fromiter((i for i, _ in found), dtype=np.int64, count=len(found))
+        ids, lengths = _sizes(conn, scope, group_id)
         order = np.argsort(ids, kind="stable")
-        rows = _Rows(
-            key,
-            ids[order],
-            _lengths([size for _, size in found])[order],
-        )
+        rows = _Rows(key, ids[order], lengths[order])
         if key is not None and keeps(conn):
             self._rows[(scope, group_id)] = rows
             self._rows.move_to_end((scope, group_id))
