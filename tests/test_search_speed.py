@@ -211,6 +211,24 @@ def test_the_union_of_sorted_row_ids_is_np_unique_of_them() -> None:
         assert np.array_equal(_union(parts), np.unique(np.concatenate(parts)))
 
 
+def test_token_counts_of_many_rows_at_once_are_each_rows_own() -> None:
+    """``_lengths`` (numpy, over a large group's ``_docsize`` blobs in hex)
+    sums FTS5's varints as ``_tokens`` does row by row, long varints included."""
+    from kronograph.store.sqlite.search_reads import _lengths, _tokens
+
+    def varint(v: int) -> bytes:
+        out = [v & 0x7F]
+        while v := v >> 7:
+            out.append((v & 0x7F) | 0x80)
+        return bytes(reversed(out))
+
+    rng = np.random.default_rng(4)
+    sizes = [b"".join(varint(int(v)) for v in rng.choice([0, 3, 127, 128, 300, 20000, 70], size=rng.integers(0, 4)))
+             for _ in range(500)] + [b"", b"\x05\x06", b"\x81\x00"]
+    assert _lengths(",".join(s.hex().upper() for s in sizes)).tolist() == [float(_tokens(s)) for s in sizes]
+    assert _tokens(b"\x81\x00") == 128 and _lengths("").tolist() == [0.0]  # one row, no columns
+
+
 def test_a_scope_limit_caps_that_scope_only(tmp_path: Path) -> None:
     """``SearchRequest.scope_limits``: the context block weighs a few entity
     summaries, so it asks for few, while facts keep the request's limit."""

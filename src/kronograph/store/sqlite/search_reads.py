@@ -80,6 +80,45 @@ def _tokens(size: bytes) -> int:
     return total
 
 
+_HEX = np.zeros(256, dtype=np.uint8)
+_HEX[np.frombuffer(b"0123456789ABCDEF", dtype=np.uint8)] = np.arange(16, dtype=np.uint8)
+
+
+def _sizes(conn: sqlite3.Connection, scope: str, group_id: str) -> tuple[np.ndarray, np.ndarray]:
+    """The group's row ids in the index and each row's token count (all
+    columns), in one read that hands back two strings rather than a tuple
+    and a blob per row, decoded in numpy: a group of a million rows is read
+    when first searched (and after each write to it), and the Python
+    objects of a row each were most of that time. Not sorted (see
+    :meth:`QueryWords.group_rows`)."""
+    ids, sizes = conn.execute(
+        f"SELECT group_concat(t.id), group_concat(hex(d.sz), ',') FROM {_TABLE[scope]} t"
+        f" JOIN {_FTS[scope]}_docsize d ON d.id = t.id WHERE t.group_id = ?",
+        (group_id,),
+    ).fetchone()
+    if not ids:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    return np.fromstring(ids, dtype=np.int64, sep=","), _lengths(sizes)
+
+
+def _lengths(hexed: str) -> np.ndarray:
+    """Each row's token count from its ``_docsize`` blob in hex, rows apart
+    by commas: the bytes summed in numpy when every count is under 128 (one
+    byte each, nearly always), :func:`_tokens` for a row with a longer one."""
+    raw = np.frombuffer(hexed.encode("ascii"), dtype=np.uint8)
+    commas = np.flatnonzero(raw == ord(","))
+    ends = (np.append(commas, len(raw)) - np.arange(len(commas) + 1)) // 2  # bytes before each row's end
+    digits = _HEX[np.delete(raw, commas)]
+    flat = digits[0::2] * 16 + digits[1::2]
+    running = np.zeros(len(flat) + 1, dtype=np.int64)
+    np.cumsum(flat, out=running[1:])
+    starts = np.concatenate(([0], ends[:-1]))
+    out = (running[ends] - running[starts]).astype(np.float64)
+    for i in np.unique(np.searchsorted(ends, np.flatnonzero(flat >= 0x80), side="right")).tolist():
+        out[i] = _tokens(flat[starts[i] : ends[i]].tobytes())
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class _Rows:
     """A group's rows in one full-text index: their ids (sorted) and token
@@ -175,18 +214,9 @@ class QueryWords:
         # Sorted here, not by ORDER BY: ordered by id, the planner may walk the
         # whole table in id order rather than the group's index (stale statistics
         # from when the store held few groups make that look cheap).
-        found = conn.execute(
-            f"SELECT t.id, d.sz FROM {_TABLE[scope]} t JOIN {_FTS[scope]}_docsize d ON d.id = t.id"
-            " WHERE t.group_id = ?",
-            (group_id,),
-        ).fetchall()
-        ids = np.fromiter((i for i, _ in found), dtype=np.int64, count=len(found))
+        ids, lengths = _sizes(conn, scope, group_id)
         order = np.argsort(ids, kind="stable")
-        rows = _Rows(
-            key,
-            ids[order],
-            np.fromiter((_tokens(size) for _, size in found), dtype=np.float64, count=len(found))[order],
-        )
+        rows = _Rows(key, ids[order], lengths[order])
         if key is not None and keeps(conn):
             self._rows[(scope, group_id)] = rows
             self._rows.move_to_end((scope, group_id))
@@ -200,8 +230,9 @@ class QueryWords:
         costs a read of every row holding it), and every term's count."""
         if term in rows.hits:
             return rows.hits[term]
-        # itemgetter, not a generator expression: half the cost of a common word's rows
-        docs = np.fromiter(map(_FIRST, conn.execute(f"SELECT doc FROM {inst} WHERE term = ?", (term,))), np.int64)
+        # One string rather than a tuple per row: "person" is in every fact (3x faster at 221,021 facts).
+        (text,) = conn.execute(f"SELECT group_concat(doc) FROM {inst} WHERE term = ?", (term,)).fetchone()
+        docs = np.fromstring(text, dtype=np.int64, sep=",") if text else np.zeros(0, dtype=np.int64)
         docs, times = np.unique(docs[rows.mine(docs)], return_counts=True)
         found = np.stack([docs, times.astype(np.int64)], axis=1)
         if len(rows.counts) >= 10_000:

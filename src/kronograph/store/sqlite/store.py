@@ -95,7 +95,7 @@ class SQLiteStore(UnitOfWork):
         self._checkpointer = None
         self._entity_cache = EntityCache()
         self._vectors = VectorIndex(self.path)  # saved beside a file-backed store (vector_files.py)
-        self._vector_lock = threading.RLock()  # the index is shared by the writer and the readers
+        self._vector_mutex = threading.Lock()  # around the two below (the index locks each group itself)
         self._vector_epoch = 0  # moved to empty the index (check())
         self._vector_keys: dict[str, tuple[int, int]] = {}  # the group keys the held tables are true at
         self._writer_version: int | None = None  # the writer's data_version when it last looked
@@ -252,7 +252,7 @@ class SQLiteStore(UnitOfWork):
         records it) and return None: one trip to the database."""
 
         def register(conn: sqlite3.Connection) -> EpisodeProgress | None:
-            with self._vector_lock:  # no reader loads vectors between the commit and the index following it
+            with self._vectors.holding((plan.group_id,)):  # no reader loads its vectors before they follow
                 conn.execute("BEGIN IMMEDIATE")  # read and write as one: no other writer between them
                 try:
                     found = ingest_reads.episode_progress(conn, plan.group_id, episode_id)
@@ -371,7 +371,7 @@ class SQLiteStore(UnitOfWork):
         self, group_id: str, scope: str, vector: np.ndarray, limit: int
     ) -> list[tuple[str, float]]:
         def search(conn: sqlite3.Connection) -> list[tuple[str, float]]:
-            with self._vector_lock:
+            with self._vectors.holding((group_id,)):
                 found: list[tuple[str, float]] = self._vector_table(conn, scope, group_id).top(vector, limit)
                 return found
 
@@ -379,7 +379,7 @@ class SQLiteStore(UnitOfWork):
 
     async def item_vectors(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, np.ndarray]:
         def read(conn: sqlite3.Connection) -> dict[str, np.ndarray]:
-            with self._vector_lock:
+            with self._vectors.holding((group_id,)):
                 found: dict[str, np.ndarray] = self._vector_table(conn, scope, group_id).rows(list(uuids))
                 return found
 
@@ -494,7 +494,7 @@ class SQLiteStore(UnitOfWork):
             write_plan(conn, plan)
             self._unit_plans.append(plan)
             return
-        with self._vector_lock:  # no reader loads vectors between the commit and the index following it
+        with self._vectors.holding((plan.group_id,)):  # no reader loads its vectors before they follow the commit
             if plan.purge is not None:
                 with purge.secure_delete(conn):
                     apply_plan(conn, plan, lambda c: self._revision(c, plan.group_id))
@@ -506,7 +506,7 @@ class SQLiteStore(UnitOfWork):
 
     def _commit(self, conn: sqlite3.Connection, unit: object) -> None:
         groups = {plan.group_id for plan in self._unit_plans or ()}
-        with self._vector_lock:
+        with self._vectors.holding(groups):
             super()._commit(conn, unit)
             self._follow(conn, groups)
         self._drop_purged()
@@ -516,8 +516,7 @@ class SQLiteStore(UnitOfWork):
         file), then close: the next process opens them without the rows."""
         if not self._closed and self._lock.acquire(timeout=self._timeout):
             try:
-                with self._vector_lock:
-                    self._vectors.save()
+                self._vectors.save()  # each group's tables under its lock
             except Exception:  # noqa: BLE001  (best effort: a table not saved is repaired from the rows)
                 pass
             finally:
@@ -526,7 +525,7 @@ class SQLiteStore(UnitOfWork):
 
     def _committed(self, plan: Plan) -> None:
         """Keep what is held in memory in step with a plan just committed (on
-        the writer, the vector lock held). A purge (forget) also drops what
+        the writer, the group's vectors held). A purge (forget) also drops what
         search kept of the group, so no forgotten name stays in the process
         (the rest goes when the group's revision is next read): once the
         lock is released, as a reader may be waiting for it (_drop_purged)."""
@@ -540,40 +539,42 @@ class SQLiteStore(UnitOfWork):
             self._drop_memos(self._purged.pop())
 
     def _follow(self, conn: sqlite3.Connection, groups: Collection[str]) -> None:
-        """After the writer's commit, the vector lock held: the held vectors
+        """After the writer's commit, the groups' vectors held: the held vectors
         are true at the groups' new keys, as they followed the plans. Unless
         another connection (another process) wrote meanwhile: the writer's
         ``data_version`` moves with others' commits only (the readers write
         nothing), and then the index is read again."""
-        for g in groups:
-            if g in self._vector_keys:
-                key = group_key(conn, g)
+        keys = {g: group_key(conn, g) for g in groups if g in self._vector_keys}
+        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        with self._vector_mutex:
+            for g, key in keys.items():
                 if key is None:
-                    del self._vector_keys[g]
+                    self._vector_keys.pop(g, None)
                 else:
                     self._vector_keys[g] = key
-        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
-        if version != self._writer_version:
-            self._forget_vectors()
-            self._writer_version = version
+            if version != self._writer_version:
+                self._forget_vectors()
+                self._writer_version = version
 
     def _forget_vectors(self) -> None:
+        """(``_vector_mutex`` held.)"""
         self._vector_epoch += 1
         self._vector_keys.clear()
         self._vectors.check(self._vector_epoch)
 
     def _vector_table(self, conn: sqlite3.Connection, scope: str, group_id: str) -> Any:
         """The group's held vectors of ``scope``, true at this connection's
-        snapshot (the vector lock held, so the writer cannot commit between
+        snapshot (the group held, so the writer cannot commit to it between
         the key read here and the rows a new table reads). A key other than
         the one they were kept at means another connection wrote to the
         group: the index is read again."""
         key = group_key(conn, group_id)
-        if self._vector_keys.get(group_id, key) != key:
-            self._forget_vectors()
-        if key is not None:
-            self._vector_keys[group_id] = key
-        self._vectors.check(self._vector_epoch)
+        with self._vector_mutex:
+            if self._vector_keys.get(group_id, key) != key:
+                self._forget_vectors()
+            if key is not None:
+                self._vector_keys[group_id] = key
+            self._vectors.check(self._vector_epoch)
         return self._vectors.table(conn, scope, group_id)
 
     def _memos_of(self, conn: sqlite3.Connection) -> Memos:

@@ -79,7 +79,8 @@ class VectorTable:
         self.scale = scale
         self.index = index  # HNSW: keys are item numbers
         self.dirty = False  # changed since last saved
-        self._live = sum(1 for u in uuids if u)
+        self._dead = [i for i, u in enumerate(uuids) if not u]  # removed item numbers (never used again)
+        self._live = len(uuids) - len(self._dead)
         # Whether the vectors are dense (a model's) rather than sparse (the
         # hashing embedder's): only dense ones move into an HNSW index.
         self.dense = index is not None if dense is None else dense
@@ -136,18 +137,21 @@ class VectorTable:
         # Dimension by dimension, in order (equal vectors get equal scores): a
         # sparse query reads its few dimensions' rows only; a dense one all of
         # them, without a BLAS call (whose threads stall on a busy machine).
-        scores = np.zeros(n, dtype=np.float32)
+        # Summed negated, so that the k best are the k smallest without a
+        # negated copy of a million scores.
+        negated = np.zeros(n, dtype=np.float32)
         term = np.empty(n, dtype=np.float32)
-        weights = vector * np.float32(self.scale / _ONE)
+        weights = vector * np.float32(-self.scale / _ONE)
         for d in np.flatnonzero(vector).tolist():
             np.multiply(columns[d, :n], weights[d], out=term)
-            scores += term
-        if self._live < n:
-            scores[[i for i, u in enumerate(self.uuids[:n]) if not u]] = -np.inf
+            negated += term
+        if self._live < n:  # removed items: their numbers, not a walk of every uuid
+            dead = np.array(self._dead, dtype=np.int64)
+            negated[dead[dead < n]] = np.inf
         k = min(k, self._live)
-        best = np.sort(np.argpartition(-scores, k - 1)[:k])  # equal scores: the earlier first
-        best = best[np.argsort(-scores[best], kind="stable")]
-        return [(self.uuids[i], float(scores[i])) for i in best if self.uuids[i]]
+        best = np.sort(np.argpartition(negated, k - 1)[:k])  # equal scores: the earlier first
+        best = best[np.argsort(negated[best], kind="stable")]
+        return [(self.uuids[i], -float(negated[i])) for i in best if self.uuids[i]]
 
     def _approximate(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         assert self.index is not None
@@ -208,6 +212,7 @@ class VectorTable:
             return
         for i in gone:
             self.uuids[i] = ""
+        self._dead.extend(gone)
         self._live -= len(gone)
         if self.index is not None:
             self.index.remove(np.array(gone, dtype=np.uint64))

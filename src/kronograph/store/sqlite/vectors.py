@@ -15,19 +15,24 @@ when the store closes (:meth:`save`),
 so opening a large group maps one file; a saved table is used only when its
 marker is the group's, and a purge deletes the group's files.
 
-What the store calls, and when (one lock around all but ``top``/``rows``):
+What the store calls, and when, each inside ``holding(group)`` (a lock per
+group: a large group's cold load or a writer's commit to one group never
+holds up another group's searches; the shared map of tables has a mutex of
+its own, held only for a dictionary operation):
 
 * ``search(conn, scope, group, vector, k)`` / ``table(conn, ...).rows(uuids)``
   for a read on any connection (a reader's snapshot included; inside the
   writer's open transaction a table is read but not kept): ``table``
-  compares the marker on ``conn`` and may load, repair or evict (exclusive);
-  the table it returns may then be read (``top``, ``rows``) on several
-  threads at once, as long as no ``applied`` or repair runs meanwhile.
+  compares the marker on ``conn`` and may load, repair or evict; the table
+  it returns may then be read (``top``, ``rows``) on several threads at
+  once, as long as no ``applied`` or repair of its group runs meanwhile.
   A reader whose snapshot is older than the held table gets the held
-  (newer) table.
+  (newer) table. A table evicted to make room is saved once the group
+  lock is let go, under its own group's lock (never two locks at once).
 * ``applied(plan)`` right after the writer commits ``plan`` (every committed
-  plan, in commit order), before a reader can see the new revision (else the
-  reader repairs: correct, but it reads the group's uuids again).
+  plan, in commit order; the plan's group held since before the commit),
+  before a reader can see the new revision (else the reader repairs:
+  correct, but it reads the group's uuids again).
 * ``check(data_version)`` with one connection's ``data_version`` (only the
   episodes' tables depend on it), and ``save()`` at close.
 """
@@ -35,7 +40,11 @@ What the store calls, and when (one lock around all but ``top``/``rows``):
 from __future__ import annotations
 
 import sqlite3
+import threading
+import weakref
 from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 
 import numpy as np
 
@@ -65,6 +74,40 @@ def _marker(conn: sqlite3.Connection, group_id: str) -> Marker:
     return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
+class GroupLocks:
+    """One re-entrant lock per group, made when first asked for and dropped
+    once nobody holds or waits for it (weakly kept: a process that reads
+    many groups keeps no lock per group it ever read)."""
+
+    def __init__(self) -> None:
+        self._mutex = threading.Lock()
+        self._locks: weakref.WeakValueDictionary[str, threading.RLock] = weakref.WeakValueDictionary()
+        self._depth = threading.local()  # how many holdings this thread is inside
+
+    def of(self, group_id: str) -> threading.RLock:
+        with self._mutex:
+            lock = self._locks.get(group_id)
+            if lock is None:
+                lock = self._locks[group_id] = threading.RLock()
+            return lock
+
+    @contextmanager
+    def holding(self, groups: Iterable[str]) -> Iterator[bool]:
+        """Hold these groups' locks (taken in sorted order: two writers of
+        overlapping groups never wait for each other in a cycle); yields
+        whether this is the thread's outermost holding."""
+        locks = [self.of(g) for g in sorted(set(groups))]  # held here: not collected while waited for
+        depth = getattr(self._depth, "n", 0)
+        self._depth.n = depth + 1
+        try:
+            with ExitStack() as stack:
+                for lock in locks:
+                    stack.enter_context(lock)
+                yield depth == 0
+        finally:
+            self._depth.n = depth
+
+
 class VectorIndex:
     """The tables of the (scope, group) pairs searched last: at most ``HELD``
     of them, the least recently searched dropped first (saved, then read
@@ -81,6 +124,9 @@ class VectorIndex:
     def __init__(self, path: str | None = None, *, ann_threshold: int | None = None, save: bool = True) -> None:
         self._version: int | None = None
         self._tables: OrderedDict[tuple[str, str], VectorTable] = OrderedDict()
+        self._mutex = threading.Lock()  # around _tables, _version and _evicted (a dictionary operation at a time)
+        self._evicted: list[tuple[tuple[str, str], VectorTable]] = []  # dropped for room: saved by _save_evicted
+        self._locks = GroupLocks()
         self._files = VectorFiles(path) if path not in (None, "", ":memory:") else None
         self._save = save
         self._threshold = ann_threshold
@@ -89,31 +135,64 @@ class VectorIndex:
     def threshold(self) -> int:
         return vector_table.ANN_THRESHOLD if self._threshold is None else self._threshold
 
+    @contextmanager
+    def holding(self, groups: Iterable[str]) -> Iterator[None]:
+        """Hold these groups' tables: every call below but ``check`` runs
+        inside it, for the groups it reads or changes (the writer's from
+        before its commit to after ``applied``). Tables evicted meanwhile
+        are saved when the thread's outermost holding ends."""
+        with self._locks.holding(groups) as outermost:
+            yield
+        if outermost:
+            self._save_evicted()
+
     def check(self, version: int) -> None:
         """Called with this connection's ``data_version``: when another
         connection wrote, the episodes' tables are read again (an episode's
         status may change outside a plan); the others are checked against their
         group's marker when next read."""
-        if version != self._version:
-            for key in [k for k in self._tables if k[0] == "episodes"]:
-                del self._tables[key]
-            self._version = version
+        with self._mutex:
+            if version != self._version:
+                for key in [k for k in self._tables if k[0] == "episodes"]:
+                    del self._tables[key]
+                self._version = version
 
     def table(self, conn: sqlite3.Connection, scope: str, group_id: str) -> VectorTable:
         """The table of (scope, group) as of ``conn``'s view (loaded, read from
-        its file or repaired as needed)."""
+        its file or repaired as needed; the group held, see :meth:`holding`)."""
         key = (scope, group_id)
-        held = self._tables.get(key)
+        with self._mutex:
+            held = self._tables.get(key)
         if not keeps(conn):  # inside the writer's open transaction: held tables follow commits only
             return held if held is not None else self._read(conn, scope, group_id, (0, 0))
         marker = _marker(conn, group_id)
         if held is None or held.marker[0] != marker[0] or held.marker[1] < marker[1]:
-            held = self._open(conn, scope, group_id, held)
-            self._tables[key] = held
-            while len(self._tables) > self.HELD:
-                self._retire(*self._tables.popitem(last=False))
-        self._tables.move_to_end(key)
+            held = self._open(conn, scope, group_id, held)  # the slow part: other groups go on meanwhile
+            with self._mutex:
+                self._tables[key] = held
+                while len(self._tables) > self.HELD:
+                    old = self._tables.popitem(last=False)
+                    if old[1].dirty and self._saves(old[1]):
+                        self._evicted.append(old)
+        with self._mutex:
+            if key in self._tables:
+                self._tables.move_to_end(key)
         return held
+
+    def _save_evicted(self) -> None:
+        """Save the tables dropped for room, each under its own group's lock
+        (its writer may be changing it); not one whose group has a table
+        held again meanwhile (that one is newer, and saved in its turn)."""
+        while True:
+            with self._mutex:
+                if not self._evicted:
+                    return
+                key, table = self._evicted.pop()
+            with self._locks.holding((key[1],)):
+                with self._mutex:
+                    again = key in self._tables
+                if not again:
+                    self._retire(key, table)
 
     def search(self, conn: sqlite3.Connection, scope: str, group_id: str, vector: np.ndarray, k: int,
                ) -> list[tuple[str, float]]:
@@ -185,21 +264,25 @@ class VectorIndex:
         are added, deleted rows removed; communities and a purged group are
         read again when next searched (a purge also drops their files)."""
         g = plan.group_id
-        held = {scope: t for (scope, group), t in self._tables.items() if group == g}
+        with self._mutex:
+            held = {scope: t for (scope, group), t in self._tables.items() if group == g}
+            if plan.purge is not None:
+                for scope in ("facts", "entities", "episodes", "communities"):
+                    self._tables.pop((scope, g), None)
+                self._evicted = [(k, t) for k, t in self._evicted if k[1] != g]
         if plan.purge is not None:
-            for scope in ("facts", "entities", "episodes", "communities"):
-                self._tables.pop((scope, g), None)
-                if self._files is not None:
+            if self._files is not None:
+                for scope in ("facts", "entities", "episodes", "communities"):
                     self._files.drop(scope, g)
             return
         for scope, table in held.items():
             if table.marker[0] == 0:  # the group is new: its created_at is read when next searched
-                del self._tables[(scope, g)]
+                self._pop((scope, g))
             else:
                 table.marker = (table.marker[0], table.marker[1] + 1)
         cleared = plan.replace_communities or plan.new_communities or plan.updated_communities
         if cleared or plan.community_embeddings or plan.delete_communities:
-            self._tables.pop(("communities", g), None)
+            self._pop(("communities", g))
         changes = (
             ("facts", [(f.uuid, plan.fact_embeddings[f.uuid]) for f in plan.new_facts
                        if f.uuid in plan.fact_embeddings], plan.delete_facts),
@@ -209,20 +292,33 @@ class VectorIndex:
             ("episodes", list(plan.episode_embeddings.items()), plan.delete_episodes),
         )
         for scope, added, deleted in changes:
-            found = self._tables.get((scope, g))
+            with self._mutex:
+                found = self._tables.get((scope, g))
             if found is None:
                 continue
             table = found
             table.remove(deleted)
             if added and table.dim == 0:  # an empty table learns its dimension from its first vector
-                table = self._tables[(scope, g)] = VectorTable.empty(len(added[0][1]) // 4, table.marker)
+                table = VectorTable.empty(len(added[0][1]) // 4, table.marker)
             table.add(added, self.threshold)
-            self._tables[(scope, g)] = _tidy(table)
+            table = _tidy(table)
+            if table is not found:
+                with self._mutex:
+                    self._tables[(scope, g)] = table
+
+    def _pop(self, key: tuple[str, str]) -> None:
+        with self._mutex:
+            self._tables.pop(key, None)
 
     def save(self) -> None:
-        """Write the held tables changed since they were saved (at close)."""
-        for (scope, group), table in self._tables.items():
-            self._retire((scope, group), table)
+        """Write the held tables changed since they were saved (at close),
+        each under its group's lock."""
+        self._save_evicted()
+        with self._mutex:
+            held = list(self._tables.items())
+        for key, table in held:
+            with self._locks.holding((key[1],)):
+                self._retire(key, table)
 
     def _retire(self, key: tuple[str, str], table: VectorTable) -> None:
         if table.dirty and self._saves(table):
