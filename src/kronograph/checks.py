@@ -94,6 +94,8 @@ def identifier_problem(value: Any, max_length: int = ID_MAX) -> str | None:
         return f"must be at most {max_length} characters, got {len(value)}"
     if value[0].isspace() or value[-1].isspace():
         return "must not begin or end with white space"
+    if value.isascii() and value.isprintable():  # the usual case: no refused category, only plain spaces, NFC
+        return None
     for i, char in enumerate(value):
         category = unicodedata.category(char)
         if category in _REFUSED_CATEGORIES:

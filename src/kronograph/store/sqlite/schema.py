@@ -15,6 +15,7 @@ from .schema_recent import change_feed as _change_feed
 from .schema_recent import events as _events
 from .schema_recent import speakers as _speakers
 from .schema_recent import statements as _statements
+from .schema_recent import summary_index as _summary_index
 
 __all__ = ["MIGRATIONS", "migrate", "schema_version"]
 
@@ -529,6 +530,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (14, "speakers", _speakers),
     (15, "events", _events),
     (16, "change_feed", _change_feed),
+    (17, "summary_index", _summary_index),
 ]
 
 
