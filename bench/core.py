@@ -76,15 +76,19 @@ def pools(entities: int) -> dict[str, list[str]]:
     return {pool: [f"{noun} {i:05d}" for i in range(n)] for pool, (noun, n) in counts.items()}
 
 
-def load(memory: Memory, rng: random.Random, names: dict[str, list[str]], n: int) -> dict[str, Any]:
-    """Add ``n`` facts in increasing valid time; returns timings and counts."""
+def load(
+    memory: Memory, rng: random.Random, names: dict[str, list[str]], n: int, start: int = 0
+) -> dict[str, Any]:
+    """Add ``n`` facts in increasing valid time; returns timings and counts.
+    With ``start``, the first ``start`` facts are drawn but not added (a
+    build that was stopped goes on with the same sequence)."""
     relations = list(WORKLOAD)
     weights = [WORKLOAD[r][0] for r in relations]
     slot = VALID_SPAN / max(n, 1)  # valid times spread over the span, in order
     valid = VALID_START
     blocks: list[float] = []
     retired = merged = 0
-    start = block_start = time.perf_counter()
+    began = block_start = time.perf_counter()
     for i in range(n):
         valid = VALID_START + slot * (i + rng.random())
         relation = rng.choices(relations, weights)[0]
@@ -93,6 +97,10 @@ def load(memory: Memory, rng: random.Random, names: dict[str, list[str]], n: int
         obj = rng.choice(names[pool])
         while obj == subject:
             obj = rng.choice(names[pool])
+        if i < start:
+            continue
+        if i == start:
+            began = block_start = time.perf_counter()
         result = memory.add_fact(
             GROUP,
             subject,
@@ -107,13 +115,13 @@ def load(memory: Memory, rng: random.Random, names: dict[str, list[str]], n: int
         merged += result.merged
         if (i + 1) % BLOCK == 0 or i + 1 == n:
             now = time.perf_counter()
-            blocks.append((i % BLOCK + 1) / (now - block_start))
+            blocks.append((i + 1 - max(start, i // BLOCK * BLOCK)) / (now - block_start))
             block_start = now
             print(f"  {i + 1:>8,} facts  {blocks[-1]:>8,.0f} facts/s", file=sys.stderr, flush=True)
-    seconds = time.perf_counter() - start
+    seconds = time.perf_counter() - began
     return {
         "seconds": seconds,
-        "facts_per_s": n / seconds,
+        "facts_per_s": (n - start) / seconds,
         "block_facts_per_s": blocks,
         "retired": retired,
         "merged": merged,

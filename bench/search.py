@@ -40,7 +40,7 @@ from kronograph import HashingEmbedder, Memory
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import percentile, source_revision  # noqa: E402  (a sibling script)
-from core import CLOCK_START, GROUP, RELATION_TYPES, StepClock, load, pools  # noqa: E402  (a sibling script)
+from core import CLOCK_START, GROUP, RELATION_TYPES, VALID_SPAN, VALID_START, StepClock, load, pools  # noqa: E402  (a sibling script)
 from stores import STORE_HELP, BenchStore, open_bench_store  # noqa: E402
 
 SIZES = (10_000, 100_000)
@@ -139,15 +139,21 @@ def cache_path(facts: int, entities: int, seed: int) -> Path:
 
 
 def build(path: Path, facts: int, entities: int, seed: int) -> None:
-    """Load the core workload into a new store at ``path`` (built beside it, then renamed)."""
+    """Load the core workload into a new store at ``path`` (built beside it,
+    then renamed). A build that was stopped goes on where its store ends: the
+    same sequence of facts, each added through ``add_fact`` as before."""
     partial = path.with_name(path.name + ".partial")
-    for leftover in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):
-        leftover.unlink(missing_ok=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    clock = StepClock(CLOCK_START, timedelta(milliseconds=10))
+    done, clock_start = built_so_far(partial, facts)
+    if done == 0:
+        for leftover in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):
+            leftover.unlink(missing_ok=True)
+    else:
+        print(f"  going on from {done:,} facts in {partial}", file=sys.stderr, flush=True)
+    clock = StepClock(clock_start, timedelta(milliseconds=10))
     memory = Memory(partial, clock=clock, relation_types=RELATION_TYPES)
     try:
-        loaded = load(memory, random.Random(seed), pools(entities), facts)
+        loaded = load(memory, random.Random(seed), pools(entities), facts, start=done)
     finally:
         memory.close()
     with closing(sqlite3.connect(partial)) as conn:
@@ -160,6 +166,24 @@ def build(path: Path, facts: int, entities: int, seed: int) -> None:
     if len(per) > 1:
         print(f"  add_fact/s per 100,000 facts: {', '.join(f'{x:,.0f}' for x in per)};"
               f" slowest / fastest {min(per) / max(per):.2f}", file=sys.stderr)
+
+
+def built_so_far(partial: Path, facts: int) -> tuple[int, datetime]:
+    """How many of the workload's facts a stopped build's store holds, and a
+    transaction time after its last write. The valid times rise with the
+    fact's number, so the latest one names it; going on from there adds that
+    fact again, which merges with itself."""
+    if not partial.exists():
+        return 0, CLOCK_START
+    with closing(sqlite3.connect(partial)) as conn:
+        latest, created = conn.execute(
+            "SELECT MAX(valid_at), MAX(created_at) FROM facts WHERE group_id = ?", (GROUP,)
+        ).fetchone()
+    if latest is None:
+        return 0, CLOCK_START
+    slot = VALID_SPAN / facts
+    valid = datetime.fromtimestamp(latest / 1_000_000, tz=UTC)
+    return int((valid - VALID_START) / slot), datetime.fromtimestamp(created / 1_000_000, tz=UTC)
 
 
 def hundreds(blocks: Sequence[float], per: int = 10) -> list[float]:
