@@ -434,7 +434,8 @@ class ScriptedProvider:
 
     ``calls`` and ``prompt_chars`` count by ``schema_name``; ``seconds`` is the
     time spent inside :meth:`complete`, which a benchmark subtracts to get the
-    framework's own time (``cpu_seconds`` the process CPU time spent there). Token counts are the usual chars/4 estimate.
+    framework's own time (``cpu_seconds``: the process CPU time spent there).
+    Token counts are the usual chars/4 estimate.
     """
 
     name = "scripted"
