@@ -434,7 +434,8 @@ class ScriptedProvider:
 
     ``calls`` and ``prompt_chars`` count by ``schema_name``; ``seconds`` is the
     time spent inside :meth:`complete`, which a benchmark subtracts to get the
-    framework's own time. Token counts are the usual chars/4 estimate.
+    framework's own time (``cpu_seconds``: the process CPU time spent there).
+    Token counts are the usual chars/4 estimate.
     """
 
     name = "scripted"
@@ -446,6 +447,7 @@ class ScriptedProvider:
         self.calls: Counter[str] = Counter()
         self.prompt_chars: Counter[str] = Counter()
         self.seconds = 0.0
+        self.cpu_seconds = 0.0
 
     async def complete(
         self,
@@ -456,7 +458,7 @@ class ScriptedProvider:
         schema_name: str,
         small: bool = False,
     ) -> ModelReply:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             answer = _ANSWER.get(schema_name)
             if answer is None:
@@ -471,3 +473,4 @@ class ScriptedProvider:
             return ModelReply(text=text, prompt_tokens=chars // 4, completion_tokens=len(text) // 4, model=self.model)
         finally:
             self.seconds += time.perf_counter() - t0
+            self.cpu_seconds += time.process_time() - c0

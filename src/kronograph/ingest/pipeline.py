@@ -23,7 +23,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 
@@ -44,8 +44,9 @@ from ..model import (
     fold_relation,
 )
 from ..store.plan import Plan
-from ..store.protocol import Store
+from ..store.protocol import ResolutionReads, Store
 from ..store.records import FactRecord
+from .candidate_reads import Recorded, Recording, Replaying
 from .checkpoint import Checkpoint, JudgedFact
 from .direct import possible_contradictions, resolve_fact
 from .entity_match import choose_entities, place_entities
@@ -236,13 +237,14 @@ class Pipeline(EpisodeStatuses):
 
     async def resolve_stage(
         self, inp: EpisodeInput, checkpoint: Checkpoint, drafts: Drafts, vectors: dict[str, np.ndarray],
-        usage: Usage,
+        usage: Usage, recording: Recording | None = None,
     ) -> Checkpoint:
-        """Entity choices and judge verdicts, against the graph as it is now."""
+        """Entity choices and judge verdicts, against the graph as it is now
+        (the candidates read for them kept in ``recording``)."""
         if checkpoint.decided:
             return checkpoint
         with collecting(inp.group_id):
-            resolving = self._resolve(inp, checkpoint, drafts, vectors, usage)
+            resolving = self._resolve(inp, checkpoint, drafts, vectors, usage, recording)
             return await self._keeping_replies(inp.group_id, inp.episode_id, resolving)
 
     async def _keeping_replies(self, group_id: str, episode_id: str, work: Awaitable[T]) -> T:
@@ -262,7 +264,7 @@ class Pipeline(EpisodeStatuses):
 
     async def _resolve(
         self, inp: EpisodeInput, checkpoint: Checkpoint, drafts: Drafts, vectors: dict[str, np.ndarray],
-        usage: Usage,
+        usage: Usage, recording: Recording | None,
     ) -> Checkpoint:
         model = self.model
         calls = usage.calls
@@ -273,12 +275,15 @@ class Pipeline(EpisodeStatuses):
                 model=model, context=inp.content[:400], usage=usage,
                 anchors=anchors_of(inp.speaker, inp.role, inp.user_name),
             )
-        records = [self._record(inp, f, drafts, choices, None, provisional=True) for f in drafts.facts]
-        verdicts = await gather_verdicts(
-            self.store, records, [self._relation_type(inp, f.relation) for f in drafts.facts],
-            model=model, judge=self.settings.judge if model is None else None,
-            limits=[self._limit(inp, f.relation) for f in drafts.facts], usage=usage,
-        )
+        judge = self.settings.judge if model is None else None
+        verdicts: dict[int, JudgedFact] = {}
+        if model is not None or judge is not None:  # else nobody is asked: no candidate to read for it
+            records = [self._record(inp, f, drafts, choices, None, provisional=True) for f in drafts.facts]
+            verdicts = await gather_verdicts(
+                cast(ResolutionReads, recording) if recording is not None else self.store, records,
+                [self._relation_type(inp, f.relation) for f in drafts.facts], model=model, judge=judge,
+                limits=[self._limit(inp, f.relation) for f in drafts.facts], usage=usage,
+            )
         checkpoint = replace(checkpoint, entities=choices, verdicts=verdicts)
         if usage.calls > calls:  # written just before the commit's transaction, in the same trip
             checkpoint = replace(checkpoint, usage=_snapshot(usage))
@@ -333,8 +338,12 @@ class Pipeline(EpisodeStatuses):
     async def commit_stage(
         self, inp: EpisodeInput, checkpoint: Checkpoint, drafts: Drafts, vectors: dict[str, np.ndarray],
         fact_vectors: list[np.ndarray], usage: Usage, episode_vector: np.ndarray | None = None,
+        recorded: tuple[Recorded, int] | None = None,
     ) -> EpisodeResult:
-        """Everything the episode writes, and its completion, in one transaction."""
+        """Everything the episode writes, and its completion, in one transaction.
+        ``recorded``: the resolve stage's candidate reads and the revision
+        they were made at, used again while the group has not moved since
+        (see :mod:`.candidate_reads`)."""
         g = inp.group_id
         choices = checkpoint.entities or {}
         verdicts = checkpoint.verdicts or {}
@@ -345,14 +354,23 @@ class Pipeline(EpisodeStatuses):
                 return self.duplicate(inp, progress.result or {})  # another worker got there first
             if progress is not None and progress.episode.held_by not in (None, self.leases.owner):
                 return self.busy(inp, progress.episode)  # our lease lapsed and another worker took it over
+            unmoved = recorded is not None and bool(drafts.facts) and await tx.revision(g) == recorded[1]
             now = self._now()
             plan = Plan(group_id=g, now=now, expected_revision=None)
             placed = await place_entities(
                 tx, plan, drafts.entities, choices, vectors, drafts.provenance, inp.episode_id
             )
             await tx.apply(plan)
+            facts_tx: Store = tx
+            if unmoved and recorded is not None:
+                made = {e.uuid for e in plan.new_entities}
+                created = {
+                    e.uuid: f"new:{key}" for key, e in placed.items()
+                    if e.uuid in made and not (choices.get(key) or {}).get("uuid")
+                }
+                facts_tx = cast(Store, Replaying(tx, recorded[0], created))
             for i, draft in enumerate(drafts.facts):
-                await self._commit_fact(tx, inp, i, draft, drafts, placed, verdicts, fact_vectors, outcome)
+                await self._commit_fact(facts_tx, inp, i, draft, drafts, placed, verdicts, fact_vectors, outcome)
             final = Plan(group_id=g, now=self._now(), expected_revision=None)
             notes = episode_notes(checkpoint.unread, facts=len(drafts.facts))
             summary = {
@@ -436,6 +454,8 @@ class Pipeline(EpisodeStatuses):
             plan.fact_embeddings[result.target.uuid] = np.asarray(fact_vectors[index], dtype=np.float32).tobytes()
         plan.attribute(inp.actor, inp.on_behalf_of)
         await tx.apply(plan)
+        if isinstance(tx, Replaying):
+            tx.applied(plan)
         target = result.target
         if result.merged and target.uuid not in outcome.created:
             outcome.merged[target.uuid] = target
@@ -476,11 +496,19 @@ class Pipeline(EpisodeStatuses):
             for attempt in range(REDOS + 1):
                 decided = checkpoint.decided  # at some earlier revision
                 revision = await self.store.revision(inp.group_id)
-                checkpoint = await self.resolve_stage(inp, checkpoint, drafts, vectors, usage)
+                recording = Recording(self.store)
+                checkpoint = await self.resolve_stage(inp, checkpoint, drafts, vectors, usage, recording)
                 async with self.lock(inp.group_id):
-                    if decided or attempt == REDOS or await self.store.revision(inp.group_id) == revision:
+                    if decided or attempt == REDOS:
                         return await self.commit_stage(
                             inp, checkpoint, drafts, vectors, fact_vectors, usage, episode_vector
+                        )
+                    if await self.store.revision(inp.group_id) == revision:
+                        # the checkpoint written as the unit begins moves the revision once more
+                        expected = revision + (checkpoint.state is not None)
+                        return await self.commit_stage(
+                            inp, checkpoint, drafts, vectors, fact_vectors, usage, episode_vector,
+                            (recording.found, expected),
                         )
                 record_redo("episode")
                 checkpoint = await self._undecided(inp, checkpoint)

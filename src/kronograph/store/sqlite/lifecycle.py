@@ -118,19 +118,23 @@ class StoreLifecycle:
 
     def _call(self, fn: Callable[..., T], *args: Any) -> T:
         with self._lock:
-            if self._closed:
-                raise ClosedError("this store is closed")
-            if self._conn is None:
-                try:
-                    self._conn = self._connect()
-                except sqlite3.Error as exc:
-                    raise StoreError(f"cannot open SQLite database {self.path!r}: {exc}") from exc
+            return self._holding(fn, *args)
+
+    def _holding(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn`` on the connection, the caller holding ``_lock``."""
+        if self._closed:
+            raise ClosedError("this store is closed")
+        if self._conn is None:
             try:
-                return fn(self._conn, *args)
-            except KronographError:
-                raise
+                self._conn = self._connect()
             except sqlite3.Error as exc:
-                raise StoreError(f"SQLite error on {self.path!r}: {exc}") from exc
+                raise StoreError(f"cannot open SQLite database {self.path!r}: {exc}") from exc
+        try:
+            return fn(self._conn, *args)
+        except KronographError:
+            raise
+        except sqlite3.Error as exc:
+            raise StoreError(f"SQLite error on {self.path!r}: {exc}") from exc
 
     def _worker(self) -> Worker:
         """The store's thread, started by its first call (a store made and
@@ -147,6 +151,22 @@ class StoreLifecycle:
         if not self._threaded:
             return self._call(fn, *args)
         return await self._worker().call(self._call, fn, *args)
+
+    def _here(self, fn: Callable[..., T], *args: Any) -> tuple[bool, T | None]:
+        """Run ``fn`` on the caller's thread when the store's thread has no
+        call queued or running (and the connection is open): ``(True,
+        result)``; else ``(False, None)``, and it is to be queued."""
+        worker = self._executor
+        if worker is None or self._conn is None or not worker.idle():
+            return False, None
+        if not self._lock.acquire(blocking=False):
+            return False, None
+        try:
+            if not worker.idle():  # queued meanwhile: it goes first
+                return False, None
+            return True, self._holding(fn, *args)
+        finally:
+            self._lock.release()
 
     async def open(self) -> None:
         await self._run(lambda conn: None)

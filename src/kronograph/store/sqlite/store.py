@@ -144,7 +144,7 @@ class SQLiteStore(UnitOfWork):
         return await self._run(read)  # on the writer: a cheap read, and the one its health is checked by
 
     async def revision(self, group_id: str) -> int:
-        return await self._run(self._revision, group_id)
+        return await self._quick(self._revision, group_id)
 
     async def episode(self, group_id: str, episode_id: str) -> Episode | None:
         return await self._read(reads.episode, group_id, episode_id)
@@ -179,7 +179,7 @@ class SQLiteStore(UnitOfWork):
         around: datetime,
         limit: int = 50,
     ) -> list[FactRecord]:
-        return await self._run(
+        return await self._quick(
             reads.fact_candidates,
             group_id, subject_uuid, object_uuid, relation_key, sides, either_end, whole_pair, around, limit,
         )
@@ -187,7 +187,7 @@ class SQLiteStore(UnitOfWork):
     async def conflict_neighbourhood(
         self, group_id: str, seeds: Collection[str], depth: int = 2
     ) -> Neighbourhood:
-        return await self._run(reads.conflict_neighbourhood, group_id, seeds, depth)
+        return await self._quick(reads.conflict_neighbourhood, group_id, seeds, depth)
 
     async def conflict_links(self, group_id: str, uuids: Collection[str]) -> dict[str, set[str]]:
         return await self._run(reads.conflict_links, group_id, uuids)
@@ -245,7 +245,7 @@ class SQLiteStore(UnitOfWork):
         return await self._run(saga_reads.saga_lags, group_id)
 
     async def episode_progress(self, group_id: str, episode_id: str) -> EpisodeProgress | None:
-        return await self._run(ingest_reads.episode_progress, group_id, episode_id)
+        return await self._quick(ingest_reads.episode_progress, group_id, episode_id)
 
     async def register_episode(self, plan: Plan, episode_id: str) -> EpisodeProgress | None:
         """Where the episode got to, or, when it is new, apply ``plan`` (which
@@ -309,7 +309,7 @@ class SQLiteStore(UnitOfWork):
         saga: str | None = None,
         ids: Collection[str] | None = None,
     ) -> list[Episode]:
-        return await self._run(
+        return await self._quick(
             lambda conn: ingest_reads.context_episodes(
                 conn, group_id, before=before, exclude=exclude, limit=limit, saga=saga, ids=ids
             )
@@ -318,10 +318,10 @@ class SQLiteStore(UnitOfWork):
     async def entity_matches(
         self, group_id: str, names: Collection[str], limit: int = 10
     ) -> dict[str, list[EntityMatch]]:
-        return await self._run(ingest_reads.entity_matches, group_id, names, limit)
+        return await self._quick(ingest_reads.entity_matches, group_id, names, limit)
 
     async def entities_aliased(self, group_id: str, alias_keys: Collection[str]) -> list[Entity]:
-        return await self._run(ingest_reads.entities_aliased, group_id, alias_keys)
+        return await self._quick(ingest_reads.entities_aliased, group_id, alias_keys)
 
     async def entities_by_uuid(self, group_id: str, uuids: Collection[str]) -> list[Entity]:
         def read(conn: sqlite3.Connection) -> list[Entity]:

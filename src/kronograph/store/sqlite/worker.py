@@ -68,6 +68,7 @@ class Worker(threading.Thread):
         self._accepting = True
         self._stopped = False  # by stop(), as against dying
         self._door = threading.Lock()  # nothing is queued after the stop sentinel
+        self._pending = 0  # calls queued or running (see idle)
 
     def run(self) -> None:
         serving: list[Any] = [None]  # the call in hand: answered below should the thread die on it
@@ -95,6 +96,8 @@ class Worker(threading.Thread):
             result, error = fn(*args), None
         except BaseException as exc:  # handed to the caller, raised there
             result, error = None, exc
+        with self._door:
+            self._pending -= 1
         if loop is not None:  # None: posted work, nobody waits for it
             try:
                 loop.call_soon_threadsafe(_settle, future, result, error)
@@ -129,7 +132,14 @@ class Worker(threading.Thread):
         with self._door:
             if not self._accepting or not self.is_alive():
                 raise self._refusal()
+            self._pending += 1
             self._queue.put(item)
+
+    def idle(self) -> bool:
+        """Whether no call is queued or running: then one made on another
+        thread, holding the connection's lock, comes after every call made
+        before it, as if it had been queued."""
+        return self._accepting and self._pending == 0
 
     def stop(self, *, wait: bool = True) -> None:
         with self._door:
