@@ -13,7 +13,7 @@ from typing import Any
 from kronograph.ingest.candidate_reads import Recording, Replaying
 from kronograph.store import SQLiteStore
 from kronograph.store.plan import Plan
-from kronograph.store.records import FactRecord, Source
+from kronograph.store.records import CandidateAsk, FactRecord, Source
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -37,6 +37,11 @@ class _Reads:
                               **kw: Any) -> list[FactRecord]:
         self.reads += 1
         return [_fact(f"old-{subject_uuid}-{relation_key}", subject_uuid, "x", relation_key)]
+
+    async def fact_candidates_each(self, group_id: str, asks: Any) -> list[list[FactRecord]]:
+        return [
+            await self.fact_candidates(group_id, a.subject_uuid, a.object_uuid, a.relation_key) for a in asks
+        ]
 
 
 def _ask(store: Any, s: str, o: str, r: str = "works_at") -> Any:
@@ -67,6 +72,21 @@ def test_a_recorded_candidate_read_is_used_again_until_a_written_fact_could_chan
         replay.applied(merged)  # a fact the unit never saw: nothing recorded is used from here on
         await _ask(replay, "ann", "paris", "lives_in")
         assert store.reads == 5
+
+    asyncio.run(run())
+
+
+def test_candidates_read_together_before_the_judge_are_recorded_each() -> None:
+    async def run() -> None:
+        store = _Reads()
+        recording = Recording(store)
+        asks = [CandidateAsk(s, o, "works_at", ("subject",), True, True, T0, 50) for s, o in (("ann", "acme"),
+                                                                                           ("bob", "initech"))]
+        found = await recording.fact_candidates_each("g", asks)
+        assert [[f.uuid for f in each] for each in found] == [["old-ann-works_at"], ["old-bob-works_at"]]
+        replay = Replaying(store, recording.found, {})
+        assert [f.uuid for f in await _ask(replay, "bob", "initech")] == ["old-bob-works_at"]
+        assert store.reads == 2 and replay.reused == 1
 
     asyncio.run(run())
 

@@ -16,12 +16,12 @@ entity with no facts yet, until a fact of the unit touches it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from ..store.plan import Plan
-from ..store.records import FactRecord
+from ..store.records import CandidateAsk, FactRecord
 
 __all__ = ["Recorded", "Recording", "Replaying"]
 
@@ -39,8 +39,8 @@ Recorded = dict[Key, list[FactRecord]]
 
 
 class Recording:
-    """A store whose ``fact_candidates`` answers are kept in ``found``; every
-    other attribute is the store's."""
+    """A store whose ``fact_candidates`` answers (asked one by one or
+    together) are kept in ``found``; every other attribute is the store's."""
 
     def __init__(self, store: Any) -> None:
         self._store = store
@@ -60,6 +60,14 @@ class Recording:
         )
         self.found[_key(group_id, subject_uuid, object_uuid, relation_key, sides, either_end, whole_pair, around,
                         limit)] = list(found)
+        return found
+
+    async def fact_candidates_each(self, group_id: str, asks: Sequence[CandidateAsk]) -> list[list[FactRecord]]:
+        found: list[list[FactRecord]] = await self._store.fact_candidates_each(group_id, asks)
+        for a, each in zip(asks, found, strict=True):
+            key = _key(group_id, a.subject_uuid, a.object_uuid, a.relation_key, a.sides, a.either_end, a.whole_pair,
+                       a.around, a.limit)
+            self.found[key] = list(each)
         return found
 
 
