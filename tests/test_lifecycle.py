@@ -104,14 +104,15 @@ class BlockingJudge:
 
 class Parking:
     """Parks the first call of a store method on the worker thread until
-    released: the worker is mid-work while the test ends the caller's loop."""
+    released: the worker is mid-work while the test ends the caller's loop.
+    Calls on the test's own thread (a unit of work's, run inline) go by."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
         self.entered, self.release = threading.Event(), threading.Event()
         original, first = getattr(SQLiteStore, name), [True]
 
         def parked(store: SQLiteStore, *args: Any) -> Any:
-            if first[0]:
+            if first[0] and threading.current_thread() is not threading.main_thread():
                 first[0] = False
                 self.entered.set()
                 self.release.wait(30)
@@ -148,8 +149,14 @@ def test_write_in_flight_when_its_loop_closes_leaves_the_sqlite_store_working(
     parking = Parking(monkeypatch, "_apply")
     memory = AsyncMemory(db, model=None)
 
+    async def setup() -> str:
+        await memory.add_fact(G, "alice", "works_at", "acme")  # a unit of work: on this thread
+        return (await memory.add_fact(G, "alice", "works_at", "globex")).fact.uuid
+
+    globex = asyncio.run(setup())
+
     async def first() -> None:
-        asyncio.create_task(memory.add_fact(G, "alice", "works_at", "acme"))
+        asyncio.create_task(memory.remove_fact(G, globex))  # a plain write: on the store's thread
         await parking.wait()
         # returns with the write on the worker: asyncio.run cancels the caller and closes the loop
 

@@ -73,8 +73,8 @@ def change_feed(conn: sqlite3.Connection) -> None:
 # group's entities by uuid instead, skipping the fresh ones: one pass over the
 # group, and maintenance is rare where writes are not.
 _V17 = """
-CREATE INDEX entities_by_group_uuid ON entities(group_id, uuid);
-DROP INDEX entities_stale_summaries;
+CREATE INDEX IF NOT EXISTS entities_by_group_uuid ON entities(group_id, uuid);
+DROP INDEX IF EXISTS entities_stale_summaries;
 """
 
 
