@@ -51,14 +51,18 @@ class UnitOfWork(StoreLifecycle):
                 self._abandon(None)
         return self._gate[1]
 
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+    def _open_unit(self) -> object | None:
+        """The caller's unit of work on this store, if it is in one. Inside a
+        unit every other call waits at the gate, so the unit's short local
+        calls run inline: no thread hop per read and plan."""
         if self._closed:
             raise ClosedError("this store is closed")
         unit = _unit_of.get()
-        if unit is not None and unit[0] is self:
-            # Inside a unit of work every other call waits at the gate, so its
-            # short local calls run inline: no thread hop per read and plan.
-            return self._call(self._in_unit, unit[1], fn, *args)
+        return unit[1] if unit is not None and unit[0] is self else None
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        if (unit := self._open_unit()) is not None:
+            return self._call(self._in_unit, unit, fn, *args)
         async with self._gate_lock():
             return await self._exec(fn, *args)
 
@@ -69,11 +73,8 @@ class UnitOfWork(StoreLifecycle):
         (well under a millisecond) instead of two thread hops, the larger
         cost; queued as any call otherwise. Never a write: a write may wait
         for another process's lock."""
-        if self._closed:
-            raise ClosedError("this store is closed")
-        unit = _unit_of.get()
-        if unit is not None and unit[0] is self:
-            return self._call(self._in_unit, unit[1], fn, *args)
+        if (unit := self._open_unit()) is not None:
+            return self._call(self._in_unit, unit, fn, *args)
         async with self._gate_lock():
             if self._threaded:
                 done, result = self._here(fn, *args)
