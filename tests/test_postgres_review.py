@@ -185,37 +185,3 @@ def test_a_nul_in_a_json_episode_is_refused_alike(backend: Callable[..., Store],
 def test_a_nul_in_previous_episode_ids_is_refused_alike(backend: Callable[..., Store]) -> None:
     with Memory(backend(), model=None) as memory, pytest.raises(InvalidInputError, match="previous_episode_ids"):
         memory.add_episode("g", "Alice works at Acme.", previous_episode_ids=["a\x00b"])
-
-
-def test_opening_a_read_replica_does_not_try_to_resume_episodes(caplog: pytest.LogCaptureFixture) -> None:
-    """Resuming on opening wrote to the standby: a read-only error logged
-    with its traceback each time a reader opened while an episode was unfinished."""
-    import time
-
-    from kronograph.store.postgres.embedded import EmbeddedPostgres
-
-    with EmbeddedPostgres() as primary:
-        with psycopg.connect(primary.url, autocommit=True) as conn:
-            conn.execute("CREATE DATABASE memory")
-        url = primary.database_url("memory")
-        with Memory(url, model=None) as memory:
-            memory.add_fact("g", "Alice", "LIVES_IN", "Paris")
-        with psycopg.connect(url, autocommit=True) as conn:  # an episode a crash left unfinished
-            conn.execute(
-                "INSERT INTO episodes(group_id, uuid, name, kind, content, content_hash, reference_time,"
-                " created_at, status, metadata, pending, updated_at)"
-                " VALUES ('g', 'ep1', 'ep1', 'message', 'Bob lives in Rome.', 'x', 0, 0, 'received', '{}', '{}', 0)"
-            )
-        with primary.standby() as standby:
-            replica_url = standby.database_url("memory")
-            for _ in range(200):
-                try:
-                    with psycopg.connect(replica_url) as conn:
-                        if conn.execute("SELECT count(*) FROM episodes").fetchone() == (1,):
-                            break
-                except psycopg.OperationalError:
-                    pass
-                time.sleep(0.05)
-            with caplog.at_level("WARNING"), Memory(replica_url, model=None) as replica:
-                assert [f.object for f in replica.facts("g")] == ["Paris"]
-            assert not [r for r in caplog.records if r.levelname in ("WARNING", "ERROR")]
