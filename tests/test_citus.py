@@ -1,0 +1,91 @@
+"""The Citus cluster of the test set-up works: its workers are active, and a
+distributed table's rows are routed to shards on them."""
+
+from __future__ import annotations
+
+import tarfile
+import uuid
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from . import citus_build, citus_server
+
+
+@pytest.fixture(scope="module")
+def coordinator() -> str:
+    return citus_server.coordinator_url()
+
+
+def test_workers_are_active(coordinator: str) -> None:
+    with psycopg.connect(coordinator, autocommit=True) as conn:
+        workers = conn.execute("SELECT node_name, node_port FROM citus_get_active_worker_nodes()").fetchall()
+        extensions = {row[0] for row in conn.execute("SELECT extname FROM pg_extension")}
+    assert len(workers) >= 2
+    assert {"citus", "vector"} <= extensions
+    cluster = citus_server.cluster()
+    if cluster is not None:  # our own: exactly its workers
+        assert sorted(port for _, port in workers) == sorted(node.port for node in cluster.workers)
+
+
+def test_distributed_table_routes_to_shards(coordinator: str) -> None:
+    table = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(coordinator, autocommit=True) as conn:
+        conn.execute(f"CREATE TABLE {table} (group_id TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (group_id, n))")
+        try:
+            conn.execute(f"SELECT create_distributed_table('{table}', 'group_id')")
+            groups = [f"g{i}" for i in range(16)]
+            with conn.cursor() as cur:
+                cur.executemany(f"INSERT INTO {table}(group_id, n) VALUES (%s, %s)",
+                                [(g, n) for g in groups for n in range(3)])
+            placements = conn.execute(
+                "SELECT count(DISTINCT nodeport) FROM citus_shards WHERE table_name = %s::regclass", (table,)
+            ).fetchone()
+            assert placements is not None and placements[0] >= 2  # shards on more than one worker
+            assert conn.execute(f"SELECT count(*) FROM {table}").fetchone() == (48,)
+            assert conn.execute(f"SELECT sum(n) FROM {table} WHERE group_id = 'g3'").fetchone() == (3,)
+            plan = "\n".join(
+                row[0] for row in conn.execute(f"EXPLAIN SELECT n FROM {table} WHERE group_id = 'g3'")
+            )
+            assert "Task Count: 1" in plan  # one group: routed to its one shard
+            fanned = "\n".join(row[0] for row in conn.execute(f"EXPLAIN SELECT count(*) FROM {table}"))
+            assert "Task Count: 1\n" not in fanned
+        finally:
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+def _archive_with_configure(path: Path, script: str) -> None:
+    """A source archive whose ./configure is ``script`` (a build that fails where we say)."""
+    configure = path.parent / "configure"
+    configure.write_text(script)
+    configure.chmod(0o755)
+    with tarfile.open(path, "w:gz") as tar:
+        tar.add(configure, arcname="./configure")
+
+
+def test_failed_build_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(citus_build.CACHE_ENV, str(tmp_path / "cache"))
+    source = tmp_path / "vendor" / "citus-broken.tar.gz"
+    source.parent.mkdir()
+    _archive_with_configure(source, "#!/bin/sh\necho 'checking for a thing that is not here... no'\nexit 3\n")
+    with pytest.raises(citus_build.BuildError, match="(?s)configure.*exit 3.*a thing that is not here"):
+        citus_build.citus_install(source)
+    assert not [p for p in (tmp_path / "cache" / "kronograph-tests").iterdir() if p.is_dir()]  # nothing cached
+
+
+def test_archive_checked_against_its_sums(tmp_path: Path) -> None:
+    source = tmp_path / "citus-x.tar.gz"
+    _archive_with_configure(source, "#!/bin/sh\nexit 0\n")
+    (tmp_path / "SHA256SUMS").write_text(f"{'0' * 64}  {source.name}\n")
+    with pytest.raises(citus_build.BuildError, match="SHA256SUMS"):
+        citus_build.checked_sha256(source)
+
+
+def test_skipped_without_archive_or_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(citus_server.URL_ENV, raising=False)
+    monkeypatch.setenv(citus_build.ARCHIVE_ENV, str(tmp_path / "missing.tar.gz"))
+    why = citus_server.unavailable()
+    assert why is not None and citus_server.URL_ENV in why
+    monkeypatch.setenv(citus_server.URL_ENV, "postgresql://somewhere/memory")
+    assert citus_server.unavailable() is None
