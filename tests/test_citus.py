@@ -89,3 +89,34 @@ def test_skipped_without_archive_or_url(tmp_path: Path, monkeypatch: pytest.Monk
     assert why is not None and citus_server.URL_ENV in why
     monkeypatch.setenv(citus_server.URL_ENV, "postgresql://somewhere/memory")
     assert citus_server.unavailable() is None
+
+
+def test_memory_on_the_cluster_distributes_its_schema(coordinator: str) -> None:
+    from datetime import UTC, datetime
+
+    from kronograph import Memory
+    from kronograph.store.postgres.schema import GROUP_TABLES, STORE_TABLES
+
+    group = f"g-{uuid.uuid4().hex[:12]}"  # the cluster's database is shared by the tests: a group of our own
+    with Memory(coordinator, model=None) as memory:
+        memory.add_fact(group, "Alice", "LIVES_IN", "Paris", valid_at=datetime(2024, 1, 1, tzinfo=UTC))
+        memory.add_episode(group, "Alice moved to Lyon in 2025. Alice works at Acme.",
+                           reference_time=datetime(2025, 6, 1, tzinfo=UTC), episode_id="e1").raise_for_status()
+        facts = {(f.subject, f.relation, f.object) for f in memory.facts(group, include_retired=True)}
+        assert ("Alice", "LIVES_IN", "Paris") in facts
+        assert any(f[2] == "Lyon" for f in facts), facts
+        assert memory.facts(f"{group}-other") == []
+    with psycopg.connect(coordinator, autocommit=True) as conn:
+        kinds = dict(conn.execute(
+            "SELECT table_name::text, citus_table_type || ':' || coalesce(distribution_column, '-')"
+            " || ':' || colocation_id FROM citus_tables"
+        ).fetchall())
+        groups_kind = kinds["groups"]
+        assert groups_kind.startswith("distributed:group_id:")
+        for table in GROUP_TABLES:  # distributed by group, all co-located with groups
+            assert kinds.get(table) == groups_kind, (table, kinds.get(table))
+        for table in STORE_TABLES:
+            assert str(kinds.get(table)).startswith("reference:"), table
+        assert "schema_migrations" not in kinds  # the coordinator's own bookkeeping
+        plan = "\n".join(r[0] for r in conn.execute("EXPLAIN SELECT * FROM facts WHERE group_id = %s", (group,)))
+        assert "Task Count: 1" in plan

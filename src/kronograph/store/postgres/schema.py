@@ -21,9 +21,10 @@ from psycopg import AsyncConnection
 
 from ...errors import SchemaError
 from ...event_relations import BUILT_IN_EVENTS
+from .citus import distribute
 
 __all__ = [
-    "GROUP_TABLES", "HNSW_MAX_DIMENSIONS", "LOCK_SPACE", "MIGRATIONS", "VECTOR_TABLES", "migrate",
+    "GROUP_TABLES", "HNSW_MAX_DIMENSIONS", "LOCK_SPACE", "MIGRATIONS", "STORE_TABLES", "VECTOR_TABLES", "migrate",
     "vector_index_statements",
 ]
 
@@ -488,6 +489,9 @@ GROUP_TABLES = (
     "communities", "community_members", "model_replies", "group_settings",
 )
 
+# Store-wide tables (Citus: reference tables, a copy on every node).
+STORE_TABLES = ("store_settings",)
+
 # Tables with vectors, and the rows of each that search reads.
 VECTOR_TABLES = ("facts", "entities", "episodes", "communities")
 
@@ -567,4 +571,5 @@ async def migrate(conn: AsyncConnection) -> int:
             await conn.execute(
                 "INSERT INTO schema_migrations(version, name) VALUES (%s, %s)", (version, name)
             )
+    await distribute(conn, GROUP_TABLES, STORE_TABLES, (LOCK_SPACE, 0))  # where Citus is installed
     return latest
