@@ -80,6 +80,28 @@ class CitusCluster:
     def workers(self) -> list[EmbeddedPostgres]:
         return self.nodes[1:]
 
+    def fresh_database(self, name: str, *, citus: bool = True) -> str:
+        """A new database on every node, with both extensions and the workers
+        added (about 1.5 s), for a test that needs an empty cluster database
+        (a template would make no shards); returns the coordinator's URL of
+        it. ``citus=False`` leaves the coordinator's a plain PostgreSQL
+        database until :meth:`add_citus` (a memory that moves onto Citus)."""
+        for node in self.nodes:
+            _admin(node.url, f'CREATE DATABASE "{name}"')
+        for node in self.workers:
+            _admin(node.database_url(name), "CREATE EXTENSION citus", "CREATE EXTENSION vector")
+        if citus:
+            self.add_citus(name)
+        return self.nodes[0].database_url(name)
+
+    def add_citus(self, name: str) -> None:
+        """Citus on the coordinator's database ``name``, with the workers added."""
+        coordinator = self.nodes[0]
+        _admin(coordinator.database_url(name), "CREATE EXTENSION IF NOT EXISTS citus",
+               "CREATE EXTENSION IF NOT EXISTS vector",
+               f"SELECT citus_set_coordinator_host('127.0.0.1', {coordinator.port})",
+               *(f"SELECT citus_add_node('127.0.0.1', {node.port})" for node in self.workers))
+
     def stop(self) -> None:
         """Stop every node, even when one fails to stop."""
         nodes, self.nodes = self.nodes, []

@@ -3,6 +3,7 @@ distributed table's rows are routed to shards on them."""
 
 from __future__ import annotations
 
+import asyncio
 import tarfile
 import uuid
 from pathlib import Path
@@ -120,3 +121,55 @@ def test_memory_on_the_cluster_distributes_its_schema(coordinator: str) -> None:
         assert "schema_migrations" not in kinds  # the coordinator's own bookkeeping
         plan = "\n".join(r[0] for r in conn.execute("EXPLAIN SELECT * FROM facts WHERE group_id = %s", (group,)))
         assert "Task Count: 1" in plan
+    assert not asyncio.run(_distribute_again(coordinator))  # once distributed, opening changes nothing
+
+
+async def _distribute_again(url: str) -> bool:
+    from kronograph.store.postgres.citus import distribute
+    from kronograph.store.postgres.schema import GROUP_TABLES, LOCK_SPACE, STORE_TABLES
+
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        return await distribute(conn, GROUP_TABLES, STORE_TABLES, (LOCK_SPACE, 0))
+
+
+def _foreign_keys(url: str) -> set[tuple[str, str]]:
+    with psycopg.connect(url) as conn:
+        return {(str(t), str(d)) for t, d in conn.execute(
+            "SELECT conrelid::regclass::text, pg_get_constraintdef(oid) FROM pg_constraint"
+            " WHERE contype = 'f' AND connamespace = 'public'::regnamespace"
+        )}
+
+
+def test_a_memory_with_rows_is_distributed_when_citus_comes(coordinator: str) -> None:
+    from datetime import UTC, datetime
+
+    from kronograph import Memory
+
+    cluster = citus_server.cluster()
+    if cluster is None:
+        pytest.skip("needs the tests' own cluster (a database made on every node)")
+    name = f"kg_{uuid.uuid4().hex[:12]}"
+    url = cluster.fresh_database(name, citus=False)  # a plain PostgreSQL memory first
+    with Memory(url, model=None) as memory:
+        memory.add_fact("g", "Alice", "LIVES_IN", "Paris", valid_at=datetime(2024, 1, 1, tzinfo=UTC))
+        memory.add_fact("g", "Alice", "LIVES_IN", "Lyon", valid_at=datetime(2025, 1, 1, tzinfo=UTC))
+        memory.add_episode("g", "Bob works at Acme.", reference_time=datetime(2025, 6, 1, tzinfo=UTC),
+                           episode_id="e1").raise_for_status()
+        before = sorted((f.subject, f.relation, f.object, f.valid_at, f.invalid_at)
+                        for f in memory.facts("g", include_retired=True))
+    keys = _foreign_keys(url)
+    assert keys
+    cluster.add_citus(name)
+    with Memory(url, model=None) as memory:  # opening distributes the tables, rows and all
+        after = sorted((f.subject, f.relation, f.object, f.valid_at, f.invalid_at)
+                       for f in memory.facts("g", include_retired=True))
+        memory.add_fact("g", "Bob", "LIVES_IN", "Nantes")
+        assert any(f.object == "Nantes" for f in memory.facts("g"))
+    assert after == before
+    assert _foreign_keys(url) == keys  # every key back, as it was
+    with psycopg.connect(url) as conn:
+        assert conn.execute(
+            "SELECT count(*) FROM citus_tables WHERE table_name = 'facts'::regclass"
+            " AND citus_table_type = 'distributed'"
+        ).fetchone() == (1,)
+        assert conn.execute("SELECT count(*) FROM facts").fetchone() == (len(before) + 1,)
