@@ -173,3 +173,41 @@ def test_a_memory_with_rows_is_distributed_when_citus_comes(coordinator: str) ->
             " AND citus_table_type = 'distributed'"
         ).fetchone() == (1,)
         assert conn.execute("SELECT count(*) FROM facts").fetchone() == (len(before) + 1,)
+
+
+def _table_kinds(url: str) -> dict[str, str]:
+    with psycopg.connect(url) as conn:
+        return {str(t): str(k) for t, k in conn.execute(
+            "SELECT table_name::text, citus_table_type || ':' || colocation_id FROM citus_tables"
+        )}
+
+
+def test_an_old_schema_on_citus_migrates_distributed(coordinator: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kronograph import Memory
+    from kronograph.store.postgres import schema
+
+    cluster = citus_server.cluster()
+    if cluster is None:
+        pytest.skip("needs the tests' own cluster (a database made on every node)")
+    url = cluster.fresh_database(f"kg_{uuid.uuid4().hex[:12]}")
+    latest = list(schema.MIGRATIONS)
+    # Version 3: before sagas, communities, group settings and the reply cache keyed by group.
+    monkeypatch.setattr(schema, "MIGRATIONS", [m for m in latest if m[0] <= 3])
+    asyncio.run(_open(url))
+    old = _table_kinds(url)
+    assert old["facts"] == old["groups"] and old["groups"].startswith("distributed:")
+    assert "model_replies" not in old  # keyed by prompt alone: Citus could not distribute it by group
+    monkeypatch.setattr(schema, "MIGRATIONS", latest)
+    with Memory(url, model=None) as memory:  # migrates the rest on the distributed tables
+        memory.add_fact("g", "Alice", "LIVES_IN", "Paris")
+        assert [f.object for f in memory.facts("g")] == ["Paris"]
+    kinds = _table_kinds(url)
+    assert {t: kinds.get(t) for t in schema.GROUP_TABLES} == {t: old["groups"] for t in schema.GROUP_TABLES}
+
+
+async def _open(url: str) -> None:
+    from kronograph.store.postgres import PostgresStore
+
+    store = PostgresStore(url, min_size=0, max_size=1)
+    await store.open()
+    await store.close()

@@ -33,12 +33,18 @@ async def has_citus(conn: AsyncConnection) -> bool:
 
 async def _pending(conn: AsyncConnection, tables: Sequence[str]) -> dict[str, str | None]:
     """Each of ``tables`` that exists, with its Citus partition method
-    (``h``: distributed by hash, ``n``: reference; None: a local table)."""
+    (``h``: distributed by hash, ``n``: reference; None: a local table, ``-``:
+    a local table whose primary key lacks ``group_id``, which Citus cannot
+    distribute by it: the reply cache of a schema before version 8, keyed by
+    prompt alone, stays local until the migration that keys it by group)."""
     cur = await conn.execute(
-        "SELECT t.name, p.partmethod::text FROM unnest(%s::text[]) AS t(name)"
+        "SELECT t.name, coalesce(p.partmethod::text, CASE WHEN EXISTS ("
+        "  SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)"
+        "  WHERE i.indrelid = c.oid AND i.indisprimary AND a.attname = %s) THEN NULL ELSE '-' END)"
+        " FROM unnest(%s::text[]) AS t(name)"
         " JOIN pg_class c ON c.oid = to_regclass(t.name)"
         " LEFT JOIN pg_dist_partition p ON p.logicalrelid = c.oid",
-        (list(tables),),
+        (DISTRIBUTION_COLUMN, list(tables)),
     )
     return {str(name): (str(method) if method is not None else None) for name, method in await cur.fetchall()}
 
@@ -101,7 +107,7 @@ async def distribute(
 
 def _local(methods: dict[str, str | None], group_tables: Sequence[str], reference_tables: Sequence[str]) -> list[str]:
     """The tables still to distribute, ``groups`` first (the others are co-located with it)."""
-    wanted = [t for t in group_tables if t in methods and methods[t] != "h"]
+    wanted = [t for t in group_tables if t in methods and methods[t] is None]
     wanted += [t for t in reference_tables if t in methods and methods[t] != "n"]
     return sorted(wanted, key=lambda t: t != COLOCATE_WITH)
 

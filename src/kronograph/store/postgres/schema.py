@@ -22,6 +22,7 @@ from psycopg import AsyncConnection
 from ...errors import SchemaError
 from ...event_relations import BUILT_IN_EVENTS
 from .citus import distribute
+from .script import statements
 
 __all__ = [
     "GROUP_TABLES", "HNSW_MAX_DIMENSIONS", "LOCK_SPACE", "MIGRATIONS", "STORE_TABLES", "VECTOR_TABLES", "migrate",
@@ -567,7 +568,8 @@ async def migrate(conn: AsyncConnection) -> int:
             await conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (LOCK_SPACE,))
             if await _version(conn) >= version:  # another process got there first
                 continue
-            await conn.execute(script)  # type: ignore[arg-type]  # a fixed script, no parameters
+            for statement in statements(script):  # one by one: Citus runs a text of several on no worker
+                await conn.execute(statement)  # type: ignore[arg-type]  # a fixed script, no parameters
             await conn.execute(
                 "INSERT INTO schema_migrations(version, name) VALUES (%s, %s)", (version, name)
             )
