@@ -211,3 +211,20 @@ async def _open(url: str) -> None:
     store = PostgresStore(url, min_size=0, max_size=1)
     await store.open()
     await store.close()
+
+
+def test_kronograph_migrate_into_citus(coordinator: str, tmp_path: Path) -> None:
+    from kronograph.migrate import migrate_memory_sync
+
+    from .test_migrate import build_memory
+
+    cluster = citus_server.cluster()
+    if cluster is None:
+        pytest.skip("needs the tests' own cluster (a database made on every node)")
+    source = build_memory(tmp_path / "memory.db")  # four groups, every table used
+    target = cluster.fresh_database(f"kg_{uuid.uuid4().hex[:12]}")
+    report = migrate_memory_sync(source, target, sample=3)  # copied, counted, and sampled answers compared
+    assert report.ok, report.verification
+    assert report.groups == 4
+    kinds = _table_kinds(target)
+    assert kinds["facts"] == kinds["groups"] and kinds["groups"].startswith("distributed:")
