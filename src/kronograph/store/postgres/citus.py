@@ -67,8 +67,8 @@ async def _foreign_keys(conn: AsyncConnection, tables: Sequence[str]) -> list[_K
 async def distribute(
     conn: AsyncConnection, group_tables: Sequence[str], reference_tables: Sequence[str], lock: tuple[int, int]
 ) -> bool:
-    """Distribute whichever of the tables are still local (a no-op, one
-    query, once they all are). ``conn`` is in autocommit mode; the work is
+    """Distribute whichever of the tables are still local (once they all
+    are: two catalog queries, and one without Citus). ``conn`` is in autocommit mode; the work is
     one transaction under the schema's advisory ``lock``, so that two
     processes opening the database at once do not both distribute. Returns
     whether anything was distributed."""
