@@ -125,6 +125,7 @@ def _admin(url: str, *statements: str) -> None:
 
 _cluster: CitusCluster | None = None
 _url: str | None = None
+_failed: str | None = None  # why the cluster could not start, once it could not
 
 
 def unavailable() -> str | None:
@@ -138,18 +139,24 @@ def unavailable() -> str | None:
 def coordinator_url() -> str:
     """The coordinator's URL, building Citus and starting the cluster on
     first use; skips the test where Citus is unavailable (fails it in CI)."""
-    global _cluster, _url
+    global _cluster, _url, _failed
     if _url is None:
         why = unavailable()
         if why is not None:
             if os.environ.get("CI", "").lower() == "true":
                 pytest.fail(f"{why}, and CI must run the Citus tests")
             pytest.skip(why)
+        if _failed is not None:  # tried once in this process: not built nor started again per test
+            pytest.fail(f"the Citus cluster did not start: {_failed}")
         url = os.environ.get(URL_ENV)
         if not url:
             source = citus_build.archive()
             assert source is not None
-            _cluster = CitusCluster(citus_build.citus_install(source))
+            try:
+                _cluster = CitusCluster(citus_build.citus_install(source))
+            except Exception as exc:
+                _failed = str(exc)
+                raise
             url = _cluster.url
         _url = url
     return _url
