@@ -8,7 +8,8 @@ the session (and at exit, whatever happened).
 instead (its database must have both extensions and its workers added).
 Test isolation cannot copy a template database (``CREATE DATABASE …
 TEMPLATE`` makes no shards on the workers): each test uses groups or tables
-of its own. Where there is neither an archive to build nor a URL, the Citus
+of its own, or, on the tests' own cluster, a database made on every node
+(:meth:`CitusCluster.fresh_database`; skipped on a cluster given by URL). Where there is neither an archive to build nor a URL, the Citus
 tests are skipped, saying why; under ``CI=true`` that is a failure.
 """
 
