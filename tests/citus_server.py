@@ -9,8 +9,9 @@ instead (its database must have both extensions and its workers added).
 Test isolation cannot copy a template database (``CREATE DATABASE …
 TEMPLATE`` makes no shards on the workers): each test uses groups or tables
 of its own, or, on the tests' own cluster, a database made on every node
-(:meth:`CitusCluster.fresh_database`; skipped on a cluster given by URL). Where there is neither an archive to build nor a URL, the Citus
-tests are skipped, saying why; under ``CI=true`` that is a failure.
+(:meth:`CitusCluster.fresh_database`; skipped on a cluster given by URL).
+Where there is neither an archive to build nor a URL, the Citus tests are
+skipped, saying why; under ``CI=true`` that is a failure.
 """
 
 from __future__ import annotations

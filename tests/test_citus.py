@@ -107,6 +107,8 @@ def test_memory_on_the_cluster_distributes_its_schema(coordinator: str) -> None:
         assert ("Alice", "LIVES_IN", "Paris") in facts
         assert any(f[2] == "Lyon" for f in facts), facts
         assert memory.facts(f"{group}-other") == []
+        found = memory.search(group, "Alice Lyon").facts  # vectors and full text, on the group's shard
+        assert any(hit.item.subject == "Alice" and hit.item.episodes == ("e1",) for hit in found)
     with psycopg.connect(coordinator, autocommit=True) as conn:
         kinds = dict(conn.execute(
             "SELECT table_name::text, citus_table_type || ':' || coalesce(distribution_column, '-')"
