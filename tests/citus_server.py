@@ -44,6 +44,7 @@ class CitusCluster:
 
     def __init__(self, install: Path, workers: int = WORKERS) -> None:
         self.nodes: list[EmbeddedPostgres] = []
+        self.made: list[str] = []  # databases fresh_database made, until dropped
         try:
             self._start(install, 1 + workers)
             for node in self.nodes:
@@ -88,6 +89,7 @@ class CitusCluster:
         (a template would make no shards); returns the coordinator's URL of
         it. ``citus=False`` leaves the coordinator's a plain PostgreSQL
         database until :meth:`add_citus` (a memory that moves onto Citus)."""
+        self.made.append(name)
         for node in self.nodes:
             _admin(node.url, f'CREATE DATABASE "{name}"')
         for node in self.workers:
@@ -95,6 +97,15 @@ class CitusCluster:
         if citus:
             self.add_citus(name)
         return self.nodes[0].database_url(name)
+
+    def drop_databases(self) -> None:
+        """Drop the databases :meth:`fresh_database` made, on every node: each
+        database with Citus keeps a maintenance daemon (a background worker
+        and its connections) on every node while it exists."""
+        made, self.made = self.made, []
+        for name in made:
+            for node in self.nodes:
+                _admin(node.url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
     def add_citus(self, name: str) -> None:
         """Citus on the coordinator's database ``name``, with the workers added."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import tarfile
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -17,6 +18,18 @@ from . import citus_build, citus_server
 @pytest.fixture(scope="module")
 def coordinator() -> str:
     return citus_server.coordinator_url()
+
+
+@pytest.fixture
+def cluster(coordinator: str) -> Iterator[citus_server.CitusCluster]:
+    """The tests' own cluster; the databases a test makes on it are dropped after it."""
+    cluster = citus_server.cluster()
+    if cluster is None:
+        pytest.skip("needs the tests' own cluster (a database made on every node)")
+    try:
+        yield cluster
+    finally:
+        cluster.drop_databases()
 
 
 def test_workers_are_active(coordinator: str) -> None:
@@ -142,14 +155,11 @@ def _foreign_keys(url: str) -> set[tuple[str, str]]:
         )}
 
 
-def test_a_memory_with_rows_is_distributed_when_citus_comes(coordinator: str) -> None:
+def test_a_memory_with_rows_is_distributed_when_citus_comes(cluster: citus_server.CitusCluster) -> None:
     from datetime import UTC, datetime
 
     from kronograph import Memory
 
-    cluster = citus_server.cluster()
-    if cluster is None:
-        pytest.skip("needs the tests' own cluster (a database made on every node)")
     name = f"kg_{uuid.uuid4().hex[:12]}"
     url = cluster.fresh_database(name, citus=False)  # a plain PostgreSQL memory first
     with Memory(url, model=None) as memory:
@@ -184,13 +194,12 @@ def _table_kinds(url: str) -> dict[str, str]:
         )}
 
 
-def test_an_old_schema_on_citus_migrates_distributed(coordinator: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_old_schema_on_citus_migrates_distributed(
+    cluster: citus_server.CitusCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from kronograph import Memory
     from kronograph.store.postgres import schema
 
-    cluster = citus_server.cluster()
-    if cluster is None:
-        pytest.skip("needs the tests' own cluster (a database made on every node)")
     url = cluster.fresh_database(f"kg_{uuid.uuid4().hex[:12]}")
     latest = list(schema.MIGRATIONS)
     # Version 3: before sagas, communities, group settings and the reply cache keyed by group.
@@ -215,14 +224,11 @@ async def _open(url: str) -> None:
     await store.close()
 
 
-def test_kronograph_migrate_into_citus(coordinator: str, tmp_path: Path) -> None:
+def test_kronograph_migrate_into_citus(cluster: citus_server.CitusCluster, tmp_path: Path) -> None:
     from kronograph.migrate import migrate_memory_sync
 
     from .test_migrate import build_memory
 
-    cluster = citus_server.cluster()
-    if cluster is None:
-        pytest.skip("needs the tests' own cluster (a database made on every node)")
     source = build_memory(tmp_path / "memory.db")  # four groups, every table used
     target = cluster.fresh_database(f"kg_{uuid.uuid4().hex[:12]}")
     report = migrate_memory_sync(source, target, sample=3)  # copied, counted, and sampled answers compared
