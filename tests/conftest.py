@@ -10,7 +10,7 @@ import pytest
 
 from kronograph.store import SQLiteStore, Store
 
-from . import pg_server
+from . import citus_server, pg_server
 
 BACKENDS = ["sqlite-memory", "sqlite-file", "postgres"]
 
@@ -27,7 +27,10 @@ def make_store(backend: str, directory: Path, name: str, *, threaded: bool = Fal
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    pg_server.shutdown()
+    try:
+        pg_server.shutdown()
+    finally:
+        citus_server.shutdown()
 
 
 class StepClock:

@@ -9,12 +9,15 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
+import re
+import shlex
 import shutil
 import socket
 import stat
 import subprocess
 import tempfile
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -73,7 +76,8 @@ def server_install(install: Path, *, for_another_user: bool) -> Path:
     if not for_another_user or (_reachable_by_others(install) and (not libs.exists() or _reachable_by_others(libs))):
         return install
     binary = install / "bin" / "postgres"
-    stamp = f"{binary.stat().st_size}:{binary.stat().st_mtime_ns}"  # copies keep the mtime
+    # Copies keep the mtime, so the path tells a private tree (Citus built in) from the wheel's.
+    stamp = f"{install.resolve()}:{binary.stat().st_size}:{binary.stat().st_mtime_ns}"
     target = Path(tempfile.gettempdir()) / f"kronograph-pginstall-{hashlib.sha256(stamp.encode()).hexdigest()[:16]}"
     copied = target / install.parent.name / install.name
     if _private_copy_ok(target):
@@ -109,6 +113,16 @@ def _run(bin_dir: Path, exe: str, args: list[str], *, user: str | None, timeout:
             raise RuntimeError(f"{exe} failed (exit {exc.returncode}): {out.read().strip()[-2000:]}") from exc
 
 
+def _settings_options(settings: Mapping[str, str]) -> str:
+    """``-c name=value`` for each setting, quoted for the shell pg_ctl starts the server with."""
+    options = ""
+    for name, value in settings.items():
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name):
+            raise ValueError(f"not a server setting's name: {name!r}")
+        options += " -c " + shlex.quote(f"{name}={value}")
+    return options
+
+
 class EmbeddedPostgres:
     """initdb and pg_ctl from the wheel's binaries: a server on a free port of
     127.0.0.1, with its data in a temporary directory removed on ``stop()``.
@@ -116,10 +130,12 @@ class EmbeddedPostgres:
     the wheel's making: PostgreSQL refuses to run as root. That user runs a
     copy of the binaries when it cannot reach the wheel's (a checkout in a
     0700 folder). ``install`` is the PostgreSQL installation to run (the
-    wheel's ``pginstall`` by default)."""
+    wheel's ``pginstall`` by default); ``settings`` are more server settings
+    (``{"shared_preload_libraries": "citus"}``), given on its command line."""
 
     def __init__(
-        self, *, max_connections: int = 200, primary: EmbeddedPostgres | None = None, install: Path | None = None
+        self, *, max_connections: int = 200, primary: EmbeddedPostgres | None = None, install: Path | None = None,
+        settings: Mapping[str, str] | None = None,
     ) -> None:
         try:
             with warnings.catch_warnings():
@@ -152,7 +168,7 @@ class EmbeddedPostgres:
                                            "-h", "127.0.0.1", "-p", str(primary.port), "-U", "postgres"])
             options = (
                 f"-h 127.0.0.1 -p {self.port} -k {self.root} -c max_connections={int(max_connections)}"
-                " -c fsync=off -c synchronous_commit=off"
+                " -c fsync=off -c synchronous_commit=off" + _settings_options(settings or {})
             )
             self._pg("pg_ctl", ["-D", str(self._data), "-w", "-o", options, "-l", str(self.root / "log"), "start"],
                      timeout=60)

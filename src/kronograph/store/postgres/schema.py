@@ -21,9 +21,11 @@ from psycopg import AsyncConnection
 
 from ...errors import SchemaError
 from ...event_relations import BUILT_IN_EVENTS
+from .citus import distribute
+from .script import statements
 
 __all__ = [
-    "GROUP_TABLES", "HNSW_MAX_DIMENSIONS", "LOCK_SPACE", "MIGRATIONS", "VECTOR_TABLES", "migrate",
+    "GROUP_TABLES", "HNSW_MAX_DIMENSIONS", "LOCK_SPACE", "MIGRATIONS", "STORE_TABLES", "VECTOR_TABLES", "migrate",
     "vector_index_statements",
 ]
 
@@ -488,6 +490,9 @@ GROUP_TABLES = (
     "communities", "community_members", "model_replies", "group_settings",
 )
 
+# Store-wide tables (Citus: reference tables, a copy on every node).
+STORE_TABLES = ("store_settings",)
+
 # Tables with vectors, and the rows of each that search reads.
 VECTOR_TABLES = ("facts", "entities", "episodes", "communities")
 
@@ -563,8 +568,10 @@ async def migrate(conn: AsyncConnection) -> int:
             await conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (LOCK_SPACE,))
             if await _version(conn) >= version:  # another process got there first
                 continue
-            await conn.execute(script)  # type: ignore[arg-type]  # a fixed script, no parameters
+            for statement in statements(script):  # one by one: Citus runs a text of several on no worker
+                await conn.execute(statement)  # type: ignore[arg-type]  # a fixed script, no parameters
             await conn.execute(
                 "INSERT INTO schema_migrations(version, name) VALUES (%s, %s)", (version, name)
             )
+    await distribute(conn, GROUP_TABLES, STORE_TABLES, (LOCK_SPACE, 0))  # where Citus is installed
     return latest

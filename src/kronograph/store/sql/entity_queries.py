@@ -60,7 +60,7 @@ def entities_named(d: Dialect, group_id: str, name_keys: Collection[str]) -> Que
 @cache
 def _aliased_sql(d: Dialect) -> str:
     return (
-        f"SELECT {d.columns.entity} FROM entity_aliases a JOIN entities e ON e.uuid = a.entity_uuid"
+        f"SELECT {d.columns.entity} FROM entity_aliases a JOIN entities e ON {d.on('e', 'a', 'e.uuid = a.entity_uuid')}"
         f" WHERE a.group_id = {d.p('g')} AND a.alias_key = {d.p('key')} ORDER BY {entity_order(d)}"
     )
 
