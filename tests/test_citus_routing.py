@@ -255,6 +255,12 @@ def _workload(memory: Any, recorder: Recorder, group: str) -> None:
     memory.history(group, fact.uuid)
     memory.fact_sources(group, fact.uuid)
     memory.conflicts(group, fact.uuid)
+    step("add_episodes")
+    batch = [{"content": "Erin lives in Oslo.", "episode_id": "b0", "reference_time": t0},
+             {"content": "Erin works at Acme.", "episode_id": "b1", "reference_time": t0}]
+    memory.check_episodes(group, batch)
+    for result in memory.add_episodes(group, batch):
+        result.raise_for_status()
     step("add_messages")
     memory.add_messages(group, [{"role": "user", "content": "I live in Paris."}], user_name="Dana", thread="t")
     step("search")
@@ -291,7 +297,8 @@ def _workload(memory: Any, recorder: Recorder, group: str) -> None:
     memory.user(group)
     step("merge")
     memory.add_fact(group, "Al", "WORKS_AT", "Acme", valid_at=t0)
-    memory.merge_entities(group, "Alice", "Al")
+    merged = memory.merge_entities(group, "Alice", "Al")
+    memory.split_entity(group, merged.merge_id)
     step("remove_fact")
     memory.remove_fact(group, fact.uuid)
     step("remove_episode")
@@ -301,6 +308,7 @@ def _workload(memory: Any, recorder: Recorder, group: str) -> None:
     memory.forget(group, episode_id="e0")
     step("queue")
     memory.enqueue_episode(group, "Carol joined Acme in 2023.", reference_time=t0, episode_id="q1")
+    memory.enqueue_messages(group, [{"role": "user", "content": "I moved to Rome."}], thread="t")
     memory.process_queue()
     memory.queue_stats()
     memory.held_episodes()
@@ -327,7 +335,7 @@ def test_every_group_statement_routes_to_one_shard(coordinator: str, recorder: R
     # Every step of the workload sent group-scoped statements that were explained and routed.
     routed = {step for v in verdicts if v.tasks and not v.fans_out for step in v.steps}
     assert routed >= {"add_fact", "add_episode", "facts", "search", "forget", "queue", "sagas", "settings",
-                      "maintenance", "merge", "add_messages"}
+                      "maintenance", "merge", "add_messages", "add_episodes"}
 
 
 def test_a_fan_out_outside_the_list_fails(coordinator: str) -> None:
