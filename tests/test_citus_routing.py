@@ -26,6 +26,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -37,7 +38,7 @@ from . import citus_server
 # The operations that read every group on purpose: name -> (what the
 # statement looks like, why it may). Closed: a fan-out not listed here fails.
 CROSS_GROUP: dict[str, tuple[str, str]] = {
-    "unfinished episodes": (
+    "resuming unfinished episodes": (
         r"^SELECT group_id, uuid, status, .* FROM episodes WHERE status = ANY\(",
         "resume (Memory opened with resume=True, Memory.resume, kronograph resume) looks for episodes of any"
         " group left unfinished: once per process start, not per request",
@@ -47,12 +48,12 @@ CROSS_GROUP: dict[str, tuple[str, str]] = {
         "Memory.held_episodes and kronograph resume list the episodes of any group whose lease is live:"
         " an operator's view, never per request",
     ),
-    "queued groups": (
+    "the queue's scan for groups with work": (
         r"^SELECT group_id FROM episodes WHERE status = 'queued' GROUP BY group_id",
         "the queue's scan for groups with work: a worker asks which groups have queued episodes, then"
         " takes each group's in one shard",
     ),
-    "groups": (
+    "`groups()`": (
         r"^SELECT group_id FROM groups ORDER BY",
         "Memory.groups() lists every group of the store",
     ),
@@ -358,7 +359,7 @@ def test_a_fan_out_outside_the_list_fails(coordinator: str) -> None:
     assert len(found) == 2, found
     assert "fans out" in found[0] and "rogue" in found[0]
     assert "listed as cross-group (revision) but routed" in found[1]
-    assert verdicts[2].tasks == [1] and verdicts[3].cross_group == "groups" and verdicts[3].fans_out
+    assert verdicts[2].tasks == [1] and verdicts[3].cross_group == "`groups()`" and verdicts[3].fans_out
     assert verdicts[4].unexplained == UNEXPLAINED["BEGIN"]
     assert verdicts[5].via_coordinator and not verdicts[5].unrouted
 
@@ -377,3 +378,21 @@ class Memory_schema:
 
     def __exit__(self, *exc: object) -> None:
         return None
+
+
+def _doc_table(heading: str) -> list[str]:
+    """The first cells of the table under ``heading`` in docs/scaling.md's
+    "Which queries cross shards" section."""
+    doc = (Path(__file__).parent.parent / "docs" / "scaling.md").read_text()
+    section = doc[doc.index("### Which queries cross shards"):]
+    section = section[: section.index("\n## ")]
+    table = section[section.index(heading):].split("\n\n")[1]
+    return [line.split("|")[1].strip() for line in table.splitlines()[2:]]
+
+
+def test_the_doc_lists_what_the_test_allows() -> None:
+    """docs/scaling.md names the same cross-group operations and the same
+    statements without a plan as this test allows."""
+    assert sorted(_doc_table("The cross-group operations")) == sorted(CROSS_GROUP)
+    words = {w.strip("`") for cell in _doc_table("Statements `EXPLAIN` cannot take") for w in cell.split(", ")}
+    assert words == set(UNEXPLAINED)
