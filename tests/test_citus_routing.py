@@ -21,7 +21,9 @@ as they are (transaction control, session settings, DDL) are classified by
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -268,6 +270,10 @@ def _workload(memory: Any, recorder: Recorder, group: str) -> None:
     memory.search(group, "where does Alice live")
     memory.search(group, "Acme", center_entity="Alice")  # the graph walk (one recursive query)
     memory.search([group, f"{group}-other"], "Acme Lyon work")
+    for recipe in ("hybrid_mmr", "hybrid_episode_mentions", "hybrid_node_distance", "bfs"):
+        memory.search(group, "Alice Acme", recipe=recipe, center_entity="Alice")
+    memory.search(group, "Alice", as_of=t0 + timedelta(days=500))
+    memory.search(group, "Alice", known_at=datetime.now(UTC), include_retired=True)
     step("entities")
     entities = memory.entities(group)
     memory.entities(group, name="Alice")
@@ -319,12 +325,41 @@ def _workload(memory: Any, recorder: Recorder, group: str) -> None:
     memory.groups()
 
 
+def _scripted_provider() -> Any:
+    """The benchmarks' scripted model (bench/scripted_model.py): extraction,
+    dedupe and judgments from rules, so ingestion asks a model and caches
+    its replies."""
+    module = sys.modules.get("scripted_model")  # loaded already (test_scripted_model.py does too)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(
+            "scripted_model", Path(__file__).resolve().parent.parent / "bench" / "scripted_model.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["scripted_model"] = module  # its dataclasses look their module up
+        spec.loader.exec_module(module)
+    return module.ScriptedProvider()
+
+
+def _model_workload(memory: Any, recorder: Recorder, group: str) -> None:
+    """Ingestion with a model: its judgments of candidates, the reply cache
+    (a removed episode ingested again asks the same prompts)."""
+    recorder.step = "model"
+    t0 = datetime(2024, 3, 1, tzinfo=UTC)
+    for i, text in enumerate(["Maya works at Globex.", "Maya left Globex and joined Initech."]):
+        memory.add_episode(group, text, reference_time=t0 + timedelta(days=i), episode_id=f"m{i}").raise_for_status()
+    memory.remove_episode(group, "m1")
+    memory.add_episode(group, "Maya left Globex and joined Initech.", reference_time=t0 + timedelta(days=1),
+                       episode_id="m2").raise_for_status()
+
+
 def test_every_group_statement_routes_to_one_shard(coordinator: str, recorder: Recorder) -> None:
     from kronograph import Memory
 
     group = f"g-{uuid.uuid4().hex[:12]}"  # the cluster is shared by the tests: a group of our own
     with Memory(coordinator, model=None) as memory:  # opening (the schema, resume) recorded too
         _workload(memory, recorder, group)
+    with Memory(coordinator, model=_scripted_provider(), resume=False) as memory:
+        _model_workload(memory, recorder, f"{group}-model")
     assert recorder.sent
     with _explainer(coordinator) as conn:
         verdicts = classify(conn, recorder.sent)
@@ -336,7 +371,7 @@ def test_every_group_statement_routes_to_one_shard(coordinator: str, recorder: R
     # Every step of the workload sent group-scoped statements that were explained and routed.
     routed = {step for v in verdicts if v.tasks and not v.fans_out for step in v.steps}
     assert routed >= {"add_fact", "add_episode", "facts", "search", "forget", "queue", "sagas", "settings",
-                      "maintenance", "merge", "add_messages", "add_episodes"}
+                      "maintenance", "merge", "add_messages", "add_episodes", "model"}
 
 
 def test_a_fan_out_outside_the_list_fails(coordinator: str) -> None:
