@@ -21,6 +21,7 @@ as they are (transaction control, session settings, DDL) are classified by
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import re
 import sys
@@ -352,6 +353,26 @@ def _model_workload(memory: Any, recorder: Recorder, group: str) -> None:
                        episode_id="m2").raise_for_status()
 
 
+async def _store_calls(url: str, recorder: Recorder, group: str) -> None:
+    """The store's calls the public workload does not reach, made directly:
+    a lease taken over and extended, the graph walked level by level, a
+    reply cached outside an episode, a store setting read."""
+    from kronograph.store.postgres import PostgresStore
+
+    recorder.step = "store calls"
+    store = PostgresStore(url)
+    now = datetime.now(UTC)
+    try:
+        await store.open()
+        await store.claim_episode(group, "e0", ("retryable",), "owner", now + timedelta(minutes=1), now)
+        await store.extend_leases(group, ["e0", "q1"], "owner", now + timedelta(minutes=2))
+        await store.neighbours(group, ["a", "b"], now)
+        await store.cache_reply(group, "key", "model", "{}", now)
+        await store.setting("embedder")
+    finally:
+        await store.close()
+
+
 def test_every_group_statement_routes_to_one_shard(coordinator: str, recorder: Recorder) -> None:
     from kronograph import Memory
 
@@ -360,6 +381,7 @@ def test_every_group_statement_routes_to_one_shard(coordinator: str, recorder: R
         _workload(memory, recorder, group)
     with Memory(coordinator, model=_scripted_provider(), resume=False) as memory:
         _model_workload(memory, recorder, f"{group}-model")
+    asyncio.run(_store_calls(coordinator, recorder, group))
     assert recorder.sent
     with _explainer(coordinator) as conn:
         verdicts = classify(conn, recorder.sent)
@@ -371,7 +393,7 @@ def test_every_group_statement_routes_to_one_shard(coordinator: str, recorder: R
     # Every step of the workload sent group-scoped statements that were explained and routed.
     routed = {step for v in verdicts if v.tasks and not v.fans_out for step in v.steps}
     assert routed >= {"add_fact", "add_episode", "facts", "search", "forget", "queue", "sagas", "settings",
-                      "maintenance", "merge", "add_messages", "add_episodes", "model"}
+                      "maintenance", "merge", "add_messages", "add_episodes", "model", "store calls"}
 
 
 def test_a_fan_out_outside_the_list_fails(coordinator: str) -> None:
