@@ -384,6 +384,9 @@ def test_every_group_statement_routes_to_one_shard(coordinator: str, recorder: R
     asyncio.run(_store_calls(coordinator, recorder, group))
     assert recorder.sent
     with _explainer(coordinator) as conn:
+        shards = conn.execute("SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = 'groups'::regclass").fetchone()
+        if shards is None or shards[0] < 2:  # a cluster of one's own (KRONOGRAPH_TEST_CITUS_URL) may have one
+            pytest.skip("the groups are in one shard: nothing can fan out")
         verdicts = classify(conn, recorder.sent)
     assert not problems(verdicts), "\n\n".join(problems(verdicts))
     seen = {v.cross_group for v in verdicts if v.cross_group is not None}
@@ -410,7 +413,8 @@ def test_a_fan_out_outside_the_list_fails(coordinator: str) -> None:
              ("g", ["e"], ["u"]), "mentions"),
     ]
     listed = {**CROSS_GROUP, "revision": (r"^SELECT revision FROM groups", "a test's")}
-    with Memory_schema(coordinator), _explainer(coordinator) as conn:
+    _create_schema(coordinator)
+    with _explainer(coordinator) as conn:
         verdicts = classify(conn, sent, listed)
     found = problems(verdicts)
     assert len(found) == 2, found
@@ -421,20 +425,12 @@ def test_a_fan_out_outside_the_list_fails(coordinator: str) -> None:
     assert verdicts[5].via_coordinator and not verdicts[5].unrouted
 
 
-class Memory_schema:
+def _create_schema(url: str) -> None:
     """The store's schema on the cluster (opening a memory creates it)."""
+    from kronograph import Memory
 
-    def __init__(self, url: str) -> None:
-        self.url = url
-
-    def __enter__(self) -> None:
-        from kronograph import Memory
-
-        with Memory(self.url, model=None, resume=False) as memory:
-            memory.groups()
-
-    def __exit__(self, *exc: object) -> None:
-        return None
+    with Memory(url, model=None, resume=False) as memory:
+        memory.groups()
 
 
 def _doc_table(heading: str) -> list[str]:
