@@ -10,12 +10,12 @@ or one task on a reference table), or it has no distributed scan at all
 (the catalog, ``schema_migrations``, a function call), or it is an
 ``INSERT ... SELECT`` of one group's rows that Citus writes through the
 coordinator to that group's shard (see :attr:`Verdict.via_coordinator`).
-The exceptions are
-:data:`CROSS_GROUP`, the closed list of operations that read every group on
-purpose, each with why (``docs/scaling.md``, "Which queries cross shards");
-a new fan-out fails the test, and so does an entry that no longer fans out
-or that the workload no longer reaches. Statements that cannot be explained
-as they are (transaction control, session settings, DDL) are classified by
+The exceptions are :data:`CROSS_GROUP`, the closed list of operations that
+read every group on purpose, each with why (``docs/scaling.md``, "Which
+queries cross shards"); a new fan-out fails the test, and so does an entry
+that no longer fans out or that the workload no longer reaches. Statements
+that cannot be explained as they are (transaction control, session
+settings, DDL, ANALYZE, forget's VACUUM) are classified by
 :data:`UNEXPLAINED`.
 """
 
