@@ -35,10 +35,13 @@ EPISODE_COLUMNS = (
     " p.lease_owner, p.lease_until, p.result, p.speaker, p.role"
 )
 # A fact's source episodes in order (jsonb, the type of a history snapshot's
-# list, so the two can be unioned).
+# list, so the two can be unioned). The subquery names its group by the
+# query's own parameter ``g`` (every query reading these columns has it),
+# not by ``f.group_id``: Citus routes a correlated subquery to the group's
+# shard only when its group is a constant; correlated, it runs on every shard.
 _EPISODES = (
     '(SELECT jsonb_agg(fs.episode_id ORDER BY fs.added_at, fs.episode_id COLLATE "C") FROM fact_sources fs'
-    "  WHERE fs.group_id = f.group_id AND fs.fact_uuid = f.uuid)"
+    "  WHERE fs.group_id = %(g)s AND fs.fact_uuid = f.uuid)"
 )
 # Public facts: the stored columns, the endpoint names and the sources.
 FACT_COLUMNS = (
@@ -59,10 +62,11 @@ RECORD_COLUMNS = (
 )
 # A fact record's sources in the same row: [[episode, valid_at, stated_invalid_at,
 # added_at], ...] in order, or NULL; one round trip instead of SQLite's two.
+# The group is the parameter ``g``, as in _EPISODES.
 SOURCE_COLUMN = (
     "(SELECT json_agg(json_build_array(fs.episode_id, fs.valid_at, fs.stated_invalid_at, fs.added_at)"
     ' ORDER BY fs.added_at, fs.episode_id COLLATE "C") FROM fact_sources fs'
-    " WHERE fs.group_id = f.group_id AND fs.fact_uuid = f.uuid)"
+    " WHERE fs.group_id = %(g)s AND fs.fact_uuid = f.uuid)"
 )
 # Facts with their endpoint entities (f, s, o).
 FROM_FACTS = (

@@ -339,8 +339,11 @@ async def mention_counts(
     return {u: int(n) for u, n in await fetch_all(conn, graph_queries.mention_counts(D, scope, group_id, keys))}
 
 # -- episodes ------------------------------------------------------------------
+# The neighbour's group is the query's parameter, not ``p.group_id``: Citus
+# routes a lateral subquery to the group's shard only when its group is a
+# constant (correlated, it runs on every shard).
 _NEXT = (
-    "LEFT JOIN LATERAL (SELECT q.uuid FROM episodes q WHERE q.group_id = p.group_id AND q.status = 'complete'"
+    "LEFT JOIN LATERAL (SELECT q.uuid FROM episodes q WHERE q.group_id = %(g)s AND q.status = 'complete'"
     " AND q.kind != 'fact' AND (q.reference_time, q.id) {0} (p.reference_time, p.id)"
     " ORDER BY q.reference_time {1}, q.id {1} LIMIT 1) {2} ON true"
 )
@@ -356,8 +359,8 @@ async def episode_neighbours(
         return {}
     cur = await conn.execute(
         f"SELECT p.uuid, before.uuid, after.uuid FROM episodes p {_NEXT.format('<', 'DESC', 'before')}"
-        f" {_NEXT.format('>', 'ASC', 'after')} WHERE p.group_id = %s AND p.uuid = ANY(%s)",
-        (group_id, keys),
+        f" {_NEXT.format('>', 'ASC', 'after')} WHERE p.group_id = %(g)s AND p.uuid = ANY(%(u)s)",
+        {"g": group_id, "u": keys},
     )
     found = {uuid: tuple(u for u in (before, after) if u is not None) for uuid, before, after in await cur.fetchall()}
     return {uuid: found[uuid] for uuid in keys if uuid in found}

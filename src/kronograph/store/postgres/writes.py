@@ -57,15 +57,31 @@ _ENCODING = Encoding(json=Jsonb, vector=_vector)
 # Changes whose rows go as one statement of arrays (one Bind and Execute
 # instead of one per row) when there are several: an episode mentions a few
 # entities and marks their summaries stale. Each takes one text[] per column
-# of its rows, in plan_rows' order; a uuid named twice is marked stale twice,
-# as row by row.
+# of its rows, in plan_rows' order, except the columns of the group, which
+# is the plan's and goes once, as text (see _array_params); a uuid named
+# twice is marked stale twice, as row by row. The group is a constant of the
+# statement, not joined from the arrays: Citus routes the update to the
+# group's shard only so (joined, it runs on every shard).
 _ARRAYS = {
     "mentions": "INSERT INTO mentions(group_id, episode_id, entity_uuid)"
-    " SELECT * FROM unnest(%s::text[], %s::text[], %s::text[]) ON CONFLICT DO NOTHING",
-    "stale_summaries": "UPDATE entities e SET summary_stale = e.summary_stale + v.n FROM (SELECT u, g,"
-    " count(*)::int AS n FROM unnest(%s::text[], %s::text[]) AS x(u, g) GROUP BY u, g) v"
-    " WHERE e.uuid = v.u AND e.group_id = v.g",
+    " SELECT %s::text, x.e, x.u FROM unnest(%s::text[], %s::text[]) AS x(e, u) ON CONFLICT DO NOTHING",
+    "stale_summaries": "UPDATE entities e SET summary_stale = e.summary_stale + v.n FROM (SELECT u,"
+    " count(*)::int AS n FROM unnest(%s::text[]) AS x(u) GROUP BY u) v"
+    " WHERE e.group_id = %s AND e.uuid = v.u",
 }
+# Where each change's rows hold the group (plan_rows' order).
+_GROUP_COLUMN = {"mentions": 0, "stale_summaries": 1}
+
+
+def _array_params(change: str, rows: list[Any], group_id: str) -> list[Any]:
+    """The parameters of ``_ARRAYS[change]`` for ``rows`` (every one of the
+    plan's group, as plan_rows writes them): the group where the statement
+    names it, a list per other column."""
+    at = _GROUP_COLUMN[change]
+    columns = [list(column) for column in zip(*rows, strict=True)]
+    values: list[Any] = columns[:at] + columns[at + 1:]
+    values.insert(0 if at == 0 else len(values), group_id)
+    return values
 
 
 _SAGA = expect_sql(
@@ -147,7 +163,7 @@ async def _write(conn: AsyncConnection, plan: Plan, bump: bool) -> None:
             for columns, values, g, uuid, owner in rows:
                 await _write_state(conn, columns, values, g, uuid, owner)
         elif len(rows) > 1 and change in _ARRAYS:
-            await conn.execute(_ARRAYS[change], [list(column) for column in zip(*rows, strict=True)])  # type: ignore[arg-type]
+            await conn.execute(_ARRAYS[change], _array_params(change, rows, plan.group_id))  # type: ignore[arg-type]
         else:
             async with conn.cursor() as cur:
                 await cur.executemany(SQL[change], rows)  # type: ignore[arg-type]
