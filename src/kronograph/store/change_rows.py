@@ -135,15 +135,13 @@ def changes_sql(
         "SELECT f.recorded_at, 1, f.uuid, 1, 0, f.cause, f.cause_episode,"
         " CASE WHEN f.expired_at IS NULL THEN 'live' ELSE 'expired' END, NULL,"
         f" {fact_columns}, {_PRIOR}"
-        " FROM (SELECT group_id, uuid FROM facts WHERE "
+        " FROM (SELECT uuid FROM facts WHERE "
         + where.format(rank=1, key="uuid", cur=1, seq=0)
         + f" ORDER BY recorded_at, uuid{collate}{limit}) w"
-        # Joined by the rows' group, not the parameter: Citus plans the fact's sources subquery
-        # (in its columns) with the prior version's join only when every join carries the group.
-        " JOIN facts f ON f.group_id = w.group_id AND f.uuid = w.uuid"
+        f" JOIN facts f ON f.group_id = {m['g']} AND f.uuid = w.uuid"
         " JOIN entities s ON s.group_id = f.group_id AND s.uuid = f.source_uuid"
         " JOIN entities o ON o.group_id = f.group_id AND o.uuid = f.target_uuid"
-        + _PRIOR_OF.format(g="f.group_id", uuid="f.uuid", before="")
+        + _PRIOR_OF.format(g=m["g"], uuid="f.uuid", before="")
     )
     sql = (
         f"SELECT * FROM ({entity_events} UNION ALL {history} UNION ALL {current}) u"
