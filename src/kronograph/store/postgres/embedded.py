@@ -16,6 +16,7 @@ import socket
 import stat
 import subprocess
 import tempfile
+import threading
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,17 +32,28 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+_user_lock = threading.Lock()
+_user: str | None = None
+
+
 def _server_user(ensure_user_exists: Any) -> str:
     """The unprivileged user to run the server as: the wheel's own, made with
-    ``useradd``, or ``nobody`` where users cannot be added (a slim container)."""
-    try:
-        ensure_user_exists("embedded_postgres")
-        return "embedded_postgres"
-    except (OSError, subprocess.CalledProcessError):
-        import pwd
+    ``useradd``, or ``nobody`` where users cannot be added (a slim container).
+    Decided once per process, under a lock: servers started side by side on a
+    new machine would otherwise race to add the user, and the loser would run
+    as ``nobody`` in a folder made for the other."""
+    global _user
+    with _user_lock:
+        if _user is None:
+            try:
+                ensure_user_exists("embedded_postgres")
+                _user = "embedded_postgres"
+            except (OSError, subprocess.CalledProcessError):
+                import pwd
 
-        pwd.getpwnam("nobody")  # KeyError: no unprivileged user to run PostgreSQL as
-        return "nobody"
+                pwd.getpwnam("nobody")  # KeyError: no unprivileged user to run PostgreSQL as
+                _user = "nobody"
+        return _user
 
 
 def _reachable_by_others(path: Path) -> bool:
