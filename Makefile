@@ -22,7 +22,7 @@ test: $(STAMP)
 	bash tests/system_packages.sh
 	$(BIN)/ruff check src tests tools
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 bench: $(STAMP)
 	$(BIN)/python bench/core.py

@@ -83,13 +83,16 @@ class CitusCluster:
     def workers(self) -> list[EmbeddedPostgres]:
         return self.nodes[1:]
 
-    def fresh_database(self, name: str, *, citus: bool = True) -> str:
+    def fresh_database(self, name: str, *, citus: bool = True, keep: bool = False) -> str:
         """A new database on every node, with both extensions and the workers
         added (about 1.5 s), for a test that needs an empty cluster database
         (a template would make no shards); returns the coordinator's URL of
         it. ``citus=False`` leaves the coordinator's a plain PostgreSQL
-        database until :meth:`add_citus` (a memory that moves onto Citus)."""
-        self.made.append(name)
+        database until :meth:`add_citus` (a memory that moves onto Citus).
+        :meth:`drop_databases` drops it after the test, unless ``keep`` (it
+        goes with the nodes)."""
+        if not keep:
+            self.made.append(name)
         for node in self.nodes:
             _admin(node.url, f'CREATE DATABASE "{name}"')
         for node in self.workers:

@@ -1,4 +1,8 @@
-"""Shared fixtures. ``backend`` parametrises store-level tests over every store."""
+"""Shared fixtures. ``backend`` parametrises store-level tests over every
+store: the three of :data:`BACKENDS` everywhere, and the Citus cluster too in
+the modules that set ``ON_CITUS = True`` (the conformance suite, the shared
+scenarios, the properties, search, the queue, forget, the memory's API): the
+cluster costs more per test than the CI budget would allow for every module."""
 
 from __future__ import annotations
 
@@ -10,9 +14,10 @@ import pytest
 
 from kronograph.store import SQLiteStore, Store
 
-from . import citus_server, pg_server
+from . import citus_server, citus_stores, pg_server
 
 BACKENDS = ["sqlite-memory", "sqlite-file", "postgres"]
+CITUS = "citus"  # the fourth backend: a coordinator and two workers (tests/citus_server.py)
 
 
 def make_store(backend: str, directory: Path, name: str, *, threaded: bool = False) -> Store:
@@ -23,14 +28,49 @@ def make_store(backend: str, directory: Path, name: str, *, threaded: bool = Fal
         return SQLiteStore(directory / f"{name}.db", threaded=threaded)
     from kronograph.store.postgres import PostgresStore
 
-    return PostgresStore(pg_server.databases().fresh(), min_size=0, max_size=4)
+    return PostgresStore(store_url(backend), min_size=0, max_size=4)
+
+
+def store_url(backend: str) -> str:
+    """A fresh, empty PostgreSQL store's URL: a new database, or on Citus an emptied schema."""
+    if backend == CITUS:
+        return citus_stores.fresh()
+    assert backend == "postgres", backend
+    return pg_server.databases().fresh()
+
+
+def _parametrized_by_hand(metafunc: pytest.Metafunc, name: str) -> bool:
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        names = mark.args[0]
+        if name in ([n.strip() for n in names.split(",")] if isinstance(names, str) else names):
+            return True
+    return False
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" in metafunc.fixturenames and not _parametrized_by_hand(metafunc, "backend"):
+        on_citus = getattr(metafunc.module, "ON_CITUS", False)
+        metafunc.parametrize("backend", [*BACKENDS, *([CITUS] if on_citus else [])], indirect=True)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every Citus test in one xdist group (``make test`` runs ``--dist
+    loadgroup``): one test process starts the cluster, not each."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        on_citus = "citus" in item.path.name or (callspec is not None and callspec.params.get("backend") == CITUS)
+        if on_citus or item.name.endswith("_on_citus"):
+            item.add_marker(pytest.mark.xdist_group("citus"))
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     try:
         pg_server.shutdown()
     finally:
-        citus_server.shutdown()
+        try:
+            citus_stores.shutdown()
+        finally:
+            citus_server.shutdown()
 
 
 class StepClock:
@@ -55,7 +95,7 @@ def clock() -> StepClock:
     return StepClock()
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., Store]:
     """A factory of fresh, empty stores of one backend (each call: a new store)."""
     counter = iter(range(1_000_000))

@@ -26,6 +26,8 @@ from kronograph.store.text_scan import NOT_TEXT, TABLE_KEYS
 
 from .ingest_helpers import ScriptedProvider, current_episode
 
+ON_CITUS = True  # the backend fixture adds the Citus cluster (tests/conftest.py)
+
 G = "g"
 NAME = "Zorblax Quentin"
 MakeMemory = Callable[..., Memory]

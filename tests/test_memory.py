@@ -21,6 +21,8 @@ from kronograph import (
     Verdict,
 )
 
+ON_CITUS = True  # the backend fixture adds the Citus cluster (tests/conftest.py)
+
 MakeMemory = Callable[..., Memory]
 G = "g1"
 

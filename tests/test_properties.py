@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from kronograph import Fact, Memory, NotFoundError, Verdict
 from kronograph.ingest.timeline import recompute
 
-from .conftest import BACKENDS, StepClock, make_store
+from .conftest import BACKENDS, CITUS, StepClock, make_store
 
 SUBJECTS = ["Ann", "Ben"]
 OBJECTS = ["Oslo", "Rome", "ann"]
@@ -139,6 +139,13 @@ def test_random_histories_keep_every_invariant(backend: str, ops: list[tuple[Any
 @given(ops=operations)
 def test_random_histories_keep_every_invariant_on_postgres(ops: list[tuple[Any, ...]]) -> None:
     check_random_history("postgres", ops)
+
+
+# And on the Citus cluster, fewer still: every write there crosses to a worker.
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=operations)
+def test_random_histories_keep_every_invariant_on_citus(ops: list[tuple[Any, ...]]) -> None:
+    check_random_history(CITUS, ops)
 
 
 def check_random_history(backend: str, ops: list[tuple[Any, ...]]) -> None:

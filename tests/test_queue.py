@@ -29,6 +29,8 @@ from .conftest import StepClock
 from .ingest_helpers import ScriptedProvider
 from .test_ingest import client
 
+ON_CITUS = True  # the backend fixture adds the Citus cluster (tests/conftest.py)
+
 T = datetime(2024, 1, 1, tzinfo=UTC)
 FIRMS = ["Acme", "Globex", "Initech", "Umbrella"]
 

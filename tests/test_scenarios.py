@@ -14,6 +14,8 @@ from kronograph import Fact, Memory, Verdict
 from kronograph.model import fold_relation, normalise_name
 from kronograph.time import parse_time
 
+ON_CITUS = True  # the backend fixture adds the Citus cluster (tests/conftest.py)
+
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.json"))
 
 

@@ -17,6 +17,8 @@ from kronograph.search.types import DateRange, SearchFilters
 from kronograph.store import SQLiteStore, Store
 from kronograph.time import parse_time
 
+ON_CITUS = True  # the backend fixture adds the Citus cluster (tests/conftest.py)
+
 ONE = RelationType(cardinality="many_to_one")
 MakeMemory = Callable[..., Memory]
 
@@ -280,9 +282,9 @@ def test_filters_apply_before_the_candidate_cut(memory_factory: MakeMemory):
 
 def test_graph_search_from_a_hub_is_bounded(memory_factory: MakeMemory, request: pytest.FixtureRequest):
     m = memory_factory(model=None)
-    # Past SQLite's 999 bound parameters there; PostgreSQL binds arrays, so a
-    # smaller hub shows the same bound without a minute of single inserts.
-    members = 400 if request.node.callspec.params.get("backend") == "postgres" else 1000
+    # Past SQLite's 999 bound parameters there; PostgreSQL (and Citus) binds
+    # arrays, so a smaller hub shows the same bound without a minute of single inserts.
+    members = 400 if request.node.callspec.params.get("backend") in ("postgres", "citus") else 1000
     for i in range(members):
         m.add_fact("g", f"Member {i:04d}", "MEMBER_OF", "Club")
     results = m.search("g", "members", scopes=["entities", "facts"], recipe="bfs", center_entity="Club", limit=5)

@@ -18,7 +18,7 @@ import pytest
 
 from kronograph import Memory
 
-from . import pg_server
+from .conftest import CITUS, store_url
 from .server_helpers import free_port, sentence
 
 GROUPS = ["g0", "g1", "g2", "g3"]
@@ -52,9 +52,9 @@ def _post(url: str, group: str) -> list[str]:
     return accepted
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+@pytest.mark.parametrize("backend", ["sqlite", "postgres", CITUS])
 def test_a_killed_service_finishes_every_accepted_episode_once(tmp_path: Path, backend: str) -> None:
-    db = str(tmp_path / "kg.db") if backend == "sqlite" else pg_server.databases().fresh()
+    db = str(tmp_path / "kg.db") if backend == "sqlite" else store_url(backend)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = tmp_path / "serve.log"

@@ -16,6 +16,8 @@ from kronograph.store import FactQuery, Store
 from kronograph.store.plan import Plan
 from kronograph.store.records import FactRecord, Source
 
+ON_CITUS = True  # the backend fixture adds the Citus cluster (tests/conftest.py)
+
 NOW = datetime(2025, 1, 1, tzinfo=UTC)
 
 
