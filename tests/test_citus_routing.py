@@ -207,7 +207,16 @@ def problems(verdicts: list[Verdict]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def coordinator() -> str:
-    return citus_server.coordinator_url()
+    """The coordinator's database, its schema created (distributed) before
+    anything is recorded: a migration's statements are one-offs of the
+    schema's, and whether this test or another opened the database first
+    must not change what it sees."""
+    from kronograph import Memory
+
+    url = citus_server.coordinator_url()
+    with Memory(url, model=None, resume=False) as memory:
+        memory.groups()  # the store opens (and migrates) on first use
+    return url
 
 
 @pytest.fixture
@@ -377,7 +386,7 @@ def test_every_group_statement_routes_to_one_shard(coordinator: str, recorder: R
     from kronograph import Memory
 
     group = f"g-{uuid.uuid4().hex[:12]}"  # the cluster is shared by the tests: a group of our own
-    with Memory(coordinator, model=None) as memory:  # opening (the schema, resume) recorded too
+    with Memory(coordinator, model=None) as memory:  # opening (schema check, resume) recorded too
         _workload(memory, recorder, group)
     with Memory(coordinator, model=_scripted_provider(), resume=False) as memory:
         _model_workload(memory, recorder, f"{group}-model")

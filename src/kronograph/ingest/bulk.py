@@ -287,7 +287,8 @@ class Ingestion:
             stored = await self.store.episode(group_id, inp.episode_id)
             if stored is None:  # removed (forgotten) as soon as it was queued
                 raise NotFoundError(f"episode {inp.episode_id!r} of group {group_id!r} was removed as it was queued")
-            return stored
+            # As this call recorded it: a worker polling meanwhile may have taken it already.
+            return stored.model_copy(update={"status": EpisodeStatus.QUEUED.value, "error": None})
         stored = progress.episode
         if stored.kind == EpisodeKind.FACT or stored.content_hash is None:
             raise InvalidInputError("episode_id", f"{inp.episode_id!r} is the id of facts added directly (add_fact)")
