@@ -43,6 +43,7 @@ class CitusCluster:
     """A coordinator and its workers on free ports of 127.0.0.1."""
 
     def __init__(self, install: Path, workers: int = WORKERS) -> None:
+        self.install = install
         self.nodes: list[EmbeddedPostgres] = []
         self.made: list[str] = []  # databases fresh_database made, until dropped
         try:
@@ -117,6 +118,20 @@ class CitusCluster:
                "CREATE EXTENSION IF NOT EXISTS vector",
                f"SELECT citus_set_coordinator_host('127.0.0.1', {coordinator.port})",
                *(f"SELECT citus_add_node('127.0.0.1', {node.port})" for node in self.workers))
+
+    def extra_node(self, database: str) -> EmbeddedPostgres:
+        """A node more, of the same build and settings, with ``database``
+        made on it with both extensions: a worker for a test to add to that
+        database (``citus_add_node``; Citus keeps its nodes per database).
+        It is no node of the cluster's: the caller stops it."""
+        node = EmbeddedPostgres(install=self.install, settings=SETTINGS)
+        try:
+            _admin(node.url, f'CREATE DATABASE "{database}"')
+            _admin(node.database_url(database), "CREATE EXTENSION citus", "CREATE EXTENSION vector")
+        except BaseException:
+            node.stop()
+            raise
+        return node
 
     def stop(self) -> None:
         """Stop every node, even when one fails to stop."""
