@@ -227,11 +227,12 @@ def test_a_large_group_isolated_and_moved_keeps_its_answers(cluster: citus_serve
     with Memory(url, model=None, relation_types=LIVES) as memory:
         before = _answers(memory, others, between) | _answers(memory, ["big"], big_between)
         assert len(before["big history"]) >= 3 * len(before[f"{others[0]} history"])
-    revision = _rows(url, "SELECT revision FROM groups WHERE group_id = 'big'")[0][0]
+    revision = _revision(url, "big")
 
-    # Blocking writes while it splits: a split by logical replication decodes with
-    # Citus's own output plugin, which PostgreSQL 18.6 refuses unless the nodes list
-    # it in output_plugin_libraries (moves decode with pgoutput, allowed as it is).
+    # Writes blocked while it splits: a split by logical replication (the default,
+    # 'auto') decodes with Citus's own output plugin, and the PostgreSQL 18.6 here
+    # refuses it ('library "citus" may not be used as an output plugin') unless the
+    # nodes list it in output_plugin_libraries. Moves decode with pgoutput, allowed.
     shard = _rows(url, "SELECT isolate_tenant_to_new_shard('groups', 'big', 'CASCADE', 'block_writes')")[0][0]
     isolated, low, high, source = _shard_of(url, "groups", "big")
     assert isolated == shard and low == high  # a shard of one hash value: the group's alone
@@ -251,7 +252,7 @@ def test_a_large_group_isolated_and_moved_keeps_its_answers(cluster: citus_serve
         assert [f.object for f in memory.facts("big", subject="Alice", relation="LIVES_IN", as_of=AS_OF)] == [
             f.object for f in before["big as_of"] if f.subject == "Alice" and f.relation == "LIVES_IN"
         ]
-    assert _rows(url, "SELECT revision FROM groups WHERE group_id = 'big'")[0][0] > revision
+    assert _revision(url, "big") == revision + 1  # the write counted, on the group's new shard
 
 
 # -- two writer processes on the coordinator -----------------------------------
