@@ -36,6 +36,9 @@ SETTINGS = {
     "citus.shard_count": "4",
     "wal_level": "logical",  # moving shards (rebalancing, isolating a tenant) replicates them logically
     "max_worker_processes": "32",
+    # A background job (citus_rebalance_start) waits for the next check of the task
+    # queue to start: every 5 s by default, a fifth of a second here.
+    "citus.background_task_queue_interval": "200ms",
 }
 
 
@@ -43,6 +46,7 @@ class CitusCluster:
     """A coordinator and its workers on free ports of 127.0.0.1."""
 
     def __init__(self, install: Path, workers: int = WORKERS) -> None:
+        self.install = install
         self.nodes: list[EmbeddedPostgres] = []
         self.made: list[str] = []  # databases fresh_database made, until dropped
         try:
@@ -117,6 +121,20 @@ class CitusCluster:
                "CREATE EXTENSION IF NOT EXISTS vector",
                f"SELECT citus_set_coordinator_host('127.0.0.1', {coordinator.port})",
                *(f"SELECT citus_add_node('127.0.0.1', {node.port})" for node in self.workers))
+
+    def extra_node(self, database: str) -> EmbeddedPostgres:
+        """A node more, of the same build and settings, with ``database``
+        made on it with both extensions: a worker for a test to add to that
+        database (``citus_add_node``; Citus keeps its nodes per database).
+        It is no node of the cluster's: the caller stops it."""
+        node = EmbeddedPostgres(install=self.install, settings=SETTINGS)
+        try:
+            _admin(node.url, f'CREATE DATABASE "{database}"')
+            _admin(node.database_url(database), "CREATE EXTENSION citus", "CREATE EXTENSION vector")
+        except BaseException:
+            node.stop()
+            raise
+        return node
 
     def stop(self) -> None:
         """Stop every node, even when one fails to stop."""
