@@ -74,6 +74,35 @@ def cpu_jiffies() -> tuple[int, int]:
     return sum(fields) - idle, sum(fields)
 
 
+def server_cpu_s(roots: Sequence[Path]) -> float:
+    """CPU seconds the PostgreSQL servers under ``roots`` have used: each
+    postmaster's own and its reaped children's, plus its live children's
+    (the backends serving connections, the background workers). Read from
+    /proc, so it counts the servers' work apart from the rest of the machine."""
+    if not roots:
+        return 0.0
+    masters = set()
+    for root in roots:
+        try:
+            masters.add(int((root / "data" / "postmaster.pid").read_text().split()[0]))
+        except (OSError, ValueError, IndexError):
+            continue
+    ticks = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        pid, ppid = int(entry.name), int(fields[1])
+        if pid in masters:
+            ticks += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+        elif ppid in masters:
+            ticks += sum(int(x) for x in fields[11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def stats(values: Sequence[float]) -> dict[str, float]:
     return {"median_ms": statistics.median(values) if values else 0.0, "p95_ms": percentile(values, 0.95),
             "n": len(values)}
@@ -154,10 +183,13 @@ def _child(out: Any, work: Callable[..., Any], *args: Any) -> None:
         raise
 
 
-def in_processes(work: Callable[..., Any], per_process: list[tuple[Any, ...]]) -> dict[str, Any]:
+def in_processes(
+    work: Callable[..., Any], per_process: list[tuple[Any, ...]], servers: Sequence[Path]
+) -> dict[str, Any]:
     """Run ``work`` in one spawned process per argument tuple, started together
     at a barrier; their latencies pooled, wall time from the first start to
-    the last end, and the machine's CPU use in between."""
+    the last end, and the CPU the clients, the servers (under ``servers``) and
+    the whole machine used in between."""
     ctx = mp.get_context("spawn")
     barrier, out = ctx.Barrier(len(per_process) + 1), ctx.Queue()
     procs = [ctx.Process(target=_child, args=(out, work, *args, barrier)) for args in per_process]
@@ -165,8 +197,10 @@ def in_processes(work: Callable[..., Any], per_process: list[tuple[Any, ...]]) -
         p.start()
     barrier.wait(timeout=300)
     busy0, total0 = cpu_jiffies()
+    server0 = server_cpu_s(servers)
     results = [out.get(timeout=3600) for _ in procs]
     busy1, total1 = cpu_jiffies()
+    server = server_cpu_s(servers) - server0
     for p in procs:
         p.join()
     failed = [r["error"] for r in results if "error" in r]
@@ -175,7 +209,7 @@ def in_processes(work: Callable[..., Any], per_process: list[tuple[Any, ...]]) -
     wall = max(r["end"] for r in results) - min(r["start"] for r in results)
     latencies = [x for r in results for x in r["latencies"]]
     return {"wall_s": wall, "calls": len(latencies), "per_s": len(latencies) / wall if wall else 0.0,
-            **stats(latencies), "client_cpu_s": sum(r["cpu_s"] for r in results),
+            **stats(latencies), "client_cpu_s": sum(r["cpu_s"] for r in results), "server_cpu_s": server,
             "machine_busy": (busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0,
             **({"model_calls": sum(r["model_calls"] for r in results)} if "model_calls" in results[0] else {})}
 
@@ -186,8 +220,17 @@ def in_processes(work: Callable[..., Any], per_process: list[tuple[Any, ...]]) -
 class Backend:
     """A store to benchmark: its URL or path, its version, and how to stop it."""
 
-    def __init__(self, kind: str, spec: str, version: str, stop: Callable[[], None], layout: str) -> None:
+    def __init__(self, kind: str, spec: str, version: str, stop: Callable[[], None], layout: str,
+                 roots: Sequence[Path] = ()) -> None:
         self.kind, self.spec, self.version, self.stop, self.layout = kind, spec, version, stop, layout
+        self.roots = list(roots)  # the servers' folders, for their CPU time
+
+
+def _admin(url: str, statement: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(statement)
 
 
 def _server_version(url: str, citus: bool = False) -> str:
@@ -205,11 +248,19 @@ def _server_version(url: str, citus: bool = False) -> str:
 def start_backend(kind: str, tmp: Path) -> Backend:
     if kind == "sqlite":
         return Backend(kind, str(tmp / "bench.db"), sqlite3.sqlite_version, lambda: None, "a file")
-    if kind == "postgres":
-        from stores import open_bench_store  # noqa: E402  (a sibling script)
+    if kind == "postgres":  # as bench/stores.py starts it, keeping the server to read its CPU time
+        from kronograph.store.postgres.embedded import EmbeddedPostgres
 
-        store = open_bench_store("postgres", tmp / "unused.db")
-        return Backend(kind, store.spec, store.version, store.close, "one server")
+        server = EmbeddedPostgres()
+        try:
+            name = f"bench_{uuid.uuid4().hex[:8]}"
+            _admin(server.url, f'CREATE DATABASE "{name}"')
+            url = server.database_url(name)
+            version = _server_version(url)
+        except BaseException:
+            server.stop()
+            raise
+        return Backend(kind, url, version, server.stop, "one server", [server.root])
     sys.path.insert(0, str(ROOT))
     from tests import citus_build, citus_server  # the tests' cluster, by import
 
@@ -225,7 +276,7 @@ def start_backend(kind: str, tmp: Path) -> Backend:
         raise
     layout = (f"coordinator + {len(cluster.workers)} workers,"
               f" {citus_server.SETTINGS['citus.shard_count']} shards a table")
-    return Backend(kind, url, version, cluster.stop, layout)
+    return Backend(kind, url, version, cluster.stop, layout, [node.root for node in cluster.nodes])
 
 
 def citus_spread(url: str, groups: list[str]) -> dict[str, int]:
@@ -252,7 +303,7 @@ def run_backend(kind: str, args: argparse.Namespace, episodes: list[dict[str, An
         owned = [groups[w::writers] for w in range(writers)]
         print(f"{kind}: ingesting {len(episodes)} episodes into each of {args.groups} groups"
               f" ({writers} process(es))", file=sys.stderr, flush=True)
-        ingest = in_processes(_ingest, [(backend.spec, mine, episodes) for mine in owned])
+        ingest = in_processes(_ingest, [(backend.spec, mine, episodes) for mine in owned], backend.roots)
         ingest["writers"] = f"{writers} process{'es' if writers > 1 else ''} x {len(owned[0])} tasks"
         reads: dict[str, Any] = {}
         for read_kind in READS:
@@ -260,7 +311,7 @@ def run_backend(kind: str, args: argparse.Namespace, episodes: list[dict[str, An
             print(f"{kind}: {read_kind}, {args.readers} x {args.tasks} readers", file=sys.stderr, flush=True)
             reads[read_kind] = in_processes(
                 _read, [(backend.spec, read_kind, groups, queries, subjects, args.tasks, calls, 1000 * r)
-                        for r in range(args.readers)])
+                        for r in range(args.readers)], backend.roots)
         result = {"backend": TITLES[kind], "version": backend.version, "layout": backend.layout,
                   "ingest": ingest, "reads": reads}
         if kind == "citus":
@@ -273,6 +324,12 @@ def run_backend(kind: str, args: argparse.Namespace, episodes: list[dict[str, An
 # -- the report -------------------------------------------------------------------
 
 
+def cpu_per_call(phase: dict[str, Any]) -> str:
+    """CPU milliseconds per call of the clients and of the servers (in the client, for SQLite)."""
+    calls = max(1, phase["calls"])
+    return f"{1000 * phase['client_cpu_s'] / calls:.1f} + {1000 * phase['server_cpu_s'] / calls:.1f}"
+
+
 def table(results: dict[str, dict[str, Any]]) -> list[str]:
     kinds = list(results)
     rows: list[tuple[str, list[str]]] = [
@@ -283,6 +340,7 @@ def table(results: dict[str, dict[str, Any]]) -> list[str]:
         ("ingest: episodes/s", [f"{results[k]['ingest']['per_s']:.1f}" for k in kinds]),
         ("ingest: episode ms median / p95",
          [f"{results[k]['ingest']['median_ms']:.1f} / {results[k]['ingest']['p95_ms']:.1f}" for k in kinds]),
+        ("ingest: CPU ms per episode, client + server", [cpu_per_call(results[k]["ingest"]) for k in kinds]),
         ("ingest: machine CPU busy", [f"{results[k]['ingest']['machine_busy']:.0%}" for k in kinds]),
     ]
     for read in READS:
@@ -290,6 +348,8 @@ def table(results: dict[str, dict[str, Any]]) -> list[str]:
                      [f"{results[k]['reads'][read]['median_ms']:.2f} / {results[k]['reads'][read]['p95_ms']:.2f}"
                       for k in kinds]))
         rows.append((f"{read}: calls/s", [f"{results[k]['reads'][read]['per_s']:.0f}" for k in kinds]))
+        rows.append((f"{read}: CPU ms per call, client + server",
+                     [cpu_per_call(results[k]["reads"][read]) for k in kinds]))
     width = max(len(label) for label, _ in rows) + 2
     cols = [max(len(TITLES[k]), *(len(v[i]) for _, v in rows)) + 2 for i, k in enumerate(kinds)]
     lines = ["".ljust(width) + "".join(TITLES[k].rjust(c) for k, c in zip(kinds, cols, strict=True))]
@@ -328,10 +388,11 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="kronograph-citus-bench-") as tmp:
         for kind in kinds:
             results[kind] = run_backend(kind, args, episodes, queries, subjects, Path(tmp))
+    load = os.getloadavg()
     machine = {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
-               "load_average": os.getloadavg()}
+               "load_average": load}
     print(f"\nkronograph scale-out benchmark  (kronograph {revision}, python {machine['python']},"
-          f" {machine['cpus']} cpus, load {machine['load_average'][0]:.1f} at the end)")
+          f" {machine['cpus']} cpus, load {load[0]:.1f} at the end)")
     print(f"{path.name}: {len(episodes)} episodes into each of {args.groups} groups, scripted model;"
           f" reads: {args.readers} processes x {args.tasks} tasks, hybrid search limit 10")
     if "citus" in results:
