@@ -74,20 +74,20 @@ def cpu_jiffies() -> tuple[int, int]:
     return sum(fields) - idle, sum(fields)
 
 
-def server_cpu_s(roots: Sequence[Path]) -> float:
-    """CPU seconds the PostgreSQL servers under ``roots`` have used: each
+def server_cpu_s(roots: Sequence[Path]) -> list[float]:
+    """CPU seconds each PostgreSQL server under ``roots`` has used: its
     postmaster's own and its reaped children's, plus its live children's
     (the backends serving connections, the background workers). Read from
     /proc, so it counts the servers' work apart from the rest of the machine."""
-    if not roots:
-        return 0.0
-    masters = set()
-    for root in roots:
+    masters: dict[int, int] = {}  # postmaster pid -> its place in roots
+    for i, root in enumerate(roots):
         try:
-            masters.add(int((root / "data" / "postmaster.pid").read_text().split()[0]))
+            masters[int((root / "data" / "postmaster.pid").read_text().split()[0])] = i
         except (OSError, ValueError, IndexError):
             continue
-    ticks = 0
+    ticks = [0] * len(roots)
+    if not masters:
+        return [0.0] * len(roots)
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -96,11 +96,10 @@ def server_cpu_s(roots: Sequence[Path]) -> float:
         except (OSError, IndexError):
             continue  # gone meanwhile
         pid, ppid = int(entry.name), int(fields[1])
-        if pid in masters:
-            ticks += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
-        elif ppid in masters:
-            ticks += sum(int(x) for x in fields[11:15])
-    return ticks / os.sysconf("SC_CLK_TCK")
+        node = masters.get(pid, masters.get(ppid))
+        if node is not None:
+            ticks[node] += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+    return [t / os.sysconf("SC_CLK_TCK") for t in ticks]
 
 
 def stats(values: Sequence[float]) -> dict[str, float]:
@@ -200,7 +199,7 @@ def in_processes(
     server0 = server_cpu_s(servers)
     results = [out.get(timeout=3600) for _ in procs]
     busy1, total1 = cpu_jiffies()
-    server = server_cpu_s(servers) - server0
+    nodes = [b - a for a, b in zip(server0, server_cpu_s(servers), strict=True)]
     for p in procs:
         p.join()
     failed = [r["error"] for r in results if "error" in r]
@@ -209,7 +208,8 @@ def in_processes(
     wall = max(r["end"] for r in results) - min(r["start"] for r in results)
     latencies = [x for r in results for x in r["latencies"]]
     return {"wall_s": wall, "calls": len(latencies), "per_s": len(latencies) / wall if wall else 0.0,
-            **stats(latencies), "client_cpu_s": sum(r["cpu_s"] for r in results), "server_cpu_s": server,
+            **stats(latencies), "client_cpu_s": sum(r["cpu_s"] for r in results), "server_cpu_s": sum(nodes),
+            "node_cpu_s": nodes,
             "machine_busy": (busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0,
             **({"model_calls": sum(r["model_calls"] for r in results)} if "model_calls" in results[0] else {})}
 
@@ -325,9 +325,14 @@ def run_backend(kind: str, args: argparse.Namespace, episodes: list[dict[str, An
 
 
 def cpu_per_call(phase: dict[str, Any]) -> str:
-    """CPU milliseconds per call of the clients and of the servers (in the client, for SQLite)."""
+    """CPU milliseconds per call of the clients and of the servers (in the client, for SQLite);
+    on a cluster, the coordinator's part."""
     calls = max(1, phase["calls"])
-    return f"{1000 * phase['client_cpu_s'] / calls:.1f} + {1000 * phase['server_cpu_s'] / calls:.1f}"
+    text = f"{1000 * phase['client_cpu_s'] / calls:.1f} + {1000 * phase['server_cpu_s'] / calls:.1f}"
+    nodes = phase.get("node_cpu_s", [])
+    if len(nodes) > 1:  # a cluster: the coordinator's part of the servers' (the first node)
+        text += f" ({1000 * nodes[0] / calls:.1f} coord.)"
+    return text
 
 
 def table(results: dict[str, dict[str, Any]]) -> list[str]:
