@@ -30,6 +30,7 @@ import sqlite3
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -179,6 +180,7 @@ def _child(out: Any, work: Callable[..., Any], *args: Any) -> None:
         out.put(asyncio.run(work(*args)))
     except BaseException as exc:  # the parent reports it
         out.put({"error": f"{type(exc).__name__}: {exc}"})
+        args[-1].abort()  # the barrier: nobody waits for a process that will not come
         raise
 
 
@@ -194,7 +196,12 @@ def in_processes(
     procs = [ctx.Process(target=_child, args=(out, work, *args, barrier)) for args in per_process]
     for p in procs:
         p.start()
-    barrier.wait(timeout=300)
+    try:
+        barrier.wait(timeout=300)
+    except threading.BrokenBarrierError:
+        for p in procs:
+            p.join(timeout=60)
+        raise SystemExit(f"a worker process failed: {out.get(timeout=5).get('error', '?')}") from None
     busy0, total0 = cpu_jiffies()
     server0 = server_cpu_s(servers)
     results = [out.get(timeout=3600) for _ in procs]
