@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench bench-ingest bench-search bench-context bench-offline bench-chat bench-embed clean lock
+.PHONY: demo test bench bench-ingest bench-search bench-context bench-offline bench-chat bench-embed bench-citus clean lock
 
 $(STAMP): pyproject.toml requirements.lock
 	rm -rf $(VENV)
@@ -44,6 +44,9 @@ bench-chat: $(STAMP)
 
 bench-embed: $(STAMP)
 	$(BIN)/python bench/embed.py
+
+bench-citus: $(STAMP)
+	$(BIN)/python bench/citus.py
 
 # Regenerate the lock file (needs `uv` on PATH; not part of the normal flow).
 lock:
