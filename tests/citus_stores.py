@@ -19,13 +19,11 @@ dropped at the end.
 
 from __future__ import annotations
 
-import asyncio
-import threading
 import uuid
 from collections import deque
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from . import citus_server
+from . import citus_server, pg_server
 
 SLOTS = 4  # stores kept at once: a test holds two at most (a memory and its shadow), reopening one or both
 
@@ -44,31 +42,6 @@ def _admin(url: str, *statements: str) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
         for statement in statements:
             conn.execute(statement)  # type: ignore[arg-type]
-
-
-def _migrate(url: str) -> None:
-    """Open and close a store at ``url`` (creating its schema distributed), on
-    a thread of its own: the caller may be inside an event loop."""
-    from kronograph.store.postgres import PostgresStore
-
-    async def migrate() -> None:
-        store = PostgresStore(url, min_size=0, max_size=1)
-        await store.open()
-        await store.close()
-
-    failed: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            asyncio.run(migrate())
-        except BaseException as exc:  # raised on the caller's thread below
-            failed.append(exc)
-
-    worker = threading.Thread(target=run)
-    worker.start()
-    worker.join()
-    if failed:
-        raise failed[0]
 
 
 # The tables of a schema that hold a store's rows (every table but the
@@ -106,7 +79,7 @@ class Stores:
             _admin(self.url, f'CREATE SCHEMA "{schema}"')
             self._made.append(schema)
             url = _with_schema(self.url, schema)
-            _migrate(url)
+            pg_server.migrate(url)
         else:
             schema = self._free.popleft()
             url = _with_schema(self.url, schema)

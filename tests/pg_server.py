@@ -36,6 +36,31 @@ def _with_database(url: str, name: str) -> str:
     return urlunsplit(parts._replace(path=f"/{name}"))
 
 
+def migrate(url: str) -> None:
+    """Open and close a store at ``url``, creating (migrating) its schema, on
+    a thread of its own: the caller may be inside an event loop."""
+    from kronograph.store.postgres import PostgresStore
+
+    async def open_and_close() -> None:
+        store = PostgresStore(url, min_size=0, max_size=1)
+        await store.open()
+        await store.close()
+
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(open_and_close())
+        except BaseException as exc:  # raised on the caller's thread below
+            failed.append(exc)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    if failed:
+        raise failed[0]
+
+
 class Databases:
     """Fresh databases on one server, each a copy of a migrated template."""
 
@@ -46,27 +71,7 @@ class Databases:
         self._template = f"{self._prefix}_{TEMPLATE}"
         self._made: list[str] = []
         self._admin(f'CREATE DATABASE "{self._template}"')
-        from kronograph.store.postgres import PostgresStore
-
-        async def migrate() -> None:
-            store = PostgresStore(_with_database(url, self._template), min_size=0, max_size=1)
-            await store.open()
-            await store.close()
-
-        # On a thread of its own: the caller may be inside an event loop.
-        failed: list[BaseException] = []
-
-        def run() -> None:
-            try:
-                asyncio.run(migrate())
-            except BaseException as exc:  # raised on the caller's thread below
-                failed.append(exc)
-
-        worker = threading.Thread(target=run)
-        worker.start()
-        worker.join()
-        if failed:
-            raise failed[0]
+        migrate(_with_database(url, self._template))
 
     def _admin(self, *statements: str) -> None:
         import psycopg
