@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from .authority import Tier
 from .time import as_utc
 
 __all__ = [
@@ -104,6 +105,9 @@ class RelationType(_Model):
     # disagree with it, in [0, 1]: reported with each possible contradiction
     # of such a fact (a declared type can raise or lower it).
     authority: float = Field(default=0.5, ge=0.0, le=1.0, strict=True, allow_inf_nan=False)
+    # The tier its facts are filed at unless the filing names one
+    # (:mod:`kronograph.authority`): then the tier's weight is the authority.
+    tier: Tier | None = None
 
     @property
     def ends_keys(self) -> frozenset[str]:
@@ -291,6 +295,7 @@ class Fact(_Model):
     episodes: tuple[str, ...] = ()
     attributes: dict[str, Any] = Field(default_factory=dict)
     event: bool = False
+    tier: Tier | None = None
 
     @property
     def triple(self) -> str:
@@ -365,21 +370,31 @@ class AuditEvent(_Model):
     on_behalf_of: str | None = None
 
 
-ContradictionReason = Literal["same_slot", "similar_text"]  # why a PossibleContradiction is flagged
+# Why a PossibleContradiction is flagged (``recorded``: an explicit link, Memory.contradict).
+ContradictionReason = Literal["same_slot", "similar_text", "similar_meaning", "recorded"]
 
 
 class PossibleContradiction(_Model):
     """A standing fact a newly admitted fact may disagree with but did not
-    retire: ``fact`` is the new fact's uuid, ``contradicts`` the standing
-    fact; ``reason`` is ``same_slot`` (same subject and relation, another
-    object: or the object side, for a relation declared one subject per
-    object) or ``similar_text`` (fact texts alike on the same two entities);
-    ``authority`` is the standing fact's relation's (:class:`RelationType`)."""
+    retire: a candidate, never a verdict. ``fact`` is the new fact's uuid
+    (or the episode's, for a candidate found by an episode's meaning),
+    ``contradicts`` the standing fact; ``reason`` is ``same_slot`` (same
+    subject and relation, another object: or the object side, for a relation
+    declared one subject per object), ``similar_text`` (fact texts alike on
+    the same two entities) or ``similar_meaning`` (close by embedding:
+    topical closeness, which agreeing facts share too; ``similarity`` is the
+    cosine). ``authority`` is the standing fact's (its tier's weight, else
+    its relation's), ``actor_weight`` that of who filed the new input, and
+    ``score`` their product: governance risk, not how wrong either fact is
+    (:mod:`kronograph.authority`)."""
 
     fact: str
     contradicts: Fact
     reason: ContradictionReason
     authority: float
+    actor_weight: float = 1.0
+    score: float = 0.0
+    similarity: float | None = None
 
 
 class AddFactResult(_Model):

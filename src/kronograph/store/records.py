@@ -14,8 +14,8 @@ from typing import Any
 from ..model import Entity, Episode, Fact, trusted
 
 __all__ = [
-    "CandidateAsk", "EntityMatch", "EpisodeProgress", "FactRecord", "HealthScan", "Neighbourhood", "SagaCount",
-    "SagaState", "Source",
+    "CandidateAsk", "ContradictionRecord", "EntityMatch", "EpisodeProgress", "FactRecord", "HealthScan",
+    "Neighbourhood", "SagaCount", "SagaState", "Source",
 ]
 
 
@@ -71,6 +71,8 @@ class FactRecord:
     cause_episode: str | None = None
     # A moment, not a standing fact (see ``Fact.event``): fixed when written.
     event: bool = False
+    # Its governance tier (kronograph.authority), None when filed without one.
+    tier: str | None = None
 
     @classmethod
     def stated(
@@ -90,6 +92,7 @@ class FactRecord:
         provenance: dict[str, Any] | None = None,
         attributes: dict[str, Any] | None = None,
         event: bool = False,
+        tier: str | None = None,
     ) -> FactRecord:
         """A new fact as one episode states it: its first version, open until
         resolution links it to others."""
@@ -99,6 +102,7 @@ class FactRecord:
             invalid_at=None, stated_invalid_at=stated_invalid_at, created_at=now, expired_at=None,
             invalidated_by=None, sources=(Source(episode_id, valid_at, stated_invalid_at, now, provenance),),
             attributes=attributes or {}, recorded_at=now, cause="created", cause_episode=episode_id, event=event,
+            tier=tier,
         )
 
     @property
@@ -135,7 +139,34 @@ class FactRecord:
             episodes=self.episodes,
             attributes=dict(self.attributes),
             event=self.event,
+            tier=self.tier,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class ContradictionRecord:
+    """A row of the group's contradictions: ``fact_uuid`` (the contradicting
+    fact, or the filing episode's id for a candidate found by an episode's
+    meaning) against ``target_uuid`` (the fact contradicted). ``kind`` is
+    ``candidate`` (flagged when the contradicting input was written) or
+    ``recorded`` (an explicit link filed with ``Memory.contradict``);
+    ``note`` is the filer's reason for a recorded link. ``dismissed_at``:
+    when someone settled it (None: open while both facts are current)."""
+
+    group_id: str
+    fact_uuid: str
+    target_uuid: str
+    kind: str  # "candidate" | "recorded"
+    reason: str  # same_slot | similar_text | similar_meaning | recorded
+    target_authority: float
+    actor_weight: float
+    score: float
+    similarity: float | None
+    note: str | None
+    actor: str | None
+    episode_id: str | None
+    created_at: datetime
+    dismissed_at: datetime | None = None
 
 
 @dataclass(slots=True)

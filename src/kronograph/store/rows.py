@@ -48,6 +48,7 @@ def fact(row: tuple) -> Fact:  # type: ignore[type-arg]
         attributes=_json(row[13], {}),
         episodes=tuple(_json(row[14], ())),
         event=bool(row[15]),
+        tier=None,
     )
 
 
