@@ -1,7 +1,7 @@
 """Shared fixtures. ``backend`` parametrises store-level tests over every
 store: the three of :data:`BACKENDS` everywhere, and the Citus cluster too in
 the modules that set ``ON_CITUS = True`` (the conformance suite, the shared
-scenarios, the properties, search, the queue, forget, the memory's API): the
+scenarios, the properties, search, the queue, forget, the service restart): the
 cluster costs more per test than the CI budget would allow for every module."""
 
 from __future__ import annotations

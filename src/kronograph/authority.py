@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "ACTOR_KIND_WEIGHTS", "TIERS", "TIER_WEIGHTS", "ActorKind", "ContradictionPolicy", "Tier", "actor_weight",
-    "POLICY_SETTING",
+    "POLICY_SETTING", "tier_text",
 ]
 
 Tier = Literal["standing", "decision", "finding", "goal", "option", "issue", "assumption", "reference", "transient"]
@@ -90,6 +90,17 @@ class ContradictionPolicy(BaseModel):
 
     def owned(self, tier: str | None) -> bool:
         return tier is not None and tier in self.owned_tiers
+
+
+def tier_text(field: str, value: object) -> str | None:
+    """A tier as given: None, or one of :data:`TIERS`."""
+    from .errors import InvalidInputError
+
+    if value is None:
+        return None
+    if not isinstance(value, str) or value not in TIERS:
+        raise InvalidInputError(field, f"must be one of {list(TIERS)}, not {value!r}"[:300])
+    return value
 
 
 def actor_weight(policy: ContradictionPolicy, actor: str | None) -> float:

@@ -23,6 +23,7 @@ from ._lifecycle import Lifecycle
 from ._lifecycle import ModelArg as ModelArg  # re-exported: its home before the lifecycle moved out
 from ._maintenance import Maintenance
 from ._repair import Repair
+from .authority import tier_text
 from .errors import InvalidInputError, NotFoundError
 from .ingest.bulk import EpisodeItem
 from .ingest.direct import FactInput, Resolver
@@ -33,6 +34,7 @@ from .ingest.json_map import JsonMapping
 from .ingest.judge import refuse_writes_from_a_judge
 from .ingest.ontology import TypesArg
 from .ingest.queue import QueueWorker
+from .maintain.overrides import check_override, reason_text
 from .maintain.removal import remove_episode as _remove_episode
 from .maintain.removal import remove_fact as _remove_fact
 from .metrics import record_facts, record_search, span
@@ -102,10 +104,19 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
         object_labels: Iterable[str] = (),
         actor: str | None = None,
         on_behalf_of: str | None = None,
+        tier: str | None = None,
+        replaces: str | None = None,
+        reason: str | None = None,
     ) -> AddFactResult:
-        """Add one fact; returns what was written, merged, retired and changed.
-        ``actor``: who files it; ``on_behalf_of``: for whom, as the actor says
-        (a service files its caller's key as ``actor``)."""
+        """Add one fact; returns what was written, merged, retired and changed,
+        and the possible contradictions it raised (candidates, scored: see
+        :mod:`kronograph.authority`). ``actor``: who files it; ``on_behalf_of``:
+        for whom, as the actor says (a service files its caller's key as
+        ``actor``). ``tier``: its governance tier (``"standing"``,
+        ``"decision"``, ...), else its relation's default. ``replaces``: the
+        uuid of a fact this one corrects, retired by it; a fact of an owned
+        tier (standing, decision) filed by another actor is replaced only
+        with a ``reason``, recorded with the override."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         subject_name = _text("subject", subject)
@@ -124,8 +135,14 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
             object_labels=_labels("object_labels", object_labels),
             actor=actor_text("actor", actor),
             on_behalf_of=actor_text("on_behalf_of", on_behalf_of),
+            tier=tier_text("tier", tier),
+            replaces=_id("replaces", replaces, optional=True),
         )
+        why = reason_text("reason", reason)
         store = await self._ready()
+        if data.replaces is not None:
+            override = await check_override(store, g, data.replaces, actor=data.actor, reason=why, at=self._now())
+            data = replace(data, reason=why, override=override.detail() if override else None)
         vector = await self._services.embed_one(data.fact, (g,))  # before the group is held: it may wait on a network
         settings = Resolver(
             clock=self._now,
@@ -168,6 +185,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
         on_behalf_of: str | None = None,
         speaker: str | None = None,
         role: str | None = None,
+        tier: str | None = None,
     ) -> EpisodeResult:
         """Ingest one episode (``kind`` ``"message"``, ``"text"`` or ``"json"``):
         extract, resolve and commit it in one transaction. Idempotent by
@@ -176,7 +194,11 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
         result's ``status`` and ``raise_for_status()``), with nothing of it written.
         ``speaker`` is who said it ("I" and "my" mean them) and ``role`` its
         role as in :meth:`add_messages` (role ``user`` with no speaker: the
-        group's user)."""
+        group's user). ``tier`` (``"standing"``, ``"decision"``, ...: see
+        :mod:`kronograph.authority`) is the tier of the facts it states, else
+        each relation's default; the result lists the possible
+        contradictions it raised, scored by the tier of what they contradict
+        and the weight of ``actor``."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         item = EpisodeItem(
@@ -184,7 +206,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
             source_description=source_description, episode_id=episode_id, saga=saga,
             previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
             excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
-            actor=actor, on_behalf_of=on_behalf_of, speaker=speaker, role=role,
+            actor=actor, on_behalf_of=on_behalf_of, speaker=speaker, role=role, tier=tier,
         )
         user_name = await self._user_name(g, speaker is not None or role is not None)
         return await self._ingestion.add_episode(g, item, user_name=user_name)
@@ -215,6 +237,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
         on_behalf_of: str | None = None,
         speaker: str | None = None,
         role: str | None = None,
+        tier: str | None = None,
     ) -> Episode:
         """Accept an episode for later ingestion: validated as ``add_episode``
         validates, and recorded ``queued`` in one transaction, so it survives
@@ -229,7 +252,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
             source_description=source_description, episode_id=episode_id, saga=saga,
             previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
             excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
-            actor=actor, on_behalf_of=on_behalf_of, speaker=speaker, role=role,
+            actor=actor, on_behalf_of=on_behalf_of, speaker=speaker, role=role, tier=tier,
         )
         user_name = await self._user_name(g, speaker is not None or role is not None)
         episode = await self._ingestion.enqueue(g, item, user_name=user_name)
@@ -335,20 +358,25 @@ class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecyc
                                      hold=self._lock(g))
 
     async def remove_fact(
-        self, group_id: str, fact_uuid: str, *, actor: str | None = None, on_behalf_of: str | None = None
+        self, group_id: str, fact_uuid: str, *, actor: str | None = None, on_behalf_of: str | None = None,
+        reason: str | None = None,
     ) -> RemovalResult:
         """Retract one fact, whatever its sources: it leaves the current graph
         (its history keeps what was believed, for ``known_at``), the facts only
         it had closed get their interval back, entities left with nothing go.
         See :mod:`kronograph.maintain.removal`; ``forget`` erases instead.
-        ``actor`` (and ``on_behalf_of``) go on its audit event."""
+        ``actor`` (and ``on_behalf_of``) and ``reason`` go on its audit event;
+        a fact of an owned tier (standing, decision) filed by another actor is
+        retracted only with a ``reason`` (:mod:`kronograph.maintain.overrides`)."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         uuid = _id("fact_uuid", fact_uuid)
         who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)
+        why = reason_text("reason", reason)
         store = await self._ready()
+        override = await check_override(store, g, uuid, actor=who[0], reason=why, at=self._now())
         return await _remove_fact(store, g, uuid, clock=self._now, actor=who[0], on_behalf_of=who[1],
-                                  hold=self._lock(g))
+                                  hold=self._lock(g), reason=why, override=override.detail() if override else None)
 
     async def groups(self) -> list[str]:
         """Every group of the store, by name. (A service shows each key only

@@ -109,16 +109,23 @@ class Memory(SyncShell):
         self, group_id: str, subject: str, relation: str, object: str, *, fact: str | None = None,
         valid_at: TimeLike | None = None, invalid_at: TimeLike | None = None, episode_id: str | None = None,
         subject_labels: Iterable[str] = (), object_labels: Iterable[str] = (), actor: str | None = None,
-        on_behalf_of: str | None = None,
+        on_behalf_of: str | None = None, tier: str | None = None, replaces: str | None = None,
+        reason: str | None = None,
     ) -> AddFactResult:
-        """Add one fact; returns what was written, merged, retired and changed.
-        ``actor``: who files it; ``on_behalf_of``: for whom, as the actor says
-        (a service files its caller's key as ``actor``)."""
+        """Add one fact; returns what was written, merged, retired and changed,
+        and the possible contradictions it raised (candidates, scored: see
+        :mod:`kronograph.authority`). ``actor``: who files it; ``on_behalf_of``:
+        for whom, as the actor says (a service files its caller's key as
+        ``actor``). ``tier``: its governance tier (``"standing"``,
+        ``"decision"``, ...), else its relation's default. ``replaces``: the
+        uuid of a fact this one corrects, retired by it; a fact of an owned
+        tier (standing, decision) filed by another actor is replaced only
+        with a ``reason``, recorded with the override."""
         refuse_writes_from_a_judge()
         return self._call(self._core.add_fact(
             group_id, subject, relation, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
             episode_id=episode_id, subject_labels=subject_labels, object_labels=object_labels, actor=actor,
-            on_behalf_of=on_behalf_of,
+            on_behalf_of=on_behalf_of, tier=tier, replaces=replaces, reason=reason,
         ))
 
     def add_episode(
@@ -128,6 +135,7 @@ class Memory(SyncShell):
         fact_types: TypesArg = None, excluded_entity_types: Iterable[str] | None = None,
         metadata: Mapping[str, Any] | None = None, json_mapping: JsonMapping | Mapping[str, Any] | None = None,
         actor: str | None = None, on_behalf_of: str | None = None, speaker: str | None = None, role: str | None = None,
+        tier: str | None = None,
     ) -> EpisodeResult:
         """Ingest one episode (``kind`` ``"message"``, ``"text"`` or ``"json"``):
         extract, resolve and commit it in one transaction. Idempotent by
@@ -136,14 +144,18 @@ class Memory(SyncShell):
         result's ``status`` and ``raise_for_status()``), with nothing of it written.
         ``speaker`` is who said it ("I" and "my" mean them) and ``role`` its
         role as in :meth:`add_messages` (role ``user`` with no speaker: the
-        group's user)."""
+        group's user). ``tier`` (``"standing"``, ``"decision"``, ...: see
+        :mod:`kronograph.authority`) is the tier of the facts it states, else
+        each relation's default; the result lists the possible
+        contradictions it raised, scored by the tier of what they contradict
+        and the weight of ``actor``."""
         refuse_writes_from_a_judge()
         return self._call(self._core.add_episode(
             group_id, content, kind=kind, reference_time=reference_time, name=name,
             source_description=source_description, episode_id=episode_id, saga=saga,
             previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
             excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping, actor=actor,
-            on_behalf_of=on_behalf_of, speaker=speaker, role=role,
+            on_behalf_of=on_behalf_of, speaker=speaker, role=role, tier=tier,
         ))
 
     def enqueue_episode(
@@ -153,6 +165,7 @@ class Memory(SyncShell):
         fact_types: TypesArg = None, excluded_entity_types: Iterable[str] | None = None,
         metadata: Mapping[str, Any] | None = None, json_mapping: JsonMapping | Mapping[str, Any] | None = None,
         actor: str | None = None, on_behalf_of: str | None = None, speaker: str | None = None, role: str | None = None,
+        tier: str | None = None,
     ) -> Episode:
         """Accept an episode for later ingestion: validated as ``add_episode``
         validates, and recorded ``queued`` in one transaction, so it survives
@@ -166,7 +179,7 @@ class Memory(SyncShell):
             source_description=source_description, episode_id=episode_id, saga=saga,
             previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
             excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping, actor=actor,
-            on_behalf_of=on_behalf_of, speaker=speaker, role=role,
+            on_behalf_of=on_behalf_of, speaker=speaker, role=role, tier=tier,
         ))
 
     def process_queue(self, *, concurrency: int = 4, wait: bool = False, poll: float = 0.5) -> int:
@@ -235,14 +248,19 @@ class Memory(SyncShell):
 
     def remove_fact(
         self, group_id: str, fact_uuid: str, *, actor: str | None = None, on_behalf_of: str | None = None,
+        reason: str | None = None,
     ) -> RemovalResult:
         """Retract one fact, whatever its sources: it leaves the current graph
         (its history keeps what was believed, for ``known_at``), the facts only
         it had closed get their interval back, entities left with nothing go.
         See :mod:`kronograph.maintain.removal`; ``forget`` erases instead.
-        ``actor`` (and ``on_behalf_of``) go on its audit event."""
+        ``actor`` (and ``on_behalf_of``) and ``reason`` go on its audit event;
+        a fact of an owned tier (standing, decision) filed by another actor is
+        retracted only with a ``reason`` (:mod:`kronograph.maintain.overrides`)."""
         refuse_writes_from_a_judge()
-        return self._call(self._core.remove_fact(group_id, fact_uuid, actor=actor, on_behalf_of=on_behalf_of))
+        return self._call(self._core.remove_fact(
+            group_id, fact_uuid, actor=actor, on_behalf_of=on_behalf_of, reason=reason,
+        ))
 
     def groups(self) -> list[str]:
         """Every group of the store, by name. (A service shows each key only

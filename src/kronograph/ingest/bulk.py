@@ -74,6 +74,7 @@ class EpisodeItem:
     speaker: str | None = None  # whom "I" and "my" mean (default: from role and the group's user name)
     role: str | None = None  # "user", "assistant", "system", "tool" or another word
     addressee: str | None = None  # whom "you" means (default: from role)
+    tier: str | None = None  # the tier of the facts it states (kronograph.authority)
 
     @classmethod
     def of(cls, value: Any, where: str) -> EpisodeItem:
@@ -137,7 +138,7 @@ class Ingestion:
                 fact_types=item.fact_types, excluded_entity_types=item.excluded_entity_types,
                 metadata=item.metadata, json_mapping=item.json_mapping, now=self._clock(),
                 actor=item.actor, on_behalf_of=item.on_behalf_of, speaker=item.speaker, role=item.role,
-                addressee=item.addressee, user_name=user_name,
+                addressee=item.addressee, user_name=user_name, tier=item.tier,
             )
         except InvalidInputError as exc:
             if not where:

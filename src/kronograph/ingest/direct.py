@@ -14,16 +14,20 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequ
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from .._retry import retry_on_conflict
-from ..errors import ConcurrentWriteError, InvalidInputError, JudgeError
+from ..errors import ConcurrentWriteError, InvalidInputError, JudgeError, NotFoundError
 from ..event_relations import event_default
 from ..ids import new_id
 from ..metrics import record_candidates
 from ..model import (
     AddFactResult,
+    AuditEvent,
     Cardinality,
+    ContradictionReason,
     Entity,
+    Fact,
     PossibleContradiction,
     RelationType,
     Verdict,
@@ -35,13 +39,13 @@ from ..store.plan import Plan
 from ..store.protocol import ResolutionReads, Store
 from ..store.records import CandidateAsk, FactRecord, Neighbourhood
 from ..time import Clock
+from .contradiction_check import Scorer, by_meaning, flag, rank, scorer, similar_facts
 from .entities import choose_entity, clean_labels, label_family
 from .judge import Judge, ask_judge
 from .resolution import (
     Decision,
     FactOutcome,
     Screening,
-    contradiction_event,
     decide,
     flag_contradictions,
     new_episode_for_fact,
@@ -55,7 +59,8 @@ __all__ = [
     "Resolver",
     "add_fact",
     "fact_candidates",
-    "possible_contradictions",
+    "made_or_retired",
+    "structural",
     "resolve_entity",
     "resolve_fact",
 ]
@@ -76,6 +81,10 @@ class FactInput:
     object_labels: tuple[str, ...]
     actor: str | None = None  # who filed it
     on_behalf_of: str | None = None  # whom the actor filed it for, as it said
+    tier: str | None = None  # its governance tier (kronograph.authority); None: its relation's default
+    replaces: str | None = None  # a fact it corrects by hand: retired by it
+    reason: str | None = None  # why it replaces that fact
+    override: dict[str, Any] | None = None  # another actor's owned fact it replaces (maintain.overrides)
 
     def __post_init__(self) -> None:
         if self.valid_at is not None:
@@ -213,11 +222,13 @@ async def resolve_fact(
     verdict: Ask | None,
     candidate_limit: int,
     authority: Callable[[str], float] | None = None,
-    actor: str | None = None,
+    replaces: str | None = None,
 ) -> tuple[FactOutcome, Decision]:
     """Resolve one new fact against what ``store`` holds and add the outcome to
     ``plan``: candidates, the guard, cardinality or the judge, the timeline.
-    ``fresh`` are entities the plan creates (they have no facts yet)."""
+    ``fresh`` are entities the plan creates (they have no facts yet).
+    ``replaces``: a fact the caller names as corrected by this one, retired
+    by it as a contradiction would be."""
     g = plan.group_id
     candidates: list[FactRecord] = []
     if not (record.source_uuid in fresh and record.target_uuid in fresh):
@@ -230,6 +241,8 @@ async def resolve_fact(
     decision = decide(screening, answer)
 
     seeds = [c.uuid for c in decision.contradicts]
+    if replaces is not None and replaces not in seeds:
+        seeds.append(replaces)
     into = screening.restatement or decision.duplicate_of
     if into is not None:
         seeds.append(into.uuid)
@@ -238,6 +251,13 @@ async def resolve_fact(
     # fact, whose neighbours' links are then needed too.
     depth = 2 if into is not None else 1
     hood = await store.conflict_neighbourhood(g, seeds, depth) if seeds else Neighbourhood()
+    if replaces is not None and all(c.uuid != replaces for c in decision.contradicts):
+        replaced = hood.records.get(replaces)
+        if replaced is None or replaced.expired_at is not None:
+            raise NotFoundError(f"group {g!r} has no current fact {replaces!r} to replace")
+        if into is not None and into.uuid == replaces:
+            raise InvalidInputError("replaces", "the new fact restates the fact it names as replaced")
+        decision.contradicts.append(replaced)
     outcome = plan_fact(
         plan=plan,
         new=record,
@@ -251,25 +271,44 @@ async def resolve_fact(
         outcome, candidates, decision, relation_type,
         authority or (lambda key: default if key == record.relation_key else 0.5),
     )
-    for flagged in outcome.flagged:
-        plan.audit.append(
-            contradiction_event(g, plan.now, record.sources[0].episode_id, outcome.target.uuid, flagged, actor)
-        )
     return outcome, decision
 
 
-def possible_contradictions(outcome: FactOutcome) -> list[PossibleContradiction]:
-    return [
-        PossibleContradiction(fact=outcome.target.uuid, contradicts=cand.to_fact(), reason=reason, authority=score)
-        for cand, reason, score in outcome.flagged
-    ]
+def structural(outcome: FactOutcome) -> list[tuple[str, FactRecord, ContradictionReason]]:
+    """The outcome's candidates by structure, as :func:`.contradiction_check.rank` takes them."""
+    return [(outcome.target.uuid, cand, reason) for cand, reason, _ in outcome.flagged]
+
+
+def made_or_retired(outcome: FactOutcome) -> set[str]:
+    """What a candidate by meaning cannot be: the write's fact and what it retired or closed."""
+    closed = {r.uuid for r in outcome.changed if r.invalid_at is not None or r.expired_at is not None}
+    return {outcome.target.uuid, *(r.uuid for r in outcome.retired), *closed}
 
 
 async def add_fact(store: Store, data: FactInput, settings: Resolver) -> AddFactResult:
     """Add one fact as one unit of work, redone if another writer wrote the
     group between its reads and its write."""
     asked: dict[str, Verdict] = {}  # the judge's verdicts, by what it was shown: asked once each
-    return await retry_on_conflict(lambda: _attempt(store, data, settings, asked), kind="add_fact")
+    check = await _Check.read(store, data, settings)  # before the group is held
+    return await retry_on_conflict(lambda: _attempt(store, data, settings, asked, check), kind="add_fact")
+
+
+@dataclass(frozen=True, slots=True)
+class _Check:
+    """What the contradiction check of one ``add_fact`` reads before the
+    group is held: the group's policy and the filer's weight, and the facts
+    nearest the new fact's embedding."""
+
+    scorer: Scorer
+    similar: dict[str, tuple[Fact, float, int]]
+
+    @classmethod
+    async def read(cls, store: Store, data: FactInput, settings: Resolver) -> _Check:
+        found = await scorer(store, data.group_id, data.actor, settings.authority or (lambda key: 0.5))
+        similar = await similar_facts(
+            store, data.group_id, [settings.embedding], found.policy, settings.clock(),
+        ) if settings.embedding is not None else {}
+        return cls(found, similar)
 
 
 def _shown(record: FactRecord, candidates: Sequence[FactRecord]) -> str:
@@ -280,20 +319,22 @@ def _shown(record: FactRecord, candidates: Sequence[FactRecord]) -> str:
     return json.dumps([new, facts], sort_keys=True, default=str)
 
 
-async def _attempt(store: Store, data: FactInput, settings: Resolver, asked: dict[str, Verdict]) -> AddFactResult:
+async def _attempt(
+    store: Store, data: FactInput, settings: Resolver, asked: dict[str, Verdict], check: _Check
+) -> AddFactResult:
     async with _Holding(settings.lock) as holding:
         if settings.judge is None:
             # Nothing to wait for between the reads and the write: both go in one
             # unit of work, so the reads see what the write changes (no revision to
             # check again) and, on SQLite, run on the writer's thread with no hop each.
             async with store.unit(data.group_id) as tx:
-                return await _resolve_and_apply(tx, data, settings, asked, holding, in_unit=True)
-        return await _resolve_and_apply(store, data, settings, asked, holding)
+                return await _resolve_and_apply(tx, data, settings, asked, holding, check, in_unit=True)
+        return await _resolve_and_apply(store, data, settings, asked, holding, check)
 
 
 async def _resolve_and_apply(
     store: Store, data: FactInput, settings: Resolver, asked: dict[str, Verdict], holding: _Holding,
-    *, in_unit: bool = False,
+    check: _Check, *, in_unit: bool = False,
 ) -> AddFactResult:
     clock, judge, relation_type = settings.clock, settings.judge, settings.relation_type
     g = data.group_id
@@ -338,6 +379,7 @@ async def _resolve_and_apply(
         # a fact added directly is an event only where its type says so: the
         # built-in defaults are for what ingestion extracts
         event=event_default(relation_type, data.relation, built_in=False),
+        tier=data.tier or (relation_type.tier if relation_type is not None else None),
     )
 
     async def verdict(screening: Screening) -> Verdict:
@@ -360,10 +402,23 @@ async def _resolve_and_apply(
         verdict=verdict if judge is not None else None,
         candidate_limit=settings.candidate_limit,
         authority=settings.authority,
-        actor=data.actor,
+        replaces=data.replaces,
     )
     if decision.refused:
         plan.audit.append(refusal_event(g, now, episode_id, outcome.target.uuid, decision.refused, data.actor))
+    if data.replaces is not None:
+        plan.audit.append(AuditEvent(
+            group_id=g, kind="fact_replaced", recorded_at=now, episode_id=episode_id,
+            detail={"fact": data.replaces, "by": outcome.target.uuid,
+                    **({"reason": data.reason} if data.reason else {}),
+                    **({"override": data.override} if data.override else {})},
+        ))
+    found: list[PossibleContradiction] = []
+    if not outcome.merged and not outcome.target.event:  # a restatement or a moment disagrees with nothing
+        new = outcome.target.uuid
+        meaning = by_meaning(new, check.similar.values(), outcome.target.relation_key, relation_type is not None)
+        found = rank(check.scorer, structural(outcome), meaning, made_or_retired(outcome))
+        flag(plan, found, episode_id=episode_id, actor=data.actor)
     if settings.embedding is not None and not outcome.merged:
         plan.fact_embeddings[outcome.target.uuid] = settings.embedding
     plan.attribute(data.actor, data.on_behalf_of)
@@ -376,5 +431,5 @@ async def _resolve_and_apply(
         retired=[r.to_fact() for r in outcome.retired],
         changed=[r.to_fact() for r in outcome.changed],
         refused=decision.refused,
-        possible_contradictions=possible_contradictions(outcome),
+        possible_contradictions=found,
     )

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .. import checks
+from ..authority import tier_text
 from ..errors import InvalidInputError
 from ..ids import new_id
 from ..model import Episode, EpisodeKind, EpisodeStatus, trusted
@@ -51,6 +52,7 @@ class EpisodeInput:
     role: str | None = None  # the message's role: "user", "assistant", "system", "tool"...
     addressee: str | None = None  # whom "you" means
     user_name: str | None = None  # the group's user (the person behind role "user"), when known
+    tier: str | None = None  # the tier of the facts it states (kronograph.authority)
 
     @property
     def local_reference_time(self) -> datetime:
@@ -84,6 +86,8 @@ class EpisodeInput:
             out["addressee"] = self.addressee
         if self.user_name is not None:
             out["user_name"] = self.user_name
+        if self.tier is not None:
+            out["tier"] = self.tier
         if with_content:
             out["content"] = self.content
         return out
@@ -118,6 +122,7 @@ class EpisodeInput:
             role=episode.role,
             addressee=pending.get("addressee"),
             user_name=pending.get("user_name"),
+            tier=pending.get("tier"),
         )
 
 
@@ -238,6 +243,7 @@ def episode_input(
     addressee: str | None = None,
     user_name: str | None = None,
     assistant_name: str | None = DEFAULT_ASSISTANT,
+    tier: str | None = None,
 ) -> EpisodeInput:
     """Validate one episode's arguments; raises InvalidInputError naming the field.
     ``speaker`` and ``addressee`` default from ``role`` (see :func:`.speakers.speakers`)."""
@@ -286,4 +292,5 @@ def episode_input(
         role=said_as,
         addressee=speaker_text("addressee", addressee) or said_to,
         user_name=user_name,
+        tier=tier_text("tier", tier),
     )

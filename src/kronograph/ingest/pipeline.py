@@ -36,8 +36,10 @@ from ..llm.protocol import Usage
 from ..metrics import record_redo
 from ..model import (
     Cardinality,
+    ContradictionReason,
     EpisodeResult,
     EpisodeStatus,
+    Fact,
     PossibleContradiction,
     RelationType,
     Verdict,
@@ -48,7 +50,8 @@ from ..store.protocol import ResolutionReads, Store
 from ..store.records import FactRecord
 from .candidate_reads import Recorded, Recording, Replaying
 from .checkpoint import Checkpoint, JudgedFact
-from .direct import possible_contradictions, resolve_fact
+from .contradiction_check import Scorer, by_meaning, flag, rank, scorer, similar_facts
+from .direct import made_or_retired, resolve_fact, structural
 from .entity_match import choose_entities, place_entities
 from .episode_input import EpisodeInput
 from .episode_judge import gather_verdicts
@@ -118,16 +121,42 @@ class _Outcome:
     retired: dict[str, FactRecord] = field(default_factory=dict)
     changed: dict[str, FactRecord] = field(default_factory=dict)
     refused: list[str] = field(default_factory=list)
+    # Candidates by structure: (new fact, standing fact, reason), as each fact was committed.
+    structural: list[tuple[str, FactRecord, ContradictionReason]] = field(default_factory=list)
+    # A draft's index -> the new fact written for it: (uuid, relation key, whether its relation is declared).
+    written: dict[int, tuple[str, str, bool]] = field(default_factory=dict)
+    untouchable: set[str] = field(default_factory=set)  # what the episode made, merged into or retired
     flagged: list[PossibleContradiction] = field(default_factory=list)
 
 
-def _standing(outcome: _Outcome) -> list[PossibleContradiction]:
-    """The possible contradictions still standing once the whole episode is in:
-    a later fact of the episode may have retired either side."""
-    return [
-        p for p in outcome.flagged
-        if p.contradicts.uuid not in outcome.retired and p.fact not in outcome.retired
-    ]
+def _standing(outcome: _Outcome, check: _Check | None) -> list[PossibleContradiction]:
+    """The episode's possible contradictions once the whole episode is in (a
+    later fact of the episode may have retired either side of an earlier
+    one's): by structure, and by meaning, nearest the episode's text
+    (``fact`` is then the episode's id) or one of its new facts."""
+    if check is None:
+        return []
+    gone = outcome.untouchable | set(outcome.retired)
+    structure = [(new, cand, why) for new, cand, why in outcome.structural if new not in outcome.retired]
+    by_source: dict[int, list[tuple[Fact, float, int]]] = {}
+    for found in check.similar.values():
+        by_source.setdefault(found[2], []).append(found)
+    meaning = by_meaning(check.episode_id, by_source.get(0, ()), None, False)
+    for index, (new, relation_key, declared) in outcome.written.items():
+        if new not in outcome.retired:
+            meaning += by_meaning(new, by_source.get(index + 1, ()), relation_key, declared)
+    return rank(check.scorer, structure, meaning, gone)
+
+
+@dataclass(frozen=True, slots=True)
+class _Check:
+    """What the episode's contradiction check reads before the group is held:
+    the group's policy, the filer's weight, and the facts nearest the
+    episode's text (index 0) and its facts' (index 1 + the draft's)."""
+
+    episode_id: str
+    scorer: Scorer
+    similar: dict[str, tuple[Fact, float, int]]
 
 
 class Pipeline(EpisodeStatuses):
@@ -333,12 +362,17 @@ class Pipeline(EpisodeStatuses):
             provenance=draft.provenance,
             attributes=draft.attributes,
             event=self._event(inp, draft.relation),
+            tier=inp.tier or self._default_tier(inp, draft.relation),
         )
+
+    def _default_tier(self, inp: EpisodeInput, relation: str) -> str | None:
+        declared = self._relation_type(inp, relation)
+        return declared.tier if declared is not None else None
 
     async def commit_stage(
         self, inp: EpisodeInput, checkpoint: Checkpoint, drafts: Drafts, vectors: dict[str, np.ndarray],
         fact_vectors: list[np.ndarray], usage: Usage, episode_vector: np.ndarray | None = None,
-        recorded: tuple[Recorded, int] | None = None,
+        recorded: tuple[Recorded, int] | None = None, check: _Check | None = None,
     ) -> EpisodeResult:
         """Everything the episode writes, and its completion, in one transaction.
         ``recorded``: the resolve stage's candidate reads and the revision
@@ -383,6 +417,8 @@ class Pipeline(EpisodeStatuses):
                 "usage": usage.as_dict(),
                 "notes": stored_notes(notes, keep_text=self.settings.store_raw_content),
             }
+            outcome.flagged = _standing(outcome, check)
+            flag(final, outcome.flagged, episode_id=inp.episode_id, actor=inp.actor)
             if episode_vector is not None:
                 final.episode_embeddings[inp.episode_id] = np.asarray(episode_vector, dtype=np.float32).tobytes()
             final.episode_states.append(  # fenced too: a takeover since the check above refuses the unit
@@ -404,7 +440,7 @@ class Pipeline(EpisodeStatuses):
             retired=[r.to_fact() for r in outcome.retired.values()],
             changed=[r.to_fact() for r in outcome.changed.values()],
             refused=outcome.refused,
-            possible_contradictions=_standing(outcome),
+            possible_contradictions=outcome.flagged,
             usage=model_usage(usage),
             notes=notes,
         )
@@ -442,9 +478,13 @@ class Pipeline(EpisodeStatuses):
         result, _ = await resolve_fact(
             tx, plan, record, fresh=(), relation_type=self._relation_type(inp, draft.relation),
             verdict=verdict if has_judge else None, candidate_limit=self._limit(inp, draft.relation),
-            authority=lambda key: self._authority(inp, key), actor=inp.actor,
+            authority=lambda key: self._authority(inp, key),
         )
-        outcome.flagged.extend(possible_contradictions(result))
+        outcome.untouchable |= made_or_retired(result)
+        if not result.merged and not result.target.event:  # a restatement or a moment disagrees with nothing
+            outcome.structural.extend(structural(result))
+            declared = self._relation_type(inp, draft.relation) is not None
+            outcome.written[index] = (result.target.uuid, result.target.relation_key, declared)
         if judged is not None and judged.refused:
             outcome.refused.extend(judged.refused)
             plan.audit.append(
@@ -493,6 +533,7 @@ class Pipeline(EpisodeStatuses):
             vectors, fact_vectors, episode_vector = await self._vectors(inp, drafts)
             if turn is not None:  # the group's earlier episodes first: this one resolves against them
                 await turn()
+            check = await self._check(inp, episode_vector, fact_vectors)
             for attempt in range(REDOS + 1):
                 decided = checkpoint.decided  # at some earlier revision
                 revision = await self.store.revision(inp.group_id)
@@ -501,20 +542,30 @@ class Pipeline(EpisodeStatuses):
                 async with self.lock(inp.group_id):
                     if decided or attempt == REDOS:
                         return await self.commit_stage(
-                            inp, checkpoint, drafts, vectors, fact_vectors, usage, episode_vector
+                            inp, checkpoint, drafts, vectors, fact_vectors, usage, episode_vector, check=check
                         )
                     if await self.store.revision(inp.group_id) == revision:
                         # the checkpoint written as the unit begins moves the revision once more
                         expected = revision + (checkpoint.state is not None)
                         return await self.commit_stage(
                             inp, checkpoint, drafts, vectors, fact_vectors, usage, episode_vector,
-                            (recording.found, expected),
+                            (recording.found, expected), check,
                         )
                 record_redo("episode")
                 checkpoint = await self._undecided(inp, checkpoint)
             raise AssertionError("unreachable")
         except Exception as exc:
             return await self._failure(inp, exc, usage)
+
+    async def _check(
+        self, inp: EpisodeInput, episode_vector: np.ndarray | None, fact_vectors: list[np.ndarray]
+    ) -> _Check:
+        """The contradiction check's reads, made before the group is held."""
+        found = await scorer(self.store, inp.group_id, inp.actor, lambda key: self._authority(inp, key))
+        similar = await similar_facts(
+            self.store, inp.group_id, [episode_vector, *fact_vectors], found.policy, self._now()
+        )
+        return _Check(inp.episode_id, found, similar)
 
     async def _undecided(self, inp: EpisodeInput, checkpoint: Checkpoint) -> Checkpoint:
         """The checkpoint without decisions the group has moved under; the

@@ -9,6 +9,7 @@ entity left with no fact and no mention is deleted. Fact history is kept, so
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from .._retry import retry_on_conflict
 from ..errors import NotFoundError
@@ -103,7 +104,8 @@ async def remove_episode(
 
 
 def plan_fact_removal(
-    plan: Plan, record: FactRecord, hood: Neighbourhood, references: dict[str, tuple[set[str], set[str]]]
+    plan: Plan, record: FactRecord, hood: Neighbourhood, references: dict[str, tuple[set[str], set[str]]],
+    reason: str | None = None, override: dict[str, Any] | None = None,
 ) -> RemovalResult:
     """Fill ``plan`` with the retraction of one fact, whatever its sources;
     pure. As for an episode's retraction: its last state and a deletion marker
@@ -123,7 +125,8 @@ def plan_fact_removal(
     plan.audit.append(
         AuditEvent(
             group_id=plan.group_id, kind="fact_removed", recorded_at=plan.now,
-            detail={"fact": record.uuid, "changed_facts": len(changes)},
+            detail={"fact": record.uuid, "changed_facts": len(changes), **({"reason": reason} if reason else {}),
+                    **({"override": override} if override else {})},
         )
     )
     return RemovalResult(
@@ -134,8 +137,11 @@ def plan_fact_removal(
 
 async def remove_fact(
     store: Store, group_id: str, fact_uuid: str, *, clock: Clock, actor: str | None = None,
-    on_behalf_of: str | None = None, hold: asyncio.Lock | None = None,
+    on_behalf_of: str | None = None, hold: asyncio.Lock | None = None, reason: str | None = None,
+    override: dict[str, Any] | None = None,
 ) -> RemovalResult:
+    """Retract one fact in one transaction; ``reason`` (and the ``override``
+    of another actor's owned fact it justifies) go on its audit event."""
     async def attempt() -> RemovalResult:
         plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
         hood = await store.conflict_neighbourhood(group_id, [fact_uuid], 2)
@@ -143,7 +149,7 @@ async def remove_fact(
         if record is None:
             raise NotFoundError(f"no fact {fact_uuid!r} in group {group_id!r}")
         references = await store.entity_references(group_id, {record.source_uuid, record.target_uuid})
-        result = plan_fact_removal(plan, record, hood, references)
+        result = plan_fact_removal(plan, record, hood, references, reason, override)
         plan.attribute(actor, on_behalf_of)
         await store.apply(plan)
         return result

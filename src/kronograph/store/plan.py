@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Literal
 
 from ..model import AuditEvent, Entity, Episode
-from .records import FactRecord, SagaState, Source
+from .records import ContradictionRecord, FactRecord, SagaState, Source
 
 __all__ = ["BuiltSummary", "CommunityState", "EntityRecord", "EpisodeState", "HistoryEntry", "Plan", "Purge",
            "SagaWrite", "stale_summaries"]
@@ -197,6 +197,10 @@ class Plan:
     # Entities to delete: nothing refers to them once the rest is applied.
     delete_entities: list[str] = field(default_factory=list)
     audit: list[AuditEvent] = field(default_factory=list)
+    # Rows of the group's contradictions (a duplicate key: the first one stays),
+    # and those settled: (fact_uuid, target_uuid, kind) -> dismissed at plan.now.
+    contradictions: list[ContradictionRecord] = field(default_factory=list)
+    dismiss_contradictions: list[tuple[str, str, str]] = field(default_factory=list)
     # Model replies for the reply cache: (key, model, text), store-wide.
     cached_replies: list[tuple[str, str, str]] = field(default_factory=list)
     # The episode whose processing was given those replies (forget drops them with it).
