@@ -1,5 +1,6 @@
 """kronograph: a temporal knowledge-graph memory for AI agents."""
 
+from .authority import ContradictionPolicy
 from .context import Context, ContextParts, TokenCounter
 from .embed import HashingEmbedder
 from .errors import (
@@ -32,6 +33,7 @@ from .model import (
     CommunityAttachment,
     CommunityBuild,
     CommunityUpdate,
+    Contradiction,
     Entity,
     EntitySummary,
     Episode,
@@ -95,6 +97,8 @@ __all__ = [
     "ModelSettings",
     "ModelUsage",
     "PossibleContradiction",
+    "Contradiction",
+    "ContradictionPolicy",
     "NotFoundError",
     "QueueStats",
     "RelationType",

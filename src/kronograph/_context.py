@@ -110,6 +110,8 @@ class Contexts(Lifecycle):
             else:
                 await self._context_recent(store, g, m, wanted)
             await self._context_replaced(store, g, m)
+            if m.as_of is None and m.known_at is None:  # a contradiction is open now, not as of a past moment
+                await self._context_contradicted(store, g, m, now)
             _summaries(m)
         return build(m, counter=counter, max_tokens=max_tokens, template=template)
 
@@ -283,6 +285,23 @@ class Contexts(Lifecycle):
             ]
             if earlier:
                 m.replaced[fact.uuid] = max(earlier, key=lambda f: (f.valid_at, f.uuid))
+
+
+    async def _context_contradicted(self, store: Store, g: str, m: Material, now: datetime) -> None:
+        """For each fact of the block, the open contradictions against it that
+        score above zero, with the contradicting fact's text (or the episode's id)."""
+        seeds = {h.item.uuid for h in m.facts}
+        if not seeds:
+            return
+        rows = [r for r in await store.contradictions(g, fact_uuids=tuple(sorted(seeds)), open_only=True, at=now)
+                if r.target_uuid in seeds and r.score > 0]
+        if not rows:
+            return
+        by = {f.uuid: f.fact for f in await store.facts(g, FactQuery(
+            as_of=now, uuids=tuple(sorted({r.fact_uuid for r in rows})), include_retired=True))}
+        for r in rows:  # best first, as the store orders them
+            said = by.get(r.fact_uuid) or f"episode {r.fact_uuid}"
+            m.contradicted.setdefault(r.target_uuid, []).append((said[:200], r.score))
 
 
 PERIOD_EPISODES = 200  # the latest episodes of a named period read

@@ -18,6 +18,7 @@ from . import checks
 from ._arguments import TimeLike, _id, _labels, _text, _time, search_arguments
 from ._changes import Changes
 from ._context import Contexts
+from ._contradictions import Contradictions
 from ._conversation import Conversations
 from ._lifecycle import Lifecycle
 from ._lifecycle import ModelArg as ModelArg  # re-exported: its home before the lifecycle moved out
@@ -62,7 +63,7 @@ from .store import FactQuery
 __all__ = ["AsyncMemory"]
 
 
-class AsyncMemory(Contexts, Conversations, Changes, Repair, Maintenance, Lifecycle):
+class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Maintenance, Lifecycle):
     """A temporal knowledge-graph memory (async API).
 
     ``store`` is a file path, ``":memory:"``, a ``sqlite:///`` URL or a store

@@ -19,10 +19,11 @@ from .time import as_utc
 
 __all__ = [
     "AddFactResult", "AuditEvent", "Cardinality", "Change", "Community", "CommunityAttachment", "CommunityBuild",
-    "CommunityUpdate", "ContradictionReason", "Entity", "EntitySummary", "Episode", "EpisodeKind", "EpisodeResult",
-    "EpisodeStatus", "Fact", "FactChange", "FactSource", "ForgetReport", "GroupExport", "GroupSettings", "Mention",
-    "ModelUsage", "PossibleContradiction", "QueueStats", "RelationType", "RemovalResult", "SagaInfo", "SagaSummary",
-    "UtcDatetime", "Verdict", "acronym", "fold_relation", "normalise_name", "trusted",
+    "CommunityUpdate", "Contradiction", "ContradictionReason", "Entity", "EntitySummary", "Episode", "EpisodeKind",
+    "EpisodeResult", "EpisodeStatus", "Fact", "FactChange", "FactSource", "ForgetReport", "GroupExport",
+    "GroupSettings", "Mention", "ModelUsage", "PossibleContradiction", "QueueStats", "RelationType",
+    "RemovalResult", "SagaInfo", "SagaSummary", "UtcDatetime", "Verdict", "acronym", "fold_relation",
+    "normalise_name", "trusted",
 ]
 
 _SPACE = re.compile(r"\s+")
@@ -395,6 +396,31 @@ class PossibleContradiction(_Model):
     actor_weight: float = 1.0
     score: float = 0.0
     similarity: float | None = None
+
+
+class Contradiction(_Model):
+    """A row of the group's contradictions (``Memory.contradictions``):
+    ``fact`` (the contradicting fact's uuid, or the filing episode's id for
+    a candidate found by an episode's meaning) against ``contradicts`` (the
+    fact contradicted, as it stands). ``kind`` is ``candidate`` (flagged when
+    the input was written) or ``recorded`` (filed on purpose with
+    ``Memory.contradict``, with the filer's ``note``). ``score`` is
+    ``authority`` x ``actor_weight``: governance risk, not severity. Open
+    while both sides stand and nobody dismissed it (``dismissed_at``)."""
+
+    fact: str
+    contradicts: Fact
+    kind: Literal["candidate", "recorded"]
+    reason: ContradictionReason
+    authority: float
+    actor_weight: float
+    score: float
+    similarity: float | None = None
+    note: str | None = None
+    actor: str | None = None
+    episode_id: str | None = None
+    created_at: UtcDatetime
+    dismissed_at: UtcDatetime | None = None
 
 
 class AddFactResult(_Model):

@@ -58,6 +58,9 @@ def _lines(report: ReconcileReport, group: str, db: str = DEFAULT_DB) -> list[st
         stale = ", stale: an episode it drew on was removed" if g.stale else ""
         behind = f"{g.lag:,} of {plural(g.episodes, 'episode')} not summarised{stale}"
         out.append(f"saga behind: {escape(g.saga)} ({behind})")
+    if report.open_contradictions:
+        out.append(f"open contradictions: {report.open_contradictions:,} (kronograph contradictions"
+                   f" {escape(group)} lists them)")
     if report.pending_erasure:
         out.append("pending erasure: a forget's erasure from the store's files was held back by a reader")
     return out
@@ -70,6 +73,7 @@ def _state_line(report: ReconcileReport) -> str:
         f"summaries not built yet: {built:,}",
         f"summaries behind their facts: {len(report.stale_summaries) - built:,}",
         f"sagas behind: {len(report.saga_lag):,}",
+        f"open contradictions: {report.open_contradictions:,}",
     ]
     return "state (not defects): " + ", ".join(parts)
 

@@ -72,6 +72,8 @@ class Material:
     sources: dict[str, Episode] = field(default_factory=dict)  # episodes the facts cite that search did not rank
     replies: dict[str, Episode] = field(default_factory=dict)  # an asking episode's uuid -> the reply after it
     replaced: dict[str, Fact] = field(default_factory=dict)  # fact uuid -> the latest fact it replaced
+    # fact uuid -> what contradicts it, open and scoring above zero: (what says so, score), best first
+    contradicted: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     summaries: dict[str, str | None] = field(default_factory=dict)  # entity uuid -> summary as of the moment
     user: Entity | None = None
     user_summary: str | None = None
@@ -118,6 +120,16 @@ def _by_name_only(query: str, wanted: frozenset[str]) -> Callable[[str], bool]:
     return only
 
 
+def _contradicted(against: list[tuple[str, float]] | None) -> str:
+    """What a fact line says of the open contradictions against it: an agent
+    about to rely on a standing rule is told that something disagrees."""
+    if not against:
+        return ""
+    said = "; ".join(f'"{text}" (score {score:.2f})' for text, score in against[:2])
+    more = f" and {len(against) - 2} more" if len(against) > 2 else ""
+    return f" [CONTRADICTED, unresolved: {said}{more}]"
+
+
 def _pieces(m: Material, cite: Citations, wanted: frozenset[str], counter: TokenCounter) -> list[Piece]:
     out: list[Piece] = []
     name_only = _by_name_only(m.query, wanted)
@@ -125,7 +137,7 @@ def _pieces(m: Material, cite: Citations, wanted: frozenset[str], counter: Token
     for fact_hit, rel in zip(m.facts, _relevance(m.facts), strict=True):
         fact = fact_hit.item
         before = m.replaced.get(fact.uuid)
-        line = fact_line(fact, m.moment, cite, before)
+        line = fact_line(fact, m.moment, cite, before) + _contradicted(m.contradicted.get(fact.uuid))
         rel *= NAME_ONLY if name_only(fact.fact) else 1.0
         fact_values.append(rel)
         out.append(Piece(

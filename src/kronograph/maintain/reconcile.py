@@ -183,7 +183,7 @@ class Repairs(_Model):
 # Findings that are a state of a healthy memory, not a defect: summaries are
 # built later (by summarize_entities / summarize_saga, or a repair), so a memory
 # just imported has none yet. Reported, but they do not make ``ok`` false.
-STATES = ("stale_summaries", "saga_lag")
+STATES = ("stale_summaries", "saga_lag", "open_contradictions")
 
 
 class ReconcileReport(_Model):
@@ -199,6 +199,9 @@ class ReconcileReport(_Model):
     orphan_entities: list[OrphanEntity] = Field(default_factory=list)
     stale_summaries: list[StaleSummary] = Field(default_factory=list)
     saga_lag: list[SagaLag] = Field(default_factory=list)
+    # Contradictions still open (both sides stand, nobody dismissed them) that
+    # score above zero: governance drift to look at, not a defect of the store.
+    open_contradictions: int = 0
     pending_erasure: bool = False
     repaired: Repairs = Field(default_factory=Repairs)
     not_checked: tuple[str, ...] = NOT_CHECKED
@@ -213,6 +216,7 @@ class ReconcileReport(_Model):
             "orphan_entities": len(self.orphan_entities),
             "stale_summaries": len(self.stale_summaries),
             "saga_lag": len(self.saga_lag),
+            "open_contradictions": self.open_contradictions,
         }
 
     @property
@@ -336,6 +340,7 @@ async def _findings(
             if s.lag or s.stale
         ],
         "pending_erasure": await store.pending_erasure(group_id),
+        "open_contradictions": await store.open_contradiction_count(group_id, now),
     }
 
 
