@@ -365,8 +365,11 @@ def _model_workload(memory: Any, recorder: Recorder, group: str) -> None:
 async def _store_calls(url: str, recorder: Recorder, group: str) -> None:
     """The store's calls the public workload does not reach, made directly:
     a lease taken over and extended, the graph walked level by level, a
-    reply cached outside an episode, a store setting read."""
+    reply cached outside an episode, a store setting read, contradiction
+    rows written, dismissed and read."""
+    from kronograph.store.plan import Plan
     from kronograph.store.postgres import PostgresStore
+    from kronograph.store.records import ContradictionRecord
 
     recorder.step = "store calls"
     store = PostgresStore(url)
@@ -378,6 +381,16 @@ async def _store_calls(url: str, recorder: Recorder, group: str) -> None:
         await store.neighbours(group, ["a", "b"], now)
         await store.cache_reply(group, "key", "model", "{}", now)
         await store.setting("embedder")
+        plan = Plan(group_id=group, now=now, expected_revision=None)
+        plan.contradictions = [ContradictionRecord(
+            group_id=group, fact_uuid="e0", target_uuid="f", kind="candidate", reason="similar_meaning",
+            target_authority=1.0, actor_weight=0.5, score=0.5, similarity=0.9, note=None, actor=None,
+            episode_id="e0", created_at=now)]
+        plan.dismiss_contradictions = [("e0", "f", "candidate")]
+        await store.apply(plan)
+        await store.contradictions(group, at=now)
+        await store.contradictions(group, fact_uuids=["e0", "f"], open_only=False, at=now)
+        await store.open_contradiction_count(group, now)
     finally:
         await store.close()
 

@@ -20,6 +20,7 @@ from kronograph.cli import app as cli_app
 from kronograph.model import AuditEvent
 from kronograph.search.engine import SCOPES
 from kronograph.store.plan import BuiltSummary, Plan
+from kronograph.store.records import ContradictionRecord
 from kronograph.store.sqlite import SQLiteStore, purge
 from kronograph.store.sqlite.schema import migrate
 from kronograph.store.text_scan import NOT_TEXT, TABLE_KEYS
@@ -442,6 +443,12 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (carol,) = memory.entities(G, name="Carol")
         plan.entity_aliases = [(carol.uuid, "Caz")]
         plan.audit.append(AuditEvent(group_id=G, kind="note", recorded_at=plan.now, actor="ops", detail={"k": 1}))
+        bergen, oslo = (f.uuid for f in sorted(memory.facts(G, subject="Carol", relation="LIVES_IN",
+                                                            include_retired=True), key=lambda f: f.fact))
+        plan.contradictions = [ContradictionRecord(  # a recorded link, with its filer's note
+            group_id=G, fact_uuid=bergen, target_uuid=oslo, kind="recorded", reason="recorded", target_authority=0.5,
+            actor_weight=1.0, score=0.5, similarity=None, note="moved, says HR", actor="agent:hr", episode_id=None,
+            created_at=plan.now)]
         memory._call(store.apply(plan))  # type: ignore[attr-defined]
     return path
 

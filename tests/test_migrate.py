@@ -21,6 +21,8 @@ from kronograph.demo_conversation import CONVERSATION  # noqa: E402
 from kronograph.llm.client import ModelClient  # noqa: E402
 from kronograph.migrate import MigrationError, migrate_memory_sync  # noqa: E402
 from kronograph.migrate.copy import TABLES  # noqa: E402
+from kronograph.store.plan import HistoryEntry, Plan  # noqa: E402
+from kronograph.store.records import ContradictionRecord  # noqa: E402
 from kronograph.store.sqlite.schema import MIGRATIONS  # noqa: E402
 from kronograph.time import parse_time  # noqa: E402
 
@@ -60,6 +62,21 @@ def _people(memory: Memory, clock: StepClock) -> None:
     clock.tick(hours=1)
     memory.remove_episode("people", "e3", actor="key:ops", on_behalf_of="user:ann")
     clock.tick(hours=1)
+    _tier_and_contradiction(memory, clock())
+
+
+def _tier_and_contradiction(memory: Memory, now: datetime) -> None:
+    """Sarah's CEO fact made a decision (a new version), and Mike's contradicting it, with a note."""
+    (sarah,) = memory._call(memory.store.facts_citing("people", "c1"))  # type: ignore[attr-defined]
+    (mike,) = memory._call(memory.store.facts_citing("people", "c2"))  # type: ignore[attr-defined]
+    plan = Plan(group_id="people", now=now, expected_revision=None)
+    plan.updated_facts.append(sarah.with_(tier="decision", recorded_at=now, cause="tier"))
+    plan.history.append(HistoryEntry(sarah, "live"))
+    plan.contradictions.append(ContradictionRecord(
+        group_id="people", fact_uuid=mike.uuid, target_uuid=sarah.uuid, kind="recorded", reason="recorded",
+        target_authority=0.8, actor_weight=0.5, score=0.4, similarity=None, note="the board changed its mind",
+        actor="agent:hr", episode_id="c2", created_at=now))
+    memory._call(memory.store.apply(plan))  # type: ignore[attr-defined]
 
 
 def _chat(memory: Memory, clock: StepClock) -> None:
@@ -200,6 +217,18 @@ def test_vectors_and_json_arrive_unchanged(source: Path, target: str) -> None:
 
     assert [(u, *(json.loads(v) if v else None for v in rest)) for u, *rest in progress] == [tuple(r) for r in rows]
     assert {r[0] for r in rows} == {"later", "bad"}
+
+
+def test_tiers_and_contradictions_arrive(source: Path, target: str) -> None:
+    assert migrate_memory_sync(source, target, sample=0).ok
+    read = "SELECT uuid, tier FROM facts ORDER BY uuid"
+    rows = ("SELECT group_id, fact_uuid, target_uuid, kind, reason, target_authority, actor_weight, score, similarity,"
+            " note, actor, episode_id, created_at, dismissed_at FROM contradictions ORDER BY fact_uuid")
+    history = "SELECT fact_uuid, seq, tier FROM fact_history ORDER BY seq"
+    with sqlite3.connect(source) as lite, psycopg.connect(target) as conn:
+        assert [r for r in lite.execute(read) if r[1]] != []  # the memory has a tier to copy
+        for query in (read, rows, history):
+            assert [tuple(r) for r in conn.execute(query).fetchall()] == lite.execute(query).fetchall()  # type: ignore[arg-type]
 
 
 def test_speakers_roles_and_group_settings_arrive(source: Path, target: str) -> None:

@@ -76,13 +76,14 @@ class _Scope:
     communities: set[str] = field(default_factory=set)
     replies: set[str] = field(default_factory=set)
     settings: set[str] = field(default_factory=set)  # the group's settings naming it (its user's name, say)
+    contradictions: set[str] = field(default_factory=set)  # contradicting uuids whose rows' note or actor names it
     unrouted: set[str] = field(default_factory=set)  # where nothing erases it: a leftover, never verified
 
     def found(self) -> bool:
         """Whether anything at all bears the name (a second forget still cleans up a trace)."""
         return any((self.episodes, self.entities, self.facts, self.summaries, self.entity_records, self.labels,
                     self.audit_events, self.replies, self.sagas, self.dropped_sagas, self.communities,
-                    self.settings, self.unrouted))
+                    self.settings, self.contradictions, self.unrouted))
 
 
 def _long_enough(name: str) -> bool:
@@ -135,6 +136,8 @@ def _sort_hits(scope: _Scope, hits: list[TextHit]) -> None:
             scope.communities.add(hit.key)
         elif hit.table == "group_settings":
             scope.settings.add(hit.key)
+        elif hit.table == "contradictions":
+            scope.contradictions.add(hit.key)
         else:
             scope.unrouted.add(f"{hit.table}.{hit.column}")
 
@@ -219,6 +222,7 @@ def plan_forget(
         entity_records=sorted(scope.entity_records - deleted),
         sagas=sorted(scope.sagas - scope.dropped_sagas),
         dropped_sagas=sorted(scope.dropped_sagas),
+        contradictions=sorted(scope.contradictions),
     )
     return gone, [updated.uuid for _, updated in changes], purge
 

@@ -51,6 +51,7 @@ TABLES: tuple[tuple[str, str], ...] = (
     ("community_members", "community_uuid, entity_uuid"),
     ("model_replies", "group_id, key"),
     ("group_settings", "group_id, name"),
+    ("contradictions", "group_id, fact_uuid, target_uuid, kind"),
     ("store_settings", "key"),
 )
 # PostgreSQL columns SQLite has no counterpart of, and what they start at (none

@@ -98,6 +98,9 @@ class Purge:
     # Sagas whose very name names what goes: their summary row is deleted
     # (their episodes go with the purge, by the same name).
     dropped_sagas: list[str] = field(default_factory=list)
+    # Contradiction rows whose text (a recorded link's note, its actor) names
+    # what goes: every row filed from these contradicting uuids is deleted.
+    contradictions: list[str] = field(default_factory=list)
     # Communities that held or named what goes: name, summary and vector
     # cleared (forget then rebuilds them from the members left).
     communities: list[str] = field(default_factory=list)
@@ -186,13 +189,19 @@ class Plan:
     delete_facts: list[str] = field(default_factory=list)
     add_conflicts: list[tuple[str, str, str | None]] = field(default_factory=list)  # (a, b, episode)
     remove_conflicts: list[tuple[str, str]] = field(default_factory=list)  # (a, b): before add_conflicts
+    # Rows of the group's contradictions (kronograph.authority); one whose key
+    # (fact_uuid, target_uuid, kind) is there already is left as it is (the first one wins).
+    contradictions: list[ContradictionRecord] = field(default_factory=list)
+    # (fact_uuid, target_uuid, kind) settled: dismissed_at set to ``now`` (a row dismissed already keeps its time).
+    dismiss_contradictions: list[tuple[str, str, str]] = field(default_factory=list)
     # New ends of existing facts (an entity merge or its undoing): uuid -> (source, target).
     fact_ends: dict[str, tuple[str, str]] = field(default_factory=dict)
     # Superseded versions and deletion markers. A fact's current version lives
     # in the fact itself, so creating a fact writes no history.
     history: list[HistoryEntry] = field(default_factory=list)
     # Episodes to delete. A saga summary that included one is marked stale
-    # (and its version moved) in the same transaction.
+    # (and its version moved) in the same transaction. The contradiction rows
+    # naming a deleted fact or episode, on either side, go too.
     delete_episodes: list[str] = field(default_factory=list)
     # Entities to delete: nothing refers to them once the rest is applied.
     delete_entities: list[str] = field(default_factory=list)

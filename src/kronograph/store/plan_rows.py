@@ -62,19 +62,23 @@ CHANGES = (
     "removed_mentions",  # (group, episode_id, entity_uuid)
     "facts",  # (uuid, group, source, target, relation, relation_key, fact, valid_at, invalid_at,
     #           stated_invalid_at, created_at, expired_at, invalidated_by, attributes, recorded_at, cause,
-    #           cause_episode, vector, event)
+    #           cause_episode, vector, event, tier)
     "fact_sources",  # (fact_uuid, group, episode_id, valid_at, stated_invalid_at, added_at, provenance): replaces
     "removed_sources",  # (group, fact_uuid, episode_id)
     "fact_versions",  # (valid_at, invalid_at, stated_invalid_at, expired_at, invalidated_by, recorded_at, cause,
-    #                   cause_episode, uuid, group)
+    #                   cause_episode, tier, uuid, group)
     "fact_ends",  # (source, target, uuid, group)
     "removed_conflicts",  # (a, b, group)
     "fact_conflicts",  # (a, b, group, episode_id, created_at)
+    "contradictions",  # (group, fact_uuid, target_uuid, kind, reason, target_authority, actor_weight, score,
+    #                    similarity, note, actor, episode_id, created_at, dismissed_at): a key there already is kept
+    "dismissed_contradictions",  # (dismissed_at, group, fact_uuid, target_uuid, kind): only where still open
     "fact_history",  # (group, fact_uuid, recorded_at, cause, episode_id, status, source, target, subject, object,
     #                  subject_key, object_key, relation, relation_key, fact, valid_at, invalid_at,
-    #                  invalidated_by, created_at, expired_at, episodes, event)
+    #                  invalidated_by, created_at, expired_at, episodes, event, tier)
     "retracted_facts",  # (fact_uuid, group, subject_key, object_key, retracted_at): replaces
     "deleted_facts",  # (uuid, group)
+    "deleted_contradictions",  # (group, uuid, uuid): the rows naming a deleted fact or episode, either side
     "stale_summaries",  # (uuid, group): the entity's stale count goes up by one
     "stale_sagas",  # (group, uuid): the episode's saga summary moves its version, and its stale count if the
     #                 episode is at or before its cursor (it was included)
@@ -90,6 +94,7 @@ CHANGES = (
     "cleared_entity_records",  # (attributes, provenance, uuid, group)
     "cleared_sagas",  # (group, saga): summary and state cleared, version and stale count up by one
     "dropped_sagas",  # (group, saga): the summary row deleted
+    "dropped_contradictions",  # (group, fact_uuid): every row filed from that contradicting uuid
     "cleared_communities",  # (group, uuid): name emptied, summary and vector cleared
     "group_settings",  # (group, name, value, updated_at): replaces
     "dropped_settings",  # (group, name)
@@ -136,7 +141,7 @@ def _history(g: str, f: FactRecord, status: str, enc: Encoding) -> tuple[Any, ..
         g, f.uuid, to_micros(f.version_at), f.cause, f.cause_episode, status, f.source_uuid, f.target_uuid,
         f.subject, f.object, normalise_name(f.subject), normalise_name(f.object), f.relation, f.relation_key,
         f.fact, to_micros(f.valid_at), _t(f.invalid_at), f.invalidated_by, to_micros(f.created_at),
-        _t(f.expired_at), enc.json(list(f.episodes)), f.event,
+        _t(f.expired_at), enc.json(list(f.episodes)), f.event, f.tier,
     )
 
 
@@ -210,7 +215,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
         (f.uuid, g, f.source_uuid, f.target_uuid, f.relation, f.relation_key, f.fact, to_micros(f.valid_at),
          _t(f.invalid_at), _t(f.stated_invalid_at), to_micros(f.created_at), _t(f.expired_at), f.invalidated_by,
          json(f.attributes), to_micros(f.version_at), f.cause, f.cause_episode,
-         vector(plan.fact_embeddings.get(f.uuid)), f.event)
+         vector(plan.fact_embeddings.get(f.uuid)), f.event, f.tier)
         for f in plan.new_facts
     ]
     sources = [(f.uuid, s) for f in plan.new_facts for s in f.sources] + plan.add_sources
@@ -222,12 +227,19 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "removed_sources", [(g, fact_uuid, episode_id) for fact_uuid, episode_id in plan.remove_sources]
     yield "fact_versions", [
         (to_micros(f.valid_at), _t(f.invalid_at), _t(f.stated_invalid_at), _t(f.expired_at), f.invalidated_by,
-         to_micros(f.version_at), f.cause, f.cause_episode, f.uuid, g)
+         to_micros(f.version_at), f.cause, f.cause_episode, f.tier, f.uuid, g)
         for f in plan.updated_facts
     ]
     yield "fact_ends", [(source, target, uuid, g) for uuid, (source, target) in plan.fact_ends.items()]
     yield "removed_conflicts", [(min(a, b), max(a, b), g) for a, b in plan.remove_conflicts]
     yield "fact_conflicts", [(min(a, b), max(a, b), g, episode_id, now) for a, b, episode_id in plan.add_conflicts]
+    if plan.contradictions or plan.dismiss_contradictions:
+        yield "contradictions", [
+            (g, c.fact_uuid, c.target_uuid, c.kind, c.reason, c.target_authority, c.actor_weight, c.score,
+             c.similarity, c.note, c.actor, c.episode_id, to_micros(c.created_at), _t(c.dismissed_at))
+            for c in plan.contradictions
+        ]
+        yield "dismissed_contradictions", [(now, g, f, t, kind) for f, t, kind in plan.dismiss_contradictions]
     yield "fact_history", [_history(g, h.record, h.status, enc) for h in plan.history]
     yield "retracted_facts", [
         (h.record.uuid, g, normalise_name(h.record.subject), normalise_name(h.record.object), now)
@@ -235,6 +247,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
         if h.status == "deleted"
     ]
     yield "deleted_facts", [(u, g) for u in plan.delete_facts]
+    yield "deleted_contradictions", [(g, u, u) for u in (*plan.delete_facts, *plan.delete_episodes)]
     yield "stale_summaries", [(u, g) for u in stale_summaries(plan)]
     yield "stale_sagas", [(g, u) for u in plan.delete_episodes]
     yield "deleted_episodes", [(g, u) for u in plan.delete_episodes]
@@ -251,6 +264,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
         yield "cleared_entity_records", [(json({}), json({}), u, g) for u in purge.entity_records]
         yield "cleared_sagas", [(g, saga) for saga in purge.sagas]
         yield "dropped_sagas", [(g, saga) for saga in purge.dropped_sagas]
+        yield "dropped_contradictions", [(g, u) for u in purge.contradictions]
         yield "cleared_communities", [(g, uuid) for uuid in purge.communities]
     yield "group_settings", [  # JSON text (a falsy value too), cast by the backend
         (g, name, dumps(value, ensure_ascii=False), now) for name, value in plan.settings.items() if value is not None

@@ -29,6 +29,7 @@ from .change_rows import ChangeWindow, StoredChange
 from .plan import Plan
 from .records import (
     CandidateAsk,
+    ContradictionRecord,
     EntityMatch,
     EpisodeProgress,
     FactRecord,
@@ -342,6 +343,20 @@ class CallerReads(Lookups, Protocol):
     async def current_edges(self, group_id: str, at: datetime) -> list[tuple[str, str, str]]:
         """(uuid, source, target) of every fact valid at ``at`` and unexpired:
         the group's current graph, in one query (communities cluster it)."""
+
+    async def contradictions(
+        self, group_id: str, *, fact_uuids: Collection[str] | None = None, open_only: bool = True, at: datetime
+    ) -> list[ContradictionRecord]:
+        """The group's contradiction rows with one of ``fact_uuids`` on either
+        side (every row when None). ``open_only``: those not dismissed, whose
+        target fact is current at ``at`` (unexpired, not ended by then) and
+        whose contradicting side is a current fact or, not a fact, an episode
+        that still exists. By score (highest first), then created_at,
+        fact_uuid, target_uuid (byte order) and kind."""
+
+    async def open_contradiction_count(self, group_id: str, at: datetime) -> int:
+        """How many of the group's rows :meth:`contradictions` would list
+        open at ``at`` with a score above 0 (one query, for drift reports)."""
 
 
 class Queue(Protocol):

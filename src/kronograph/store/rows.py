@@ -12,10 +12,11 @@ from typing import Any
 
 from ..model import AuditEvent, Entity, Episode, EpisodeKind, Fact, FactChange, trusted
 from ..time import from_micros
-from .records import FactRecord, Source
+from .records import ContradictionRecord, FactRecord, Source
 
 __all__ = [
     "audit_event",
+    "contradiction",
     "entity",
     "episode",
     "fact",
@@ -48,7 +49,7 @@ def fact(row: tuple) -> Fact:  # type: ignore[type-arg]
         attributes=_json(row[13], {}),
         episodes=tuple(_json(row[14], ())),
         event=bool(row[15]),
-        tier=None,
+        tier=row[16],
     )
 
 
@@ -78,6 +79,7 @@ def fact_record(row: tuple, sources: Iterable[Source]) -> FactRecord:  # type: i
         cause=row[17],
         cause_episode=row[18],
         event=bool(row[19]),
+        tier=row[20],
     )
 
 
@@ -157,4 +159,24 @@ def audit_event(row: tuple) -> AuditEvent:  # type: ignore[type-arg]
         detail=_json(row[4], {}),
         actor=row[5],
         on_behalf_of=row[6],
+    )
+
+
+def contradiction(row: tuple) -> ContradictionRecord:  # type: ignore[type-arg]
+    """A row of ``sql.contradiction_queries.COLUMNS``."""
+    return ContradictionRecord(
+        group_id=row[0],
+        fact_uuid=row[1],
+        target_uuid=row[2],
+        kind=row[3],
+        reason=row[4],
+        target_authority=float(row[5]),
+        actor_weight=float(row[6]),
+        score=float(row[7]),
+        similarity=None if row[8] is None else float(row[8]),
+        note=row[9],
+        actor=row[10],
+        episode_id=row[11],
+        created_at=from_micros(row[12]),
+        dismissed_at=opt_time(row[13]),
     )

@@ -51,19 +51,22 @@ TABLE_KEYS: dict[str, str] = {
     "communities": "uuid",
     "model_replies": "key",
     "group_settings": "name",
+    # A contradiction row's text (a recorded link's note, who filed it): the
+    # rows filed from that contradicting fact (or episode) go (Purge.contradictions).
+    "contradictions": "fact_uuid",
 }
 
 # Columns of a text type that hold identifiers or codes kronograph writes,
 # never words: uuids and hashes (a needle of hexadecimal letters, "cafe" say,
 # would match them), references to episodes and facts (an id, not its
 # content: docs/forgetting.md asks for ids that carry no personal data),
-# enumerations (kind, status, cause, method), and an entity's initials
+# enumerations (kind, status, cause, method, a fact's tier, a contradiction's reason), and an entity's initials
 # (derived from its name, and gone with it). Everything else is scanned.
 NOT_TEXT: frozenset[str] = frozenset({
     "group_id", "uuid", "content_hash", "key",
     "source_uuid", "target_uuid", "fact_uuid", "entity_uuid", "community_uuid", "cursor_uuid", "a", "b",
     "episode_id", "cause_episode", "invalidated_by", "episodes",
-    "kind", "status", "cause", "method", "acronym",
+    "kind", "status", "cause", "method", "acronym", "tier", "reason",
 })
 
 

@@ -465,6 +465,36 @@ _V18 = """
 DROP INDEX IF EXISTS entities_stale_summaries;
 """
 
+# Contradictions with authority (kronograph.authority): a fact's governance
+# tier, kept with each version (a tier changed by hand is a new version), and
+# the group's contradiction rows, as on SQLite: a contradicting fact (or the
+# episode whose meaning flagged it: no foreign key) against the fact it
+# contradicts, read by either side; rows naming a deleted fact or episode go
+# with it, in the plan that deletes it. Distributed by group_id on Citus
+# (GROUP_TABLES).
+_V19 = """
+ALTER TABLE facts ADD COLUMN IF NOT EXISTS tier TEXT;
+ALTER TABLE fact_history ADD COLUMN IF NOT EXISTS tier TEXT;
+CREATE TABLE IF NOT EXISTS contradictions (
+    group_id         TEXT NOT NULL,
+    fact_uuid        TEXT NOT NULL,
+    target_uuid      TEXT NOT NULL,
+    kind             TEXT NOT NULL,
+    reason           TEXT NOT NULL,
+    target_authority DOUBLE PRECISION NOT NULL,
+    actor_weight     DOUBLE PRECISION NOT NULL,
+    score            DOUBLE PRECISION NOT NULL,
+    similarity       DOUBLE PRECISION,
+    note             TEXT,
+    actor            TEXT,
+    episode_id       TEXT,
+    created_at       BIGINT NOT NULL,
+    dismissed_at     BIGINT,
+    PRIMARY KEY (group_id, fact_uuid, target_uuid, kind)
+);
+CREATE INDEX IF NOT EXISTS contradictions_by_target ON contradictions(group_id, target_uuid);
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial", _V1),
     (2, "actor", _V2),
@@ -481,13 +511,14 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (13, "change_feed", _V13),
     (16, "write_checks", _V16),
     (18, "hot_stale_summaries", _V18),
+    (19, "contradictions", _V19),
 ]
 
 # Every table of group data (each keyed by group_id), parents first.
 GROUP_TABLES = (
     "groups", "episodes", "entities", "entity_aliases", "entity_fragments", "facts", "fact_sources",
     "fact_conflicts", "fact_history", "retracted_facts", "mentions", "audit_events", "saga_summaries",
-    "communities", "community_members", "model_replies", "group_settings",
+    "communities", "community_members", "model_replies", "group_settings", "contradictions",
 )
 
 # Store-wide tables (Citus: reference tables, a copy on every node).

@@ -28,6 +28,7 @@ from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import (
     CandidateAsk,
+    ContradictionRecord,
     EntityMatch,
     EpisodeProgress,
     FactRecord,
@@ -38,7 +39,7 @@ from ..records import (
 )
 from ..sql import episode_queries
 from ..text_scan import Erasure, TextHit
-from . import community_reads, health_reads, ingest_reads, purge, reads, saga_reads, upkeep
+from . import community_reads, contradiction_reads, health_reads, ingest_reads, purge, reads, saga_reads, upkeep
 from .columns import DIALECT as D
 from .connection import Connection, Pool, redact
 from .lifecycle import LoopPool
@@ -288,6 +289,14 @@ class PostgresStore(QueueCalls, SearchCalls):
         self, group_id: str, *, name_key: str | None = None, label: str | None = None
     ) -> list[Entity]:
         return await self._run(reads.entities, group_id, name_key, label)
+
+    async def contradictions(
+        self, group_id: str, *, fact_uuids: Collection[str] | None = None, open_only: bool = True, at: datetime
+    ) -> list[ContradictionRecord]:
+        return await self._run(contradiction_reads.contradictions, group_id, fact_uuids, open_only, at)
+
+    async def open_contradiction_count(self, group_id: str, at: datetime) -> int:
+        return await self._run(contradiction_reads.open_contradiction_count, group_id, at)
 
     async def current_edges(self, group_id: str, at: datetime) -> list[tuple[str, str, str]]:
         return await self._run(community_reads.current_edges, group_id, at)

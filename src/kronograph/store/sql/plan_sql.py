@@ -21,12 +21,16 @@ _SAGA_COLUMNS = (
 _FACT_COLUMNS = (
     "uuid", "group_id", "source_uuid", "target_uuid", "relation", "relation_key", "fact", "valid_at", "invalid_at",
     "stated_invalid_at", "created_at", "expired_at", "invalidated_by", "attributes", "recorded_at", "cause",
-    "cause_episode", "embedding", "event",
+    "cause_episode", "embedding", "event", "tier",
+)
+_CONTRADICTION_COLUMNS = (
+    "group_id", "fact_uuid", "target_uuid", "kind", "reason", "target_authority", "actor_weight", "score",
+    "similarity", "note", "actor", "episode_id", "created_at", "dismissed_at",
 )
 _HISTORY_COLUMNS = (
     "group_id", "fact_uuid", "recorded_at", "cause", "episode_id", "status", "source_uuid", "target_uuid", "subject",
     "object", "subject_key", "object_key", "relation", "relation_key", "fact", "valid_at", "invalid_at",
-    "invalidated_by", "created_at", "expired_at", "episodes", "event",
+    "invalidated_by", "created_at", "expired_at", "episodes", "event", "tier",
 )
 
 
@@ -84,17 +88,22 @@ def statements(d: Dialect) -> dict[str, str]:
         "removed_sources": f"DELETE FROM fact_sources WHERE {where('group_id', 'fact_uuid', 'episode_id')}",
         "fact_versions": "UPDATE facts SET " + sets(
             "valid_at", "invalid_at", "stated_invalid_at", "expired_at", "invalidated_by", "recorded_at", "cause",
-            "cause_episode",
+            "cause_episode", "tier",
         ) + f" WHERE {where('uuid', 'group_id')}",
         "fact_ends": f"UPDATE facts SET {sets('source_uuid', 'target_uuid')} WHERE {where('uuid', 'group_id')}",
         "removed_conflicts": f"DELETE FROM fact_conflicts WHERE {where('a', 'b', 'group_id')}",
         "fact_conflicts": d.insert("fact_conflicts", ("a", "b", "group_id", "episode_id", "created_at"), ignore=True),
+        "contradictions": d.insert("contradictions", _CONTRADICTION_COLUMNS, ignore=True),
+        "dismissed_contradictions": f"UPDATE contradictions SET dismissed_at = {m}"
+        f" WHERE {where('group_id', 'fact_uuid', 'target_uuid', 'kind')} AND dismissed_at IS NULL",
         "fact_history": d.insert("fact_history", _HISTORY_COLUMNS),
         "retracted_facts": d.insert(
             "retracted_facts", ("fact_uuid", "group_id", "subject_key", "object_key", "retracted_at"),
             replace=("group_id", "fact_uuid"),
         ),
         "deleted_facts": f"DELETE FROM facts WHERE {where('uuid', 'group_id')}",
+        "deleted_contradictions": f"DELETE FROM contradictions WHERE group_id = {m}"
+        f" AND (fact_uuid = {m} OR target_uuid = {m})",
         "stale_summaries": f"UPDATE entities SET summary_stale = summary_stale + 1 WHERE {where('uuid', 'group_id')}",
         "deleted_episodes": f"DELETE FROM episodes WHERE {where('group_id', 'uuid')}",
         "deleted_entities": f"DELETE FROM entities WHERE {where('uuid', 'group_id')}",
@@ -116,6 +125,7 @@ def statements(d: Dialect) -> dict[str, str]:
         "cleared_sagas": "UPDATE saga_summaries SET summary = NULL, state = NULL, version = version + 1,"
         f" stale = stale + 1 WHERE {where('group_id', 'saga')}",
         "dropped_sagas": f"DELETE FROM saga_summaries WHERE {where('group_id', 'saga')}",
+        "dropped_contradictions": f"DELETE FROM contradictions WHERE {where('group_id', 'fact_uuid')}",
         "group_settings": d.insert(
             "group_settings", ("group_id", "name", "value", "updated_at"), update=("group_id", "name"),
             source=f"VALUES ({m},{m},{d.typed(m, 'jsonb')},{m})",

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from ...errors import SchemaError
 from .schema_recent import change_feed as _change_feed
+from .schema_recent import contradictions as _contradictions
 from .schema_recent import events as _events
 from .schema_recent import speakers as _speakers
 from .schema_recent import statements as _statements
@@ -531,6 +532,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (15, "events", _events),
     (16, "change_feed", _change_feed),
     (17, "summary_index", _summary_index),
+    (18, "contradictions", _contradictions),
 ]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-__all__ = ["change_feed", "events", "speakers", "statements", "summary_index"]
+__all__ = ["change_feed", "contradictions", "events", "speakers", "statements", "summary_index"]
 
 
 _V14 = """
@@ -80,6 +80,41 @@ DROP INDEX IF EXISTS entities_stale_summaries;
 
 def summary_index(conn: sqlite3.Connection) -> None:
     for statement in statements(_V17):
+        conn.execute(statement)
+
+
+# Contradictions with authority (kronograph.authority): a fact's governance tier, kept with each
+# version (a tier changed by hand is a new version), and the group's contradiction rows: a
+# contradicting fact (or the episode whose meaning flagged it: no foreign key) against the fact it
+# contradicts, read by either side. Rows naming a deleted fact or episode are deleted with it by the plan
+# that deletes it. Idempotent: the columns are added only where missing.
+_V18 = """
+CREATE TABLE IF NOT EXISTS contradictions (
+    group_id         TEXT NOT NULL,
+    fact_uuid        TEXT NOT NULL,
+    target_uuid      TEXT NOT NULL,
+    kind             TEXT NOT NULL,
+    reason           TEXT NOT NULL,
+    target_authority REAL NOT NULL,
+    actor_weight     REAL NOT NULL,
+    score            REAL NOT NULL,
+    similarity       REAL,
+    note             TEXT,
+    actor            TEXT,
+    episode_id       TEXT,
+    created_at       INTEGER NOT NULL,
+    dismissed_at     INTEGER,
+    PRIMARY KEY (group_id, fact_uuid, target_uuid, kind)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS contradictions_by_target ON contradictions(group_id, target_uuid);
+"""
+
+
+def contradictions(conn: sqlite3.Connection) -> None:
+    for table in ("facts", "fact_history"):
+        if not any(row[1] == "tier" for row in conn.execute(f"PRAGMA table_info({table})")):
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN tier TEXT")
+    for statement in statements(_V18):
         conn.execute(statement)
 
 

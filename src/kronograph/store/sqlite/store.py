@@ -19,6 +19,7 @@ from ..plan import Plan
 from ..protocol import FactQuery
 from ..records import (
     CandidateAsk,
+    ContradictionRecord,
     EntityMatch,
     EpisodeProgress,
     FactRecord,
@@ -30,6 +31,7 @@ from ..records import (
 from ..text_scan import Erasure, TextHit
 from . import (
     community_reads,
+    contradiction_reads,
     group_text,
     health_reads,
     ingest_reads,
@@ -210,6 +212,14 @@ class SQLiteStore(SearchCalls, UnitOfWork):
         self, group_id: str, *, name_key: str | None = None, label: str | None = None
     ) -> list[Entity]:
         return await self._read(reads.entities, group_id, name_key, label)
+
+    async def contradictions(
+        self, group_id: str, *, fact_uuids: Collection[str] | None = None, open_only: bool = True, at: datetime
+    ) -> list[ContradictionRecord]:
+        return await self._read(contradiction_reads.contradictions, group_id, fact_uuids, open_only, at)
+
+    async def open_contradiction_count(self, group_id: str, at: datetime) -> int:
+        return await self._read(contradiction_reads.open_contradiction_count, group_id, at)
 
     async def current_edges(self, group_id: str, at: datetime) -> list[tuple[str, str, str]]:
         return await self._read(community_reads.current_edges, group_id, at)
