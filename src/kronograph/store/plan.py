@@ -206,10 +206,6 @@ class Plan:
     # Entities to delete: nothing refers to them once the rest is applied.
     delete_entities: list[str] = field(default_factory=list)
     audit: list[AuditEvent] = field(default_factory=list)
-    # Rows of the group's contradictions (a duplicate key: the first one stays),
-    # and those settled: (fact_uuid, target_uuid, kind) -> dismissed at plan.now.
-    contradictions: list[ContradictionRecord] = field(default_factory=list)
-    dismiss_contradictions: list[tuple[str, str, str]] = field(default_factory=list)
     # Model replies for the reply cache: (key, model, text), store-wide.
     cached_replies: list[tuple[str, str, str]] = field(default_factory=list)
     # The episode whose processing was given those replies (forget drops them with it).
