@@ -65,7 +65,10 @@ class ContradictionPolicy(BaseModel):
     unknown_actor: ActorKind = "agent"
     caller_weight: Weight = Field(default=1.0, ge=0.0, le=1.0, allow_inf_nan=False)
     candidates: int = Field(default=5, ge=0, le=50)
-    min_similarity: float = Field(default=0.5, ge=0.0, le=1.0, allow_inf_nan=False)
+    # The built-in hashing embedder scores words in common: a paraphrase with
+    # few shared words is near 0.2, unrelated text near 0.1. A dense model's
+    # cosines run higher: raise it with one (0.5 is a usual start).
+    min_similarity: float = Field(default=0.2, ge=0.0, le=1.0, allow_inf_nan=False)
     owned_tiers: tuple[Tier, ...] = ("standing", "decision")
 
     @field_validator("tier_weights", "actor_weights", "kind_weights")

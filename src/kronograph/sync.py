@@ -19,6 +19,7 @@ from ._arguments import TimeLike
 from ._context import CONTEXT_SCOPES
 from ._portal import Portal
 from ._sync_shell import SyncShell, _SyncCore
+from .authority import ContradictionPolicy
 from .context import Context, ContextParts, TokenCounter
 from .embed.protocol import Embedder
 from .ingest.bulk import EpisodeItem
@@ -39,6 +40,7 @@ from .model import (
     Community,
     CommunityBuild,
     CommunityUpdate,
+    Contradiction,
     Entity,
     EntitySummary,
     Episode,
@@ -445,6 +447,63 @@ class Memory(SyncShell):
         10,000); to read on, call again with ``after`` set to the last
         change's ``cursor`` (same ``since``). See ``docs/temporal-model.md``."""
         return self._call(self._core.changes(group_id, since, until, limit=limit, after=after))
+
+    def contradiction_policy(self, group_id: str) -> ContradictionPolicy:
+        """How the group weighs contradictions: its tiers' and actors' weights
+        (the defaults of :mod:`kronograph.authority` until set)."""
+        return self._call(self._core.contradiction_policy(group_id))
+
+    def set_contradiction_policy(
+        self, group_id: str, policy: ContradictionPolicy | dict[str, Any], *, actor: str | None = None,
+    ) -> ContradictionPolicy:
+        """Replace the group's contradiction policy (a dict is validated as
+        one); recorded with an audit event. Returns it as stored."""
+        refuse_writes_from_a_judge()
+        return self._call(self._core.set_contradiction_policy(group_id, policy, actor=actor))
+
+    def contradict(
+        self, group_id: str, fact_uuid: str, contradicted_uuid: str, *, note: str | None = None,
+        actor: str | None = None, on_behalf_of: str | None = None,
+    ) -> Contradiction:
+        """File that the fact ``fact_uuid`` (the filer's own, usually) disagrees
+        with ``contradicted_uuid``, without touching either: a recorded
+        disagreement, scored as a candidate is, listed by
+        :meth:`contradictions` while both stand, with an audit event.
+        ``note`` says why. Filing the same link again changes nothing."""
+        refuse_writes_from_a_judge()
+        return self._call(self._core.contradict(
+            group_id, fact_uuid, contradicted_uuid, note=note, actor=actor, on_behalf_of=on_behalf_of,
+        ))
+
+    def contradictions(
+        self, group_id: str, *, fact_uuid: str | None = None, open_only: bool = True,
+    ) -> list[Contradiction]:
+        """The group's contradictions (candidates flagged at write time and
+        links filed with :meth:`contradict`), highest score first; only those
+        naming ``fact_uuid`` on either side, when given. ``open_only``: only
+        those whose two sides still stand and that nobody dismissed."""
+        return self._call(self._core.contradictions(group_id, fact_uuid=fact_uuid, open_only=open_only))
+
+    def dismiss_contradiction(
+        self, group_id: str, fact_uuid: str, contradicted_uuid: str, *, reason: str, actor: str | None = None,
+    ) -> int:
+        """Settle the open contradictions between the two facts (a candidate
+        that turned out to agree, say): they stop counting as open; the rows
+        and their audit events stay. ``reason`` is required and recorded.
+        Returns how many were dismissed."""
+        refuse_writes_from_a_judge()
+        return self._call(self._core.dismiss_contradiction(
+            group_id, fact_uuid, contradicted_uuid, reason=reason, actor=actor,
+        ))
+
+    def set_tier(
+        self, group_id: str, fact_uuid: str, tier: str | None, *, actor: str | None = None, reason: str | None = None,
+    ) -> Fact:
+        """Give a fact its governance tier by hand (None: none), as a new
+        version of the fact (its history keeps the old one). Changing the
+        tier of another actor's standing rule or decision needs a ``reason``."""
+        refuse_writes_from_a_judge()
+        return self._call(self._core.set_tier(group_id, fact_uuid, tier, actor=actor, reason=reason))
 
     def merge_entities(
         self, group_id: str, keep: str, merge: str | Iterable[str], *, actor: str | None = None,

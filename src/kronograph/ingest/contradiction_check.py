@@ -110,16 +110,22 @@ def rank(
     """The write's candidates, at most the policy's number: ``structural``
     are (new fact, standing fact, reason), ``similar`` (new fact or episode,
     fact, similarity); a fact both find is reported once, with its
-    structural reason. ``exclude``: what the write itself made or retired."""
+    structural reason. ``exclude``: what the write itself made or retired.
+    The candidate set is the structural ones, then the nearest in meaning up
+    to the cap; it is listed highest tier (authority) first, then the most
+    recent."""
+    cap = scorer.policy.candidates
     found: dict[str, PossibleContradiction] = {}
     for new, cand, reason in structural:
         if cand.uuid not in exclude and cand.uuid not in found:
             found[cand.uuid] = _candidate(scorer, new, cand.to_fact(), reason, None)
-    for new, fact, similarity in sorted(similar, key=lambda s: -s[2]):
+    for new, fact, similarity in sorted(similar, key=lambda s: (-s[2], s[1].uuid)):  # the nearest fill the cap
+        if len(found) >= cap:
+            break
         if fact.uuid not in exclude and fact.uuid not in found:
             found[fact.uuid] = _candidate(scorer, new, fact, "similar_meaning", similarity)
     ordered = sorted(found.values(), key=lambda p: (-p.authority, -p.contradicts.created_at.timestamp(), p.fact))
-    return ordered[: scorer.policy.candidates]
+    return ordered[:cap]
 
 
 def _candidate(
