@@ -22,6 +22,7 @@ from ._arguments import _id, _text
 from ._lifecycle import Lifecycle
 from ._retry import retry_on_conflict
 from .errors import InvalidInputError, NotFoundError
+from .ingest.contradiction_check import contradiction_policy
 from .ingest.episode_input import actor_text
 from .ingest.group_user import group_settings
 from .ingest.judge import refuse_writes_from_a_judge
@@ -272,7 +273,8 @@ class Maintenance(Lifecycle):
         if not isinstance(mode, str) or mode != "conflicts":
             raise InvalidInputError("mode", f"must be 'conflicts', not {mode!r}")
         current = await self.facts(g)
-        return sweep_conflicts(current, self._relation_types)
+        policy = contradiction_policy(await (await self._ready()).group_settings(g))
+        return sweep_conflicts(current, self._relation_types, policy)
 
     async def reconcile(
         self, group_id: str, repair: bool = False, *, actor: str | None = None, on_behalf_of: str | None = None

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
+from ..authority import ContradictionPolicy
 from ..model import Cardinality, ContradictionReason, Fact, PossibleContradiction, RelationType, fold_relation
 
 __all__ = ["sweep_conflicts"]
@@ -25,16 +26,22 @@ def _pairs(facts: Sequence[Fact]) -> list[tuple[Fact, Fact]]:
     return [(a, b) for i, a in enumerate(ordered) for b in ordered[i + 1:]]
 
 
-def sweep_conflicts(facts: Sequence[Fact], relation_types: Mapping[str, RelationType]) -> list[PossibleContradiction]:
+def sweep_conflicts(
+    facts: Sequence[Fact], relation_types: Mapping[str, RelationType], policy: ContradictionPolicy | None = None,
+) -> list[PossibleContradiction]:
     """Possible contradictions among ``facts`` (the group's current facts):
     each with the later-recorded fact's uuid as ``fact`` and the earlier one as
-    ``contradicts``, its authority that of the earlier fact's relation."""
+    ``contradicts``, its authority that of the earlier fact (its tier's, by
+    ``policy``, else its relation's). Who filed the later one is not weighed
+    here: its weight is 1 and the score the authority."""
     from ..ingest.resolution import SIMILAR_TEXT
     from ..ingest.similarity import string_similarity
 
+    weigh = policy or ContradictionPolicy()
+
     def authority(fact: Fact) -> float:
         declared = relation_types.get(fold_relation(fact.relation))
-        return declared.authority if declared is not None else 0.5
+        return weigh.tier_weight(fact.tier, declared.authority if declared is not None else 0.5)
 
     subject_slots: dict[tuple[str, str], list[Fact]] = defaultdict(list)
     object_slots: dict[tuple[str, str], list[Fact]] = defaultdict(list)
@@ -51,7 +58,7 @@ def sweep_conflicts(facts: Sequence[Fact], relation_types: Mapping[str, Relation
 
     def flag(old: Fact, new: Fact, reason: ContradictionReason) -> None:
         found.setdefault((new.uuid, old.uuid), PossibleContradiction(
-            fact=new.uuid, contradicts=old, reason=reason, authority=authority(old),
+            fact=new.uuid, contradicts=old, reason=reason, authority=authority(old), score=authority(old),
         ))
 
     for slot in subject_slots.values():
