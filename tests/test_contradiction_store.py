@@ -382,3 +382,23 @@ def test_a_postgres_memory_at_v18_gains_tiers_and_contradictions() -> None:
     finally:
         with psycopg.connect(databases.url, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
+
+
+def test_a_tier_survives_an_entity_merge_and_its_undoing(memory_factory: Callable[..., Memory]) -> None:
+    """A merge deletes a duplicate fact and its audit event keeps it; the split
+    restores it from there, its tier with it."""
+    memory = memory_factory(model=None)
+    kept = memory.add_fact(G, "Alice", "KNOWS", "Bob").fact
+    twin = memory.add_fact(G, "Al", "KNOWS", "Bob").fact
+    store = memory.store  # type: ignore[attr-defined]
+    records = {r.uuid: r for e in {*kept.episodes, *twin.episodes} for r in memory._call(store.facts_citing(G, e))}  # type: ignore[attr-defined]
+    now = memory.episodes(G)[-1].created_at
+    plan = Plan(group_id=G, now=now, expected_revision=None)
+    for uuid_, tier in ((kept.uuid, "standing"), (twin.uuid, "finding")):
+        plan.updated_facts.append(records[uuid_].with_(tier=tier, recorded_at=now, cause="tier"))
+        plan.history.append(HistoryEntry(records[uuid_], "live"))
+    memory._call(store.apply(plan))  # type: ignore[attr-defined]
+    merged = memory.merge_entities(G, "Alice", "Al")
+    assert {f.tier for f in memory.facts(G)} <= {"standing", "finding"}
+    memory.split_entity(G, merged.merge_id)
+    assert {f.uuid: f.tier for f in memory.facts(G)} == {kept.uuid: "standing", twin.uuid: "finding"}
