@@ -139,8 +139,9 @@ def test_a_tier_changed_by_hand_is_a_new_version_and_the_old_one_stays_in_histor
         assert then.tier == "standing"
         assert [(h.cause, h.recorded_at) for h in await store.history(G, "f1")] == [("created", NOW), ("tier", LATER)]
         changes = await store.changes(G, ChangeWindow(since=NOW, until=None, after=None, limit=20))
-        versions = [(c.cause, c.fact.tier) for c in changes if c.fact is not None and c.fact.uuid == "f1"]
-        assert versions == [("created", "standing"), ("tier", "decision")]
+        versions = [(c.cause, c.fact.tier, c.prior and c.prior.tier) for c in changes
+                    if c.fact is not None and c.fact.uuid == "f1"]
+        assert versions == [("created", "standing", None), ("tier", "decision", "standing")]
         others = {f.uuid: f.tier for f in await store.facts(G, FactQuery(as_of=NOW)) if f.uuid != "f1"}
         assert others == {"f2": None, "f3": "finding", "f4": None}  # untouched
 
@@ -382,3 +383,26 @@ def test_a_postgres_memory_at_v18_gains_tiers_and_contradictions() -> None:
     finally:
         with psycopg.connect(databases.url, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
+
+
+def test_a_tier_survives_an_entity_merge_and_its_undoing(memory_factory: Callable[..., Memory]) -> None:
+    """A merge deletes a duplicate fact and its audit event keeps it; the split
+    restores it from there, its tier with it."""
+    memory = memory_factory(model=None)
+    kept = memory.add_fact(G, "Alice", "KNOWS", "Bob").fact
+    twin = memory.add_fact(G, "Al", "KNOWS", "Bob").fact
+    store = memory.store  # type: ignore[attr-defined]
+    records = {r.uuid: r for e in {*kept.episodes, *twin.episodes} for r in memory._call(store.facts_citing(G, e))}  # type: ignore[attr-defined]
+    now = memory.episodes(G)[-1].created_at
+    plan = Plan(group_id=G, now=now, expected_revision=None)
+    for uuid_, tier in ((kept.uuid, "standing"), (twin.uuid, "finding")):
+        plan.updated_facts.append(records[uuid_].with_(tier=tier, recorded_at=now, cause="tier"))
+        plan.history.append(HistoryEntry(records[uuid_], "live"))
+    memory._call(store.apply(plan))  # type: ignore[attr-defined]
+    tiered = {c.fact.uuid: (c.kind, c.detail) for c in memory.changes(G, now) if c.cause == "tier" and c.fact}
+    assert tiered == {kept.uuid: ("changed", {"before": {"tier": None}, "after": {"tier": "standing"}}),
+                      twin.uuid: ("changed", {"before": {"tier": None}, "after": {"tier": "finding"}})}  # the feed
+    merged = memory.merge_entities(G, "Alice", "Al")
+    assert {f.tier for f in memory.facts(G)} <= {"standing", "finding"}
+    memory.split_entity(G, merged.merge_id)
+    assert {f.uuid: f.tier for f in memory.facts(G)} == {kept.uuid: "standing", twin.uuid: "finding"}

@@ -25,7 +25,7 @@ from kronograph.store.sqlite import group_text
 GROUPS = 12
 PEOPLE = ("Ann Lee", "Bo Chan", "Cy Moss", "Di Park")
 _TABLES = ("facts", "entities", "episodes", "fact_history", "fact_sources", "entity_aliases", "mentions",
-           "retracted_facts", "fact_conflicts", "communities", "community_members")
+           "retracted_facts", "fact_conflicts", "communities", "community_members", "contradictions")
 
 
 def _fill(path: Path) -> None:
@@ -57,6 +57,10 @@ def _reads(memory: Memory) -> None:
         memory.facts(g, subject="Ann Lee", known_at=datetime(2025, 1, 1, 0, 0, 30, tzinfo=UTC))
         memory.timeline(g, "Bo Chan")
         memory.entities(g, name="Cy Moss")
+        at, store = datetime(2025, 1, 1, tzinfo=UTC), memory.store  # type: ignore[attr-defined]
+        memory._call(store.contradictions(g, at=at))  # type: ignore[attr-defined]
+        memory._call(store.contradictions(g, fact_uuids=["f1", "f2"], open_only=False, at=at))  # type: ignore[attr-defined]
+        memory._call(store.open_contradiction_count(g, at))  # type: ignore[attr-defined]
 
 
 def _traced(path: Path, run: Callable[[Memory], None]) -> list[str]:

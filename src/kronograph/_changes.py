@@ -107,12 +107,12 @@ def _kind(status: str | None, fact: Fact, prior: Prior | None) -> str:
     return "changed"
 
 
-_COMPARED = ("subject", "object", "valid_at", "invalid_at", "expired_at")
+_COMPARED = ("subject", "object", "valid_at", "invalid_at", "expired_at", "tier")
 
 
 def _fact_detail(fact: Fact, prior: Prior | None) -> dict[str, Any]:
     """What moved from the superseded version: ``before`` and ``after`` of each
-    field that differs (ends, interval, expiry), the episodes added and removed."""
+    field that differs (ends, interval, expiry, tier), the episodes added and removed."""
     if prior is None or prior.status == "deleted":
         return {}
     before: dict[str, Any] = {}

@@ -56,7 +56,8 @@ def record_to_json(r: FactRecord) -> dict[str, Any]:
         "relation": r.relation, "relation_key": r.relation_key, "fact": r.fact, "valid_at": _t(r.valid_at),
         "invalid_at": _t(r.invalid_at), "stated_invalid_at": _t(r.stated_invalid_at),
         "created_at": _t(r.created_at), "expired_at": _t(r.expired_at), "invalidated_by": r.invalidated_by,
-        "attributes": r.attributes, "cause": r.cause, "cause_episode": r.cause_episode,
+        "attributes": r.attributes, "cause": r.cause, "cause_episode": r.cause_episode, "event": r.event,
+        "tier": r.tier,
         "sources": [
             [s.episode_id, _t(s.valid_at), _t(s.stated_invalid_at), _t(s.added_at), s.provenance or {}]
             for s in r.sources
@@ -76,6 +77,7 @@ def record_from_json(group_id: str, d: dict[str, Any]) -> FactRecord:
         stated_invalid_at=_d(d["stated_invalid_at"]), created_at=from_micros(d["created_at"]),
         expired_at=_d(d["expired_at"]), invalidated_by=d["invalidated_by"], sources=sources,
         attributes=dict(d["attributes"]), cause=d["cause"], cause_episode=d["cause_episode"],
+        event=bool(d.get("event", False)), tier=d.get("tier"),  # absent from merges recorded before them
     )
 
 

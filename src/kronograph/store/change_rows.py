@@ -57,6 +57,7 @@ class Prior:
     invalid_at: datetime | None
     expired_at: datetime | None
     episodes: tuple[str, ...]
+    tier: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +79,9 @@ class StoredChange:
 
 _PRIOR = (
     "p.status, p.subject, p.source_uuid, p.object, p.target_uuid, p.valid_at, p.invalid_at, p.expired_at,"
-    " p.episodes"
+    " p.episodes, p.tier"
 )
-_NO_FACT = ", ".join(["NULL"] * 26)  # the 17 fact columns and the 9 of the prior version
+_NO_FACT = ", ".join(["NULL"] * 27)  # the 17 fact columns and the 10 of the prior version
 # The history row just before a version: of the same fact, the last one written before it.
 _PRIOR_OF = (
     " LEFT JOIN fact_history p ON p.group_id = {g} AND p.seq = (SELECT MAX(p2.seq) FROM fact_history p2"
@@ -159,7 +160,7 @@ def stored_change(row: tuple[Any, ...]) -> StoredChange:  # type: ignore[type-ar
         prior = Prior(
             status=row[26], subject=row[27], subject_uuid=row[28], object=row[29], object_uuid=row[30],
             valid_at=rows.opt_time(row[31]), invalid_at=rows.opt_time(row[32]), expired_at=rows.opt_time(row[33]),
-            episodes=tuple(_json(row[34], ())),
+            episodes=tuple(_json(row[34], ())), tier=row[35],
         )
     detail = _json(row[8], {}) if row[1] == 0 else None
     return StoredChange(

@@ -78,7 +78,8 @@ CHANGES = (
     #                  invalidated_by, created_at, expired_at, episodes, event, tier)
     "retracted_facts",  # (fact_uuid, group, subject_key, object_key, retracted_at): replaces
     "deleted_facts",  # (uuid, group)
-    "deleted_contradictions",  # (group, uuid, uuid): the rows naming a deleted fact or episode, either side
+    "deleted_contradictions",  # (group, uuid): the rows filed from a deleted fact or episode
+    "deleted_contradiction_targets",  # (group, uuid): the rows against a deleted fact
     "stale_summaries",  # (uuid, group): the entity's stale count goes up by one
     "stale_sagas",  # (group, uuid): the episode's saga summary moves its version, and its stale count if the
     #                 episode is at or before its cursor (it was included)
@@ -247,7 +248,8 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
         if h.status == "deleted"
     ]
     yield "deleted_facts", [(u, g) for u in plan.delete_facts]
-    yield "deleted_contradictions", [(g, u, u) for u in (*plan.delete_facts, *plan.delete_episodes)]
+    yield "deleted_contradictions", [(g, u) for u in (*plan.delete_facts, *plan.delete_episodes)]
+    yield "deleted_contradiction_targets", [(g, u) for u in plan.delete_facts]
     yield "stale_summaries", [(u, g) for u in stale_summaries(plan)]
     yield "stale_sagas", [(g, u) for u in plan.delete_episodes]
     yield "deleted_episodes", [(g, u) for u in plan.delete_episodes]

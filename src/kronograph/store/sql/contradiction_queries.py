@@ -47,15 +47,23 @@ def _open(d: Dialect) -> str:
 
 @cache
 def _rows_sql(d: Dialect, listed: bool, open_only: bool) -> str:
-    where = [f"c.group_id = {d.p('g')}"]
-    if listed:
-        where.append(f"({d.in_list('c.fact_uuid', 'f')} OR {d.in_list('c.target_uuid', 'f')})")
-    if open_only:
-        where.append(_open(d))
+    g = d.p("g")
+    also = f" AND {_open(d)}" if open_only else ""
+    if not listed:
+        return (
+            f"SELECT {COLUMNS} FROM contradictions c WHERE c.group_id = {g}{also}"
+            f" ORDER BY c.score DESC, c.created_at, {d.bytewise('c.fact_uuid')}, {d.bytewise('c.target_uuid')},"
+            f" {d.bytewise('c.kind')}"
+        )
+    # Each side by its own index (SQLite takes no index union on a table without rowids); a row
+    # listed on both sides comes once.
+    sides = " UNION ".join(
+        f"SELECT {COLUMNS} FROM contradictions c{hint} WHERE c.group_id = {g} AND {d.in_list(f'c.{side}', 'f')}{also}"
+        for side, hint in (("fact_uuid", ""), ("target_uuid", d.indexed("contradictions_by_target")))
+    )
     return (
-        f"SELECT {COLUMNS} FROM contradictions c WHERE {' AND '.join(where)}"
-        f" ORDER BY c.score DESC, c.created_at, {d.bytewise('c.fact_uuid')}, {d.bytewise('c.target_uuid')},"
-        f" {d.bytewise('c.kind')}"
+        f"SELECT * FROM ({sides}) u ORDER BY u.score DESC, u.created_at, {d.bytewise('u.fact_uuid')},"
+        f" {d.bytewise('u.target_uuid')}, {d.bytewise('u.kind')}"
     )
 
 

@@ -102,8 +102,9 @@ def statements(d: Dialect) -> dict[str, str]:
             replace=("group_id", "fact_uuid"),
         ),
         "deleted_facts": f"DELETE FROM facts WHERE {where('uuid', 'group_id')}",
-        "deleted_contradictions": f"DELETE FROM contradictions WHERE group_id = {m}"
-        f" AND (fact_uuid = {m} OR target_uuid = {m})",
+        # Two statements, each by its own index (SQLite takes no index union on a table without rowids).
+        "deleted_contradictions": f"DELETE FROM contradictions WHERE {where('group_id', 'fact_uuid')}",
+        "deleted_contradiction_targets": f"DELETE FROM contradictions WHERE {where('group_id', 'target_uuid')}",
         "stale_summaries": f"UPDATE entities SET summary_stale = summary_stale + 1 WHERE {where('uuid', 'group_id')}",
         "deleted_episodes": f"DELETE FROM episodes WHERE {where('group_id', 'uuid')}",
         "deleted_entities": f"DELETE FROM entities WHERE {where('uuid', 'group_id')}",
