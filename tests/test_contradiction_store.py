@@ -257,6 +257,7 @@ def test_forget_erases_the_contradictions_of_what_goes_and_those_whose_note_name
     memory_factory: Callable[..., Memory],
 ) -> None:
     memory = memory_factory(model=None)
+    memory.set_contradiction_policy(G, {"candidates": 0})  # only the rows planted below
     cap = memory.add_fact(G, "Pool", "CAPPED_AT", "Twenty").fact
     raise_ = memory.add_fact(G, "Pool", "RAISED_TO", "Thirty Five").fact
     said = memory.add_fact(G, "Zorblax Quentin", "SAYS", "Pool").fact

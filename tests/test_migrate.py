@@ -223,7 +223,8 @@ def test_tiers_and_contradictions_arrive(source: Path, target: str) -> None:
     assert migrate_memory_sync(source, target, sample=0).ok
     read = "SELECT uuid, tier FROM facts ORDER BY uuid"
     rows = ("SELECT group_id, fact_uuid, target_uuid, kind, reason, target_authority, actor_weight, score, similarity,"
-            " note, actor, episode_id, created_at, dismissed_at FROM contradictions ORDER BY fact_uuid")
+            " note, actor, episode_id, created_at, dismissed_at FROM contradictions"
+            " ORDER BY fact_uuid, target_uuid, kind")
     history = "SELECT fact_uuid, seq, tier FROM fact_history ORDER BY seq"
     with sqlite3.connect(source) as lite, psycopg.connect(target) as conn:
         assert [r for r in lite.execute(read) if r[1]] != []  # the memory has a tier to copy

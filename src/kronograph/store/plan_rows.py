@@ -90,6 +90,7 @@ CHANGES = (
     "erased_history",  # (group, fact_uuid): every history row of the fact
     "erased_retractions",  # (group, fact_uuid)
     "redacted_audit",  # (detail, group, seq): the detail replaced, the episode reference and actor dropped
+    "redacted_episode_audit",  # (detail, group, episode_id): the same, for every event of a purged episode
     "dropped_replies",  # (group, key)
     "cleared_summaries",  # (uuid, group): summary and its build time cleared, stale count up by one
     "cleared_entity_records",  # (attributes, provenance, uuid, group)
@@ -261,6 +262,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
         yield "erased_history", [(g, u) for u in purge.histories]
         yield "erased_retractions", [(g, u) for u in purge.histories]
         yield "redacted_audit", [(json({"redacted": True}), g, seq) for seq in purge.audit_events]
+        yield "redacted_episode_audit", [(json({"redacted": True}), g, u) for u in plan.delete_episodes]
         yield "dropped_replies", [(g, key) for key in purge.replies]
         yield "cleared_summaries", [(u, g) for u in purge.summaries]
         yield "cleared_entity_records", [(json({}), json({}), u, g) for u in purge.entity_records]

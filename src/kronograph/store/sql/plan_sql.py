@@ -116,6 +116,8 @@ def statements(d: Dialect) -> dict[str, str]:
         "erased_retractions": f"DELETE FROM retracted_facts WHERE {where('group_id', 'fact_uuid')}",
         "redacted_audit": f"UPDATE audit_events SET detail = {m}, episode_id = NULL, actor = NULL, on_behalf_of = NULL"
         f" WHERE {where('group_id', 'seq')}",
+        "redacted_episode_audit": f"UPDATE audit_events SET detail = {m}, episode_id = NULL, actor = NULL,"
+        f" on_behalf_of = NULL WHERE {where('group_id', 'episode_id')}",
         "dropped_replies": f"DELETE FROM model_replies WHERE {where('group_id', 'key')}",
         "cleared_summaries": "UPDATE entities SET summary = NULL, summary_built_at = NULL,"
         f" summary_stale = summary_stale + 1 WHERE {where('uuid', 'group_id')}",
