@@ -810,7 +810,8 @@ def test_export_writes_every_record_of_a_group_as_json_lines(cli: Invoke, tmp_pa
     lines = [json.loads(line) for line in cli("export", "team").stdout.splitlines()]
     assert lines[0]["type"] == "export" and lines[0]["group_id"] == "team"
     kinds = [line["type"] for line in lines[1:]]
-    assert kinds == sorted(kinds, key=["episode", "entity", "fact", "community", "saga", "audit_event"].index)
+    order = ["episode", "entity", "fact", "community", "saga", "audit_event", "contradiction", "settings"]
+    assert kinds == sorted(kinds, key=order.index)
     facts = {line["object"]: line for line in lines if line["type"] == "fact"}
     assert set(facts) == {"Initech", "Rome", "Oslo"} and facts["Rome"]["invalid_at"]  # retired intervals too
     assert any(line["type"] == "saga" and line["saga"] == "general" for line in lines)

@@ -51,6 +51,7 @@ def test_a_standing_rule_contradicted_by_an_agent_scores_and_is_flagged(memory_f
     assert (open_.kind, open_.fact, open_.score, open_.actor) == ("candidate", filed.fact.uuid, 0.5, "agent:planner")
     assert memory.reconcile(G).open_contradictions == 1
     assert "CONTRADICTED" in memory.context(G, "connection pool cap").text
+    assert [c.contradicts.uuid for c in memory.export(G).contradictions] == [rule]  # a group's export holds them
 
 
 def test_the_same_filing_against_a_reference_item_scores_zero_and_flags_nothing(memory_factory: MakeMemory) -> None:

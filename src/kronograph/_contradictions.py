@@ -11,6 +11,7 @@ disagrees with untouched, and reads them back.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, cast
 
 from ._arguments import _id
@@ -24,11 +25,11 @@ from .ingest.judge import refuse_writes_from_a_judge
 from .ingest.timeline import supersede
 from .maintain.overrides import check_override, reason_text
 from .model import AuditEvent, Contradiction, ContradictionReason, Fact, fold_relation
-from .store import FactQuery
+from .store import FactQuery, Store
 from .store.plan import Plan
 from .store.records import ContradictionRecord
 
-__all__ = ["Contradictions"]
+__all__ = ["Contradictions", "read_contradictions"]
 
 
 class Contradictions(Lifecycle):
@@ -119,14 +120,8 @@ class Contradictions(Lifecycle):
         those whose two sides still stand and that nobody dismissed."""
         g = self._group(group_id)
         uuid = _id("fact_uuid", fact_uuid, optional=True)
-        store = await self._ready()
-        now = self._now()
-        rows = await store.contradictions(g, fact_uuids=None if uuid is None else (uuid,), open_only=open_only,
-                                          at=now)
-        wanted = tuple({r.target_uuid for r in rows})
-        facts = {f.uuid: f for f in await store.facts(
-            g, FactQuery(as_of=now, uuids=wanted, include_retired=True, include_expired=True))} if wanted else {}
-        return [_public(r, facts[r.target_uuid]) for r in rows if r.target_uuid in facts]
+        return await read_contradictions(await self._ready(), g, fact_uuids=None if uuid is None else (uuid,),
+                                         open_only=open_only, at=self._now())
 
     async def dismiss_contradiction(
         self, group_id: str, fact_uuid: str, contradicted_uuid: str, *, reason: str, actor: str | None = None,
@@ -200,6 +195,17 @@ class Contradictions(Lifecycle):
     def _relation_authority(self, fact: Fact) -> float:
         declared = self._relation_types.get(fold_relation(fact.relation))
         return declared.authority if declared is not None else 0.5
+
+
+async def read_contradictions(
+    store: Store, group_id: str, *, fact_uuids: tuple[str, ...] | None, open_only: bool, at: datetime,
+) -> list[Contradiction]:
+    """The group's contradiction rows with the facts they contradict, as they stand."""
+    rows = await store.contradictions(group_id, fact_uuids=fact_uuids, open_only=open_only, at=at)
+    wanted = tuple(sorted({r.target_uuid for r in rows}))
+    facts = {f.uuid: f for f in await store.facts(
+        group_id, FactQuery(as_of=at, uuids=wanted, include_retired=True, include_expired=True))} if wanted else {}
+    return [_public(r, facts[r.target_uuid]) for r in rows if r.target_uuid in facts]
 
 
 def _public(row: ContradictionRecord, target: Fact) -> Contradiction:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import checks
 from ._arguments import _id, _text
+from ._contradictions import read_contradictions
 from ._lifecycle import Lifecycle
 from ._retry import retry_on_conflict
 from .errors import InvalidInputError, NotFoundError
@@ -261,6 +262,7 @@ class Maintenance(Lifecycle):
             entities=await store.entities(g),
             facts=await store.facts(g, FactQuery(as_of=exported_at, include_retired=True, include_expired=True)),
             communities=await store.communities(g), sagas=sagas, audit_events=await store.audit_events(g),
+            contradictions=await read_contradictions(store, g, fact_uuids=None, open_only=False, at=exported_at),
             settings=group_settings(g, values) if (values := await store.group_settings(g)) else None,
         )
 

@@ -485,14 +485,17 @@ class GroupExport(_Model):
     communities: list[Community] = Field(default_factory=list)
     sagas: list[SagaSummary] = Field(default_factory=list)
     audit_events: list[AuditEvent] = Field(default_factory=list)
+    contradictions: list[Contradiction] = Field(default_factory=list)
     settings: GroupSettings | None = None
 
     def records(self) -> list[tuple[str, _Model]]:
         """Every item with its kind (``episode``, ``entity``, ``fact``,
-        ``community``, ``saga``, ``audit_event``, ``settings``), in that order."""
+        ``community``, ``saga``, ``audit_event``, ``contradiction``,
+        ``settings``), in that order."""
         kinds: tuple[tuple[str, list[Any]], ...] = (
             ("episode", self.episodes), ("entity", self.entities), ("fact", self.facts),
             ("community", self.communities), ("saga", self.sagas), ("audit_event", self.audit_events),
+            ("contradiction", self.contradictions),
             ("settings", [self.settings] if self.settings is not None else []),
         )
         return [(kind, item) for kind, items in kinds for item in items]
