@@ -242,6 +242,11 @@ def test_cli_lists_files_and_overrides(tmp_path: Path) -> None:
     assert "recorded" in recorded and "score 0.5 = authority 1 x filer weight 0.5" in recorded
     assert len(json.loads(cli("contradictions", "team", "--fact", mine, "--json").stdout)) == 2
     assert "CONTRADICTED_UUID" in cli("contradict", "team", mine, mine, expect=2).stderr
+    assert cli("dismiss", "team", mine, rule, expect=2).exit_code == 2  # --reason is required
+    assert "dismissed 2 contradictions" in cli("dismiss", "team", mine, rule, "--reason", "staging only").stdout
+    assert "no open contradictions" in cli("contradictions", "team").stdout
+    assert "(dismissed)" in cli("contradictions", "team", "--all").stdout
+    assert "no open contradiction" in cli("dismiss", "team", mine, rule, "--reason", "again", expect=2).stderr
 
     # Another actor's standing rule: no retraction, replacement or re-tiering without --reason.
     assert "--reason" in cli("remove-fact", "team", rule, "--actor", "bot", expect=2).stderr
@@ -251,6 +256,16 @@ def test_cli_lists_files_and_overrides(tmp_path: Path) -> None:
     assert "TIER" in cli("tier", "team", rule, "law", expect=2).stderr
     assert "now of tier decision" in cli("tier", "team", rule, "decision", "--actor", "lead").stdout
     gone = cli("remove-fact", "team", rule, "--actor", "bot", "--reason", "the new pool has no cap").stdout
-    assert "removed fact" in gone
-    assert "no open contradictions" in cli("contradictions", "team").stdout
+    assert "removed fact" in gone and "1 fact deleted" in gone
     assert "unknown group 'nobody'" in cli("contradictions", "nobody", expect=2).stderr
+
+
+def test_an_integration_tells_the_agent_what_it_may_contradict() -> None:
+    from kronograph import Memory
+    from kronograph.integrations._pieces import remembered_text
+
+    with Memory(":memory:", model=None) as memory:
+        memory.add_fact("g", **RULE, actor="lead")  # type: ignore[arg-type]
+        result = memory.add_episode("g", "The pool is capped at 35.", actor="bot")
+        said = remembered_text(result)
+        assert "May contradict (flagged for review): 'The pool is capped at 20' (standing, score 0.5)." in said

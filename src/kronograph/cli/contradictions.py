@@ -1,6 +1,6 @@
 """The contradiction commands: ``contradictions`` (what stands contradicted,
 scored), ``contradict`` (file a disagreement without touching either fact),
-``tier`` (a fact's governance tier) and ``remove-fact`` (retract one fact;
+``dismiss`` (settle one, with a reason), ``tier`` (a fact's governance tier) and ``remove-fact`` (retract one fact;
 another actor's standing rule or decision only with ``--reason``); and the
 candidates a write raised, as ``add-fact`` and ``add`` print them."""
 
@@ -24,7 +24,7 @@ from .options import DEFAULT_DB, Actor, Db, Group, option
 from .output import console, fail, plural, short, timeline_table, when
 from .session import open_memory
 
-__all__ = ["contradict", "contradictions", "print_candidates", "remove_fact", "tier"]
+__all__ = ["contradict", "contradictions", "dismiss", "print_candidates", "remove_fact", "tier"]
 
 EXCERPT = 200  # characters of a filing episode's text shown for it
 
@@ -121,6 +121,23 @@ def contradict(
     out.print(f"[green]✓[/] recorded: fact {escape(row.fact)} contradicts [bold]{escape(row.contradicts.fact)}[/]"
               f" ({row.contradicts.tier or 'no tier'})", soft_wrap=True)
     out.print(f"  score {row.score:g} = authority {row.authority:g} x filer weight {row.actor_weight:g}")
+
+
+def dismiss(
+    group: Group,
+    fact: Annotated[str, typer.Argument(metavar="FACT_UUID", help="The contradicting fact's uuid.")],
+    contradicted: Annotated[
+        str, typer.Argument(metavar="CONTRADICTED_UUID", help="The uuid of the fact it contradicted.")
+    ],
+    reason: Annotated[str, option("TEXT", "Why it is settled (required, recorded).", "--reason")],
+    actor: Actor = None,
+    db: Db = DEFAULT_DB,
+) -> None:
+    """Settle the open contradictions of FACT_UUID against CONTRADICTED_UUID (a candidate that turned out
+    to agree, say): they stop counting as open; the rows and their audit events stay."""
+    with open_memory(db, group=group) as memory:
+        count = memory.dismiss_contradiction(group, fact, contradicted, reason=reason, actor=actor)
+    console().print(f"[green]✓[/] dismissed {plural(count, 'contradiction')}")
 
 
 def tier(
