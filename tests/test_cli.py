@@ -328,7 +328,8 @@ def test_every_command_and_option_is_documented() -> None:
         "add-fact", "facts", "timeline", "history", "remove-episode", "search", "conflicts", "add", "import", "resume",
         "episodes", "demo", "migrate", "doctor", "saga", "sagas", "forget", "audit", "communities", "export", "mcp",
         "serve", "keys add", "keys list", "keys revoke", "groups", "merge", "split", "events", "user",
-        "settings", "changes", "context",
+        "settings", "changes", "context", "contradictions", "contradict", "dismiss", "tier",
+        "remove-fact",
     }
     for name, options in commands.items():
         heading = re.search(rf"^## `kronograph {re.escape(name)}[ `]", docs, re.M)
@@ -721,8 +722,10 @@ def test_doctor_reports_defects_and_repairs_the_safe_ones(cli: Invoke, db: Path)
     assert "3 stale summaries" not in out  # not among the defects
     out = cli("doctor", "team", "--repair", "--relation-type", "CEO_OF=one_to_many", expect=1).stdout
     assert "1 entity deleted" in out and "3 summaries rebuilt" in out
-    report = json.loads(cli("doctor", "team", "--json").stdout)  # undeclared now: nothing left
-    assert report["repair"] is False and set(report["counts"].values()) == {0}
+    report = json.loads(cli("doctor", "team", "--json").stdout)  # undeclared now: no defect left
+    assert report["repair"] is False and set(report["defects"].values()) == {0} and report["ok"]
+    # The two CEOs of Acme still stand side by side: an open contradiction candidate, a state, not a defect.
+    assert report["counts"]["open_contradictions"] == 1
     assert "no database at" in cli("doctor", "team", "--db", str(db) + ".missing", expect=2, with_db=False).stderr
 
 

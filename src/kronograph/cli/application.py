@@ -12,6 +12,7 @@ from .audit import audit
 from .changes import changes
 from .communities import communities
 from .context import context
+from .contradictions import contradict, contradictions, dismiss, remove_fact, tier
 from .demo import demo
 from .doctor import doctor
 from .episodes import add, episodes, import_, resume
@@ -38,6 +39,8 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "demo": demo, "groups": groups, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas,
     "forget": forget, "merge": merge, "split": split, "user": user, "settings": settings,
     "audit": audit, "communities": communities, "export": export, "mcp": mcp, "serve": serve,
+    "contradictions": contradictions, "contradict": contradict, "dismiss": dismiss, "tier": tier,
+    "remove-fact": remove_fact,
 }
 
 # Commands with subcommands of their own.

@@ -20,7 +20,7 @@ from ..model import Episode, EpisodeStatus
 from .batches import BATCH_SIZE, ingest
 from .conversation import read_conversation
 from .jsonl import read_episodes, read_text
-from .options import DEFAULT_DB, Actor, Db, Offline, option
+from .options import DEFAULT_DB, Actor, Db, Offline, TierOption, option
 from .output import console, fail, plural, short, when
 from .results import exit_for, print_episode, summary
 from .session import open_memory
@@ -96,6 +96,7 @@ def add(
         str | None, option("NAME", f"With --role: who speaks for role assistant (default {DEFAULT_ASSISTANT}).")
     ] = None,
     actor: Actor = None,
+    tier: TierOption = None,
     offline: Offline = False,
     db: Db = DEFAULT_DB,
 ) -> None:
@@ -103,7 +104,8 @@ def add(
     With --role, TEXT is one message of a conversation (as `import` reads them)."""
     if role is not None:
         _add_message(group, text, role, speaker, time_, episode, saga, user_name, assistant_name, actor,
-                     refused=[o for o, v in (("--name", name), ("--source", source), ("--file", file)) if v is not None]
+                     refused=[o for o, v in (("--name", name), ("--source", source), ("--file", file),
+                                             ("--tier", tier)) if v is not None]
                      + (["--kind"] if kind != "message" else []), model=_model(offline), db=db)
         return
     for flag, value in (("--user-name", user_name), ("--assistant-name", assistant_name)):
@@ -111,7 +113,7 @@ def add(
             fail(f"{flag} goes with --role (a message)")
     fields: dict[str, Any] = {
         "kind": kind, "reference_time": time_, "name": name, "source_description": source, "saga": saga,
-        "actor": actor, "speaker": speaker,
+        "actor": actor, "speaker": speaker, "tier": tier,
     }
     if file is not None:
         _add_lines(group, file, text, episode, fields, _model(offline), db)

@@ -11,7 +11,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..model import Cardinality
-from .options import DEFAULT_DB, Actor, AsJson, Db, Group, option
+from .contradictions import print_candidates
+from .options import DEFAULT_DB, Actor, AsJson, Db, Group, TierOption, option
 from .output import console, fact_table, fail, interval, print_json, short, timeline_table, when
 from .session import open_memory
 
@@ -44,18 +45,25 @@ def add_fact(
         list[str], option("NAME=CARDINALITY", "Declare a relation's cardinality for this call; repeatable.")
     ] = [],  # noqa: B006
     actor: Actor = None,
+    tier: TierOption = None,
+    replaces: Annotated[str | None, option("UUID", "A fact this one corrects: retired by it.")] = None,
+    reason: Annotated[
+        str | None, option("TEXT", "Why: required to replace another actor's standing rule or decision.")
+    ] = None,
     db: Db = DEFAULT_DB,
 ) -> None:
-    """Add one fact; print it and the facts it retired or moved."""
+    """Add one fact; print it, the facts it retired or moved, and the standing facts it may contradict."""
     types = _relation_types(relation_type)
     with open_memory(db, create=True, relation_types=types) as memory:
         result = memory.add_fact(
             group, subject, relation, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
-            episode_id=episode, subject_labels=subject_label, object_labels=object_label, actor=actor,
+            episode_id=episode, subject_labels=subject_label, object_labels=object_label, actor=actor, tier=tier,
+            replaces=replaces, reason=reason,
         )
     out = console()
     verb = "merged into existing fact" if result.merged else "wrote fact"
-    out.print(f"[green]✓[/] {verb} [bold]{escape(result.fact.triple)}[/]  {interval(result.fact)}")
+    tiered = f"  [dim]({result.fact.tier})[/]" if result.fact.tier else ""
+    out.print(f"[green]✓[/] {verb} [bold]{escape(result.fact.triple)}[/]  {interval(result.fact)}{tiered}")
     out.print(f"  [dim]fact {result.fact.uuid} · episode {escape(result.episode_id)}[/]", soft_wrap=True)
     if result.retired:
         out.print(timeline_table(result.retired, "retired (no longer current)"))
@@ -63,6 +71,7 @@ def add_fact(
         out.print(timeline_table(result.changed, "interval changed"))
     for uuid in result.refused:
         out.print(f"[yellow]refused[/] retiring {uuid}: not eligible to be replaced by this fact")
+    print_candidates(out, result.possible_contradictions, {result.fact.uuid: result.fact.fact})
 
 
 def facts(

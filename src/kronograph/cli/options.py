@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-__all__ = ["DEFAULT_DB", "AsJson", "Db", "Group", "Offline", "option"]
+__all__ = ["DEFAULT_DB", "AsJson", "Db", "Group", "Offline", "TierOption", "option"]
 
 DEFAULT_DB = "kronograph.db"
 
@@ -31,4 +31,9 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print the facts as a JSON 
 Offline = Annotated[
     bool,
     typer.Option("--offline", help="Use the offline extractor (no model) instead of the environment's model."),
+]
+TierOption = Annotated[
+    str | None,
+    option("TIER", "Governance tier: standing, decision, finding, goal, option, issue, assumption, reference or "
+                   "transient (default: the relation's).", "--tier"),
 ]

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..model import EpisodeResult, EpisodeStatus
+from .contradictions import print_candidates
 from .output import interval, plural
 
 __all__ = ["exit_for", "print_episode", "summary"]
@@ -52,6 +53,8 @@ def print_episode(out: Console, result: EpisodeResult) -> None:
         out.print("  [yellow]nothing understood in this episode: nothing stored from it[/]")
     for note in result.notes:
         out.print(f"  [yellow]?[/] {escape(note)}", soft_wrap=True)
+    print_candidates(out, result.possible_contradictions,
+                     {f.uuid: f.fact for f in (*result.created, *result.merged)})
     out.print(f"  [dim]{_usage_line([result])}[/]")
 
 

@@ -24,6 +24,8 @@ _OPTION_NAMES = {
     "since": "--since", "until": "--until", "after": "--after",
     "user_name": "--user-name", "assistant_name": "--assistant-name", "speaker": "--speaker", "role": "--role",
     "actor": "--actor", "max_tokens": "--max-tokens", "template": "--template",
+    "tier": "--tier", "replaces": "--replaces", "reason": "--reason", "note": "--note",
+    "contradicted_uuid": "CONTRADICTED_UUID",
 }
 
 

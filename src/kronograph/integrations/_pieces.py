@@ -159,4 +159,8 @@ def remembered_text(result: EpisodeResult) -> str:
     parts.append(f"Learned: {'; '.join(learned)}." if learned else "No new fact was read from it.")
     if retired:
         parts.append(f"No longer true: {'; '.join(retired)}.")
+    flagged = [f"{p.contradicts.fact!r} ({p.contradicts.tier or 'no tier'}, score {p.score:g})"
+               for p in result.possible_contradictions if p.score > 0]
+    if flagged:  # the agent is told what it may be contradicting; the trail has it anyway
+        parts.append(f"May contradict (flagged for review): {'; '.join(flagged)}.")
     return " ".join(parts)

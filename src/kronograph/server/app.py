@@ -35,7 +35,7 @@ from .limits import Limits, LimitsMiddleware
 from .logs import UnexpectedErrors, keep_queries_out_of_the_access_log
 from .mcp_server import mcp_http
 from .mcp_tools import Access
-from .routes import context, conversation, entities, episodes, facts, maintenance, search, service
+from .routes import context, contradictions, conversation, entities, episodes, facts, maintenance, search, service
 from .timing import TimingMiddleware
 from .web import mount_web
 
@@ -106,7 +106,7 @@ def create_app(
     app.state.local = local
     app.state.limits = limits
     install_error_handlers(app)
-    for module in (service, episodes, conversation, facts, entities, search, context, maintenance):
+    for module in (service, episodes, conversation, facts, contradictions, entities, search, context, maintenance):
         app.include_router(module.router)
     app.router.routes.append(Route("/mcp", endpoint=mcp.endpoint, methods=["GET", "POST", "DELETE"]))
     mount_web(app)

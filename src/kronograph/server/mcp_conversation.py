@@ -14,13 +14,13 @@ from typing import Any
 from ..errors import InvalidInputError
 from ..ingest.episode_input import DEFAULT_ASSISTANT
 from ..model import EpisodeResult
-from .mcp_tools import Access, EntityOut, FactOut, IngestOut, MemoryTools, _facts_text, _Out
+from .mcp_tools import Access, EntityOut, FactOut, IngestOut, MemoryTools, _candidates_text, _facts_text, _Out
 
 __all__ = ["AddMemoryOut", "ConversationTools", "MessageOut", "UserOut"]
 
 # add_memory's single-episode parameters, which a call with messages leaves out:
 # each message carries its own (``id``, ``created_at``), and ``thread`` is the saga.
-_SINGLE_ONLY = ("reference_time", "source_description", "saga", "episode_id", "name", "on_behalf_of")
+_SINGLE_ONLY = ("reference_time", "source_description", "saga", "episode_id", "name", "on_behalf_of", "tier")
 
 
 class MessageOut(_Out):
@@ -61,6 +61,7 @@ class AddMemoryOut(IngestOut):
             retired=[f for out in each for f in out.retired], changed=[f for out in each for f in out.changed],
             notes=[f"{out.episode_id}: {note}" for out in each for note in out.notes],
             messages=[MessageOut.of(r) for r in results],
+            possible_contradictions=[c for out in each for c in out.possible_contradictions],
         )
 
     def text(self) -> str:
@@ -79,6 +80,7 @@ class AddMemoryOut(IngestOut):
             if facts:
                 parts.append(_facts_text(title, facts, ""))
         parts += [f"  ({note})" for note in self.notes]
+        parts += _candidates_text(self.possible_contradictions)
         return "\n".join(parts)
 
 

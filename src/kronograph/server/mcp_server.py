@@ -41,6 +41,7 @@ from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
 from .. import __version__
+from ..authority import Tier
 from ..errors import KronographError
 from ..memory import AsyncMemory
 from ..redact import redact_text
@@ -52,6 +53,10 @@ from .logs import root_logging_kept
 from .mcp_changes import ChangesOut
 from .mcp_changes import get_changes as _get_changes
 from .mcp_context import ContextOut, block_for
+from .mcp_contradictions import ContradictionsOut, TierOut
+from .mcp_contradictions import contradict as _contradict
+from .mcp_contradictions import get_contradictions as _get_contradictions
+from .mcp_contradictions import set_tier as _set_tier
 from .mcp_conversation import AddMemoryOut, ConversationTools, UserOut
 from .mcp_tools import (
     Access,
@@ -80,7 +85,9 @@ messages with user_name: "I" is then that user, whom get_user describes); read c
 search_facts (as_of for the past, known_at for what was believed then, include_retired for every \
 interval); use get_events for what happened when, timeline for how one entity changed, conflicts for \
 facts that disagree, get_fact for one fact's sources and history, get_episodes for the original words, \
-get_changes for what the memory learned and retired since a time. \
+get_changes for what the memory learned and retired since a time. add_memory lists the standing rules \
+and decisions a filing may contradict (candidates, scored): when yours disagrees on purpose, say so with \
+contradict; get_contradictions lists what stands contradicted. \
 Times are ISO 8601; without an offset they are UTC."""
 
 _O = TypeVar("_O")
@@ -112,6 +119,12 @@ FactUuid = Annotated[str, Field(min_length=1, max_length=ID_MAX,
 EpisodeId = Annotated[
     str, Field(min_length=1, max_length=ID_MAX,
                description="An episode's id, as returned by add_memory or get_episodes."),
+]
+
+TierArg = Annotated[
+    Tier | None,
+    Field(description="The governance tier of what it states: standing (a rule), decision, finding, goal, option, "
+                      "issue, assumption, reference or transient. Default: each relation's."),
 ]
 
 _READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
@@ -214,7 +227,9 @@ def build_mcp_server(
         "does nothing. Or, instead of content, give a conversation's messages (each {role, content, name?, "
         "created_at?, id?}) with thread and user_name: each message is an episode, 'I' in a user's message "
         "is user_name, and an assistant's suggestions and questions are not facts. Returns the new, merged "
-        "and retired facts with their intervals (and, for messages, what each message did)."))
+        "and retired facts with their intervals (and, for messages, what each message did), and the standing "
+        "rules and decisions it may contradict: candidates scored by their tier times your weight, recorded in "
+        "the audit trail whatever you do next."))
     async def add_memory(
         ctx: Context,
         content: Annotated[str | None, Field(
@@ -249,12 +264,13 @@ def build_mcp_server(
         assistant_name: Annotated[str | None, Field(
             max_length=ID_MAX, description="With messages: who speaks for role 'assistant' "
                                            "(default 'Assistant').")] = None,
+        tier: TierArg = None,
     ) -> Annotated[CallToolResult, AddMemoryOut]:
         return await call(ctx, lambda a: tools.add_memory(
             a, group_id, content, messages=messages, thread=thread, user_name=user_name,
             assistant_name=assistant_name, kind=kind, reference_time=reference_time,
             source_description=source_description, saga=saga, episode_id=episode_id, name=name,
-            on_behalf_of=on_behalf_of))
+            on_behalf_of=on_behalf_of, tier=tier))
 
     @server.tool(annotations=_READ, description=(
         "Who the user is: the person behind role 'user' in this group (named by add_memory's user_name), "
@@ -408,6 +424,46 @@ def build_mcp_server(
         group_id: GroupId = None,
     ) -> Annotated[CallToolResult, SagaOut]:
         return await call(ctx, lambda a: tools.summarize_saga(a, group_id, saga))
+
+    @server.tool(annotations=_WRITE, description=(
+        "Record that one fact (usually yours) disagrees with another, a standing rule say, without changing "
+        "either: the disagreement is scored (the contradicted fact's tier times your weight), kept in the "
+        "audit trail and listed by get_contradictions while both stand. note says why."))
+    async def contradict(
+        ctx: Context, fact_uuid: FactUuid,
+        contradicted_uuid: Annotated[str, Field(min_length=1, max_length=ID_MAX,
+                                                description="The fact it disagrees with.")],
+        group_id: GroupId = None,
+        note: Annotated[str | None, Field(min_length=1, max_length=1000, description="Why, in words.")] = None,
+        on_behalf_of: Annotated[str | None, Field(max_length=ID_MAX, description="Whom you act for.")] = None,
+    ) -> Annotated[CallToolResult, ContradictionsOut]:
+        return await call(ctx, lambda a: _contradict(
+            memory, a, group_id, fact_uuid, contradicted_uuid, note=note, on_behalf_of=on_behalf_of))
+
+    @server.tool(annotations=_READ, description=(
+        "What stands contradicted: candidates flagged when something was filed and disagreements recorded "
+        "with contradict, highest score first (the contradicted fact's tier times the filer's weight: "
+        "governance risk, not severity), each with both facts. Check it before relying on a standing rule."))
+    async def get_contradictions(
+        ctx: Context, group_id: GroupId = None,
+        fact_uuid: Annotated[str | None, Field(min_length=1, max_length=ID_MAX,
+                                               description="Only those naming this fact.")] = None,
+        include_settled: Annotated[bool, Field(strict=True, description=(
+            "Also those dismissed or whose facts no longer stand."))] = False,
+        limit: Limit = 20,
+    ) -> Annotated[CallToolResult, ContradictionsOut]:
+        return await call(ctx, lambda a: _get_contradictions(
+            memory, a, group_id, fact_uuid=fact_uuid, include_settled=include_settled, limit=limit))
+
+    @server.tool(annotations=_WRITE, description=(
+        "Set a fact's governance tier (standing, decision, finding, ...; null: none), kept as a new version "
+        "of the fact. Changing the tier of another actor's standing rule or decision needs a reason."))
+    async def set_tier(
+        ctx: Context, fact_uuid: FactUuid, tier: TierArg, group_id: GroupId = None,
+        reason: Annotated[str | None, Field(min_length=1, max_length=1000, description=(
+            "Why; required for another actor's standing rule or decision."))] = None,
+    ) -> Annotated[CallToolResult, TierOut]:
+        return await call(ctx, lambda a: _set_tier(memory, a, group_id, fact_uuid, tier, reason=reason))
 
     @server.tool(annotations=_READ, description=(
         "The groups this caller may use, and the default group used when group_id is omitted."))

@@ -25,11 +25,22 @@ from pydantic import BaseModel, ConfigDict
 
 from ..errors import InvalidInputError, NotFoundError
 from ..memory import AsyncMemory
-from ..model import Entity, Episode, EpisodeResult, Fact, FactChange, FactSource, RemovalResult, SagaSummary
+from ..model import (
+    Entity,
+    Episode,
+    EpisodeResult,
+    Fact,
+    FactChange,
+    FactSource,
+    PossibleContradiction,
+    RemovalResult,
+    SagaSummary,
+)
 from .limits import Limits
 
 __all__ = [
     "Access",
+    "CandidateOut",
     "ConflictsOut",
     "EntitiesOut",
     "EpisodeOut",
@@ -325,8 +336,48 @@ class EpisodesOut(_Out):
         return "\n".join(lines)
 
 
+class CandidateOut(_Out):
+    """A possible contradiction a write raised: a candidate, never a verdict.
+    ``fact`` is the new fact's uuid (or the episode's id, when found by the
+    episode's meaning), ``contradicts`` the standing fact's; ``score`` is
+    ``authority`` (the tier of what it contradicts) x ``actor_weight`` (the
+    filer's): governance risk, not how wrong either is. A score above 0 was
+    flagged in the group's audit trail."""
+
+    fact: str
+    fact_text: str | None = None
+    contradicts: str
+    contradicts_text: str
+    contradicts_tier: str | None = None
+    reason: str
+    authority: float
+    actor_weight: float
+    score: float
+    similarity: float | None = None
+
+    @classmethod
+    def of(cls, p: PossibleContradiction, texts: dict[str, str]) -> CandidateOut:
+        return cls(fact=p.fact, fact_text=texts.get(p.fact), contradicts=p.contradicts.uuid,
+                   contradicts_text=p.contradicts.fact, contradicts_tier=p.contradicts.tier, reason=p.reason,
+                   authority=p.authority, actor_weight=p.actor_weight, score=p.score,
+                   similarity=None if p.similarity is None else round(p.similarity, 4))
+
+    def text(self) -> str:
+        mine = f"{self.fact_text!r}" if self.fact_text else f"episode {self.fact}"
+        tier = self.contradicts_tier or "no tier"
+        return (f"- score {self.score:g} (authority {self.authority:g} x filer weight {self.actor_weight:g}, "
+                f"{self.reason}): {mine} vs {self.contradicts_text!r} ({tier}; fact {self.contradicts})")
+
+
+def _candidates_text(candidates: Sequence[CandidateOut]) -> list[str]:
+    if not candidates:
+        return []
+    return ["possible contradictions (candidates, not verdicts; if yours disagrees on purpose, file it with "
+            "contradict):", *(c.text() for c in candidates)]
+
+
 class IngestOut(_Out):
-    """What adding one episode did."""
+    """What adding one episode did, and the possible contradictions it raised, highest tier first."""
 
     group_id: str
     episode_id: str
@@ -339,15 +390,18 @@ class IngestOut(_Out):
     retired: list[FactOut]
     changed: list[FactOut]
     notes: list[str] = []  # sentences that gave no fact
+    possible_contradictions: list[CandidateOut] = []
 
     @classmethod
     def of(cls, result: EpisodeResult) -> IngestOut:
+        texts = {f.uuid: f.fact for f in (*result.created, *result.merged)}
         return cls(
             group_id=result.group_id, episode_id=result.episode_id, status=str(result.status), error=result.error,
             duplicate=result.duplicate, entities=[e.name for e in result.entities],
             created=[FactOut.of(f) for f in result.created], merged=[FactOut.of(f) for f in result.merged],
             retired=[FactOut.of(f) for f in result.retired], changed=[FactOut.of(f) for f in result.changed],
             notes=result.notes,
+            possible_contradictions=[CandidateOut.of(p, texts) for p in result.possible_contradictions],
         )
 
     def text(self) -> str:
@@ -362,6 +416,7 @@ class IngestOut(_Out):
             if facts:
                 parts.append(_facts_text(title, facts, ""))
         parts += [f"  ({note})" for note in self.notes]
+        parts += _candidates_text(self.possible_contradictions)
         return "\n".join(parts)
 
 
@@ -482,6 +537,7 @@ class MemoryTools:
         self, access: Access, group_id: str | None, content: str, *, kind: str = "message",
         reference_time: str | None = None, source_description: str | None = None, saga: str | None = None,
         episode_id: str | None = None, name: str | None = None, on_behalf_of: str | None = None,
+        tier: str | None = None,
     ) -> IngestOut:
         g = access.group(group_id)
         if not isinstance(content, str) or not content.strip():
@@ -491,7 +547,7 @@ class MemoryTools:
             raise InvalidInputError("content", refused.removeprefix("content "))
         result = await self.memory.add_episode(
             g, content, kind=kind, reference_time=reference_time, source_description=source_description, saga=saga,
-            episode_id=episode_id, name=name, actor=access.actor, on_behalf_of=on_behalf_of,
+            episode_id=episode_id, name=name, actor=access.actor, on_behalf_of=on_behalf_of, tier=tier,
         )
         return IngestOut.of(result)
 

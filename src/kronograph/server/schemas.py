@@ -13,12 +13,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
 
+from ..authority import Tier
 from ..checks import ID_MAX, NAME_MAX, identifier_problem, json_problem
 from ..maintain.reconcile import ReconcileReport
 from ..model import (
     AuditEvent,
     Change,
     Community,
+    Contradiction,
     Entity,
     Episode,
     EpisodeResult,
@@ -32,7 +34,8 @@ from ..time import read_time
 from .limits import MESSAGES_MAX
 
 __all__ = [
-    "Accepted", "AuditEventList", "ChangeList", "CommunityHit", "CommunityList", "ContradictionList", "EntityDetail",
+    "Accepted", "AuditEventList", "ChangeList", "CommunityHit", "CommunityList", "ContradictIn", "ContradictionList",
+    "Contradictions", "DismissIn", "Dismissed", "EntityDetail", "TierIn",
     "EntityHit", "EntityList", "EpisodeHit", "EpisodeIn", "EpisodeList", "FactDetail", "FactHit", "FactIn",
     "FactList", "ForgetIn", "GroupList", "Health", "MergeIn", "MessagesAccepted", "MessagesDone", "MessagesIn",
     "SettingsIn", "ReconcileIn", "SplitIn", "ReconcileReport", "SagaList", "SearchIn", "SearchOut", "Count",
@@ -42,6 +45,10 @@ __all__ = [
 Name = Field(min_length=1, max_length=1000)
 _ON_BEHALF = ("Whom the key acts for (a user, an agent): recorded as on_behalf_of. The write's actor is always "
               "the calling key.")
+_TIER = ("The governance tier of the facts it states: standing, decision, finding, goal, option, issue, "
+         "assumption, reference or transient (default: each relation's). See docs/contradictions.md.")
+_REASON = ("Why: required to retract, replace or re-tier another actor's standing rule or decision "
+           "(recorded with the override).")
 
 
 def _identifier(value: str, max_length: int = ID_MAX) -> str:
@@ -128,6 +135,7 @@ class EpisodeIn(_In):
     role: Identifier | None = Field(
         default=None, max_length=64, description="Its speaker's role: user, assistant, system, tool or another word."
     )
+    tier: Tier | None = Field(default=None, description=_TIER)
 
     @field_validator("content")
     @classmethod
@@ -209,6 +217,33 @@ class FactIn(_In):
     subject_labels: list[Label] = Field(default_factory=list)
     object_labels: list[Label] = Field(default_factory=list)
     actor: Identifier | None = Field(default=None, max_length=200, description=_ON_BEHALF)
+    tier: Tier | None = Field(default=None, description="The fact's governance tier (default: its relation's).")
+    replaces: Identifier | None = Field(
+        default=None, min_length=1, max_length=200, description="The uuid of a fact this one corrects (retired by it).")
+    reason: str | None = Field(default=None, min_length=1, max_length=1000, description=_REASON)
+
+
+class ContradictIn(_In):
+    """``contradict``'s fields: the fact the path names disagrees with ``contradicted_uuid``."""
+
+    contradicted_uuid: Identifier = Field(min_length=1, max_length=200, description="The fact it disagrees with.")
+    note: str | None = Field(default=None, min_length=1, max_length=1000, description="Why, in words.")
+    actor: Identifier | None = Field(default=None, max_length=200, description=_ON_BEHALF)
+
+
+class DismissIn(_In):
+    """``dismiss_contradiction``'s fields: the open contradictions of ``fact_uuid`` against ``contradicted_uuid``."""
+
+    fact_uuid: Identifier = Field(min_length=1, max_length=200)
+    contradicted_uuid: Identifier = Field(min_length=1, max_length=200)
+    reason: str = Field(min_length=1, max_length=1000, description="Why it is settled (required, recorded).")
+
+
+class TierIn(_In):
+    """``set_tier``'s fields: the tier (null: none) and, for another actor's owned fact, a reason."""
+
+    tier: Tier | None
+    reason: str | None = Field(default=None, min_length=1, max_length=1000, description=_REASON)
 
 
 class SearchIn(_In):
@@ -306,6 +341,18 @@ class SagaList(BaseModel):
 
 class ContradictionList(BaseModel):
     possible_contradictions: list[PossibleContradiction]
+
+
+class Contradictions(BaseModel):
+    """The group's contradictions, highest score first; ``open``: how many are
+    open (both sides stand, nobody dismissed them), whatever was asked."""
+
+    contradictions: list[Contradiction]
+    open: int
+
+
+class Dismissed(BaseModel):
+    dismissed: int
 
 
 class AuditEventList(BaseModel):

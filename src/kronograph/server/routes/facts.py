@@ -25,7 +25,8 @@ Opt = Annotated[str | None, Query(min_length=1, max_length=NAME_MAX)]
 async def add_fact(
     group: GroupPath, body: FactIn, memory: Mem, who: Who
 ) -> AddFactResult:
-    """Add one fact; answers what was written, merged, retired and changed."""
+    """Add one fact; answers what was written, merged, retired and changed, and
+    the possible contradictions it raised, scored (``possible_contradictions``)."""
     fields = body.model_dump(exclude_unset=True)
     fields.update(who.attribution(fields.pop("actor", None)))
     return await memory.add_fact(group, fields.pop("subject"), fields.pop("relation"), fields.pop("object"), **fields)
@@ -80,9 +81,13 @@ async def fact_conflicts(group: GroupPath, fact_uuid: str, memory: Mem) -> FactL
 
 
 @router.delete("/v1/groups/{group}/facts/{fact_uuid}", response_model=RemovalResult)
-async def delete_fact(group: GroupPath, fact_uuid: str, memory: Mem, who: Who) -> RemovalResult:
+async def delete_fact(
+    group: GroupPath, fact_uuid: str, memory: Mem, who: Who,
+    reason: Annotated[str | None, Query(min_length=1, max_length=1000, description=(
+        "Why: required to retract another actor's standing rule or decision."))] = None,
+) -> RemovalResult:
     """Retract one fact (``remove_fact``): history keeps what was believed."""
-    return await memory.remove_fact(group, fact_uuid, **who.attribution())
+    return await memory.remove_fact(group, fact_uuid, reason=reason, **who.attribution())
 
 
 @router.get("/v1/groups/{group}/timeline", response_model=FactList)
@@ -93,7 +98,6 @@ async def timeline(
 ) -> FactList:
     """Every interval of the facts touching an entity, by ``valid_at``."""
     return FactList(facts=await memory.timeline(group, entity, relation))
-
 
 
 
