@@ -61,6 +61,7 @@ class Contradictions(Lifecycle):
             plan.audit.append(AuditEvent(group_id=g, kind="contradiction_policy_set", recorded_at=plan.now,
                                          detail={"policy": plan.settings[POLICY_SETTING]}, actor=who))
             await store.apply(plan)
+            self._services.policies.put(g, chosen)  # this memory's writes weigh by it at once
             return chosen
 
         return await retry_on_conflict(attempt, kind="settings", hold=self._lock(g))

@@ -153,6 +153,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
             embedding=vector,
             authority=self._authority,
             lock=self._lock(g),  # held from its reads to its commit, not while the judge thinks
+            policies=self._services.policies,
         )
         with span("add_fact", group_id=g):
             result = await _add_fact(store, data, settings)

@@ -15,7 +15,7 @@ import functools
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from .embed import protocol as embedding
 from .embed.cache import embedding_for
 from .embed.protocol import Embedder
 from .errors import EmbeddingError, InvalidInputError
+from .ingest.contradiction_check import Policies
 from .ingest.replies import StoreReplyCache
 from .llm.client import ModelClient
 from .llm.config import ModelSettings, choose_provider
@@ -104,6 +105,7 @@ class Services:
     clock: Clock  # timezone-aware UTC
     models: Models
     embedder: Embedder
+    policies: Policies = field(default_factory=Policies)  # each group's contradiction policy, kept a few seconds
 
     async def model(self) -> ModelClient | None:
         """The memory's model, chosen on first use; None: none (offline)."""

@@ -18,6 +18,7 @@ only reported).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,18 +29,44 @@ import numpy as np
 from ..authority import POLICY_SETTING, ContradictionPolicy, actor_weight
 from ..model import AuditEvent, ContradictionReason, Fact, PossibleContradiction, fold_relation
 from ..store.plan import Plan
-from ..store.protocol import FactQuery
 from ..store.records import ContradictionRecord, FactRecord
 
-__all__ = ["Scorer", "by_meaning", "contradiction_policy", "flag", "rank", "scorer", "similar_facts"]
+__all__ = ["Policies", "Scorer", "by_meaning", "contradiction_policy", "flag", "rank", "scorer", "similar_facts"]
 
-OVERFETCH = 4  # nearest facts read per candidate wanted: some are retired, expired or the write's own
+OVERFETCH = 2  # nearest facts read per candidate wanted: the write may retire some, or restate one
 
 
 def contradiction_policy(values: dict[str, Any]) -> ContradictionPolicy:
     """The group's policy from its settings (the defaults when it has none)."""
     stored = values.get(POLICY_SETTING)
     return ContradictionPolicy.model_validate(stored) if isinstance(stored, dict) else ContradictionPolicy()
+
+
+class Policies:
+    """Each group's policy as last read, kept a few seconds, so that a write's
+    check costs no read of the group's settings: a policy set through this
+    memory applies at once, one set by another process within ``TTL``."""
+
+    TTL = 5.0  # seconds
+    KEEP = 10_000  # groups kept at most; the oldest half goes past it
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[float, ContradictionPolicy]] = {}
+
+    async def get(self, store: Any, group_id: str) -> ContradictionPolicy:
+        now = time.monotonic()
+        kept = self._kept.get(group_id)
+        if kept is not None and now - kept[0] < self.TTL:
+            return kept[1]
+        policy = contradiction_policy(await store.group_settings(group_id))
+        self.put(group_id, policy, now)
+        return policy
+
+    def put(self, group_id: str, policy: ContradictionPolicy, at: float | None = None) -> None:
+        if len(self._kept) >= self.KEEP:
+            for old in sorted(self._kept, key=lambda g: self._kept[g][0])[: self.KEEP // 2]:
+                del self._kept[old]
+        self._kept[group_id] = (time.monotonic() if at is None else at, policy)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +81,12 @@ class Scorer:
         return self.policy.tier_weight(tier, self.relation_authority(relation_key))
 
 
-async def scorer(store: Any, group_id: str, actor: str | None, relation_authority: Callable[[str], float]) -> Scorer:
-    policy = contradiction_policy(await store.group_settings(group_id))
+async def scorer(
+    store: Any, group_id: str, actor: str | None, relation_authority: Callable[[str], float],
+    policies: Policies | None = None,
+) -> Scorer:
+    policy = await policies.get(store, group_id) if policies is not None else contradiction_policy(
+        await store.group_settings(group_id))
     return Scorer(policy, actor_weight(policy, actor), relation_authority)
 
 
@@ -72,20 +103,11 @@ async def similar_facts(
     """The current facts (valid and believed at ``at``) close in meaning to
     any of ``vectors``: each with its best similarity and the index of the
     vector it was closest to. Read before the group is held."""
-    if policy.candidates == 0:
+    units = [_unit(v) if v is not None else None for v in vectors]
+    if policy.candidates == 0 or all(u is None for u in units):
         return {}
-    best: dict[str, tuple[float, int]] = {}
-    for index, vector in enumerate(vectors):
-        unit = _unit(vector) if vector is not None else None
-        if unit is None:
-            continue
-        for uuid, similarity in await store.search_vectors(group_id, "facts", unit, policy.candidates * OVERFETCH):
-            if similarity >= policy.min_similarity and similarity > best.get(uuid, (-1.0, 0))[0]:
-                best[uuid] = (float(similarity), index)
-    if not best:
-        return {}
-    facts = await store.facts(group_id, FactQuery(as_of=at, uuids=tuple(best)))
-    return {f.uuid: (f, *best[f.uuid]) for f in facts if not f.event}
+    found = await store.nearest_current_facts(group_id, units, policy.candidates * OVERFETCH, at)
+    return {f.uuid: (f, float(sim), index) for f, sim, index in found if sim >= policy.min_similarity}
 
 
 def by_meaning(

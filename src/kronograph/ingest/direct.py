@@ -39,7 +39,7 @@ from ..store.plan import Plan
 from ..store.protocol import ResolutionReads, Store
 from ..store.records import CandidateAsk, FactRecord, Neighbourhood
 from ..time import Clock
-from .contradiction_check import Scorer, by_meaning, flag, rank, scorer, similar_facts
+from .contradiction_check import Policies, Scorer, by_meaning, flag, rank, scorer, similar_facts
 from .entities import choose_entity, clean_labels, label_family
 from .judge import Judge, ask_judge
 from .resolution import (
@@ -155,6 +155,7 @@ class Resolver:
     embedding: bytes | None = None  # the fact text's vector (float32), stored with a new fact
     authority: Callable[[str], float] | None = None  # of a relation, by its folded key
     lock: asyncio.Lock | None = None  # the group's write lock
+    policies: Policies | None = None  # the groups' contradiction policies, as last read
 
 
 class _Holding:
@@ -304,7 +305,8 @@ class _Check:
 
     @classmethod
     async def read(cls, store: Store, data: FactInput, settings: Resolver) -> _Check:
-        found = await scorer(store, data.group_id, data.actor, settings.authority or (lambda key: 0.5))
+        found = await scorer(store, data.group_id, data.actor, settings.authority or (lambda key: 0.5),
+                             settings.policies)
         similar = await similar_facts(
             store, data.group_id, [settings.embedding], found.policy, settings.clock(),
         ) if settings.embedding is not None else {}

@@ -561,7 +561,8 @@ class Pipeline(EpisodeStatuses):
         self, inp: EpisodeInput, episode_vector: np.ndarray | None, fact_vectors: list[np.ndarray]
     ) -> _Check:
         """The contradiction check's reads, made before the group is held."""
-        found = await scorer(self.store, inp.group_id, inp.actor, lambda key: self._authority(inp, key))
+        found = await scorer(self.store, inp.group_id, inp.actor, lambda key: self._authority(inp, key),
+                             self.services.policies)
         similar = await similar_facts(
             self.store, inp.group_id, [episode_vector, *fact_vectors], found.policy, self._now()
         )

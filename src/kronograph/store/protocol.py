@@ -239,6 +239,14 @@ class SearchReads(Lookups, Protocol):
     async def item_vectors(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, np.ndarray]:
         """The stored vectors of these items (those that have one)."""
 
+    async def nearest_current_facts(
+        self, group_id: str, vectors: Sequence[np.ndarray | None], limit: int, at: datetime
+    ) -> list[tuple[Fact, float, int]]:
+        """(fact, cosine similarity, index of the vector) of about each
+        vector's ``limit`` nearest facts believed and valid at ``at`` (events
+        left out), best first, each fact once: a write's contradiction
+        check, in one round trip where the store is a server."""
+
     async def neighbours(
         self, group_id: str, entity_uuids: Collection[str], at: datetime | None = None
     ) -> dict[str, set[str]]:

@@ -3,14 +3,14 @@ each hands one of search_reads' queries to the store's connection seam."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from ...model import Entity, Episode
-from . import name_reads, search_reads
+from ...model import Entity, Episode, Fact
+from . import name_reads, nearest_facts, search_reads
 
 __all__ = ["SearchCalls"]
 
@@ -51,6 +51,11 @@ class SearchCalls:
 
     async def item_vectors(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, np.ndarray]:
         return await self._run(search_reads.item_vectors, scope, group_id, uuids)
+
+    async def nearest_current_facts(
+        self, group_id: str, vectors: Sequence[np.ndarray | None], limit: int, at: datetime
+    ) -> list[tuple[Fact, float, int]]:
+        return await self._run(nearest_facts.nearest_current_facts, group_id, vectors, limit, at)
 
     async def neighbours(
         self, group_id: str, entity_uuids: Collection[str], at: datetime | None = None

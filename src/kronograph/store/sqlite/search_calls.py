@@ -5,13 +5,14 @@ name_reads' queries, or of the held vectors."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from ...model import Entity, Episode
+from ...model import Entity, Episode, Fact
+from ..protocol import FactQuery
 from . import name_reads, search_reads
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ class SearchCalls:
         def _memos_of(self, conn: sqlite3.Connection) -> Memos: ...
 
         def _vector_table(self, conn: sqlite3.Connection, scope: str, group_id: str) -> VectorTable: ...
+
+        async def facts(self, group_id: str, query: FactQuery) -> list[Fact]: ...
 
     async def search_text(
         self,
@@ -63,6 +66,24 @@ class SearchCalls:
                 return found
 
         return await self._read(search)
+
+    async def nearest_current_facts(
+        self, group_id: str, vectors: Sequence[np.ndarray | None], limit: int, at: datetime
+    ) -> list[tuple[Fact, float, int]]:
+        # In process, no round trips to save: each vector's nearest (read past
+        # the retired and expired ones), then those current at the moment.
+        best: dict[str, tuple[float, int]] = {}
+        for i, vector in enumerate(vectors):
+            if vector is None or limit < 1:
+                continue
+            for uuid, similarity in await self.search_vectors(group_id, "facts", vector, limit * 8):
+                if similarity > best.get(uuid, (-2.0, 0))[0]:
+                    best[uuid] = (similarity, i)
+        if not best:
+            return []
+        facts = await self.facts(group_id, FactQuery(as_of=at, uuids=tuple(best), event=False))
+        found = [(f, *best[f.uuid]) for f in facts]
+        return sorted(found, key=lambda x: (-x[1], x[0].uuid))
 
     async def item_vectors(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, np.ndarray]:
         def read(conn: sqlite3.Connection) -> dict[str, np.ndarray]:
