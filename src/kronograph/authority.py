@@ -49,7 +49,7 @@ class ContradictionPolicy(BaseModel):
     the weight of ``actor_kinds[actor]``, else the weight of
     ``unknown_actor``; a call that names no actor (the application itself)
     weighs ``caller_weight``. The service files an API key's calls as
-    ``key:<name>``, so keys are mapped like any actor. ``candidates`` caps the
+    ``key:<key id>``, so keys are mapped like any actor. ``candidates`` caps the
     possible contradictions one write reports; ``min_similarity`` is how
     close (cosine, with the memory's embedder) a fact must be to the filing
     to be a candidate by meaning. ``owned_tiers``: facts of these tiers belong
