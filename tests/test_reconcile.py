@@ -118,8 +118,9 @@ def test_reconcile_finds_every_planted_defect(damaged: Memory) -> None:
     assert [o.name for o in report.orphan_entities] == ["Zed"]
     assert report.counts == {
         "unmentioned_episodes": 1, "dangling_sources": 2, "overlaps": 1, "fragments": 2, "orphan_entities": 1,
-        "stale_summaries": 9, "saga_lag": 0,
+        "stale_summaries": 9, "saga_lag": 0, "open_contradictions": report.open_contradictions,
     }
+    assert "open_contradictions" not in report.defects  # drift to look at, not a defect
     assert sorted(s.name for s in report.stale_summaries) == [  # every end of a fact; no summary built yet
         "Acme", "Alice", "Bob", "Carol", "Dave", "Erin", "Initech", "Paris", "Rome",
     ]
@@ -159,7 +160,7 @@ def test_repair_fixes_the_safe_defects_and_reports_the_rest(damaged: Memory) -> 
     again = damaged.reconcile(G)
     assert again.counts == {
         "unmentioned_episodes": 1, "dangling_sources": 0, "overlaps": 1, "fragments": 2, "orphan_entities": 0,
-        "stale_summaries": 0, "saga_lag": 0,
+        "stale_summaries": 0, "saga_lag": 0, "open_contradictions": again.open_contradictions,
     }
     assert damaged.reconcile(G, repair=True).repaired.model_dump() == {
         "removed_sources": [], "deleted_facts": [], "changed_facts": [], "deleted_entities": [],

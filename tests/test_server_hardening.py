@@ -203,7 +203,8 @@ def test_a_body_actor_never_replaces_the_calling_key(tmp_path: Path) -> None:
         events = a.get("/v1/groups/g/audit/events").json()["events"]
         kinds = {e["kind"] for e in events}
         assert {"fact_removed", "episode_removed", "forgotten"} <= kinds
-        assert all(e["actor"] == me for e in events), events
+        # every event names the calling key, but those a forget blanked (a contradiction flagged by e1)
+        assert all(e["actor"] == me for e in events if e["detail"] != {"redacted": True}), events
         assert {(e["kind"], e["on_behalf_of"]) for e in events if e["kind"] == "forgotten"} == {
             ("forgotten", other), ("forgotten", None)}
 
