@@ -2,8 +2,8 @@
 
 Two ways find candidates: structure (the same slot, or a text much like the
 new fact's between the same two entities: :func:`.resolution.flag_contradictions`)
-and meaning (the facts nearest the write's own embedding, which was computed
-for the write anyway). Meaning finds topical closeness, not disagreement:
+and meaning (the facts carrying a tier nearest the write's own embedding,
+which was computed for the write anyway). Meaning finds topical closeness, not disagreement:
 "cap the pool at 20" is as close to "cap it at 35" as to "raise it to 20", so
 what it finds are candidates, never verdicts, and nothing is retired for
 them. One write reports at most ``ContradictionPolicy.candidates`` of them,

@@ -242,10 +242,10 @@ class SearchReads(Lookups, Protocol):
     async def nearest_current_facts(
         self, group_id: str, vectors: Sequence[np.ndarray | None], limit: int, at: datetime
     ) -> list[tuple[Fact, float, int]]:
-        """(fact, cosine similarity, index of the vector) of about each
-        vector's ``limit`` nearest facts believed and valid at ``at`` (events
-        left out), best first, each fact once: a write's contradiction
-        check, in one round trip where the store is a server."""
+        """(fact, cosine similarity, index of the vector) of each vector's
+        ``limit`` nearest facts that carry a tier, believed and valid at
+        ``at`` (events left out), best first, each fact once: a write's
+        contradiction check, in one round trip (or one hop to a reader)."""
 
     async def neighbours(
         self, group_id: str, entity_uuids: Collection[str], at: datetime | None = None

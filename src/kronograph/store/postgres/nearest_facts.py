@@ -2,8 +2,9 @@
 contradiction check of a write reads (:mod:`kronograph.ingest.contradiction_check`).
 
 One exact nearest-neighbour scan per vector (as :func:`.search_reads.vector_search`,
-over the group's rows only), of facts believed and valid at the moment and not
-events, joined with their endpoints so the answer is the facts themselves.
+over the group's rows only), of facts that carry a tier, believed and valid at
+the moment and not events, joined with their endpoints so the answer is the
+facts themselves.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ async def nearest_current_facts(
         parts.append(
             f"(SELECT uuid, {i} AS i, {distance} AS d FROM facts WHERE group_id = %(g)s AND embedding IS NOT NULL"
             f" AND vector_dims(embedding) = {n} AND expired_at IS NULL AND valid_at <= %(at)s"
-            f" AND (invalid_at IS NULL OR invalid_at > %(at)s) AND NOT event"
+            f" AND (invalid_at IS NULL OR invalid_at > %(at)s) AND NOT event AND tier IS NOT NULL"
             f' ORDER BY ({distance}) + 0, uuid COLLATE "C" LIMIT %(k)s)'
         )
         params[f"v{i}"] = np.asarray(vector, dtype=np.float32)

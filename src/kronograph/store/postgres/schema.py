@@ -493,6 +493,7 @@ CREATE TABLE IF NOT EXISTS contradictions (
     PRIMARY KEY (group_id, fact_uuid, target_uuid, kind)
 );
 CREATE INDEX IF NOT EXISTS contradictions_by_target ON contradictions(group_id, target_uuid);
+CREATE INDEX IF NOT EXISTS facts_tiered ON facts(group_id) WHERE tier IS NOT NULL;
 """
 
 MIGRATIONS: list[tuple[int, str, str]] = [

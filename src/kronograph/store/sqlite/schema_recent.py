@@ -109,6 +109,10 @@ CREATE TABLE IF NOT EXISTS contradictions (
 CREATE INDEX IF NOT EXISTS contradictions_by_target ON contradictions(group_id, target_uuid);
 """
 
+# The facts that carry a tier, by group: what every write's contradiction check
+# compares by meaning (few beside a group's other facts).
+_V18_TIERED = "CREATE INDEX IF NOT EXISTS facts_tiered ON facts(group_id) WHERE tier IS NOT NULL"
+
 
 def contradictions(conn: sqlite3.Connection) -> None:
     for table in ("facts", "fact_history"):
@@ -116,6 +120,7 @@ def contradictions(conn: sqlite3.Connection) -> None:
             conn.execute(f"ALTER TABLE {table} ADD COLUMN tier TEXT")
     for statement in statements(_V18):
         conn.execute(statement)
+    conn.execute(_V18_TIERED)  # after the column
 
 
 def statements(script: str) -> list[str]:

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from ...model import Entity, Episode, Fact
+from ...time import to_micros
 from ..protocol import FactQuery
-from . import name_reads, search_reads
+from . import name_reads, reads, search_reads
 
 if TYPE_CHECKING:
     from .readers import Memos
@@ -37,8 +38,6 @@ class SearchCalls:
         def _memos_of(self, conn: sqlite3.Connection) -> Memos: ...
 
         def _vector_table(self, conn: sqlite3.Connection, scope: str, group_id: str) -> VectorTable: ...
-
-        async def facts(self, group_id: str, query: FactQuery) -> list[Fact]: ...
 
     async def search_text(
         self,
@@ -70,20 +69,38 @@ class SearchCalls:
     async def nearest_current_facts(
         self, group_id: str, vectors: Sequence[np.ndarray | None], limit: int, at: datetime
     ) -> list[tuple[Fact, float, int]]:
-        # In process, no round trips to save: each vector's nearest (read past
-        # the retired and expired ones), then those current at the moment.
-        best: dict[str, tuple[float, int]] = {}
-        for i, vector in enumerate(vectors):
-            if vector is None or limit < 1:
-                continue
-            for uuid, similarity in await self.search_vectors(group_id, "facts", vector, limit * 8):
-                if similarity > best.get(uuid, (-2.0, 0))[0]:
-                    best[uuid] = (similarity, i)
-        if not best:
-            return []
-        facts = await self.facts(group_id, FactQuery(as_of=at, uuids=tuple(best), event=False))
-        found = [(f, *best[f.uuid]) for f in facts]
-        return sorted(found, key=lambda x: (-x[1], x[0].uuid))
+        # One hop to a reader (a write's check waits on it): the group's
+        # current facts that carry a tier, few next to its others, compared
+        # with each vector exactly.
+        def read(conn: sqlite3.Connection) -> list[tuple[Fact, float, int]]:
+            micros = to_micros(at)
+            tiered = [row[0] for row in conn.execute(
+                "SELECT uuid FROM facts WHERE group_id = ? AND tier IS NOT NULL AND expired_at IS NULL"
+                " AND valid_at <= ? AND (invalid_at IS NULL OR invalid_at > ?) AND NOT event",
+                (group_id, micros, micros),
+            )]
+            if not tiered or limit < 1:
+                return []
+            with self._vectors.holding((group_id,)):
+                stored = self._vector_table(conn, "facts", group_id).rows(tiered)
+            if not stored:
+                return []
+            uuids = sorted(stored)
+            matrix = np.stack([stored[u] for u in uuids]).astype(np.float32)
+            norms = np.linalg.norm(matrix, axis=1)
+            norms[norms == 0] = 1.0
+            best: dict[str, tuple[float, int]] = {}
+            for i, vector in enumerate(vectors):
+                if vector is None or vector.shape != matrix.shape[1:]:
+                    continue
+                scores = matrix @ vector / norms / max(float(np.linalg.norm(vector)), 1e-12)
+                for j in np.argsort(-scores, kind="stable")[:limit]:
+                    if scores[j] > best.get(uuids[j], (-2.0, 0))[0]:
+                        best[uuids[j]] = (float(scores[j]), i)
+            current = reads.facts(conn, group_id, FactQuery(as_of=at, uuids=tuple(best), event=False))
+            return sorted(((f, *best[f.uuid]) for f in current), key=lambda x: (-x[1], x[0].uuid))
+
+        return await self._read(read)
 
     async def item_vectors(self, group_id: str, scope: str, uuids: Collection[str]) -> dict[str, np.ndarray]:
         def read(conn: sqlite3.Connection) -> dict[str, np.ndarray]:
