@@ -724,8 +724,9 @@ def test_doctor_reports_defects_and_repairs_the_safe_ones(cli: Invoke, db: Path)
     assert "1 entity deleted" in out and "3 summaries rebuilt" in out
     report = json.loads(cli("doctor", "team", "--json").stdout)  # undeclared now: no defect left
     assert report["repair"] is False and set(report["defects"].values()) == {0} and report["ok"]
-    # The two CEOs of Acme still stand side by side: an open contradiction candidate, a state, not a defect.
-    assert report["counts"]["open_contradictions"] == 1
+    # The two CEOs of Acme stand side by side, untiered and of an undeclared relation: no candidate (by
+    # meaning only tiered facts are, and by structure an undeclared relation's subject side); counted, 0.
+    assert report["counts"]["open_contradictions"] == 0
     assert "no database at" in cli("doctor", "team", "--db", str(db) + ".missing", expect=2, with_db=False).stderr
 
 
