@@ -188,6 +188,7 @@ def test_tiers_set_by_hand_are_versions_and_episodes_carry_theirs(memory_factory
     assert memory.fact(G, uuid).tier == "standing"  # type: ignore[union-attr]
     changes = memory.history(G, uuid)  # a new version: the old one kept
     assert len(changes) == versions + 1 and changes[-1].cause == "tier"
+    assert [c.tier for c in changes[-2:]] == [None, "standing"]
     with pytest.raises(InvalidInputError, match="tier"):
         memory.set_tier(G, uuid, "law")
     with pytest.raises(InvalidInputError, match="tier"):

@@ -321,6 +321,7 @@ class FactChange(_Model):
     invalid_at: UtcDatetime | None = None
     invalidated_by: str | None = None
     episodes: tuple[str, ...] = ()
+    tier: Tier | None = None  # its governance tier in that version
 
 
 class Change(_Model):

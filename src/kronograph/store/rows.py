@@ -146,6 +146,7 @@ def fact_change(row: tuple) -> FactChange:  # type: ignore[type-arg]
         invalid_at=opt_time(row[6]),
         invalidated_by=row[7],
         episodes=tuple(_json(row[8], ())),
+        tier=row[11] if len(row) > 11 else None,
     )
 
 

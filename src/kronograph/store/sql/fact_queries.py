@@ -224,11 +224,11 @@ def _history_sql(d: Dialect) -> str:
     g, u = d.p("g"), d.p("u")
     return (
         "SELECT fact_uuid, recorded_at, cause, episode_id, status, valid_at, invalid_at, invalidated_by, episodes,"
-        f" 0, seq FROM fact_history WHERE group_id = {g} AND fact_uuid = {u}"
+        f" 0, seq, tier FROM fact_history WHERE group_id = {g} AND fact_uuid = {u}"
         " UNION ALL SELECT f.uuid, f.recorded_at, f.cause, f.cause_episode,"
         " CASE WHEN f.expired_at IS NULL THEN 'live' ELSE 'expired' END, f.valid_at, f.invalid_at,"
         f" f.invalidated_by, {d.columns.fact_episodes}"
-        f", 1, 0 FROM facts f WHERE f.group_id = {g} AND f.uuid = {u}"
+        f", 1, 0, f.tier FROM facts f WHERE f.group_id = {g} AND f.uuid = {u}"
         " ORDER BY 10, 11"  # superseded versions in the order written, then the current one
     )
 
