@@ -211,3 +211,13 @@ def test_a_policy_is_validated_and_kept_per_group(memory_factory: MakeMemory) ->
                     fact="The connection pool is capped at 35 connections")
     assert memory.contradictions("other") == [] and memory.contradictions(G) == []  # nothing across groups
     assert memory.fact("other", rule) is None
+
+
+def test_a_policy_refuses_bad_actor_names_and_writes_nothing(memory_factory: MakeMemory) -> None:
+    memory = _memory(memory_factory)
+    for bad in ("a\x00b", "bad\ud800", "x" * 201, ""):
+        for field in ("actor_weights", "actor_kinds"):
+            value = 0.5 if field == "actor_weights" else "agent"
+            with pytest.raises(InvalidInputError, match="policy"):
+                memory.set_contradiction_policy(G, {field: {bad: value}})
+    assert memory.contradiction_policy(G).actor_kinds == KINDS

@@ -15,7 +15,7 @@ written with ``Memory.set_contradiction_policy``); the defaults are below.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -77,8 +77,18 @@ class ContradictionPolicy(BaseModel):
         for key, weight in value.items():
             if not isinstance(weight, int | float) or not 0.0 <= float(weight) <= 1.0:
                 raise ValueError(f"the weight of {key!r} must be a number from 0 to 1, not {weight!r}")
-            if isinstance(key, str) and not 0 < len(key) <= 200:
+        return value
+
+    @field_validator("actor_weights", "actor_kinds")
+    @classmethod
+    def _actors(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if len(value) > 10_000:
+            raise ValueError("at most 10,000 actors")
+        for key in value:
+            if not 0 < len(key) <= 200:
                 raise ValueError("an actor is 1 to 200 characters")
+            if any(ord(c) < 32 or 0xD800 <= ord(c) <= 0xDFFF for c in key):
+                raise ValueError(f"actor {key[:40]!r} holds a control character or a lone surrogate")
         return value
 
     def tier_weight(self, tier: str | None, default: float) -> float:
