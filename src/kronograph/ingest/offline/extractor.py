@@ -23,7 +23,9 @@ from .lowercase import titled
 from .names import Token, find_runs, name_label, tokenize
 from .org_places import read_org_places
 from .reader import SentenceReader
+from .roles import read_roles
 from .stops import read_stops, spread_switch
+from .values import read_values
 from .thread import Thread, expand_names, moved, newborn, recapitalise, rename
 from .thread_answers import answer
 from .thread_corrections import correct_earlier, quoted_then_renamed, renamed_earlier, renamed_short
@@ -168,6 +170,7 @@ class OfflineExtractor:
             ctx.about_other = _about_other(tokens)
             return
         times = find_times(text, reference)
+        before = set(ctx.facts)
         tied = name_pending(text, tokens, runs, ctx)
         lowered, kin_found = read_kin(text, tokens, runs, times, ctx)
         tied += kin_found
@@ -177,6 +180,7 @@ class OfflineExtractor:
         made = clauses.read() + tied
         made += read_stops(text, ctx, None) + read_ventures(text, ctx) + read_org_places(tokens, runs, ctx, text)
         made += read_generic(text, tokens, runs + lowered, ctx)
+        made += read_values(text, ctx) + read_roles(text, tokens, runs + lowered, ctx, before)
         made += correct(tokens, runs + lowered, ctx, made > 0)
         made += correct_earlier(tokens, runs + lowered, ctx) + take_back(tokens, ctx)
         ctx.about_other = _about_other(tokens)
