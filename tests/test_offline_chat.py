@@ -261,7 +261,7 @@ def test_names_given_in_the_next_sentence() -> None:
         (
             "i'm a GP at Riverside Medical Centre in Manchester",
             {(SAM, "WORKS_AT", "Riverside Medical Centre"), ("Riverside Medical Centre", "LOCATED_IN", "Manchester"),
-             (SAM, "WORKS_IN", "Manchester")},
+             (SAM, "WORKS_IN", "Manchester"), (SAM, "HAS_ROLE", "GP")},
         ),
         ("first week at shopify done", {(SAM, "WORKS_AT", "Shopify")}),
         ("first day at Spotify went well", {(SAM, "WORKS_AT", "Spotify")}),
@@ -270,7 +270,7 @@ def test_names_given_in_the_next_sentence() -> None:
         (
             "I'm a data engineer at Klarna in Stockholm",
             {(SAM, "WORKS_AT", "Klarna"), ("Klarna", "LOCATED_IN", "Stockholm"),
-             (SAM, "WORKS_IN", "Stockholm")},
+             (SAM, "WORKS_IN", "Stockholm"), (SAM, "HAS_ROLE", "data engineer")},
         ),
         ("oh and I quit Klarna!", {(SAM, "LEFT", "Klarna")}),
         ("i'm at Helix Labs now, second week", {(SAM, "WORKS_AT", "Helix Labs")}),

@@ -192,6 +192,14 @@ def _fold_people(entities: dict[str, EntityDraft], facts: list[FactDraft], ancho
     return out
 
 
+def _attributes(item: ExtractedFact, inp: EpisodeInput, typed: str | None, provenance: dict[str, Any]) -> dict[str, Any]:
+    """A declared type's attributes; with none declared, the offline rules' own (a value's number and unit, a
+    role's organisation: numbers and short strings they parsed), kept as they are."""
+    if typed is None and provenance.get("extractor") == "offline":
+        return dict(item.attributes)
+    return inp.ontology.attributes("fact", typed, item.attributes)
+
+
 def _fact(
     item: ExtractedFact,
     inp: EpisodeInput,
@@ -223,7 +231,7 @@ def _fact(
         fact=fact_text,
         valid_at=valid_at,
         invalid_at=invalid_at,
-        attributes=inp.ontology.attributes("fact", typed, item.attributes),
+        attributes=_attributes(item, inp, typed, provenance),
         provenance={
             **provenance,
             "episode": inp.episode_id,

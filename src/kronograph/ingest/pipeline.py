@@ -89,6 +89,10 @@ OFFLINE_RELATION_TYPES: dict[str, RelationType] = {
     # one birthplace, one place one comes from: a later answer corrects an earlier one
     fold_relation("BORN_IN"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
     fold_relation("COMES_FROM"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
+    # one value of a thing at a time ("our budget is now $250" replaces $190), one role of a person
+    # ("promoted to senior engineer" replaces "engineer"): see offline/values.py and offline/roles.py
+    fold_relation("HAS_VALUE"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
+    fold_relation("HAS_ROLE"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
 }
 
 OFFLINE_THREAD = 24  # earlier messages of a thread the offline rules read (each once, about 0.5 ms)

@@ -139,7 +139,9 @@ def _one(text: str, m: re.Match[str], kind: str, ctx: Context, before: set[tuple
         made += _fact(ctx, who, ROLE_ENDED, title, org, valid, text, f"{who.name} is no longer {title}")
         return made
     _drop_misreadings(ctx, who.name, org, title, before)
-    if org is not None and name_label(org) != "Location" and ctx.label(org) != "Location":
+    titled = any(k[0] == who.name.casefold() and k[1].endswith("_OF") and k[2] == (org or "").casefold()
+                 for k in ctx.facts)  # "Kim is the CFO of Stark Ventures": CFO_OF says it already
+    if org is not None and not titled and name_label(org) != "Location" and ctx.label(org) != "Location":
         ctx.mention(org, ctx.label(org) or "Organization")
         tie = "MEMBER_OF" if org.split()[-1].lower() in _CLUBS else "WORKS_AT"  # the chair of a club works elsewhere
         made += ctx.add_fact(who, tie, (org, "Organization"), (valid, None), text)
