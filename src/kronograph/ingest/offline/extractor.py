@@ -36,7 +36,9 @@ from .ventures import read_ventures
 __all__ = ["OfflineExtractor"]
 
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'’.\-]*(?:\s+[A-Za-z][\w'’.\-]*){0,3})\s*:\s+(.*)$")
-_NOT_SPEAKERS = frozenset("note update re fyi ps edit subject summary warning todo question answer".split())
+_NOT_SPEAKERS = frozenset(
+    "note update re fyi ps edit subject summary warning todo question answer status state stage phase".split()
+)
 _KIN_PEOPLE = frozenset(word for word, (_, _, label) in KIN.items() if label == "Person")
 # an emoji ends a chat sentence too: "don't ask 😂 also i switched ..." is two
 _SENTENCE_END = re.compile(

@@ -40,7 +40,10 @@ _TITLE_ENDS = frozenset(
     ambassador minister commissioner registrar curator organiser organizer planner marketer buyer
     representative rep executive administrator admin analyst engineer designer developer architect scientist
     researcher consultant associate specialist coordinator supervisor intern nurse teacher professor lecturer
-    accountant lawyer chef""".split()
+    accountant lawyer chef practitioner agent broker fellow resident postdoc apprentice technologist operator
+    inspector investigator detective sergeant lieutenant pastor counsellor counselor hygienist sommelier attendant
+    cashier courier dispatcher surveyor underwriter actuary teller trustee spokesperson deputy vice-president
+    treasurer ceo""".split()
 ) | frozenset(w for w in JOBS if w not in "startup company firm agency business bank charity nonprofit school "
               "university college hospital clinic practice restaurant shop store brewery bakery cafe studio lab "
               "student guide".split())  # fmt: skip
@@ -98,22 +101,24 @@ _SUBJECT_BEFORE = re.compile(
 _CLUBS = frozenset("club society association choir league committee board council union guild".split())
 _LINKING = frozenset("with to for by under about from of at than like congratulated met told".split())
 _NOT_SUBJECTS = frozenset("the a an this that it they we you there here so and but then today yesterday".split())
-_FUTURE = re.compile(r"\b(?:will|'ll|going\s+to|gonna|might|may|could|would|should|hope|hoping|want|plan)\b", re.I)
+_FUTURE = re.compile(r"\b(?:will|'ll|going\s+to|gonna|might|(?-i:may)|could|would|should|hope|hoping|want|plan)\b", re.I)
 _NEGATED = re.compile(r"\b(?:not|never|n't|didn't|wasn't|isn't|hasn't|haven't)\b", re.I)
 
 
 def read_roles(text: str, tokens: list[Token], runs: list[Run], ctx: Context, before: set[tuple[str, str, str]]) -> int:
     """The roles one sentence states; how many facts were added. ``before``: the facts the episode had before
     this sentence, so the wrong readings the other rules made of it ("moved to Globex as ..." as a home) go."""
-    del tokens, runs  # the sentence is read by its words; kept for a reader that wants the names
+    names = {tokens[r.last].end: r.name for r in runs if r.last < len(tokens)}  # where each name ends
     made = 0
     for pattern, kind in _FORMS:
         for m in pattern.finditer(text):
-            made += _one(text, m, kind, ctx, before)
+            made += _one(text, m, kind, ctx, before, names)
     return made
 
 
-def _one(text: str, m: re.Match[str], kind: str, ctx: Context, before: set[tuple[str, str, str]]) -> int:
+def _one(
+    text: str, m: re.Match[str], kind: str, ctx: Context, before: set[tuple[str, str, str]], names: dict[int, str]
+) -> int:
     head = text[: m.start()]
     if _FUTURE.search(head[-40:]) or _NEGATED.search(head[-25:] + m.group(0)[:12]):
         return 0  # "I'll start as ...", "he wasn't promoted to ..."
@@ -125,7 +130,7 @@ def _one(text: str, m: re.Match[str], kind: str, ctx: Context, before: set[tuple
     if org is not None and prep == "of" and title.split()[-1].lower() in _DEPARTMENT_HEADS:
         if org.lower() in _DEPARTMENTS:  # "head of Engineering": the title's own words
             title, org = f"{title} of {org}", None
-    who = _subject(head, ctx)
+    who = _subject(head, ctx, names)
     if who is None:
         return 0
     if org is None and kind != "end":
@@ -189,15 +194,18 @@ def _org(m: re.Match[str]) -> str | None:
     org = m.group("org") if "org" in m.re.groupindex else None
     if not org:
         return None
-    org = re.sub(r"^the\s+", "", org.strip(), flags=re.IGNORECASE)
+    org = re.sub(r"^the\s+", "", org.strip())  # "the Riverside Rowing Club", but "The Guardian"
     return org.rstrip(".'’") or None
 
 
-def _subject(head: str, ctx: Context) -> Subject | None:
+def _subject(head: str, ctx: Context, names: dict[int, str]) -> Subject | None:
     """Who: "I" (the speaker), a name right before the verb, or "he"/"she" when one other person was named."""
     found = _SUBJECT_BEFORE.search(head)
     if found is None:
         return None
+    whole = names.get(found.end("who"))
+    if whole is not None and whole.endswith(found.group("who")) and whole.casefold() not in _STOP:
+        return Subject(whole, 0.9)  # "Pieter van Dijk": the whole name the sentence's names hold
     said_before = head[: found.start("who")].split()
     if said_before and said_before[-1].lower() in _LINKING:
         return None  # "lunch with Maria was ...": not the clause's subject

@@ -115,34 +115,45 @@ _VALUE_START = re.compile(
 # a period the value is for: "for 2025", "in Q2", "for Q3 2024", "in H1", "for FY2025"
 _PERIOD = re.compile(
     r"^\s*,?\s*(?:for|in|during)\s+(?:the\s+)?(?:(?P<q>Q[1-4]|H[12])(?:\s+(?:of\s+)?(?P<qy>(?:19|20)\d\d))?"
-    r"|(?P<fy>FY\s?'?(?:\d\d|\d{4}))|(?P<year>(?:19|20)\d\d)(?=\s*(?:$|[.,;!])))",
+    r"|(?P<fy>FY\s?'?(?:\d{4}|\d\d))|(?P<year>(?:19|20)\d\d)(?=\s*(?:$|[.,;!])))",
     re.IGNORECASE,
 )
 _TAIL_OK = re.compile(r"^\s*(?:$|[.,;!)]|(?:and|but|so|which|though|—|-)\b)", re.IGNORECASE)
-_FUTURE = re.compile(r"\b(?:will|'ll|going\s+to|gonna|expected|forecast|projected|should|could|might|may)\b", re.I)
+_LEADS = re.compile(r"[\s,]*(?:(?:in|on|at|since|from|as\s+of|during|by|until|till)\s+)?", re.IGNORECASE)
+_FUTURE = re.compile(r"\b(?:will|'ll|going\s+to|gonna|expected|forecast|projected|should|could|might|(?-i:may))\b", re.I)
 
 
 def read_values(text: str, ctx: Context) -> int:
     """The attribute values one sentence states; how many facts were added."""
+    times = find_times(text, ctx.reference) if ctx.reference else []
     made = 0
     for m in _VALUE_START.finditer(text):
-        made += _one(text, m, ctx)
+        made += _one(text, m, ctx, times, 0)
+    for t in times:  # "Since March our rent has been £1,250": a date heading the clause
+        if not text[: t.start].strip(" ,") and (m := _VALUE_START.match(text[t.end :].lstrip(" ,"))) is not None:
+            made += _one(text, m, ctx, times, len(text) - len(text[t.end :].lstrip(" ,")))
     return made
 
 
-def _one(text: str, m: re.Match[str], ctx: Context) -> int:
-    attr = m.group("attr").lower()
-    first = m.group("attr")[0]
-    if first.isupper() and (m.group("det") or m.start("attr") > 0 or attr.split()[0] in ctx.entities):
-        return 0  # "and Tom is 72 kg": a name, not an attribute
+def _one(text: str, m: re.Match[str], ctx: Context, found: list[TimeMention], offset: int) -> int:
+    """One value; ``m`` matched ``text[offset:]``."""
+    said_attr = m.group("attr")
+    first = said_attr.split()[0]
+    acronym = first.isupper() and 2 <= len(first) <= 5  # "our ARR", "GDP growth"
+    if first[0].isupper() and not acronym:
+        if m.group("det") or m.start("attr") > 0 or first.lower() in ctx.entities:
+            return 0  # "and Tom is 72 kg": a name, not an attribute
+        said_attr = first.lower() + said_attr[len(first) :]  # "Revenue was ...": capitalised as the sentence's first
+    attr = said_attr.lower()
     words = attr.split()
     if any(w in _NOT_ATTRIBUTE for w in words) or words[-1] == "of" or len(words) > 4:
         return 0
     if m.group("det") and m.group("det").lower() in _OWNERS_UNKNOWN:
         return 0  # "her weight is 60 kg": whose, a guess
-    if _FUTURE.search(re.split(r"[,;]", text[m.start() :])[0]):
+    if _FUTURE.search(re.split(r"[,;]", text[offset + m.start() :])[0]):
         return 0  # "the rate will be 5%", "the budget is expected to be $2m": a forecast
-    rest = text[m.end() :]
+    start, stop = offset + m.start(), offset + m.end()
+    rest = text[stop:]
     parsed = _value(rest, words[-1], colon=m.group("verb") is None)
     if parsed is None:
         return 0
@@ -151,15 +162,16 @@ def _one(text: str, m: re.Match[str], ctx: Context) -> int:
     if (period := _PERIOD.match(after)) is not None:
         attributes[PERIOD] = _period(period)
         after = after[period.end() :]
-    times = [t for t in find_times(text, ctx.reference) if _in_clause(text, t, m.start())] if ctx.reference else []
-    times = [t for t in times if not (period and t.start < m.end() + end + period.end())]
-    lead = next((t for t in times if t.start == m.end() + len(rest) - len(after) + _space(after)), None)
+    times = [t for t in found if _in_clause(text, t, start)]
+    times = [t for t in times if not (period and t.start < stop + end + period.end())]
+    value_end = len(text) - len(after)
+    lead = next((t for t in times if t.start >= value_end and _LEADS.fullmatch(text[value_end : t.start])), None)
     if not _TAIL_OK.match(after) and lead is None:
         return 0  # "the rate is 5% higher than last year", "my flight is at 5 tomorrow"
     owner = _owner(m, ctx, words[-1])
     if owner is False:
         return 0
-    subject = f"{owner}'s {attr}" if owner else attr
+    subject = f"{owner}'s {said_attr}" if owner else said_attr
     valid, invalid = _dates(times)
     if valid is not None and ctx.reference is not None and valid.when > ctx.reference:
         return 0  # a value from a later date on: a plan
@@ -176,10 +188,6 @@ def _one(text: str, m: re.Match[str], ctx: Context) -> int:
 def _in_clause(text: str, t: TimeMention, start: int) -> bool:
     """A date in the value's clause, or heading it ("As of June, the rate is 4.1%")."""
     return t.start >= start or not text[t.end : start].strip(" ,:;-—")
-
-
-def _space(text: str) -> int:
-    return len(text) - len(text.lstrip())
 
 
 def _dates(times: list[TimeMention]) -> tuple[TimeMention | None, TimeMention | None]:
