@@ -23,90 +23,220 @@ def facts(content: str) -> dict[tuple[str, str, str], tuple[dict[str, Any], str 
 
 
 VALUES: list[tuple[str, Row]] = [
-    ("The policy rate is 5.00 percent", ("policy rate", "HAS_VALUE", "5.00 percent", {"value": 5.0, "unit": "percent"}, None)),
-    ("the rate is 5.25% for 2025", ("rate", "HAS_VALUE", "5.25%", {"value": 5.25, "unit": "percent", "period": "2025"}, None)),
+    (
+        "The policy rate is 5.00 percent",
+        ("policy rate", "HAS_VALUE", "5.00 percent", {"value": 5.0, "unit": "percent"}, None),
+    ),
+    (
+        "the rate is 5.25% for 2025",
+        ("rate", "HAS_VALUE", "5.25%", {"value": 5.25, "unit": "percent", "period": "2025"}, None),
+    ),
     ("our budget is now $190", (f"{SAM}'s budget", "HAS_VALUE", "$190", {"value": 190, "unit": "USD"}, None)),
-    ("Revenue was €3.2 million in Q2", ("revenue", "HAS_VALUE", "€3.2 million", {"value": 3200000, "unit": "EUR", "period": "Q2"}, None)),
+    (
+        "Revenue was €3.2 million in Q2",
+        ("revenue", "HAS_VALUE", "€3.2 million", {"value": 3200000, "unit": "EUR", "period": "Q2"}, None),
+    ),
     ("status: blocked", (f"{SAM}'s status", "HAS_VALUE", "blocked", {"value": "blocked"}, None)),
     ("The project's status is on hold", (f"{SAM}'s status", "HAS_VALUE", "on hold", {"value": "on hold"}, None)),
-    ("We kicked off Project Apollo. The project's status is on hold.", ("Project Apollo's status", "HAS_VALUE", "on hold", {"value": "on hold"}, None)),
+    (
+        "We kicked off Project Apollo. The project's status is on hold.",
+        ("Project Apollo's status", "HAS_VALUE", "on hold", {"value": "on hold"}, None),
+    ),
     ("My weight is 72 kg", (f"{SAM}'s weight", "HAS_VALUE", "72 kg", {"value": 72, "unit": "kg"}, None)),
     ("the headcount is now 45", ("headcount", "HAS_VALUE", "45", {"value": 45}, None)),
-    ("As of June, the unemployment rate is 4.1%.", ("unemployment rate", "HAS_VALUE", "4.1%", {"value": 4.1, "unit": "percent"}, f"2025-06-01{D}")),
-    ("Since March our rent has been £1,250 a month.", (f"{SAM}'s rent", "HAS_VALUE", "£1,250 a month", {"value": 1250, "unit": "GBP/month"}, f"2025-03-01{D}")),
-    ("Acme's revenue was $45k last month", ("Acme's revenue", "HAS_VALUE", "$45k", {"value": 45000, "unit": "USD"}, f"2025-05-01{D}")),
-    ("my salary is £52,000 since April", (f"{SAM}'s salary", "HAS_VALUE", "£52,000", {"value": 52000, "unit": "GBP"}, f"2025-04-01{D}")),
-    ("The deposit rate stands at 3.75%", ("deposit rate", "HAS_VALUE", "3.75%", {"value": 3.75, "unit": "percent"}, None)),
-    ("Our monthly burn is $80k.", (f"{SAM}'s monthly burn", "HAS_VALUE", "$80k", {"value": 80000, "unit": "USD"}, None)),
-    ("Project Apollo's budget is USD 2.5m for FY2026", ("Project Apollo's budget", "HAS_VALUE", "USD 2.5m", {"value": 2500000, "unit": "USD", "period": "FY2026"}, None)),
-    ("my resting heart rate is 58 bpm", (f"{SAM}'s resting heart rate", "HAS_VALUE", "58 bpm", {"value": 58, "unit": "bpm"}, None)),
+    (
+        "As of June, the unemployment rate is 4.1%.",
+        ("unemployment rate", "HAS_VALUE", "4.1%", {"value": 4.1, "unit": "percent"}, f"2025-06-01{D}"),
+    ),
+    (
+        "Since March our rent has been £1,250 a month.",
+        (f"{SAM}'s rent", "HAS_VALUE", "£1,250 a month", {"value": 1250, "unit": "GBP/month"}, f"2025-03-01{D}"),
+    ),
+    (
+        "Acme's revenue was $45k last month",
+        ("Acme's revenue", "HAS_VALUE", "$45k", {"value": 45000, "unit": "USD"}, f"2025-05-01{D}"),
+    ),
+    (
+        "my salary is £52,000 since April",
+        (f"{SAM}'s salary", "HAS_VALUE", "£52,000", {"value": 52000, "unit": "GBP"}, f"2025-04-01{D}"),
+    ),
+    (
+        "The deposit rate stands at 3.75%",
+        ("deposit rate", "HAS_VALUE", "3.75%", {"value": 3.75, "unit": "percent"}, None),
+    ),
+    (
+        "Our monthly burn is $80k.",
+        (f"{SAM}'s monthly burn", "HAS_VALUE", "$80k", {"value": 80000, "unit": "USD"}, None),
+    ),
+    (
+        "Project Apollo's budget is USD 2.5m for FY2026",
+        (
+            "Project Apollo's budget",
+            "HAS_VALUE",
+            "USD 2.5m",
+            {"value": 2500000, "unit": "USD", "period": "FY2026"},
+            None,
+        ),
+    ),
+    (
+        "my resting heart rate is 58 bpm",
+        (f"{SAM}'s resting heart rate", "HAS_VALUE", "58 bpm", {"value": 58, "unit": "bpm"}, None),
+    ),
     ("The population is 1.2 million", ("population", "HAS_VALUE", "1.2 million", {"value": 1200000}, None)),
-    ("Inflation was 2.4 percent in May.", ("inflation", "HAS_VALUE", "2.4 percent", {"value": 2.4, "unit": "percent"}, f"2025-05-01{D}")),
+    (
+        "Inflation was 2.4 percent in May.",
+        ("inflation", "HAS_VALUE", "2.4 percent", {"value": 2.4, "unit": "percent"}, f"2025-05-01{D}"),
+    ),
     ("Our ARR is now €1.5bn", (f"{SAM}'s ARR", "HAS_VALUE", "€1.5bn", {"value": 1500000000, "unit": "EUR"}, None)),
-    ("GDP growth was 0.3% in Q3 2024", ("GDP growth", "HAS_VALUE", "0.3%", {"value": 0.3, "unit": "percent", "period": "2024-Q3"}, None)),
-    ("the price is 12 USD per seat", ("price", "HAS_VALUE", "12 USD per seat", {"value": 12, "unit": "USD/seat"}, None)),
+    (
+        "GDP growth was 0.3% in Q3 2024",
+        ("GDP growth", "HAS_VALUE", "0.3%", {"value": 0.3, "unit": "percent", "period": "2024-Q3"}, None),
+    ),
+    (
+        "the price is 12 USD per seat",
+        ("price", "HAS_VALUE", "12 USD per seat", {"value": 12, "unit": "USD/seat"}, None),
+    ),
     ("Status: in progress", (f"{SAM}'s status", "HAS_VALUE", "in progress", {"value": "in progress"}, None)),
     ("my commute is 12 km", (f"{SAM}'s commute", "HAS_VALUE", "12 km", {"value": 12, "unit": "km"}, None)),
-    ("The mortgage rate is 4.5 per cent", ("mortgage rate", "HAS_VALUE", "4.5 per cent", {"value": 4.5, "unit": "percent"}, None)),
-    ("our sprint capacity is 60 hours", (f"{SAM}'s sprint capacity", "HAS_VALUE", "60 hours", {"value": 60, "unit": "hours"}, None)),
+    (
+        "The mortgage rate is 4.5 per cent",
+        ("mortgage rate", "HAS_VALUE", "4.5 per cent", {"value": 4.5, "unit": "percent"}, None),
+    ),
+    (
+        "our sprint capacity is 60 hours",
+        (f"{SAM}'s sprint capacity", "HAS_VALUE", "60 hours", {"value": 60, "unit": "hours"}, None),
+    ),
 ]
 
 ROLES: list[tuple[str, list[Row]]] = [
-    ("I work as a data analyst at Acme", [
-        (SAM, "WORKS_AT", "Acme", {}, None),
-        (SAM, "HAS_ROLE", "data analyst", {"organisation": "Acme"}, None)]),
-    ("Maria Lopez started as head of data at Beta Systems last month.", [
-        ("Maria Lopez", "WORKS_AT", "Beta Systems", {}, f"2025-05-01{D}"),
-        ("Maria Lopez", "HAS_ROLE", "head of data", {"organisation": "Beta Systems"}, f"2025-05-01{D}")]),
-    ("I met Tom Hale yesterday. He was promoted to senior engineer.", [
-        ("Tom Hale", "HAS_ROLE", "senior engineer", {}, None)]),
-    ("Tom Hale works at Initech. He was promoted to senior engineer last week.", [
-        ("Tom Hale", "WORKS_AT", "Initech", {}, None),
-        ("Tom Hale", "HAS_ROLE", "senior engineer", {"organisation": "Initech"}, f"2025-06-07{D}")]),
+    (
+        "I work as a data analyst at Acme",
+        [(SAM, "WORKS_AT", "Acme", {}, None), (SAM, "HAS_ROLE", "data analyst", {"organisation": "Acme"}, None)],
+    ),
+    (
+        "Maria Lopez started as head of data at Beta Systems last month.",
+        [
+            ("Maria Lopez", "WORKS_AT", "Beta Systems", {}, f"2025-05-01{D}"),
+            ("Maria Lopez", "HAS_ROLE", "head of data", {"organisation": "Beta Systems"}, f"2025-05-01{D}"),
+        ],
+    ),
+    (
+        "I met Tom Hale yesterday. He was promoted to senior engineer.",
+        [("Tom Hale", "HAS_ROLE", "senior engineer", {}, None)],
+    ),
+    (
+        "Tom Hale works at Initech. He was promoted to senior engineer last week.",
+        [
+            ("Tom Hale", "WORKS_AT", "Initech", {}, None),
+            ("Tom Hale", "HAS_ROLE", "senior engineer", {"organisation": "Initech"}, f"2025-06-07{D}"),
+        ],
+    ),
     ("Maria has taken over as project lead", [("Maria", "HAS_ROLE", "project lead", {}, None)]),
-    ("I joined Globex as a product manager in 2023", [
-        (SAM, "WORKS_AT", "Globex", {}, f"2023-01-01{D}"),
-        (SAM, "HAS_ROLE", "product manager", {"organisation": "Globex"}, f"2023-01-01{D}")]),
-    ("Tom was appointed CFO of Initech", [
-        ("Tom", "WORKS_AT", "Initech", {}, None), ("Tom", "HAS_ROLE", "CFO", {"organisation": "Initech"}, None)]),
-    ("I'm the CTO at Hooli", [(SAM, "WORKS_AT", "Hooli", {}, None), (SAM, "HAS_ROLE", "CTO", {"organisation": "Hooli"}, None)]),
+    (
+        "I joined Globex as a product manager in 2023",
+        [
+            (SAM, "WORKS_AT", "Globex", {}, f"2023-01-01{D}"),
+            (SAM, "HAS_ROLE", "product manager", {"organisation": "Globex"}, f"2023-01-01{D}"),
+        ],
+    ),
+    (
+        "Tom was appointed CFO of Initech",
+        [("Tom", "WORKS_AT", "Initech", {}, None), ("Tom", "HAS_ROLE", "CFO", {"organisation": "Initech"}, None)],
+    ),
+    (
+        "I'm the CTO at Hooli",
+        [(SAM, "WORKS_AT", "Hooli", {}, None), (SAM, "HAS_ROLE", "CTO", {"organisation": "Hooli"}, None)],
+    ),
     ("Priya stepped down as chair", [("Priya", "NO_LONGER_HAS_ROLE", "chair", {}, None)]),
-    ("Priya became VP of Engineering at Stripe in January.", [
-        ("Priya", "WORKS_AT", "Stripe", {}, f"2025-01-01{D}"),
-        ("Priya", "HAS_ROLE", "VP of Engineering", {"organisation": "Stripe"}, f"2025-01-01{D}")]),
-    ("Tom moved to Globex as a senior designer.", [
-        ("Tom", "WORKS_AT", "Globex", {}, None), ("Tom", "HAS_ROLE", "senior designer", {"organisation": "Globex"}, None)]),
-    ("Great news: Ana Silva now serves as chief of staff at Wayne Enterprises.", [
-        ("Ana Silva", "WORKS_AT", "Wayne Enterprises", {}, None),
-        ("Ana Silva", "HAS_ROLE", "chief of staff", {"organisation": "Wayne Enterprises"}, None)]),
-    ("Last week Maria Lopez was named head of product at Vandelay Industries.", [
-        ("Maria Lopez", "WORKS_AT", "Vandelay Industries", {}, f"2025-06-07{D}"),
-        ("Maria Lopez", "HAS_ROLE", "head of product", {"organisation": "Vandelay Industries"}, f"2025-06-07{D}")]),
-    ("In January I was hired as a junior accountant by Pearson Hardman.", [
-        (SAM, "WORKS_AT", "Pearson Hardman", {}, f"2025-01-01{D}"),
-        (SAM, "HAS_ROLE", "junior accountant", {"organisation": "Pearson Hardman"}, f"2025-01-01{D}")]),
+    (
+        "Priya became VP of Engineering at Stripe in January.",
+        [
+            ("Priya", "WORKS_AT", "Stripe", {}, f"2025-01-01{D}"),
+            ("Priya", "HAS_ROLE", "VP of Engineering", {"organisation": "Stripe"}, f"2025-01-01{D}"),
+        ],
+    ),
+    (
+        "Tom moved to Globex as a senior designer.",
+        [
+            ("Tom", "WORKS_AT", "Globex", {}, None),
+            ("Tom", "HAS_ROLE", "senior designer", {"organisation": "Globex"}, None),
+        ],
+    ),
+    (
+        "Great news: Ana Silva now serves as chief of staff at Wayne Enterprises.",
+        [
+            ("Ana Silva", "WORKS_AT", "Wayne Enterprises", {}, None),
+            ("Ana Silva", "HAS_ROLE", "chief of staff", {"organisation": "Wayne Enterprises"}, None),
+        ],
+    ),
+    (
+        "Last week Maria Lopez was named head of product at Vandelay Industries.",
+        [
+            ("Maria Lopez", "WORKS_AT", "Vandelay Industries", {}, f"2025-06-07{D}"),
+            ("Maria Lopez", "HAS_ROLE", "head of product", {"organisation": "Vandelay Industries"}, f"2025-06-07{D}"),
+        ],
+    ),
+    (
+        "In January I was hired as a junior accountant by Pearson Hardman.",
+        [
+            (SAM, "WORKS_AT", "Pearson Hardman", {}, f"2025-01-01{D}"),
+            (SAM, "HAS_ROLE", "junior accountant", {"organisation": "Pearson Hardman"}, f"2025-01-01{D}"),
+        ],
+    ),
     ("Omar became our new CTO.", [("Omar", "HAS_ROLE", "CTO", {}, None)]),
-    ("Dev Patel was elected chair of the Riverside Rowing Club in 2022.", [
-        ("Dev Patel", "MEMBER_OF", "Riverside Rowing Club", {}, f"2022-01-01{D}"),
-        ("Dev Patel", "HAS_ROLE", "chair", {"organisation": "Riverside Rowing Club"}, f"2022-01-01{D}")]),
-    ("Jane Roe resigned as CEO of Hooli last Friday.", [
-        ("Jane Roe", "NO_LONGER_HAS_ROLE", "CEO", {"organisation": "Hooli"}, f"2025-06-13{D}")]),
-    ("Since March I have been the head of sales at Initech.", [
-        (SAM, "WORKS_AT", "Initech", {}, f"2025-03-01{D}"),
-        (SAM, "HAS_ROLE", "head of sales", {"organisation": "Initech"}, f"2025-03-01{D}")]),
-    ("Kim is the CFO of Stark Ventures.", [
-        ("Kim", "CFO_OF", "Stark Ventures", {}, None), ("Kim", "HAS_ROLE", "CFO", {"organisation": "Stark Ventures"}, None)]),
-    ("I got promoted to staff engineer at Shopify!", [
-        (SAM, "WORKS_AT", "Shopify", {}, None), (SAM, "HAS_ROLE", "staff engineer", {"organisation": "Shopify"}, None)]),
-    ("Lena took over as managing editor at The Guardian", [
-        ("Lena", "WORKS_AT", "The Guardian", {}, None),
-        ("Lena", "HAS_ROLE", "managing editor", {"organisation": "The Guardian"}, None)]),
-    ("I'm now working as a nurse practitioner for Kaiser Permanente", [
-        (SAM, "WORKS_AT", "Kaiser Permanente", {}, None),
-        (SAM, "HAS_ROLE", "nurse practitioner", {"organisation": "Kaiser Permanente"}, None)]),
-    ("Maya Roy joined Initech as VP of Sales two weeks ago.", [
-        ("Maya Roy", "WORKS_AT", "Initech", {}, f"2025-05-31{D}"),
-        ("Maya Roy", "HAS_ROLE", "VP of Sales", {"organisation": "Initech"}, f"2025-05-31{D}")]),
+    (
+        "Dev Patel was elected chair of the Riverside Rowing Club in 2022.",
+        [
+            ("Dev Patel", "MEMBER_OF", "Riverside Rowing Club", {}, f"2022-01-01{D}"),
+            ("Dev Patel", "HAS_ROLE", "chair", {"organisation": "Riverside Rowing Club"}, f"2022-01-01{D}"),
+        ],
+    ),
+    (
+        "Jane Roe resigned as CEO of Hooli last Friday.",
+        [("Jane Roe", "NO_LONGER_HAS_ROLE", "CEO", {"organisation": "Hooli"}, f"2025-06-13{D}")],
+    ),
+    (
+        "Since March I have been the head of sales at Initech.",
+        [
+            (SAM, "WORKS_AT", "Initech", {}, f"2025-03-01{D}"),
+            (SAM, "HAS_ROLE", "head of sales", {"organisation": "Initech"}, f"2025-03-01{D}"),
+        ],
+    ),
+    (
+        "Kim is the CFO of Stark Ventures.",
+        [
+            ("Kim", "CFO_OF", "Stark Ventures", {}, None),
+            ("Kim", "HAS_ROLE", "CFO", {"organisation": "Stark Ventures"}, None),
+        ],
+    ),
+    (
+        "I got promoted to staff engineer at Shopify!",
+        [
+            (SAM, "WORKS_AT", "Shopify", {}, None),
+            (SAM, "HAS_ROLE", "staff engineer", {"organisation": "Shopify"}, None),
+        ],
+    ),
+    (
+        "Lena took over as managing editor at The Guardian",
+        [
+            ("Lena", "WORKS_AT", "The Guardian", {}, None),
+            ("Lena", "HAS_ROLE", "managing editor", {"organisation": "The Guardian"}, None),
+        ],
+    ),
+    (
+        "I'm now working as a nurse practitioner for Kaiser Permanente",
+        [
+            (SAM, "WORKS_AT", "Kaiser Permanente", {}, None),
+            (SAM, "HAS_ROLE", "nurse practitioner", {"organisation": "Kaiser Permanente"}, None),
+        ],
+    ),
+    (
+        "Maya Roy joined Initech as VP of Sales two weeks ago.",
+        [
+            ("Maya Roy", "WORKS_AT", "Initech", {}, f"2025-05-31{D}"),
+            ("Maya Roy", "HAS_ROLE", "VP of Sales", {"organisation": "Initech"}, f"2025-05-31{D}"),
+        ],
+    ),
 ]
 
 # no value and no role: ordinary chat that only looks like one
@@ -202,7 +332,9 @@ def test_a_promotion_replaces_the_role_and_keeps_the_job() -> None:
 
 def test_stepping_down_ends_the_role() -> None:
     with Memory(":memory:", model=None) as memory:
-        memory.add_episode("g", "Priya Shah was elected chair of the Hill Rowing Club.", reference_time="2024-01-05T10:00Z")
+        memory.add_episode(
+            "g", "Priya Shah was elected chair of the Hill Rowing Club.", reference_time="2024-01-05T10:00Z"
+        )
         memory.add_episode("g", "Priya Shah stepped down as chair.", reference_time="2025-01-05T10:00Z")
         roles = _current(memory, "HAS_ROLE")
     assert roles == []

@@ -192,7 +192,9 @@ def _fold_people(entities: dict[str, EntityDraft], facts: list[FactDraft], ancho
     return out
 
 
-def _attributes(item: ExtractedFact, inp: EpisodeInput, typed: str | None, provenance: dict[str, Any]) -> dict[str, Any]:
+def _attributes(
+    item: ExtractedFact, inp: EpisodeInput, typed: str | None, provenance: dict[str, Any]
+) -> dict[str, Any]:
     """A declared type's attributes; with none declared, the offline rules' own (a value's number and unit, a
     role's organisation: numbers and short strings they parsed), kept as they are."""
     if typed is None and provenance.get("extractor") == "offline":

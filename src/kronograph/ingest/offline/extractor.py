@@ -25,12 +25,12 @@ from .org_places import read_org_places
 from .reader import SentenceReader
 from .roles import read_roles
 from .stops import read_stops, spread_switch
-from .values import read_values
 from .thread import Thread, expand_names, moved, newborn, recapitalise, rename
 from .thread_answers import answer
 from .thread_corrections import correct_earlier, quoted_then_renamed, renamed_earlier, renamed_short
 from .thread_life import hired, job_town_ended, moved_in_now, moving_now
 from .thread_work import manager_at_work, manager_gone
+from .values import read_values
 from .ventures import read_ventures
 
 __all__ = ["OfflineExtractor"]

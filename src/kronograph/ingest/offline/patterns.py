@@ -94,8 +94,8 @@ ENDINGS: dict[str, tuple[str, ...]] = {
     "NO_LONGER_VOLUNTEERS_AT": ("VOLUNTEERS_AT",),
     "NO_LONGER_SUPPLIES": ("SUPPLIES",),
     "NO_LONGER_MEMBER_OF": ("MEMBER_OF",),
-    "NO_LONGER_WORKS_IN": ("WORKS_IN",),
-    "NO_LONGER_HAS_ROLE": ("HAS_ROLE",),  # "stepped down as chair" (roles.py)  # a job left that took its town with it (thread_life.py)
+    "NO_LONGER_WORKS_IN": ("WORKS_IN",),  # a job left that took its town with it (thread_life.py)
+    "NO_LONGER_HAS_ROLE": ("HAS_ROLE",),  # "stepped down as chair" (roles.py)
     # "sorry, wrong, the flat is in Maia, not Matosinhos": a place or organisation said before, taken back
     "NO_LONGER_LINKED_TO": (
         "LIVES_IN",

@@ -66,13 +66,14 @@ _NOT_TITLE_WORDS = frozenset(
 _ARTICLE = r"(?:(?:the|a|an|our|their|its|his|her|my)\s+)?"
 _ADVERBS = r"(?:(?:just|recently|finally|officially|formally|now|also|then|today|since|already)\s+)*"
 _TITLE = r"(?P<title>[A-Za-z][\w\-&/]*(?:\s+[A-Za-z][\w\-&/]*){0,5}?)"
-_ORG_TAIL = r"(?:\s+(?P<prep>at|for|with|of|by)\s+(?P<org>(?:the\s+)?[A-Z0-9][\w&.'’\-]*(?:\s+(?:of|&|and|de|for)?\s*[A-Z0-9][\w&.'’\-]*)*))?"
+_ORG = r"(?P<org>(?:the\s+)?[A-Z0-9][\w&.'’\-]*(?:\s+(?:of|&|and|de|for)?\s*[A-Z0-9][\w&.'’\-]*)*)"
+_ORG_TAIL = rf"(?:\s+(?P<prep>at|for|with|of|by)\s+{_ORG})?"
 _END = r"(?=\s*(?:$|[.,;!?)]|\b(?:and|but|so|since|from|in|on|last|this|after|before|two|three|a|an|\d)\b))"
 
 # (regex, kind): "start" a role taken (past tense, dated), "state" a role held, "end" a role given up
 _FORMS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(rf"\b(?:joined|rejoined|moved\s+to|returned\s+to|went\s+to)\s+(?P<org>(?:the\s+)?[A-Z0-9][\w&.'’\-]*"
-                rf"(?:\s+(?:of|&|and|de|for)?\s*[A-Z0-9][\w&.'’\-]*)*)\s+as\s+{_ARTICLE}{_TITLE}{_END}"), "start"),
+    (re.compile(rf"\b(?:joined|rejoined|moved\s+to|returned\s+to|went\s+to)\s+{_ORG}\s+as\s+{_ARTICLE}{_TITLE}{_END}"),
+     "start"),
     (re.compile(rf"\b(?:started|began|start(?:ed)?\s+working|signed\s+on|came\s+on\s*(?:board)?|was\s+hired|"
                 rf"got\s+hired|been\s+hired|were\s+hired|was\s+brought\s+in|was\s+taken\s+on|stepped\s+in|"
                 rf"stepped\s+up|took\s+over|taken\s+over|has\s+taken\s+over|have\s+taken\s+over)\s+as\s+{_ARTICLE}"
@@ -85,8 +86,7 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?:work|works|working|serve|serves|serving|act|acts|acting)\s+{_ADVERBS}as\s+{_ARTICLE}"
                 rf"{_TITLE}{_ORG_TAIL}{_END}"), "state"),
     (re.compile(rf"(?:\b(?:am|is|are|been)|'m|'s|'re)\s+(?:now\s+|currently\s+|still\s+)?(?P<art>the|a|an|our|their)\s+"
-                rf"{_TITLE}\s+(?P<prep>at|of|for|with)\s+(?P<org>(?:the\s+)?[A-Z0-9][\w&.'’\-]*"
-                rf"(?:\s+(?:of|&|and|de|for)?\s*[A-Z0-9][\w&.'’\-]*)*){_END}"), "state"),
+                rf"{_TITLE}\s+(?P<prep>at|of|for|with)\s+{_ORG}{_END}"), "state"),
     (re.compile(rf"\b(?:stepped\s+down|stood\s+down|resigned|retired|quit)\s+as\s+{_ARTICLE}{_TITLE}{_ORG_TAIL}"
                 rf"{_END}"), "end"),
     (re.compile(rf"(?:\b(?:am|is|are)|'m|'s|'re)\s+no\s+longer\s+{_ARTICLE}{_TITLE}{_ORG_TAIL}{_END}"), "end"),
@@ -101,7 +101,9 @@ _SUBJECT_BEFORE = re.compile(
 _CLUBS = frozenset("club society association choir league committee board council union guild".split())
 _LINKING = frozenset("with to for by under about from of at than like congratulated met told".split())
 _NOT_SUBJECTS = frozenset("the a an this that it they we you there here so and but then today yesterday".split())
-_FUTURE = re.compile(r"\b(?:will|'ll|going\s+to|gonna|might|(?-i:may)|could|would|should|hope|hoping|want|plan)\b", re.I)
+_FUTURE = re.compile(
+    r"\b(?:will|'ll|going\s+to|gonna|might|(?-i:may)|could|would|should|hope|hoping|want|plan)\b", re.IGNORECASE
+)
 _NEGATED = re.compile(r"\b(?:not|never|n't|didn't|wasn't|isn't|hasn't|haven't)\b", re.I)
 
 

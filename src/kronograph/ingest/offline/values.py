@@ -120,7 +120,9 @@ _PERIOD = re.compile(
 )
 _TAIL_OK = re.compile(r"^\s*(?:$|[.,;!)]|(?:and|but|so|which|though|—|-)\b)", re.IGNORECASE)
 _LEADS = re.compile(r"[\s,]*(?:(?:in|on|at|since|from|as\s+of|during|by|until|till)\s+)?", re.IGNORECASE)
-_FUTURE = re.compile(r"\b(?:will|'ll|going\s+to|gonna|expected|forecast|projected|should|could|might|(?-i:may))\b", re.I)
+_FUTURE = re.compile(
+    r"\b(?:will|'ll|going\s+to|gonna|expected|forecast|projected|should|could|might|(?-i:may))\b", re.IGNORECASE
+)
 
 
 def read_values(text: str, ctx: Context) -> int:
@@ -130,8 +132,9 @@ def read_values(text: str, ctx: Context) -> int:
     for m in _VALUE_START.finditer(text):
         made += _one(text, m, ctx, times, 0)
     for t in times:  # "Since March our rent has been £1,250": a date heading the clause
-        if not text[: t.start].strip(" ,") and (m := _VALUE_START.match(text[t.end :].lstrip(" ,"))) is not None:
-            made += _one(text, m, ctx, times, len(text) - len(text[t.end :].lstrip(" ,")))
+        headed = _VALUE_START.match(text[t.end :].lstrip(" ,")) if not text[: t.start].strip(" ,") else None
+        if headed is not None:
+            made += _one(text, headed, ctx, times, len(text) - len(text[t.end :].lstrip(" ,")))
     return made
 
 
