@@ -108,6 +108,43 @@ VALUES: list[tuple[str, Row]] = [
     ),
 ]
 
+VALUES += [
+    (
+        "Q3 revenue was $12.4m.",
+        ("revenue", "HAS_VALUE", "$12.4m", {"value": 12400000, "unit": "USD", "period": "Q3"}, None),
+    ),
+    (
+        "Revenue for 2024 was £8.1 million.",
+        ("revenue", "HAS_VALUE", "£8.1 million", {"value": 8100000, "unit": "GBP", "period": "2024"}, None),
+    ),
+    ("Q2 deliveries were 400k.", ("deliveries", "HAS_VALUE", "400k", {"value": 400000, "period": "Q2"}, None)),
+    (
+        "Our Q2 2024 deliveries were 400k units",
+        (
+            f"{SAM}'s deliveries",
+            "HAS_VALUE",
+            "400k units",
+            {"value": 400000, "unit": "units", "period": "2024-Q2"},
+            None,
+        ),
+    ),
+    (
+        "The interest rate was raised to 5.5%.",
+        ("interest rate", "HAS_VALUE", "5.5%", {"value": 5.5, "unit": "percent"}, None),
+    ),
+    ("My rent went up to £1,400.", (f"{SAM}'s rent", "HAS_VALUE", "£1,400", {"value": 1400, "unit": "GBP"}, None)),
+    (
+        "The budget: €40,000 for Q1.",
+        ("budget", "HAS_VALUE", "€40,000", {"value": 40000, "unit": "EUR", "period": "Q1"}, None),
+    ),
+    (
+        "We started Project Orca last week. Project status: at risk.",
+        ("Project Orca's status", "HAS_VALUE", "at risk", {"value": "at risk"}, None),
+    ),
+    ("The wait time is 3 weeks.", ("wait time", "HAS_VALUE", "3 weeks", {"value": 3, "unit": "weeks"}, None)),
+    ("the temperature is 21 °C", ("temperature", "HAS_VALUE", "21 °C", {"value": 21, "unit": "°C"}, None)),
+]
+
 ROLES: list[tuple[str, list[Row]]] = [
     (
         "I work as a data analyst at Acme",
@@ -239,6 +276,27 @@ ROLES: list[tuple[str, list[Row]]] = [
     ),
 ]
 
+ROLES += [
+    ("Initech Labs appointed Sara Kim as CFO.", [
+        ("Sara Kim", "WORKS_AT", "Initech Labs", {}, None),
+        ("Sara Kim", "HAS_ROLE", "CFO", {"organisation": "Initech Labs"}, None)]),
+    ("I work at Acme. We promoted Ana Lima to team lead.", [
+        (SAM, "WORKS_AT", "Acme", {}, None),
+        ("Ana Lima", "WORKS_AT", "Acme", {}, None),
+        ("Ana Lima", "HAS_ROLE", "team lead", {"organisation": "Acme"}, None)]),
+    ("Our new CFO is Maria Chen.", [("Maria Chen", "HAS_ROLE", "CFO", {}, None)]),
+    ("I work as a nurse for the NHS.", [
+        (SAM, "WORKS_AT", "NHS", {}, None), (SAM, "HAS_ROLE", "nurse", {"organisation": "NHS"}, None)]),
+    ("Rachel Green was named creative director at Ralph Lauren.", [
+        ("Rachel Green", "WORKS_AT", "Ralph Lauren", {}, None),
+        ("Rachel Green", "HAS_ROLE", "creative director", {"organisation": "Ralph Lauren"}, None)]),
+    ("Jonas Berg was promoted to director of operations at Volvo in March.", [
+        ("Jonas Berg", "WORKS_AT", "Volvo", {}, f"2025-03-01{D}"),
+        ("Jonas Berg", "HAS_ROLE", "director of operations", {"organisation": "Volvo"}, f"2025-03-01{D}")]),
+    ("Lisa retired as head teacher of St Mary's School.", [
+        ("Lisa", "NO_LONGER_HAS_ROLE", "head teacher", {"organisation": "St Mary's School"}, None)]),
+]  # fmt: skip
+
 # no value and no role: ordinary chat that only looks like one
 NEGATIVES = [
     "I work at night",
@@ -266,6 +324,15 @@ NEGATIVES = [
     "he acts as if nothing happened",
     "I work as a team with my sister",
     "I think the budget is $300",
+    "I named Biscuit after my grandmother",
+    "They made Tom a cup of tea",
+    "my kids are 5 and 7",
+    "The answer is Tom.",
+    "Her salary is $90k.",
+    "the churn rate is 2% monthly",
+    "He serves as a reminder of what we lost.",
+    "Anna became the first woman to lead the team.",
+    "I was made redundant.",
 ]
 
 

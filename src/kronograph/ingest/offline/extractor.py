@@ -37,7 +37,7 @@ __all__ = ["OfflineExtractor"]
 
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'’.\-]*(?:\s+[A-Za-z][\w'’.\-]*){0,3})\s*:\s+(.*)$")
 _NOT_SPEAKERS = frozenset(
-    "note update re fyi ps edit subject summary warning todo question answer status state stage phase".split()
+    "note update re fyi ps edit subject summary warning todo question answer status state stage phase budget".split()
 )
 _KIN_PEOPLE = frozenset(word for word, (_, _, label) in KIN.items() if label == "Person")
 # an emoji ends a chat sentence too: "don't ask 😂 also i switched ..." is two
@@ -104,7 +104,7 @@ class OfflineExtractor:
         for raw in content.splitlines() or [content]:
             line = plain_line(raw)
             body = line = strip_prefix(line, speaker) if kind == "message" else line
-            if kind == "message" and (m := _SPEAKER.match(line)) and m.group(1).lower() not in _NOT_SPEAKERS:
+            if kind == "message" and (m := _SPEAKER.match(line)) and _may_speak(m.group(1)):
                 if speaker is None or m.group(1).casefold() == speaker.casefold():
                     ctx.speaker = m.group(1).strip()
                     ctx.mention(ctx.speaker, "Person")
@@ -189,6 +189,15 @@ class OfflineExtractor:
         if made == 0:
             ctx.not_understood += 1 if clauses.candidates else 0
             ctx.unread.append(sentence_note(text, None))
+
+
+def _may_speak(prefix: str) -> bool:
+    """Whether "<prefix>: ..." names a speaker: not "Update:", "Project status:", "The budget:"."""
+    words = prefix.lower().split()
+    return prefix.lower() not in _NOT_SPEAKERS and words[-1] not in _NOT_SPEAKERS and words[0] not in _NOT_NAMES
+
+
+_NOT_NAMES = frozenset("the our my your their his her its".split())
 
 
 def _aware(when: datetime) -> datetime:

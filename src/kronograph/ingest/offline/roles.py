@@ -68,7 +68,8 @@ _ADVERBS = r"(?:(?:just|recently|finally|officially|formally|now|also|then|today
 _TITLE = r"(?P<title>[A-Za-z][\w\-&/]*(?:\s+[A-Za-z][\w\-&/]*){0,5}?)"
 _ORG = r"(?P<org>(?:the\s+)?[A-Z0-9][\w&.'’\-]*(?:\s+(?:of|&|and|de|for)?\s*[A-Z0-9][\w&.'’\-]*)*)"
 _ORG_TAIL = rf"(?:\s+(?P<prep>at|for|with|of|by)\s+{_ORG})?"
-_END = r"(?=\s*(?:$|[.,;!?)]|\b(?:and|but|so|since|from|in|on|last|this|after|before|two|three|a|an|\d)\b))"
+_END = r"(?=\s*(?:$|[.,;!?)]|\b(?:and|but|so|since|from|in|on|for|last|this|after|before|two|three|a|an|\d)\b))"
+_PERSON = r"(?P<person>(?-i:[A-Z])[\w'’\-]*(?:\s+(?-i:[A-Z])[\w'’\-]*){0,2})"
 
 # (regex, kind): "start" a role taken (past tense, dated), "state" a role held, "end" a role given up
 _FORMS: list[tuple[re.Pattern[str], str]] = [
@@ -90,6 +91,12 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?:stepped\s+down|stood\s+down|resigned|retired|quit)\s+as\s+{_ARTICLE}{_TITLE}{_ORG_TAIL}"
                 rf"{_END}"), "end"),
     (re.compile(rf"(?:\b(?:am|is|are)|'m|'s|'re)\s+no\s+longer\s+{_ARTICLE}{_TITLE}{_ORG_TAIL}{_END}"), "end"),
+    # the person after the verb: "Initech appointed Sara Kim as CFO", "we promoted Ana to team lead"
+    (re.compile(rf"\b(?:appointed|named|hired|promoted|elected|tapped|picked)\s+{_PERSON}\s+(?:as|to)\s+{_ARTICLE}"
+                rf"{_TITLE}{_ORG_TAIL}{_END}"), "start"),
+    # the title first: "Our new CFO is Maria Chen", "The chair is now Ana Ruiz"
+    (re.compile(rf"(?:^|(?<=[,;:]\s)|\b(?:and|so)\s+)(?P<det>our|the)\s+{_TITLE}\s+(?:is|has\s+been\s+named)\s+"
+                rf"(?:now\s+)?{_PERSON}(?=\s*(?:$|[.,;!]))", re.IGNORECASE), "state"),
 ]
 _SUBJECT_BEFORE = re.compile(
     r"(?:^|(?<=[\s,;:]))"
@@ -132,10 +139,13 @@ def _one(
     if org is not None and prep == "of" and title.split()[-1].lower() in _DEPARTMENT_HEADS:
         if org.lower() in _DEPARTMENTS:  # "head of Engineering": the title's own words
             title, org = f"{title} of {org}", None
-    who = _subject(head, ctx, names)
+    person = m.group("person") if "person" in m.re.groupindex else None
+    who = _subject(head, ctx, names) if person is None else _named(person, ctx)
     if who is None:
         return 0
-    if org is None and kind != "end":
+    if person is not None and org is None:
+        org = _appointing(head, m, ctx)
+    elif org is None and kind != "end":
         org = _their_job(ctx, who.name)
     times = [t for t in find_times(text, ctx.reference) if t.start >= m.start() - 40] if ctx.reference else []
     valid = next((t for t in times if t.role in ("since", "at")), None)
@@ -228,6 +238,34 @@ def _subject(head: str, ctx: Context, names: dict[int, str]) -> Subject | None:
         return None
     ctx.mention(who, "Person")
     return Subject(who, 0.9)
+
+
+def _named(person: str, ctx: Context) -> Subject | None:
+    """The person a role is given to ("appointed Sara Kim as ..."): a name that is no organisation or place."""
+    words = person.split()
+    known = name_label(person) or ctx.label(person)
+    if words[0].lower() in _STOP or known not in (None, "Person"):
+        return None
+    ctx.mention(person, "Person")
+    return Subject(person, 0.8)
+
+
+def _appointing(head: str, m: re.Match[str], ctx: Context) -> str | None:
+    """Where a role given to someone is: "Initech appointed ...": Initech; "we hired ...", "our new CFO is ...": the
+    speaker's one workplace."""
+    if "det" in m.re.groupindex:
+        return one_job(ctx) if (m.group("det") or "").lower() == "our" else None
+    before = head.rstrip().split()
+    if before and before[-1].lower() in ("we", "i"):
+        return one_job(ctx)
+    found = _APPOINTER.search(head)
+    if found is None or found.group(1).lower() in _STOP:
+        return None
+    org = found.group(1)  # "Globex named ...": people are appointed by organisations
+    return org if (name_label(org) or ctx.label(org)) in (None, "Organization") else None
+
+
+_APPOINTER = re.compile(r"((?-i:[A-Z])[\w&.'’\-]*(?:\s+(?-i:[A-Z])[\w&.'’\-]*){0,3})\s*(?:has\s+|just\s+|have\s+)?$")
 
 
 def _their_job(ctx: Context, who: str) -> str | None:

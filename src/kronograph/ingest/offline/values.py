@@ -53,7 +53,7 @@ _UNITS = {
     "years": "years", "°c": "°C", "°f": "°F", "degrees": "degrees", "people": "people", "employees": "people",
     "staff": "people", "users": "users", "customers": "customers", "members": "members", "bpm": "bpm",
     "mmhg": "mmHg", "kcal": "kcal", "calories": "kcal", "steps": "steps", "gb": "GB", "tb": "TB", "mb": "MB",
-    "points": "points", "pts": "points", "litres": "litres", "liters": "litres", "l": "litres",
+    "points": "points", "pts": "points", "units": "units", "litres": "litres", "liters": "litres", "l": "litres",
 }  # fmt: skip
 _PER = "hour day week month year annum km kg night person head user seat".split()
 
@@ -85,7 +85,8 @@ _STATUS_WORDS = frozenset("status state stage phase health".split())
 _COUNTS = frozenset(
     """
     headcount count total number population attendance score rating rank ranking level size capacity
-    backlog turnout tally
+    backlog turnout tally deliveries sales orders signups sign-ups subscribers downloads visitors users customers
+    shipments bookings registrations installs applications leads attendees views visits followers tickets units
     """.split()
 )
 # words that make a head no attribute's name ("what I want is 5kg", "this is 5%")
@@ -93,20 +94,29 @@ _NOT_ATTRIBUTE = frozenset(
     """
     i me you he she it we they this that these those there here what which who whom whose one ones all both
     each some any none nothing everything something anything thing things answer question problem point
-    reason plan idea guess bet deal difference issue catch trick he's she's it's i'm ha haha lol time
+    reason plan idea guess bet deal difference issue catch trick he's she's it's i'm ha haha lol
     him them us
     """.split()
 )
 _OWNERS_UNKNOWN = frozenset("his her their its your".split())
 _FILLERS = r"(?:(?:so|ok|okay|also|btw|fyi|update|quick\s+update|note|well|and|but|oh)\s*[,:\-—]?\s+)*"
+_PERIOD_WORDS = r"(?:Q[1-4](?:\s+(?:19|20)\d\d)?|H[12](?:\s+(?:19|20)\d\d)?|FY\s?'?(?:\d{4}|\d\d)|(?:19|20)\d\d)"
 _HEAD = (
     r"(?P<det>(?P<name>(?-i:[A-Z])[\w&.\-]*(?:\s+(?-i:[A-Z])[\w&.\-]*){0,3})['’]s|(?:the\s+)?(?P<noun>[a-z]+)['’]s"
     r"|the|my|our|his|her|their|its|your)?\s*"
-    r"(?P<attr>[a-z][a-z\-]*(?-i:(?:\s+(?:of\s+)?[a-z][a-z\-]*){0,3}))"
+    rf"(?:(?P<pre>{_PERIOD_WORDS})\s+)?"  # "Q3 revenue was $12.4m"
+    r"(?P<attr>[a-z][a-z\-]*(?-i:(?:\s+(?:of\s+)?(?!(?:is|are|was|were|has|have|had|got|been)\b)[a-z][a-z\-]*){0,3}))"
+    rf"(?:\s+(?:for|in)\s+(?P<post>{_PERIOD_WORDS}))?"  # "Revenue for 2024 was £8.1 million"
+)
+# a change said with its new value: "was raised to 5.5%", "my rent went up to £1,400"
+_CHANGED = (
+    r"(?:(?:was|were|has\s+been|have\s+been|got|is\s+being)\s+)?(?:raised|increased|cut|lowered|reduced|hiked|"
+    r"set|revised|upped|bumped\s+up|adjusted)\s+to|(?:rose|fell|dropped|climbed|jumped|grew|declined|increased|"
+    r"decreased|went\s+up|went\s+down|has\s+risen|has\s+fallen|has\s+dropped|has\s+grown|has\s+climbed)\s+to"
 )
 _VERB = (
-    r"(?:\s*:\s*|\s+(?P<verb>is|are|was|were|has\s+been|have\s+been|stands\s+at|stood\s+at|came\s+in\s+at|"
-    r"comes\s+in\s+at|sits\s+at|sat\s+at|remains|remained)\s+(?:now\s+|currently\s+|still\s+|just\s+)?"
+    rf"(?:\s*:\s*|\s+(?P<verb>{_CHANGED}|is|are|was|were|has\s+been|have\s+been|stands\s+at|stood\s+at|came\s+in\s+at|"
+    rf"comes\s+in\s+at|sits\s+at|sat\s+at|remains|remained)\s+(?:now\s+|currently\s+|still\s+|just\s+)?"
     r"(?:at\s+|about\s+|around\s+|roughly\s+|approximately\s+)?)"
 )
 _VALUE_START = re.compile(
@@ -144,15 +154,13 @@ def _one(text: str, m: re.Match[str], ctx: Context, found: list[TimeMention], of
     first = said_attr.split()[0]
     acronym = first.isupper() and 2 <= len(first) <= 5  # "our ARR", "GDP growth"
     if first[0].isupper() and not acronym:
-        if m.group("det") or m.start("attr") > 0 or first.lower() in ctx.entities:
+        if m.group("det") or m.start("attr") > 0 or ctx.label(first) == "Person":
             return 0  # "and Tom is 72 kg": a name, not an attribute
         said_attr = first.lower() + said_attr[len(first) :]  # "Revenue was ...": capitalised as the sentence's first
     attr = said_attr.lower()
     words = attr.split()
     if any(w in _NOT_ATTRIBUTE for w in words) or words[-1] == "of" or len(words) > 4:
         return 0
-    if m.group("det") and m.group("det").lower() in _OWNERS_UNKNOWN:
-        return 0  # "her weight is 60 kg": whose, a guess
     if _FUTURE.search(re.split(r"[,;]", text[offset + m.start() :])[0]):
         return 0  # "the rate will be 5%", "the budget is expected to be $2m": a forecast
     start, stop = offset + m.start(), offset + m.end()
@@ -165,6 +173,8 @@ def _one(text: str, m: re.Match[str], ctx: Context, found: list[TimeMention], of
     if (period := _PERIOD.match(after)) is not None:
         attributes[PERIOD] = _period(period)
         after = after[period.end() :]
+    elif said_period := m.group("pre") or m.group("post"):
+        attributes[PERIOD] = _period(_PERIOD.match(f"for {said_period}") or period)  # type: ignore[arg-type]
     times = [t for t in found if _in_clause(text, t, start)]
     times = [t for t in times if not (period and t.start < stop + end + period.end())]
     value_end = len(text) - len(after)
@@ -174,6 +184,8 @@ def _one(text: str, m: re.Match[str], ctx: Context, found: list[TimeMention], of
     owner = _owner(m, ctx, words[-1])
     if owner is False:
         return 0
+    if owner and said_attr.lower().startswith(("project ", "team ")) and words[-1] in _STATUS_WORDS:
+        said_attr = said_attr.split(None, 1)[1]  # "Project status: at risk" of Project Orca: its status
     subject = f"{owner}'s {said_attr}" if owner else said_attr
     valid, invalid = _dates(times)
     if valid is not None and ctx.reference is not None and valid.when > ctx.reference:
@@ -208,6 +220,11 @@ def _owner(m: re.Match[str], ctx: Context, last: str) -> str | None | bool:
         return name
     if det in ("my", "our"):
         return ctx.speaker or False
+    if det in ("his", "her"):  # "I met Ana Ruiz. her salary is $90k": the one other person named
+        people = [e.name for e in ctx.entities.values() if "Person" in e.labels and e.name != ctx.speaker]
+        return people[0] if len(people) == 1 else False
+    if det in _OWNERS_UNKNOWN:
+        return False  # "their budget", "its revenue", "your rent": whose, a guess
     if last in _STATUS_WORDS:  # "status: blocked", "the project's status is on hold": the topic's, or the speaker's
         return _topic(ctx) or ctx.speaker or False
     if m.group("noun"):
@@ -218,7 +235,8 @@ def _owner(m: re.Match[str], ctx: Context, last: str) -> str | None | bool:
 def _topic(ctx: Context) -> str | None:
     """The one project the episode named, else its one organisation."""
     for label in ("Project", "Organization"):
-        named = [e.name for e in ctx.entities.values() if label in e.labels and e.name != ctx.speaker]
+        named = [e.name for e in ctx.entities.values() if label in e.labels and e.name != ctx.speaker
+                 and e.name.lower() != "project"]  # "Project status: ...": no project named
         if named:
             return named[0] if len(named) == 1 else None
     return None
@@ -246,8 +264,8 @@ def _value(rest: str, last: str, colon: bool) -> tuple[str, dict[str, Any], int]
     stored = currency or (_UNITS.get(unit.lower()) if unit else None)
     if unit and unit.lower() == "pounds" and last in ("weight", "mass"):
         stored = "lb"
-    if stored is None and (last not in _COUNTS or colon and last not in _COUNTS):
-        return None  # "my son is 5", "the answer is 42": a number with no unit is read only for a count
+    if stored is None and last not in _COUNTS and not mult:
+        return None  # "my son is 5", "the answer is 42": a number with no unit is read only for a count or scaled
     attributes: dict[str, Any] = {"value": number}
     if stored:
         attributes["unit"] = f"{stored}/{per.lower()}" if per else stored
