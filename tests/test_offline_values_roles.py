@@ -405,3 +405,25 @@ def test_stepping_down_ends_the_role() -> None:
         memory.add_episode("g", "Priya Shah stepped down as chair.", reference_time="2025-01-05T10:00Z")
         roles = _current(memory, "HAS_ROLE")
     assert roles == []
+
+
+def test_leaving_the_organisation_ends_the_role_held_there() -> None:
+    with Memory(":memory:", model=None) as memory:
+        memory.add_messages(
+            "g",
+            [
+                {"role": "user", "content": "I'm the CTO at Hooli", "created_at": "2024-01-05T10:00Z"},
+                {"role": "user", "content": "I left Hooli last week", "created_at": "2025-02-03T10:00Z"},
+            ],
+            thread="t1",
+            user_name=SAM,
+        )
+        roles = _current(memory, "HAS_ROLE")
+        jobs = _current(memory, "WORKS_AT")
+        held = [f.object for f in memory.facts("g", relation="HAS_ROLE", as_of="2024-06-01T00:00Z")]
+    assert (roles, jobs, held) == ([], [], ["CTO"])
+
+
+def test_leaving_in_the_same_message_ends_the_role() -> None:
+    found = facts("I'm the CTO at Hooli. Yesterday I left Hooli.")
+    assert found[(SAM, "NO_LONGER_HAS_ROLE", "CTO")] == ({"organisation": "Hooli"}, f"2025-06-13{D}")

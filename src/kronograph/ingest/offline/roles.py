@@ -122,7 +122,38 @@ def read_roles(text: str, tokens: list[Token], runs: list[Run], ctx: Context, be
     for pattern, kind in _FORMS:
         for m in pattern.finditer(text):
             made += _one(text, m, kind, ctx, before, names)
+    return made + _roles_left(ctx, before)
+
+
+def _roles_left(ctx: Context, before: set[tuple[str, str, str]]) -> int:
+    """ "I left Acme": the role held at Acme ends too (said in this message, or earlier in the conversation while
+    Acme was the person's one workplace)."""
+    made = 0
+    for key in [k for k in ctx.facts if k not in before and k[1] == "LEFT"]:
+        left = ctx.facts[key]
+        who, org = left.subject, left.object
+        titles = [f.object for f in ctx.facts.values() if f.subject == who and f.relation == ROLE_RELATION
+                  and str(f.attributes.get(ORGANISATION, "")).casefold() == org.casefold()]
+        if not titles and ctx.thread is not None:
+            titles = _role_there(ctx, who, org)
+        for title in titles:
+            key_ended = (who.casefold(), ROLE_ENDED, title.casefold())
+            if ctx.add_fact(Subject(who, 0.7), ROLE_ENDED, (title, None), (None, None), "", cap=0.7):
+                ended = ctx.facts[key_ended]
+                ended.valid_at, ended.time_expression = left.valid_at, left.time_expression
+                ended.fact, ended.attributes = f"{who} is no longer {title}", {ORGANISATION: org}
+                made += 1
     return made
+
+
+def _role_there(ctx: Context, who: str, org: str) -> list[str]:
+    """The role the conversation last gave ``who`` while ``org`` was their one workplace."""
+    said = [e for e in (ctx.thread.facts if ctx.thread else ()) if e.subject.casefold() == who.casefold()]
+    gone = {e.object.casefold() for e in said if e.relation in ("LEFT", "NO_LONGER_LINKED_TO")}
+    jobs = {e.object.casefold() for e in said if e.relation == "WORKS_AT" and e.object.casefold() not in gone}
+    ended = {e.object.casefold() for e in said if e.relation == ROLE_ENDED}
+    roles = [e.object for e in said if e.relation == ROLE_RELATION and e.object.casefold() not in ended]
+    return roles[-1:] if jobs == {org.casefold()} else []
 
 
 def _one(
