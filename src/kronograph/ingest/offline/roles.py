@@ -170,6 +170,8 @@ def _one(
     if org is not None and prep == "of" and title.split()[-1].lower() in _DEPARTMENT_HEADS:
         if org.lower() in _DEPARTMENTS:  # "head of Engineering": the title's own words
             title, org = f"{title} of {org}", None
+    if org is not None and (name_label(org) in ("Person", "Location") or ctx.label(org) == "Person"):
+        return 0  # "the manager of Alice": a tie to a person, not a role at an organisation
     person = m.group("person") if "person" in m.re.groupindex else None
     who = _subject(head, ctx, names) if person is None else _named(person, ctx)
     if who is None:
