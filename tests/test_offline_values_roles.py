@@ -297,6 +297,23 @@ ROLES += [
         ("Lisa", "NO_LONGER_HAS_ROLE", "head teacher", {"organisation": "St Mary's School"}, None)]),
 ]  # fmt: skip
 
+VALUES += [
+    ("Our budget is $250 now.", (f"{SAM}'s budget", "HAS_VALUE", "$250", {"value": 250, "unit": "USD"}, None)),
+    ("the rate's 5% now", ("rate", "HAS_VALUE", "5%", {"value": 5, "unit": "percent"}, None)),
+    (
+        "The price of gold is $2,300 an ounce",
+        ("price of gold", "HAS_VALUE", "$2,300 an ounce", {"value": 2300, "unit": "USD/ounce"}, None),
+    ),
+]
+ROLES += [
+    ("I was hired by Acme as a data engineer", [
+        (SAM, "WORKS_AT", "Acme", {}, None), (SAM, "HAS_ROLE", "data engineer", {"organisation": "Acme"}, None)]),
+    ("Dana took on the role of product owner at Spotify.", [
+        ("Dana", "WORKS_AT", "Spotify", {}, None),
+        ("Dana", "HAS_ROLE", "product owner", {"organisation": "Spotify"}, None)]),
+    ("Maria is head of Engineering.", [("Maria", "HAS_ROLE", "head of Engineering", {}, None)]),
+]  # fmt: skip
+
 # no value and no role: ordinary chat that only looks like one
 NEGATIVES = [
     "I work at night",
@@ -333,6 +350,9 @@ NEGATIVES = [
     "He serves as a reminder of what we lost.",
     "Anna became the first woman to lead the team.",
     "I was made redundant.",
+    "Tom is 72 kg",
+    "I'm home at Christmas.",
+    "Tom's at Google.",
 ]
 
 

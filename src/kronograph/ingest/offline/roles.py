@@ -73,7 +73,11 @@ _PERSON = r"(?P<person>(?-i:[A-Z])[\w'’\-]*(?:\s+(?-i:[A-Z])[\w'’\-]*){0,2})
 
 # (regex, kind): "start" a role taken (past tense, dated), "state" a role held, "end" a role given up
 _FORMS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(rf"\b(?:joined|rejoined|moved\s+to|returned\s+to|went\s+to)\s+{_ORG}\s+as\s+{_ARTICLE}{_TITLE}{_END}"),
+    (re.compile(rf"\b(?:joined|rejoined|moved\s+to|returned\s+to|went\s+to|(?:hired|recruited|taken\s+on|brought\s+in|"
+                rf"brought\s+on)\s+by|signed\s+with|went\s+to\s+work\s+for)\s+{_ORG}\s+as\s+{_ARTICLE}{_TITLE}{_END}"),
+     "start"),
+    (re.compile(rf"\b(?:took\s+on|taken\s+on|stepped\s+into|moved\s+into|started\s+in|accepted)\s+(?:the|a|her|his|my|"
+                rf"their|a\s+new)\s+(?:role|position|post|job)\s+(?:of|as)\s+{_ARTICLE}{_TITLE}{_ORG_TAIL}{_END}"),
      "start"),
     (re.compile(rf"\b(?:started|began|start(?:ed)?\s+working|signed\s+on|came\s+on\s*(?:board)?|was\s+hired|"
                 rf"got\s+hired|been\s+hired|were\s+hired|was\s+brought\s+in|was\s+taken\s+on|stepped\s+in|"
@@ -86,7 +90,7 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?:became|become)\s+{_ARTICLE}{_TITLE}{_ORG_TAIL}{_END}"), "start"),
     (re.compile(rf"\b(?:work|works|working|serve|serves|serving|act|acts|acting)\s+{_ADVERBS}as\s+{_ARTICLE}"
                 rf"{_TITLE}{_ORG_TAIL}{_END}"), "state"),
-    (re.compile(rf"(?:\b(?:am|is|are|been)|'m|'s|'re)\s+(?:now\s+|currently\s+|still\s+)?(?P<art>the|a|an|our|their)\s+"
+    (re.compile(rf"(?:\b(?:am|is|are|been)|'m|'s|'re)\s+(?:now\s+|currently\s+|still\s+)?(?:(?P<art>the|a|an|our|their)\s+)?"
                 rf"{_TITLE}\s+(?P<prep>at|of|for|with)\s+{_ORG}{_END}"), "state"),
     (re.compile(rf"\b(?:stepped\s+down|stood\s+down|resigned|retired|quit)\s+as\s+{_ARTICLE}{_TITLE}{_ORG_TAIL}"
                 rf"{_END}"), "end"),

@@ -55,7 +55,8 @@ _UNITS = {
     "mmhg": "mmHg", "kcal": "kcal", "calories": "kcal", "steps": "steps", "gb": "GB", "tb": "TB", "mb": "MB",
     "points": "points", "pts": "points", "units": "units", "litres": "litres", "liters": "litres", "l": "litres",
 }  # fmt: skip
-_PER = "hour day week month year annum km kg night person head user seat".split()
+_PER = "hour day week month year annum km kg night person head user seat ounce oz share unit item litre gallon kwh"
+_PER_UNITS = _PER.split()
 
 _UNIT_ALTS = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
 _NUMBER = (
@@ -63,7 +64,7 @@ _NUMBER = (
     r"(?P<num>[-−]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-−]?\d+(?:\.\d+)?)"
     r"(?:\s?(?P<mult>k|mn|bn|tn|thousand|million|billion|trillion|m|b)(?![\w%]))?"
     r"(?:\s?(?P<unit>" + _UNIT_ALTS + r"|" + "|".join(_CODES) + r"|dollars?|euros?|pounds|quid)(?![\w]))?"
-    r"(?:\s?(?:/|per|an?)\s?(?P<per>" + "|".join(_PER) + r"))?"
+    r"(?:\s?(?:/|per|an?)\s?(?P<per>" + "|".join(_PER_UNITS) + r"))?"
 )
 _NUMBER_RE = re.compile(_NUMBER, re.IGNORECASE)
 
@@ -98,6 +99,7 @@ _NOT_ATTRIBUTE = frozenset(
     him them us
     """.split()
 )
+_BODY = frozenset("kg lb stone cm ft m years".split())
 _OWNERS_UNKNOWN = frozenset("his her their its your".split())
 _FILLERS = r"(?:(?:so|ok|okay|also|btw|fyi|update|quick\s+update|note|well|and|but|oh)\s*[,:\-—]?\s+)*"
 _PERIOD_WORDS = r"(?:Q[1-4](?:\s+(?:19|20)\d\d)?|H[12](?:\s+(?:19|20)\d\d)?|FY\s?'?(?:\d{4}|\d\d)|(?:19|20)\d\d)"
@@ -117,7 +119,8 @@ _CHANGED = (
 _VERB = (
     rf"(?:\s*:\s*|\s+(?P<verb>{_CHANGED}|is|are|was|were|has\s+been|have\s+been|stands\s+at|stood\s+at|came\s+in\s+at|"
     rf"comes\s+in\s+at|sits\s+at|sat\s+at|remains|remained)\s+(?:now\s+|currently\s+|still\s+|just\s+)?"
-    r"(?:at\s+|about\s+|around\s+|roughly\s+|approximately\s+)?)"
+    r"(?:at\s+|about\s+|around\s+|roughly\s+|approximately\s+)?"
+    r"|(?P<contracted>['’]s)\s+(?:now\s+|currently\s+|still\s+|just\s+)?)"  # "the rate's 5% now"
 )
 _VALUE_START = re.compile(
     r"(?:^|(?<=[,;])\s*|\b(?:and|but|so|then)\s+)" + _FILLERS + _HEAD + _VERB, re.IGNORECASE
@@ -128,7 +131,11 @@ _PERIOD = re.compile(
     r"|(?P<fy>FY\s?'?(?:\d{4}|\d\d))|(?P<year>(?:19|20)\d\d)(?=\s*(?:$|[.,;!])))",
     re.IGNORECASE,
 )
-_TAIL_OK = re.compile(r"^\s*(?:$|[.,;!)]|(?:and|but|so|which|though|—|-)\b)", re.IGNORECASE)
+_TAIL_OK = re.compile(
+    r"^\s*(?:$|[.,;!)]|(?:and|but|so|which|though|—|-)\b|(?:now|currently|today|again|too|overall|in\s+total|exactly|"
+    r"at\s+the\s+moment|right\s+now|as\s+well)\s*(?:$|[.,;!)]))",
+    re.IGNORECASE,
+)
 _LEADS = re.compile(r"[\s,]*(?:(?:in|on|at|since|from|as\s+of|during|by|until|till)\s+)?", re.IGNORECASE)
 _FUTURE = re.compile(
     r"\b(?:will|'ll|going\s+to|gonna|expected|forecast|projected|should|could|might|(?-i:may))\b", re.IGNORECASE
@@ -153,6 +160,7 @@ def _one(text: str, m: re.Match[str], ctx: Context, found: list[TimeMention], of
     said_attr = m.group("attr")
     first = said_attr.split()[0]
     acronym = first.isupper() and 2 <= len(first) <= 5  # "our ARR", "GDP growth"
+    bare_name = first[0].isupper() and not acronym and len(said_attr.split()) == 1
     if first[0].isupper() and not acronym:
         if m.group("det") or m.start("attr") > 0 or ctx.label(first) == "Person":
             return 0  # "and Tom is 72 kg": a name, not an attribute
@@ -169,6 +177,8 @@ def _one(text: str, m: re.Match[str], ctx: Context, found: list[TimeMention], of
     if parsed is None:
         return 0
     said, attributes, end = parsed
+    if bare_name and str(attributes.get("unit")) in _BODY:
+        return 0  # "Tom is 72 kg", "Ana is 170 cm": a person's measure, whoever they are
     after = rest[end:]
     if (period := _PERIOD.match(after)) is not None:
         attributes[PERIOD] = _period(period)
