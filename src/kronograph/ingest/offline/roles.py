@@ -121,6 +121,9 @@ _NEGATED = re.compile(r"\b(?:not|never|n't|didn't|wasn't|isn't|hasn't|haven't)\b
 def read_roles(text: str, tokens: list[Token], runs: list[Run], ctx: Context, before: set[tuple[str, str, str]]) -> int:
     """The roles one sentence states; how many facts were added. ``before``: the facts the episode had before
     this sentence, so the wrong readings the other rules made of it ("moved to Globex as ..." as a home) go."""
+    words = {w.strip("&/").lower() for w in re.findall(r"[\w&/\-]+", text)}
+    if not any(w in _TITLE_ENDS or is_job(w, JOBS) for w in words) and not words & _DEPARTMENTS:
+        return _roles_left(ctx, before)  # no word a title ends in: the regexes below need not run
     names = {tokens[r.last].end: r.name for r in runs if r.last < len(tokens)}  # where each name ends
     made = 0
     for pattern, kind in _FORMS:

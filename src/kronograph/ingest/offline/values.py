@@ -99,6 +99,7 @@ _NOT_ATTRIBUTE = frozenset(
     him them us
     """.split()
 )
+_WORTH_READING = re.compile(r"\d|\b(?:status|state|stage|phase|health)\b", re.IGNORECASE)
 _BODY = frozenset("kg lb stone cm ft m years".split())
 _OWNERS_UNKNOWN = frozenset("his her their its your".split())
 _FILLERS = r"(?:(?:so|ok|okay|also|btw|fyi|update|quick\s+update|note|well|and|but|oh)\s*[,:\-—]?\s+)*"
@@ -144,6 +145,8 @@ _FUTURE = re.compile(
 
 def read_values(text: str, ctx: Context) -> int:
     """The attribute values one sentence states; how many facts were added."""
+    if not _WORTH_READING.search(text):
+        return 0  # no number and no status: the regexes below need not run
     times = find_times(text, ctx.reference) if ctx.reference else []
     made = 0
     for m in _VALUE_START.finditer(text):
