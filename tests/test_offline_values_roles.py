@@ -305,7 +305,26 @@ VALUES += [
         ("price of gold", "HAS_VALUE", "$2,300 an ounce", {"value": 2300, "unit": "USD/ounce"}, None),
     ),
 ]
+VALUES += [
+    (
+        "The central bank's policy rate is 5.25%.",
+        ("central bank's policy rate", "HAS_VALUE", "5.25%", {"value": 5.25, "unit": "percent"}, None),
+    ),
+    (
+        "The team's velocity is 34 points",
+        ("team's velocity", "HAS_VALUE", "34 points", {"value": 34, "unit": "points"}, None),
+    ),
+    (
+        "We kicked off Project Apollo. The project's budget is $40k.",
+        ("Project Apollo's budget", "HAS_VALUE", "$40k", {"value": 40000, "unit": "USD"}, None),
+    ),
+]
 ROLES += [
+    ("Jane Doe is Acme's new CFO.", [
+        ("Jane Doe", "WORKS_AT", "Acme", {}, None), ("Jane Doe", "HAS_ROLE", "CFO", {"organisation": "Acme"}, None)]),
+    ("Omar became Initech's head of sales in May.", [
+        ("Omar", "WORKS_AT", "Initech", {}, f"2025-05-01{D}"),
+        ("Omar", "HAS_ROLE", "head of sales", {"organisation": "Initech"}, f"2025-05-01{D}")]),
     ("I was hired by Acme as a data engineer", [
         (SAM, "WORKS_AT", "Acme", {}, None), (SAM, "HAS_ROLE", "data engineer", {"organisation": "Acme"}, None)]),
     ("Dana took on the role of product owner at Spotify.", [
@@ -333,7 +352,6 @@ NEGATIVES = [
     "She wasn't promoted to manager",
     "The status is unclear",
     "her weight is 60 kg",
-    "The team's velocity is 34 points",
     "Is the rate 5%?",
     "I started as soon as I could",
     "the answer is 42",
@@ -353,6 +371,8 @@ NEGATIVES = [
     "Tom is 72 kg",
     "I'm home at Christmas.",
     "Tom's at Google.",
+    "Tom's brother's weight is 80 kg",
+    "the server is down",
 ]
 
 

@@ -95,6 +95,9 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?:stepped\s+down|stood\s+down|resigned|retired|quit)\s+as\s+{_ARTICLE}{_TITLE}{_ORG_TAIL}"
                 rf"{_END}"), "end"),
     (re.compile(rf"(?:\b(?:am|is|are)|'m|'s|'re)\s+no\s+longer\s+{_ARTICLE}{_TITLE}{_ORG_TAIL}{_END}"), "end"),
+    # the organisation's title: "Jane Doe is Acme's new CFO", "Omar became Initech's head of sales"
+    (re.compile(rf"(?:\b(?:is|was\s+named|became|has\s+become|was\s+appointed)|'s)\s+(?:now\s+)?(?P<org>(?-i:[A-Z])"
+                rf"[\w&.\-]*(?:\s+(?-i:[A-Z])[\w&.\-]*){{0,3}})['’]s\s+{_TITLE}{_END}"), "state"),
     # the person after the verb: "Initech appointed Sara Kim as CFO", "we promoted Ana to team lead"
     (re.compile(rf"\b(?:appointed|named|hired|promoted|elected|tapped|picked)\s+{_PERSON}\s+(?:as|to)\s+{_ARTICLE}"
                 rf"{_TITLE}{_ORG_TAIL}{_END}"), "start"),

@@ -100,12 +100,13 @@ _NOT_ATTRIBUTE = frozenset(
     """.split()
 )
 _WORTH_READING = re.compile(r"\d|\b(?:status|state|stage|phase|health)\b", re.IGNORECASE)
+_TOPIC_NOUNS = frozenset("project company firm startup business team".split())
 _BODY = frozenset("kg lb stone cm ft m years".split())
 _OWNERS_UNKNOWN = frozenset("his her their its your".split())
 _FILLERS = r"(?:(?:so|ok|okay|also|btw|fyi|update|quick\s+update|note|well|and|but|oh)\s*[,:\-—]?\s+)*"
 _PERIOD_WORDS = r"(?:Q[1-4](?:\s+(?:19|20)\d\d)?|H[12](?:\s+(?:19|20)\d\d)?|FY\s?'?(?:\d{4}|\d\d)|(?:19|20)\d\d)"
 _HEAD = (
-    r"(?P<det>(?P<name>(?-i:[A-Z])[\w&.\-]*(?:\s+(?-i:[A-Z])[\w&.\-]*){0,3})['’]s|(?:the\s+)?(?P<noun>[a-z]+)['’]s"
+    r"(?P<det>(?P<name>(?-i:[A-Z])[\w&.\-]*(?:\s+(?-i:[A-Z])[\w&.\-]*){0,3})['’]s|(?:the\s+)?(?P<noun>[a-z]+(?:\s+[a-z]+)?)['’]s"
     r"|the|my|our|his|her|their|its|your)?\s*"
     rf"(?:(?P<pre>{_PERIOD_WORDS})\s+)?"  # "Q3 revenue was $12.4m"
     r"(?P<attr>[a-z][a-z\-]*(?-i:(?:\s+(?:of\s+)?(?!(?:is|are|was|were|has|have|had|got|been)\b)[a-z][a-z\-]*){0,3}))"
@@ -240,9 +241,10 @@ def _owner(m: re.Match[str], ctx: Context, last: str) -> str | None | bool:
         return False  # "their budget", "its revenue", "your rent": whose, a guess
     if last in _STATUS_WORDS:  # "status: blocked", "the project's status is on hold": the topic's, or the speaker's
         return _topic(ctx) or ctx.speaker or False
-    if m.group("noun"):
-        return False  # "the team's budget is $5k": which team, a guess
-    return None
+    noun = (m.group("noun") or "").lower()
+    if noun.split()[-1:] and noun.split()[-1] in _TOPIC_NOUNS and (topic := _topic(ctx)) is not None:
+        return topic  # "We kicked off Project Apollo. The project's budget is $40k"
+    return noun or None  # "the central bank's policy rate": named as said, as "the policy rate" is
 
 
 def _topic(ctx: Context) -> str | None:
