@@ -319,6 +319,12 @@ VALUES += [
         ("Project Apollo's budget", "HAS_VALUE", "$40k", {"value": 40000, "unit": "USD"}, None),
     ),
 ]
+VALUES += [
+    (
+        "Status: blocked on the API review",
+        (f"{SAM}'s status", "HAS_VALUE", "blocked", {"value": "blocked"}, None),
+    ),
+]
 ROLES += [
     ("Jane Doe is Acme's new CFO.", [
         ("Jane Doe", "WORKS_AT", "Acme", {}, None), ("Jane Doe", "HAS_ROLE", "CFO", {"organisation": "Acme"}, None)]),

@@ -100,6 +100,7 @@ _NOT_ATTRIBUTE = frozenset(
     """.split()
 )
 _WORTH_READING = re.compile(r"\d|\b(?:status|state|stage|phase|health)\b", re.IGNORECASE)
+_BECAUSE = re.compile(r"\s+(?:on|by|until|due\s+to|because|pending|waiting|for)\b", re.IGNORECASE)
 _TOPIC_NOUNS = frozenset("project company firm startup business team".split())
 _BODY = frozenset("kg lb stone cm ft m years".split())
 _OWNERS_UNKNOWN = frozenset("his her their its your".split())
@@ -193,7 +194,8 @@ def _one(text: str, m: re.Match[str], ctx: Context, found: list[TimeMention], of
     times = [t for t in times if not (period and t.start < stop + end + period.end())]
     value_end = len(text) - len(after)
     lead = next((t for t in times if t.start >= value_end and _LEADS.fullmatch(text[value_end : t.start])), None)
-    if not _TAIL_OK.match(after) and lead is None:
+    reason = words[-1] in _STATUS_WORDS and _BECAUSE.match(after)  # "status: blocked on the API review"
+    if not _TAIL_OK.match(after) and lead is None and not reason:
         return 0  # "the rate is 5% higher than last year", "my flight is at 5 tomorrow"
     owner = _owner(m, ctx, words[-1])
     if owner is False:
