@@ -163,6 +163,7 @@ class FactOut(_Out):
     episodes: list[str]
     sources: list[SourceOut] | None = None
     score: float | None = None
+    conflicting: list[str] = []  # facts held in conflict with it (same slot and valid time): kronograph.same_time
 
     @classmethod
     def of(cls, fact: Fact, sources: Sequence[FactSource] | None = None, score: float | None = None) -> FactOut:
@@ -171,13 +172,15 @@ class FactOut(_Out):
             valid_at=fact.valid_at, invalid_at=fact.invalid_at, expired_at=fact.expired_at,
             retired=fact.invalid_at is not None or fact.expired_at is not None, invalidated_by=fact.invalidated_by,
             episodes=list(fact.episodes), sources=None if sources is None else [SourceOut.of(s) for s in sources],
-            score=score, event=fact.event,
+            score=score, event=fact.event, conflicting=list(fact.conflicting),
         )
 
     def text(self) -> str:
         state = "event: happened then, not a standing fact" if self.event else "retired" if self.retired else "current"
         if self.expired_at is not None:
             state += f", record superseded {_when(self.expired_at)}"
+        if self.conflicting:
+            state += f", CONFLICTING (same time) with {', '.join(self.conflicting)}"
         when = f"on {_when(self.valid_at)}" if self.event and self.invalid_at is None else (
             f"valid {_when(self.valid_at)} → {_when(self.invalid_at)}")
         line = (f"- {self.fact} [{self.subject} {self.relation} {self.object}] {when}"
