@@ -22,7 +22,7 @@ __all__ = [
     "CommunityUpdate", "Contradiction", "ContradictionReason", "Entity", "EntitySummary", "Episode", "EpisodeKind",
     "EpisodeResult", "EpisodeStatus", "Fact", "FactChange", "FactSource", "ForgetReport", "GroupExport",
     "GroupSettings", "Mention", "ModelUsage", "PossibleContradiction", "QueueStats", "RelationType",
-    "RemovalResult", "SagaInfo", "SagaSummary", "UtcDatetime", "Verdict", "acronym", "fold_relation",
+    "RemovalResult", "SagaInfo", "SagaSummary", "SameTimePolicy", "UtcDatetime", "Verdict", "acronym", "fold_relation",
     "normalise_name", "trusted",
 ]
 
