@@ -480,11 +480,13 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
         return None if value is None else normalise_name(_text(field, value) or "")
 
     async def timeline(self, group_id: str, entity: str, relation: str | None = None) -> list[Fact]:
-        """Every interval of the facts touching ``entity``, by ``valid_at``."""
+        """Every interval of the facts touching ``entity``, by ``valid_at``
+        (``conflicting`` marked as by :meth:`facts`)."""
         g = self._group(group_id)
         key = normalise_name(_text("entity", entity))
         rel = fold_relation(_text("relation", relation) or "") if relation is not None else None
-        return await (await self._ready()).timeline(g, key, rel)
+        store = await self._ready()
+        return await mark_conflicting(store, g, await store.timeline(g, key, rel), at=self._now(), known_at=None)
 
     async def search(
         self,

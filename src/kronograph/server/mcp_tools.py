@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict
 
@@ -36,6 +36,7 @@ from ..model import (
     RemovalResult,
     SagaSummary,
 )
+from ..same_time import mark_conflicting
 from .limits import Limits
 
 __all__ = [
@@ -564,7 +565,10 @@ class MemoryTools:
             g, query, scopes=["facts"], limit=limit, as_of=as_of, known_at=known_at, include_retired=include_retired,
             center_entity=center_entity, include_events=include_events,
         )
-        facts = await self._with_sources(g, [h.item for h in found.facts], [h.score for h in found.facts])
+        # search hits carry no same-time marker of their own: marked here, as believed now (kronograph.same_time)
+        hits = await mark_conflicting(self.memory.store, g, [h.item for h in found.facts], at=datetime.now(UTC),
+                                      known_at=None)
+        facts = await self._with_sources(g, hits, [h.score for h in found.facts])
         return FactsOut(group_id=g, facts=facts, left_out=found.left_out)
 
     async def get_fact(self, access: Access, group_id: str | None, fact_uuid: str) -> FactDetailOut:
