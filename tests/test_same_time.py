@@ -125,6 +125,17 @@ def test_a_held_conflict_is_settled_by_hand(memory_factory: MakeMemory, clock: S
     assert _marks(memory) == {"6.00%": (), "6.25%": ()}
 
 
+def test_late_history_is_held_and_born_closed(memory_factory: MakeMemory) -> None:
+    memory = memory_factory(model=None, relation_types=HOLD)
+    later = _rate(memory, "5.00%", at=T1 + timedelta(days=30)).fact.uuid  # the later value learned first
+    a = _rate(memory, "5.25%").fact
+    b = _rate(memory, "5.50%").fact
+    assert a.invalid_at == b.invalid_at == T1 + timedelta(days=30) and b.invalidated_by == later
+    assert _marks(memory, as_of=T1) == {"5.25%": (b.uuid,), "5.50%": (a.uuid,)}
+    assert _marks(memory) == {"5.00%": ()}
+    assert [c.kind for c in memory.contradictions(G, open_only=False)] == ["held"]
+
+
 def test_a_replacement_at_the_same_time_is_a_correction_not_a_hold(memory_factory: MakeMemory) -> None:
     memory = memory_factory(model=None, relation_types=HOLD)
     a = _rate(memory, "5.25%").fact.uuid
