@@ -54,6 +54,7 @@ from .model import (
     fold_relation,
     normalise_name,
 )
+from .same_time import held_partners, mark_conflicting
 from .search.engine import SCOPES, SearchRequest, run_search
 from .search.question import analyse
 from .search.recipes import Recipe
@@ -296,8 +297,10 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
         there is none (never was, or removed: its history may still tell)."""
         g = self._group(group_id)
         uuid = _id("fact_uuid", fact_uuid)
-        query = FactQuery(as_of=self._now(), include_retired=True, include_expired=True, uuids=(uuid,))
-        found = await (await self._ready()).facts(g, query)
+        now = self._now()
+        query = FactQuery(as_of=now, include_retired=True, include_expired=True, uuids=(uuid,))
+        store = await self._ready()
+        found = await mark_conflicting(store, g, await store.facts(g, query), at=now, known_at=None)
         return found[0] if found else None
 
     async def entity(self, group_id: str, entity_uuid: str) -> Entity:
@@ -407,14 +410,17 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
         by folded key; ``entity`` matches either end. Events (``Fact.event``:
         moments such as ``Sam LEFT Northwind``) are not standing facts: left
         out unless ``include_events`` (then those that had happened by then);
-        :meth:`events` reads them by time."""
+        :meth:`events` reads them by time. A fact held in conflict with
+        another (``RelationType(same_time="hold")``) names it in ``conflicting``."""
         checks.flag("include_events", include_events)
         g, query = self._fact_query(
             group_id, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
             known_at=known_at, include_retired=include_retired, include_expired=include_expired, limit=limit,
         )
         query = replace(query, event=None if include_events else False)
-        return await (await self._ready()).facts(g, query)
+        store = await self._ready()
+        found = await store.facts(g, query)
+        return await mark_conflicting(store, g, found, at=self._now(), known_at=query.known_at)
 
     async def events(
         self,
@@ -474,11 +480,13 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
         return None if value is None else normalise_name(_text(field, value) or "")
 
     async def timeline(self, group_id: str, entity: str, relation: str | None = None) -> list[Fact]:
-        """Every interval of the facts touching ``entity``, by ``valid_at``."""
+        """Every interval of the facts touching ``entity``, by ``valid_at``
+        (``conflicting`` marked as by :meth:`facts`)."""
         g = self._group(group_id)
         key = normalise_name(_text("entity", entity))
         rel = fold_relation(_text("relation", relation) or "") if relation is not None else None
-        return await (await self._ready()).timeline(g, key, rel)
+        store = await self._ready()
+        return await mark_conflicting(store, g, await store.timeline(g, key, rel), at=self._now(), known_at=None)
 
     async def search(
         self,
@@ -544,17 +552,20 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
 
     async def conflicts(self, group_id: str, fact_uuid: str) -> list[Fact]:
         """The whole slot of a fact: it and every fact linked to it by recorded
-        contradictions, directly or through others, by valid time, each with
-        its interval and source episodes; NotFoundError if the group has no
-        fact of that uuid."""
+        contradictions, directly or through others, and the facts it is held
+        in conflict with (``RelationType(same_time="hold")``) with theirs, by
+        valid time, each with its interval, source episodes and ``conflicting``
+        marker; NotFoundError if the group has no fact of that uuid."""
         g = self._group(group_id)
         uuid = _id("fact_uuid", fact_uuid)
         store = await self._ready()
-        hood = await store.conflict_neighbourhood(g, [uuid], depth=64)
+        now = self._now()
+        hood = await store.conflict_neighbourhood(g, [uuid, *sorted(await held_partners(store, g, uuid, now))],
+                                                  depth=64)
         if uuid not in hood.records:
             raise NotFoundError(f"no fact {uuid!r} in group {g!r}")
         records = sorted(hood.records.values(), key=lambda r: (r.valid_at, r.created_at, r.uuid))
-        return [r.to_fact() for r in records]
+        return await mark_conflicting(store, g, [r.to_fact() for r in records], at=now, known_at=None)
 
     async def entities(self, group_id: str, *, name: str | None = None, label: str | None = None) -> list[Entity]:
         """A group's entities, oldest first: all of them, or those ``name``

@@ -12,7 +12,7 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from .authority import Tier
 from .time import as_utc
@@ -22,7 +22,7 @@ __all__ = [
     "CommunityUpdate", "Contradiction", "ContradictionReason", "Entity", "EntitySummary", "Episode", "EpisodeKind",
     "EpisodeResult", "EpisodeStatus", "Fact", "FactChange", "FactSource", "ForgetReport", "GroupExport",
     "GroupSettings", "Mention", "ModelUsage", "PossibleContradiction", "QueueStats", "RelationType",
-    "RemovalResult", "SagaInfo", "SagaSummary", "UtcDatetime", "Verdict", "acronym", "fold_relation",
+    "RemovalResult", "SagaInfo", "SagaSummary", "SameTimePolicy", "UtcDatetime", "Verdict", "acronym", "fold_relation",
     "normalise_name", "trusted",
 ]
 
@@ -90,6 +90,10 @@ class Cardinality(StrEnum):
     MANY_TO_MANY = "many_to_many"  # no structural rule: only the judge decides
 
 
+SameTimePolicy = Literal["correct", "hold"]
+"""What a relation does with two values of one slot at the same valid time."""
+
+
 class RelationType(_Model):
     """A declared relation. A cardinality other than many-to-many makes
     contradiction detection deterministic for that relation: no judge needed.
@@ -109,6 +113,15 @@ class RelationType(_Model):
     # The tier its facts are filed at unless the filing names one
     # (:mod:`kronograph.authority`): then the tier's weight is the authority.
     tier: Tier | None = None
+    # Two values of one slot at the same valid time (:mod:`kronograph.same_time`):
+    # "correct" (the later learned expires the other) or "hold" (both stand, flagged).
+    same_time: SameTimePolicy = "correct"
+
+    @model_validator(mode="after")
+    def _hold_needs_a_slot(self) -> RelationType:
+        if self.same_time == "hold" and self.cardinality == Cardinality.MANY_TO_MANY:
+            raise ValueError("same_time='hold' needs a cardinality other than many_to_many (it holds a slot)")
+        return self
 
     @property
     def ends_keys(self) -> frozenset[str]:
@@ -278,6 +291,10 @@ class Fact(_Model):
     ``created_at``/``expired_at``: when this record was believed (transaction time).
     ``event``: a moment (``Sam LEFT Northwind`` on ``valid_at``), not a standing
     fact, left out of what is true unless asked for (see :class:`RelationType`).
+    ``conflicting``: the uuids of the facts it is held in conflict with (two
+    values of one slot at the same valid time, kept side by side by a relation
+    declared ``same_time="hold"``), set by ``facts()`` and ``conflicts()``
+    while the other still stands (see :mod:`kronograph.same_time`); empty elsewhere.
     """
 
     uuid: str
@@ -297,6 +314,9 @@ class Fact(_Model):
     attributes: dict[str, Any] = Field(default_factory=dict)
     event: bool = False
     tier: Tier | None = None
+    # The facts it is held in conflict with (the same slot and valid time, another
+    # value, a relation declared ``same_time="hold"``), as the read sees them.
+    conflicting: tuple[str, ...] = ()
 
     @property
     def triple(self) -> str:
@@ -373,7 +393,7 @@ class AuditEvent(_Model):
 
 
 # Why a PossibleContradiction is flagged (``recorded``: an explicit link, Memory.contradict).
-ContradictionReason = Literal["same_slot", "similar_text", "similar_meaning", "recorded"]
+ContradictionReason = Literal["same_slot", "same_time", "similar_text", "similar_meaning", "recorded"]
 
 
 class PossibleContradiction(_Model):
@@ -382,7 +402,9 @@ class PossibleContradiction(_Model):
     (or the episode's, for a candidate found by an episode's meaning),
     ``contradicts`` the standing fact; ``reason`` is ``same_slot`` (same
     subject and relation, another object: or the object side, for a relation
-    declared one subject per object), ``similar_text`` (fact texts alike on
+    declared one subject per object), ``same_time`` (the same slot and the
+    same valid time, held side by side: a relation declared
+    ``same_time="hold"``; always listed and recorded), ``similar_text`` (fact texts alike on
     the same two entities) or ``similar_meaning`` (close by embedding:
     topical closeness, which agreeing facts share too; ``similarity`` is the
     cosine). ``authority`` is the standing fact's (its tier's weight, else
@@ -404,14 +426,15 @@ class Contradiction(_Model):
     ``fact`` (the contradicting fact's uuid, or the filing episode's id for
     a candidate found by an episode's meaning) against ``contradicts`` (the
     fact contradicted, as it stands). ``kind`` is ``candidate`` (flagged when
-    the input was written) or ``recorded`` (filed on purpose with
-    ``Memory.contradict``, with the filer's ``note``). ``score`` is
+    the input was written), ``recorded`` (filed on purpose with
+    ``Memory.contradict``, with the filer's ``note``) or ``held`` (two
+    values of one slot at the same valid time, both kept: reason ``same_time``). ``score`` is
     ``authority`` x ``actor_weight``: governance risk, not severity. Open
     while both sides stand and nobody dismissed it (``dismissed_at``)."""
 
     fact: str
     contradicts: Fact
-    kind: Literal["candidate", "recorded"]
+    kind: Literal["candidate", "recorded", "held"]
     reason: ContradictionReason
     authority: float
     actor_weight: float

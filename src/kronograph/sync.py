@@ -281,7 +281,8 @@ class Memory(SyncShell):
         by folded key; ``entity`` matches either end. Events (``Fact.event``:
         moments such as ``Sam LEFT Northwind``) are not standing facts: left
         out unless ``include_events`` (then those that had happened by then);
-        :meth:`events` reads them by time."""
+        :meth:`events` reads them by time. A fact held in conflict with
+        another (``RelationType(same_time="hold")``) names it in ``conflicting``."""
         return self._call(self._core.facts(
             group_id, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of, known_at=known_at,
             include_retired=include_retired, include_expired=include_expired, include_events=include_events,
@@ -303,7 +304,8 @@ class Memory(SyncShell):
         ))
 
     def timeline(self, group_id: str, entity: str, relation: str | None = None) -> list[Fact]:
-        """Every interval of the facts touching ``entity``, by ``valid_at``."""
+        """Every interval of the facts touching ``entity``, by ``valid_at``
+        (``conflicting`` marked as by :meth:`facts`)."""
         return self._call(self._core.timeline(group_id, entity, relation))
 
     def search(
@@ -330,9 +332,10 @@ class Memory(SyncShell):
 
     def conflicts(self, group_id: str, fact_uuid: str) -> list[Fact]:
         """The whole slot of a fact: it and every fact linked to it by recorded
-        contradictions, directly or through others, by valid time, each with
-        its interval and source episodes; NotFoundError if the group has no
-        fact of that uuid."""
+        contradictions, directly or through others, and the facts it is held
+        in conflict with (``RelationType(same_time="hold")``) with theirs, by
+        valid time, each with its interval, source episodes and ``conflicting``
+        marker; NotFoundError if the group has no fact of that uuid."""
         return self._call(self._core.conflicts(group_id, fact_uuid))
 
     def entities(self, group_id: str, *, name: str | None = None, label: str | None = None) -> list[Entity]:

@@ -46,7 +46,8 @@ def audit(
     log: Annotated[bool, typer.Option("--log", help="Print the group's audit log instead of sweeping it.")] = False,
     kind: Annotated[str | None, option("KIND", "With --log: only events of this kind (e.g. forgotten).")] = None,
     relation_type: Annotated[
-        list[str], option("NAME=CARDINALITY", "Declare a relation's cardinality for the sweep; repeatable.")
+        list[str], option("NAME=CARDINALITY[:hold]", "Declare a relation's cardinality (:hold: same-time values"
+                          " are held, reason same_time) for the sweep; repeatable.")
     ] = [],  # noqa: B006
     as_json: Annotated[bool, typer.Option("--json", help="Print the findings or events as JSON instead.")] = False,
     db: Db = DEFAULT_DB,

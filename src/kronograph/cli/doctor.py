@@ -87,7 +87,8 @@ def doctor(
         ),
     ] = False,
     relation_type: Annotated[
-        list[str], option("NAME=CARDINALITY", "Declare a relation's cardinality for the overlap check; repeatable.")
+        list[str], option("NAME=CARDINALITY[:hold]", "Declare a relation's cardinality (:hold: values held at"
+                          " the same valid time are no overlap) for the overlap check; repeatable.")
     ] = [],  # noqa: B006
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead.")] = False,
     db: Db = DEFAULT_DB,

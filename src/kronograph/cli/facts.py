@@ -20,13 +20,20 @@ __all__ = ["add_fact", "facts", "history", "remove_episode", "timeline"]
 
 
 def _relation_types(specs: Sequence[str]) -> dict[str, dict[str, str]]:
+    """``NAME=CARDINALITY`` specs, each with an optional ``:hold`` or
+    ``:correct`` (what two values at the same valid time do: kronograph.same_time)."""
     kinds = ", ".join(c.value for c in Cardinality)
     out: dict[str, dict[str, str]] = {}
     for spec in specs:
-        name, sep, cardinality = spec.partition("=")
-        if not sep or not name.strip() or cardinality.strip() not in {c.value for c in Cardinality}:
-            fail(f"--relation-type: expected NAME=CARDINALITY with CARDINALITY one of {kinds}, got {spec!r}")
-        out[name.strip()] = {"cardinality": cardinality.strip()}
+        name, sep, rest = spec.partition("=")
+        cardinality, colon, policy = rest.partition(":")
+        if (not sep or not name.strip() or cardinality.strip() not in {c.value for c in Cardinality}
+                or (colon and policy.strip() not in ("hold", "correct"))):
+            fail(f"--relation-type: expected NAME=CARDINALITY[:hold|:correct] with CARDINALITY one of {kinds},"
+                 f" got {spec!r}")
+        if policy.strip() == "hold" and cardinality.strip() == Cardinality.MANY_TO_MANY:
+            fail(f"--relation-type: {spec!r}: hold needs a cardinality other than many_to_many")
+        out[name.strip()] = {"cardinality": cardinality.strip(), **({"same_time": policy.strip()} if colon else {})}
     return out
 
 
@@ -42,7 +49,8 @@ def add_fact(
     subject_label: Annotated[list[str], option("LABEL", "A type of the subject; repeatable.")] = [],  # noqa: B006
     object_label: Annotated[list[str], option("LABEL", "A type of the object; repeatable.")] = [],  # noqa: B006
     relation_type: Annotated[
-        list[str], option("NAME=CARDINALITY", "Declare a relation's cardinality for this call; repeatable.")
+        list[str], option("NAME=CARDINALITY[:hold]", "Declare a relation's cardinality for this call (:hold keeps"
+                          " two values at the same valid time, flagged, instead of correcting); repeatable.")
     ] = [],  # noqa: B006
     actor: Actor = None,
     tier: TierOption = None,

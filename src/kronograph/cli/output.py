@@ -52,14 +52,16 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
 
 
 def fact_table(facts: Sequence[Fact], title: str | None = None) -> Table:
-    """Facts with both valid-time ends and their source episodes."""
+    """Facts with both valid-time ends and their source episodes; a fact
+    held in conflict with another of the same time says so by its object."""
     table = Table(title=title, title_justify="left", header_style="bold")
     for name in ("uuid", "subject", "relation", "object", "valid_at", "invalid_at", "episodes"):
         wraps = name == "episodes"  # the one column that may fold on a narrow terminal
         table.add_column(name, style="dim" if name == "uuid" else None, no_wrap=not wraps, overflow="fold")
     for fact in facts:
         table.add_row(
-            short(fact.uuid), escape(fact.subject), escape(fact.relation), escape(fact.object), when(fact.valid_at),
+            short(fact.uuid), escape(fact.subject), escape(fact.relation),
+            escape(fact.object) + (" [red](conflicting)[/]" if fact.conflicting else ""), when(fact.valid_at),
             when(fact.invalid_at, "[dim]event[/]" if fact.event else "[dim]open[/]"),
             escape(", ".join(map(short, fact.episodes))),
         )
@@ -79,6 +81,8 @@ def timeline_table(facts: Sequence[Fact], title: str | None = None) -> Table:
             status = "[cyan]event[/]"
         else:
             status = "[green]current[/]" if fact.invalid_at is None else "[yellow]closed[/]"
+            if fact.conflicting:  # held beside another value of the same time (kronograph.same_time)
+                status += " [red]conflicting[/]"
         table.add_row(interval(fact), escape(fact.triple), status, when(fact.created_at))
     return table
 

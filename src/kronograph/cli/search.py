@@ -177,7 +177,8 @@ def search(
 def _status(fact: Fact) -> str:
     if fact.expired_at is not None:
         return "[red]expired[/]"
-    return "[green]current[/]" if fact.invalid_at is None else "[yellow]closed[/]"
+    status = "[green]current[/]" if fact.invalid_at is None else "[yellow]closed[/]"
+    return status + (" [red]conflicting[/]" if fact.conflicting else "")  # held at the same time (same_time)
 
 
 def conflicts(
@@ -186,7 +187,7 @@ def conflicts(
     as_json: Annotated[bool, typer.Option("--json", help="Print the facts as a JSON array instead.")] = False,
     db: Db = DEFAULT_DB,
 ) -> None:
-    """Show a fact's slot: it and every fact competing with it, by valid time, with their sources."""
+    """Show a fact's slot: it and every fact competing with or held beside it, by valid time, with sources."""
     with open_memory(db, group=group) as memory:
         found = memory.conflicts(group, fact_uuid)
     if as_json:

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..authority import POLICY_SETTING, ContradictionPolicy, actor_weight
 from ..model import AuditEvent, ContradictionReason, Fact, PossibleContradiction, fold_relation
+from ..same_time import HELD
 from ..store.plan import Plan
 from ..store.records import ContradictionRecord, FactRecord
 
@@ -135,19 +136,26 @@ def rank(
     structural reason. ``exclude``: what the write itself made or retired.
     The candidate set is the structural ones, then the nearest in meaning up
     to the cap; it is listed highest tier (authority) first, then the most
-    recent."""
+    recent. A ``same_time`` one (a fact held beside the new one) is always
+    listed, first, whatever ``exclude`` and the cap say (the caller leaves
+    out one retired since)."""
     cap = scorer.policy.candidates
+    held: dict[str, PossibleContradiction] = {}  # same_time: always listed, beyond the cap (kronograph.same_time)
     found: dict[str, PossibleContradiction] = {}
     for new, cand, reason in structural:
-        if cand.uuid not in exclude and cand.uuid not in found:
+        if reason == "same_time":
+            held.setdefault(cand.uuid, _candidate(scorer, new, cand.to_fact(), reason, None))
+        elif cand.uuid not in exclude and cand.uuid not in found:
             found[cand.uuid] = _candidate(scorer, new, cand.to_fact(), reason, None)
+    exclude = {*exclude, *held}
+    found = {u: p for u, p in found.items() if u not in held}
     for new, fact, similarity in sorted(similar, key=lambda s: (-s[2], s[1].uuid)):  # the nearest fill the cap
         if len(found) >= cap:
             break
         if fact.uuid not in exclude and fact.uuid not in found:
             found[fact.uuid] = _candidate(scorer, new, fact, "similar_meaning", similarity)
     ordered = sorted(found.values(), key=lambda p: (-p.authority, -p.contradicts.created_at.timestamp(), p.fact))
-    return ordered[:cap]
+    return [*held.values(), *ordered[:cap]]
 
 
 def _candidate(
@@ -166,7 +174,8 @@ def flag(
     """Write each candidate that scores above zero: its audit event and its
     row, in ``plan`` (the write's own transaction)."""
     for p in found:
-        if p.score <= 0:
+        held = p.reason == "same_time"
+        if p.score <= 0 and not held:  # a held conflict is recorded whatever it scores
             continue
         detail = {
             "fact": p.fact, "contradicts": p.contradicts.uuid, "reason": p.reason, "tier": p.contradicts.tier,
@@ -178,7 +187,8 @@ def flag(
             detail=detail, actor=actor,
         ))
         plan.contradictions.append(ContradictionRecord(
-            group_id=plan.group_id, fact_uuid=p.fact, target_uuid=p.contradicts.uuid, kind="candidate",
+            group_id=plan.group_id, fact_uuid=p.fact, target_uuid=p.contradicts.uuid,
+            kind=HELD if held else "candidate",
             reason=p.reason, target_authority=p.authority, actor_weight=p.actor_weight, score=p.score,
             similarity=p.similarity, note=None, actor=actor, episode_id=episode_id, created_at=plan.now,
         ))

@@ -259,6 +259,7 @@ async def resolve_fact(
         if into is not None and into.uuid == replaces:
             raise InvalidInputError("replaces", "the new fact restates the fact it names as replaced")
         decision.contradicts.append(replaced)
+        decision.held = [c for c in decision.held if c.uuid != replaces]  # replaced by hand: no longer held
     outcome = plan_fact(
         plan=plan,
         new=record,

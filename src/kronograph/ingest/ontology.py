@@ -11,13 +11,13 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
 from .. import checks
 from ..errors import InvalidInputError
-from ..model import Cardinality, RelationType, fold_relation
+from ..model import Cardinality, RelationType, SameTimePolicy, fold_relation
 
 __all__ = ["Ontology", "TypeSpec"]
 
@@ -33,6 +33,7 @@ class TypeSpec:
     fields: dict[str, str]
     cardinality: Cardinality | None = None
     event: bool | None = None  # a fact type's ``event: ClassVar[bool]`` (see RelationType.event)
+    same_time: str | None = None  # a fact type's ``same_time: ClassVar[str]``: "hold" or "correct"
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "description": self.description, "fields": self.fields}
@@ -40,6 +41,8 @@ class TypeSpec:
             out["cardinality"] = self.cardinality.value
         if self.event is not None:
             out["event"] = self.event
+        if self.same_time is not None:
+            out["same_time"] = self.same_time
         return out
 
 
@@ -76,11 +79,19 @@ def _spec(name: str, cls: type[BaseModel], what: str) -> TypeSpec:
         event = None
     if event is not None and not isinstance(event, bool):
         raise InvalidInputError(what, f"{name}.event must be True or False, not {event!r}")
+    same_time = getattr(cls, "same_time", None)
+    if isinstance(same_time, property):
+        same_time = None
+    if same_time is not None and same_time not in ("correct", "hold"):
+        raise InvalidInputError(what, f"{name}.same_time must be 'correct' or 'hold', not {same_time!r}")
+    if same_time == "hold" and cardinality in (None, Cardinality.MANY_TO_MANY):
+        raise InvalidInputError(what, f"{name}.same_time='hold' needs a cardinality other than many_to_many")
     doc = (cls.__doc__ or "").strip()
     if doc.startswith(f"{cls.__name__}(") or "BaseModel" in doc[:40]:
         doc = ""  # pydantic's generated docstring says nothing useful
     return TypeSpec(
-        name=name, description=" ".join(doc.split()), fields=fields, cardinality=cardinality, event=event
+        name=name, description=" ".join(doc.split()), fields=fields, cardinality=cardinality, event=event,
+        same_time=same_time,
     )
 
 
@@ -137,6 +148,7 @@ class Ontology:
                     fields=dict(r.get("fields", {})),
                     cardinality=Cardinality(r["cardinality"]) if r.get("cardinality") else None,
                     event=r.get("event"),
+                    same_time=r.get("same_time"),
                 )
                 for r in rows
             }
@@ -156,11 +168,11 @@ class Ontology:
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     def relation_types(self) -> dict[str, RelationType]:
-        """Cardinalities and events the fact types declare, by folded relation key."""
+        """Cardinalities, events and same-time policies the fact types declare, by folded relation key."""
         return {
             fold_relation(name): RelationType(
                 cardinality=spec.cardinality or Cardinality.MANY_TO_MANY, description=spec.description or None,
-                event=spec.event,
+                event=spec.event, same_time=cast(SameTimePolicy, spec.same_time or "correct"),
             )
             for name, spec in self.fact_types.items()
             if spec.cardinality is not None or spec.event is not None

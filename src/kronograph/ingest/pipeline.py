@@ -141,7 +141,13 @@ def _standing(outcome: _Outcome, check: _Check | None) -> list[PossibleContradic
     if check is None:
         return []
     gone = outcome.untouchable | set(outcome.retired)
-    structure = [(new, cand, why) for new, cand, why in outcome.structural if new not in outcome.retired]
+    def expired(uuid: str) -> bool:
+        return uuid in outcome.retired and outcome.retired[uuid].expired_at is not None
+
+    structure = [
+        (new, cand, why) for new, cand, why in outcome.structural
+        if (not (expired(new) or expired(cand.uuid)) if why == "same_time" else new not in outcome.retired)
+    ]  # a held pair a later fact of the episode closed was still held until then (kronograph.same_time)
     by_source: dict[int, list[tuple[Fact, float, int]]] = {}
     for found in check.similar.values():
         by_source.setdefault(found[2], []).append(found)

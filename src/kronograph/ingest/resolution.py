@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from ..model import AuditEvent, Cardinality, ContradictionReason, Episode, EpisodeKind, RelationType, Verdict, trusted
+from ..same_time import split_held
 from ..store.plan import Plan
 from ..store.records import FactRecord, Neighbourhood
 from .timeline import merge_sources, recompute, refresh, supersede
@@ -62,6 +63,7 @@ class Screening:
     by_cardinality: list[FactRecord] = field(default_factory=list)
     for_judge: list[FactRecord] = field(default_factory=list)
     same_pair: set[str] = field(default_factory=set)  # candidates between the same two entities
+    held: list[FactRecord] = field(default_factory=list)  # same slot and time, kept beside it (same_time="hold")
 
 
 def screen(
@@ -105,6 +107,7 @@ def screen(
             continue  # declared compatible: nothing for a judge to weigh
         if not expired:
             result.for_judge.append(cand)
+    result.held = split_held(result.by_cardinality, new, relation_type)
     return result
 
 
@@ -113,6 +116,7 @@ class Decision:
     duplicate_of: FactRecord | None
     contradicts: list[FactRecord]
     refused: list[str]
+    held: list[FactRecord] = field(default_factory=list)  # kept beside the new fact, flagged (kronograph.same_time)
 
 
 def decide(screening: Screening, verdict: Verdict) -> Decision:
@@ -128,7 +132,7 @@ def decide(screening: Screening, verdict: Verdict) -> Decision:
         cand = shown.get(uuid)
         if cand is not None and cand is not duplicate:
             contradicts.append(cand)
-    return Decision(duplicate_of=duplicate, contradicts=contradicts, refused=refused)
+    return Decision(duplicate_of=duplicate, contradicts=contradicts, refused=refused, held=list(screening.held))
 
 
 @dataclass(slots=True)
@@ -224,8 +228,9 @@ def flag_contradictions(
     and relation with another object, for a relation not declared
     many-to-many (or the same object and relation with another subject, for
     one declared one subject per object); or a fact text much like the new
-    one's between the same two entities under another relation. A merge (a
-    restatement), or a fact closed before the other begins, flags nothing."""
+    one's between the same two entities under another relation; first, the
+    facts a ``same_time="hold"`` relation kept beside it (``same_time``). A
+    merge (a restatement), or a fact closed before the other begins, flags nothing."""
     new = outcome.target
     if outcome.merged or new.expired_at is not None or new.event:
         return []  # an event stands for nothing now: it disagrees with no standing fact
@@ -237,7 +242,10 @@ def flag_contradictions(
     subject_side = not many and (relation_type is None or relation_type.one_object_per_subject)
     object_side = relation_type is not None and relation_type.one_subject_per_object
     ends = {new.source_uuid, new.target_uuid}
-    out: list[tuple[FactRecord, ContradictionReason, float]] = []
+    out: list[tuple[FactRecord, ContradictionReason, float]] = [
+        (cand, "same_time", authority(cand.relation_key)) for cand in decision.held if cand.uuid not in gone
+    ]  # held side by side: flagged whether or not either is closed since (they share their start)
+    gone |= {cand.uuid for cand in decision.held}
     for cand in candidates:
         if cand.uuid == new.uuid or cand.uuid in gone or cand.expired_at is not None or cand.invalid_at is not None:
             continue

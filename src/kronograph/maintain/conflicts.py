@@ -6,7 +6,9 @@ applied to every pair of current facts: the same slot (same subject and
 folded relation, another object, for a relation not declared many-to-many;
 or the same object, another subject, for one declared one subject per
 object), or alike fact texts between the same two entities under another
-relation. Reads only; writes nothing.
+relation. A same-slot pair of a relation declared ``same_time="hold"`` with
+the same valid time is reported with reason ``same_time`` (held side by
+side: :mod:`kronograph.same_time`). Reads only; writes nothing.
 """
 
 from __future__ import annotations
@@ -61,14 +63,19 @@ def sweep_conflicts(
             fact=new.uuid, contradicts=old, reason=reason, authority=authority(old), score=authority(old),
         ))
 
+    def slot_reason(old: Fact, new: Fact) -> ContradictionReason:
+        declared = relation_types.get(fold_relation(new.relation))
+        held = declared is not None and declared.same_time == "hold" and old.valid_at == new.valid_at
+        return "same_time" if held else "same_slot"
+
     for slot in subject_slots.values():
         for old, new in _pairs(slot):
             if old.object_uuid != new.object_uuid:
-                flag(old, new, "same_slot")
+                flag(old, new, slot_reason(old, new))
     for slot in object_slots.values():
         for old, new in _pairs(slot):
             if old.subject_uuid != new.subject_uuid:
-                flag(old, new, "same_slot")
+                flag(old, new, slot_reason(old, new))
     for pair in by_pair.values():
         for old, new in _pairs(pair):
             if fold_relation(old.relation) != fold_relation(new.relation) and (

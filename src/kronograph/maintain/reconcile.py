@@ -14,7 +14,9 @@ Checks (each finding carries what is needed to act on it):
   left with nothing deleted), one plan per missing episode.
 * overlapping intervals within a slot: two unexpired facts of a relation
   declared single-valued (many-to-one: same subject; one-to-many: same
-  object; one-to-one: both) whose valid times overlap. Reported only: which
+  object; one-to-one: both) whose valid times overlap (not two a relation
+  declared ``same_time="hold"`` keeps side by side from the same valid time:
+  those are listed as held contradictions). Reported only: which
   fact is right (or whether the declaration is) is a judgment, and retiring
   either changes what the memory answers.
 * entity fragment candidates: pairs ingestion recorded as maybe one entity,
@@ -244,6 +246,11 @@ def _overlaps(facts: list[Fact], relation: RelationType) -> list[SlotOverlap]:
     if relation.one_subject_per_object:
         sides.append("object")
     found: list[SlotOverlap] = []
+
+    def held(a: Fact, b: Fact) -> bool:
+        return relation.same_time == "hold" and a.valid_at == b.valid_at and a.expired_at is None \
+            and b.expired_at is None
+
     for side in sides:
         slots: dict[str, list[Fact]] = defaultdict(list)
         for fact in facts:
@@ -254,6 +261,8 @@ def _overlaps(facts: list[Fact], relation: RelationType) -> list[SlotOverlap]:
             for fact in slot:
                 active = [a for a in active if a.invalid_at is None or a.invalid_at > fact.valid_at]
                 for earlier in active:
+                    if held(earlier, fact):
+                        continue  # kept side by side on purpose: a same-time conflict (kronograph.same_time)
                     ends = [e for e in (earlier.invalid_at, fact.invalid_at) if e is not None]
                     other: Callable[[Fact], str] = (
                         (lambda f: f.object_uuid) if side == "subject" else (lambda f: f.subject_uuid)

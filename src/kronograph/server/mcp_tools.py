@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict
 
@@ -36,6 +36,7 @@ from ..model import (
     RemovalResult,
     SagaSummary,
 )
+from ..same_time import mark_conflicting
 from .limits import Limits
 
 __all__ = [
@@ -163,6 +164,7 @@ class FactOut(_Out):
     episodes: list[str]
     sources: list[SourceOut] | None = None
     score: float | None = None
+    conflicting: list[str] = []  # facts held in conflict with it (same slot and valid time): kronograph.same_time
 
     @classmethod
     def of(cls, fact: Fact, sources: Sequence[FactSource] | None = None, score: float | None = None) -> FactOut:
@@ -171,13 +173,15 @@ class FactOut(_Out):
             valid_at=fact.valid_at, invalid_at=fact.invalid_at, expired_at=fact.expired_at,
             retired=fact.invalid_at is not None or fact.expired_at is not None, invalidated_by=fact.invalidated_by,
             episodes=list(fact.episodes), sources=None if sources is None else [SourceOut.of(s) for s in sources],
-            score=score, event=fact.event,
+            score=score, event=fact.event, conflicting=list(fact.conflicting),
         )
 
     def text(self) -> str:
         state = "event: happened then, not a standing fact" if self.event else "retired" if self.retired else "current"
         if self.expired_at is not None:
             state += f", record superseded {_when(self.expired_at)}"
+        if self.conflicting:
+            state += f", CONFLICTING (same time) with {', '.join(self.conflicting)}"
         when = f"on {_when(self.valid_at)}" if self.event and self.invalid_at is None else (
             f"valid {_when(self.valid_at)} → {_when(self.invalid_at)}")
         line = (f"- {self.fact} [{self.subject} {self.relation} {self.object}] {when}"
@@ -561,7 +565,10 @@ class MemoryTools:
             g, query, scopes=["facts"], limit=limit, as_of=as_of, known_at=known_at, include_retired=include_retired,
             center_entity=center_entity, include_events=include_events,
         )
-        facts = await self._with_sources(g, [h.item for h in found.facts], [h.score for h in found.facts])
+        # search hits carry no same-time marker of their own: marked here, as believed now (kronograph.same_time)
+        hits = await mark_conflicting(self.memory.store, g, [h.item for h in found.facts], at=datetime.now(UTC),
+                                      known_at=None)
+        facts = await self._with_sources(g, hits, [h.score for h in found.facts])
         return FactsOut(group_id=g, facts=facts, left_out=found.left_out)
 
     async def get_fact(self, access: Access, group_id: str | None, fact_uuid: str) -> FactDetailOut:

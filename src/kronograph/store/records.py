@@ -140,6 +140,7 @@ class FactRecord:
             attributes=dict(self.attributes),
             event=self.event,
             tier=self.tier,
+            conflicting=(),
         )
 
 
@@ -156,8 +157,8 @@ class ContradictionRecord:
     group_id: str
     fact_uuid: str
     target_uuid: str
-    kind: str  # "candidate" | "recorded"
-    reason: str  # same_slot | similar_text | similar_meaning | recorded
+    kind: str  # "candidate" | "recorded" | "held"
+    reason: str  # same_slot | same_time | similar_text | similar_meaning | recorded
     target_authority: float
     actor_weight: float
     score: float

@@ -50,6 +50,7 @@ def fact(row: tuple) -> Fact:  # type: ignore[type-arg]
         episodes=tuple(_json(row[14], ())),
         event=bool(row[15]),
         tier=row[16],
+        conflicting=(),
     )
 
 
