@@ -12,9 +12,10 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from .authority import Tier
+from .qualifiers import qualifier_keys
 from .time import as_utc
 
 __all__ = [
@@ -109,6 +110,16 @@ class RelationType(_Model):
     # The tier its facts are filed at unless the filing names one
     # (:mod:`kronograph.authority`): then the tier's weight is the authority.
     tier: Tier | None = None
+    # Qualifier keys its facts may carry (``("period",)``): cardinality then
+    # applies per subject, relation and qualifiers (see kronograph.qualifiers).
+    qualifiers: tuple[str, ...] = ()
+
+    @field_validator("qualifiers", mode="before")
+    @classmethod
+    def _qualifier_keys(cls, value: Any) -> tuple[str, ...]:
+        if isinstance(value, str):
+            raise ValueError("expected a list of qualifier keys, not a string")
+        return qualifier_keys(value or ())
 
     @property
     def ends_keys(self) -> frozenset[str]:
@@ -297,6 +308,8 @@ class Fact(_Model):
     attributes: dict[str, Any] = Field(default_factory=dict)
     event: bool = False
     tier: Tier | None = None
+    # Its qualifiers (``{"period": "2024-Q2"}``): which slot of its relation it fills.
+    qualifiers: dict[str, str] = Field(default_factory=dict)
 
     @property
     def triple(self) -> str:

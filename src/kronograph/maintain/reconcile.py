@@ -60,6 +60,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .._retry import retry_on_conflict
 from ..metrics import record_interval_violations
 from ..model import AuditEvent, Cardinality, Entity, Fact, RelationType, UtcDatetime, normalise_name
+from ..qualifiers import encode as encode_qualifiers
 from ..store.plan import Plan
 from ..store.protocol import CallerReads, FactQuery, Store
 from ..store.records import HealthScan
@@ -245,10 +246,12 @@ def _overlaps(facts: list[Fact], relation: RelationType) -> list[SlotOverlap]:
         sides.append("object")
     found: list[SlotOverlap] = []
     for side in sides:
-        slots: dict[str, list[Fact]] = defaultdict(list)
+        # A slot is also its qualifiers (kronograph.qualifiers): Q2's value beside Q3's is no overlap.
+        slots: dict[tuple[str, str], list[Fact]] = defaultdict(list)
         for fact in facts:
-            slots[fact.subject_uuid if side == "subject" else fact.object_uuid].append(fact)
-        for entity_uuid, slot in sorted(slots.items()):
+            end = fact.subject_uuid if side == "subject" else fact.object_uuid
+            slots[(end, encode_qualifiers(fact.qualifiers) or "")].append(fact)
+        for (entity_uuid, _), slot in sorted(slots.items()):
             slot.sort(key=lambda f: (f.valid_at, f.uuid))
             active: list[Fact] = []
             for fact in slot:

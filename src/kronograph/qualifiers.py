@@ -1,0 +1,174 @@
+"""Qualifiers: the keys that make one relation hold several values at once.
+
+"Q2 deliveries were 400k" and "Q3 deliveries were 380k" are two values of one
+relation that do not replace each other: each is filed with its ``period``.
+A relation declares its qualifier keys (``RelationType(qualifiers=("period",))``);
+a fact gives a value for some of them; cardinality, restatement and the
+judge then apply per *slot*: subject, relation and qualifiers together.
+
+Keys are identifier-like (a letter or ``_``, then letters, digits or ``_``;
+at most :data:`KEY_MAX` characters) and folded to lower case. Values are
+text: stripped, runs of white space folded to one space, at most
+:data:`VALUE_MAX` characters, no control character; their case is kept and
+compared exactly (``2024-Q2`` and ``2024-q2`` are two slots). A fact holds at
+most :data:`MAX_QUALIFIERS`. Stored as canonical JSON text (keys sorted), or
+NULL for none. This module imports nothing of ours but the checks.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from . import checks
+from .errors import InvalidInputError
+
+__all__ = [
+    "KEY_MAX", "MAX_QUALIFIERS", "VALUE_MAX", "Qualifiers", "decode", "describe", "encode", "key_problem",
+    "matches", "normalise_value", "qualifier_keys", "qualifiers", "value_problem", "wanted",
+]
+
+KEY_MAX = 40
+VALUE_MAX = 200
+MAX_QUALIFIERS = 8
+
+Qualifiers = dict[str, str]
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SPACE = re.compile(r"\s+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def key_problem(key: Any) -> str | None:
+    """What is wrong with a qualifier key, or None."""
+    if not isinstance(key, str):
+        return f"a qualifier key must be a string, not {type(key).__name__}"
+    if not key:
+        return "a qualifier key must not be empty"
+    if len(key) > KEY_MAX:
+        return f"qualifier key {key[:KEY_MAX]!r}... is longer than {KEY_MAX} characters"
+    if not _KEY.fullmatch(key):
+        return f"qualifier key {key!r} must be a letter or '_' followed by letters, digits or '_'"
+    return None
+
+
+def value_problem(value: Any) -> str | None:
+    """What is wrong with a qualifier value (before it is normalised), or None."""
+    if not isinstance(value, str):
+        return f"expected a string, not {type(value).__name__}"
+    problem = checks.text_problem(value)
+    if problem is not None:
+        return problem
+    if _CONTROL.search(value):
+        return "contains a control character"
+    if not value.strip():
+        return "must not be empty"
+    if len(normalise_value(value)) > VALUE_MAX:
+        return f"is longer than {VALUE_MAX} characters"
+    return None
+
+
+def normalise_value(value: str) -> str:
+    """A value as stored and compared: stripped, white space runs folded; case kept."""
+    return _SPACE.sub(" ", value).strip()
+
+
+def qualifier_keys(keys: Iterable[Any]) -> tuple[str, ...]:
+    """A relation's declared keys, checked and folded to lower case; a key
+    given twice is refused (ValueError, for pydantic)."""
+    out: list[str] = []
+    for key in keys:
+        problem = key_problem(key)
+        if problem is not None:
+            raise ValueError(problem)
+        folded = key.casefold()
+        if folded in out:
+            raise ValueError(f"qualifier key {key!r} is declared twice")
+        out.append(folded)
+    if len(out) > MAX_QUALIFIERS:
+        raise ValueError(f"at most {MAX_QUALIFIERS} qualifier keys")
+    return tuple(out)
+
+
+def qualifiers(
+    field: str, value: Mapping[str, Any] | None, declared: Iterable[str] | None, relation: str = "",
+) -> Qualifiers:
+    """A caller's qualifiers, checked against the keys its relation declares
+    (``declared``; None or empty: the relation declares none) and normalised:
+    InvalidInputError naming the key on anything wrong."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidInputError(field, f"expected a mapping of key to value, not {type(value).__name__}")
+    allowed = set(declared or ())
+    if len(value) > MAX_QUALIFIERS:
+        raise InvalidInputError(field, f"at most {MAX_QUALIFIERS} qualifiers")
+    out: Qualifiers = {}
+    for key, raw in value.items():
+        problem = key_problem(key)
+        if problem is not None:
+            raise InvalidInputError(field, problem)
+        folded = key.casefold()
+        if folded not in allowed:
+            said = f"declares {sorted(allowed)}" if allowed else "declares no qualifiers"
+            raise InvalidInputError(
+                f"{field}[{key!r}]", f"relation {relation!r} {said}: declare it with RelationType(qualifiers=...)",
+            )
+        problem = value_problem(raw)
+        if problem is not None:
+            raise InvalidInputError(f"{field}[{key!r}]", problem)
+        if folded in out:
+            raise InvalidInputError(f"{field}[{key!r}]", "given twice")
+        out[folded] = normalise_value(raw)
+    return dict(sorted(out.items()))
+
+
+def encode(value: Mapping[str, str] | None) -> str | None:
+    """The stored form: canonical JSON text (keys sorted), None for none."""
+    if not value:
+        return None
+    return json.dumps(dict(sorted(value.items())), ensure_ascii=False, separators=(",", ":"))
+
+
+def decode(value: Any) -> Qualifiers:
+    """The stored form back (text, a value a driver decoded, or NULL)."""
+    if not value:
+        return {}
+    data = json.loads(value) if isinstance(value, str) else value
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def describe(value: Mapping[str, str] | None) -> str:
+    """How a fact's text shows its qualifiers: ``" (period 2024-Q2)"``, or ""."""
+    if not value:
+        return ""
+    return " (" + ", ".join(f"{k} {v}" for k, v in sorted(value.items())) + ")"
+
+
+def wanted(field: str, value: Mapping[str, Any] | None) -> tuple[tuple[str, str], ...]:
+    """A read's qualifier filter (every pair must match), checked and
+    normalised as a write's are, sorted by key; a key need not be declared
+    (one no fact carries matches nothing)."""
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        raise InvalidInputError(field, f"expected a mapping of key to value, not {type(value).__name__}")
+    out: dict[str, str] = {}
+    for key, raw in value.items():
+        problem = key_problem(key)
+        if problem is not None:
+            raise InvalidInputError(field, problem)
+        problem = value_problem(raw)
+        if problem is not None:
+            raise InvalidInputError(f"{field}[{key!r}]", problem)
+        out[key.casefold()] = normalise_value(raw)
+    if len(out) > MAX_QUALIFIERS:
+        raise InvalidInputError(field, f"at most {MAX_QUALIFIERS} qualifiers")
+    return tuple(sorted(out.items()))
+
+
+def matches(carried: Mapping[str, str], asked: Iterable[tuple[str, str]]) -> bool:
+    """Whether a fact's qualifiers hold every asked pair."""
+    return all(carried.get(k) == v for k, v in asked)
