@@ -26,7 +26,7 @@ from . import checks
 from .errors import InvalidInputError
 
 __all__ = [
-    "KEY_MAX", "MAX_QUALIFIERS", "VALUE_MAX", "Qualifiers", "decode", "describe", "encode", "key_problem",
+    "KEY_MAX", "MAX_QUALIFIERS", "VALUE_MAX", "Qualifiers", "decode", "describe", "encode", "kept", "key_problem",
     "matches", "normalise_value", "qualifier_keys", "qualifiers", "value_problem", "wanted",
 ]
 
@@ -172,3 +172,25 @@ def wanted(field: str, value: Mapping[str, Any] | None) -> tuple[tuple[str, str]
 def matches(carried: Mapping[str, str], asked: Iterable[tuple[str, str]]) -> bool:
     """Whether a fact's qualifiers hold every asked pair."""
     return all(carried.get(k) == v for k, v in asked)
+
+
+def kept(value: Mapping[str, Any], declared: Iterable[str]) -> tuple[Qualifiers, list[str]]:
+    """An extractor's qualifiers: those of ``declared`` keys with a valid
+    value, normalised; and a note for each dropped (``"unit: not declared"``),
+    naming a key only where it is a valid key (never storing text a caller
+    could not have filed)."""
+    allowed = set(declared)
+    out: Qualifiers = {}
+    dropped: list[str] = []
+    for key, raw in value.items():
+        if key_problem(key) is not None:
+            dropped.append("(a key that is not identifier-like)")
+            continue
+        folded = key.casefold()
+        if folded not in allowed:
+            dropped.append(f"{folded}: not declared for this relation")
+        elif value_problem(raw) is not None:
+            dropped.append(f"{folded}: {value_problem(raw)}")
+        elif folded not in out:
+            out[folded] = normalise_value(raw)
+    return dict(sorted(out.items())), dropped[:MAX_QUALIFIERS]
