@@ -27,7 +27,7 @@ from .errors import InvalidInputError
 
 __all__ = [
     "KEY_MAX", "MAX_QUALIFIERS", "VALUE_MAX", "Qualifiers", "decode", "describe", "encode", "kept", "key_problem",
-    "matches", "normalise_value", "qualifier_keys", "qualifiers", "value_problem", "wanted",
+    "matches", "normalise_value", "parse_pairs", "qualifier_keys", "qualifiers", "value_problem", "wanted",
 ]
 
 KEY_MAX = 40
@@ -194,3 +194,19 @@ def kept(value: Mapping[str, Any], declared: Iterable[str]) -> tuple[Qualifiers,
         elif folded not in out:
             out[folded] = normalise_value(raw)
     return dict(sorted(out.items())), dropped[:MAX_QUALIFIERS]
+
+
+def parse_pairs(field: str, items: Iterable[str]) -> dict[str, str]:
+    """``KEY=VALUE`` texts (a command line's or a query string's) as a mapping,
+    checked as :func:`wanted` checks them; a key given twice is refused."""
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise InvalidInputError(field, f"expected KEY=VALUE, not {item!r}")
+        key = key.strip()
+        if key.casefold() in {k.casefold() for k in out}:
+            raise InvalidInputError(field, f"qualifier {key!r} given twice")
+        out[key] = value
+    wanted(field, out)
+    return out
