@@ -49,6 +49,11 @@ def _qualifiers(option_name: str, items: Sequence[str]) -> dict[str, str] | None
 
 
 Qualifier = Annotated[list[str], option("KEY=VALUE", "A qualifier (which slot of the relation); repeatable.")]
+RelationTypes = Annotated[list[str], option(
+    "NAME=CARDINALITY[:KEY,...]",
+    "Declare a relation's cardinality (and qualifier keys, e.g. DELIVERIES=many_to_one:period); repeatable.",
+    "--relation-type",
+)]
 
 
 def add_fact(
@@ -62,10 +67,7 @@ def add_fact(
     episode: Annotated[str | None, option("ID", "Source episode id (default: a new one).")] = None,
     subject_label: Annotated[list[str], option("LABEL", "A type of the subject; repeatable.")] = [],  # noqa: B006
     object_label: Annotated[list[str], option("LABEL", "A type of the object; repeatable.")] = [],  # noqa: B006
-    relation_type: Annotated[list[str], option(
-        "NAME=CARDINALITY[:KEY,...]",
-        "Declare a relation's cardinality (and qualifier keys) for this call; repeatable.",
-    )] = [],  # noqa: B006
+    relation_type: RelationTypes = [],  # noqa: B006
     qualifier: Qualifier = [],  # noqa: B006
     actor: Actor = None,
     tier: TierOption = None,
