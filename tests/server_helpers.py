@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import uvicorn
@@ -51,7 +52,7 @@ class Live:
 @contextmanager
 def live_server(db: Path | str, *, keys: dict[str, tuple[list[str], bool]] | None = None, local: bool = False,
                 limits: Limits | None = None, workers: int = 2, host: str = "127.0.0.1",
-                log_level: str = "warning") -> Iterator[Live]:
+                log_level: str = "warning", relation_types: dict[str, Any] | None = None) -> Iterator[Live]:
     """uvicorn serving ``create_app`` in a thread until the block ends.
     ``keys``: name -> (groups, admin); ``host``: the address the app is told
     it serves (it listens on 127.0.0.1 whatever it is told)."""
@@ -59,7 +60,7 @@ def live_server(db: Path | str, *, keys: dict[str, tuple[list[str], bool]] | Non
     secrets = {}
     for name, (groups, admin) in (keys or {}).items():
         _, secrets[name] = ring.add(name, groups, admin=admin)
-    memory = AsyncMemory(db, model=None)
+    memory = AsyncMemory(db, model=None, relation_types=relation_types)
     app = create_app(memory, ring, local=local, limits=limits, workers=workers, poll=0.05, host=host)
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level=log_level, lifespan="on"))
