@@ -212,8 +212,8 @@ def _mcp() -> None:
         async with AsyncMemory(":memory:", model=None, relation_types=TYPES) as memory:
             async with Client(build_mcp_server(memory, access=Access.local(["g"]))) as client:
                 for period, value in (("2024-Q2", "400k"), ("2024-Q3", "380k")):
-                    added = await client.call_tool("add_fact", {
-                        "subject": "Tesla", "relation": "DELIVERIES", "object": value, "qualifiers": {"period": period}})
+                    added = await client.call_tool("add_fact", {"subject": "Tesla", "relation": "DELIVERIES",
+                                                                "object": value, "qualifiers": {"period": period}})
                     assert not added.is_error, added.content
                     assert added.structured_content["retired"] == []  # type: ignore[index]
                 got = await client.call_tool("get_facts", {"qualifiers": {"period": "2024-Q3"}})

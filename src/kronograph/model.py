@@ -15,7 +15,6 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from .authority import Tier
-from .qualifiers import qualifier_keys
 from .time import as_utc
 
 __all__ = [
@@ -55,6 +54,40 @@ def fold_relation(relation: str) -> str:
     """The key relations are compared by: ``MIGRATED_OFF``, ``migrated-off`` and
     ``Migrated Off`` all fold to ``migratedoff``."""
     return _RELATION_NOISE.sub("", relation).casefold()
+
+
+QUALIFIER_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+QUALIFIER_KEY_MAX = 40  # characters
+MAX_QUALIFIERS = 8  # keys a relation declares, pairs a fact carries
+
+
+def qualifier_key_problem(key: Any) -> str | None:
+    """What is wrong with a qualifier key (kronograph.qualifiers), or None."""
+    if not isinstance(key, str):
+        return f"a qualifier key must be a string, not {type(key).__name__}"
+    if not key:
+        return "a qualifier key must not be empty"
+    if len(key) > QUALIFIER_KEY_MAX:
+        return f"qualifier key {key[:QUALIFIER_KEY_MAX]!r}... is longer than {QUALIFIER_KEY_MAX} characters"
+    if not QUALIFIER_KEY.fullmatch(key):
+        return f"qualifier key {key!r} must be a letter or '_' followed by letters, digits or '_'"
+    return None
+
+
+def qualifier_keys(keys: Any) -> tuple[str, ...]:
+    """A relation's declared keys, checked and folded to lower case; a key
+    given twice is refused (ValueError, for pydantic)."""
+    out: list[str] = []
+    for key in keys:
+        problem = qualifier_key_problem(key)
+        if problem is not None:
+            raise ValueError(problem)
+        if key.casefold() in out:
+            raise ValueError(f"qualifier key {key!r} is declared twice")
+        out.append(key.casefold())
+    if len(out) > MAX_QUALIFIERS:
+        raise ValueError(f"at most {MAX_QUALIFIERS} qualifier keys")
+    return tuple(out)
 
 
 M = TypeVar("M", bound=BaseModel)

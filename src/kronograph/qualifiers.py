@@ -12,7 +12,8 @@ text: stripped, runs of white space folded to one space, at most
 :data:`VALUE_MAX` characters, no control character; their case is kept and
 compared exactly (``2024-Q2`` and ``2024-q2`` are two slots). A fact holds at
 most :data:`MAX_QUALIFIERS`. Stored as canonical JSON text (keys sorted), or
-NULL for none. This module imports nothing of ours but the checks.
+NULL for none. The key rule is the model's (a relation's declaration is
+checked by it); this module imports nothing else of ours but the checks.
 """
 
 from __future__ import annotations
@@ -24,34 +25,21 @@ from typing import Any
 
 from . import checks
 from .errors import InvalidInputError
+from .model import MAX_QUALIFIERS, QUALIFIER_KEY_MAX, qualifier_key_problem, qualifier_keys
 
 __all__ = [
     "KEY_MAX", "MAX_QUALIFIERS", "VALUE_MAX", "Qualifiers", "decode", "describe", "encode", "kept", "key_problem",
     "matches", "normalise_value", "parse_pairs", "qualifier_keys", "qualifiers", "value_problem", "wanted",
 ]
 
-KEY_MAX = 40
 VALUE_MAX = 200
-MAX_QUALIFIERS = 8
+KEY_MAX = QUALIFIER_KEY_MAX
+key_problem = qualifier_key_problem
 
 Qualifiers = dict[str, str]
 
-_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPACE = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def key_problem(key: Any) -> str | None:
-    """What is wrong with a qualifier key, or None."""
-    if not isinstance(key, str):
-        return f"a qualifier key must be a string, not {type(key).__name__}"
-    if not key:
-        return "a qualifier key must not be empty"
-    if len(key) > KEY_MAX:
-        return f"qualifier key {key[:KEY_MAX]!r}... is longer than {KEY_MAX} characters"
-    if not _KEY.fullmatch(key):
-        return f"qualifier key {key!r} must be a letter or '_' followed by letters, digits or '_'"
-    return None
 
 
 def value_problem(value: Any) -> str | None:
@@ -73,23 +61,6 @@ def value_problem(value: Any) -> str | None:
 def normalise_value(value: str) -> str:
     """A value as stored and compared: stripped, white space runs folded; case kept."""
     return _SPACE.sub(" ", value).strip()
-
-
-def qualifier_keys(keys: Iterable[Any]) -> tuple[str, ...]:
-    """A relation's declared keys, checked and folded to lower case; a key
-    given twice is refused (ValueError, for pydantic)."""
-    out: list[str] = []
-    for key in keys:
-        problem = key_problem(key)
-        if problem is not None:
-            raise ValueError(problem)
-        folded = key.casefold()
-        if folded in out:
-            raise ValueError(f"qualifier key {key!r} is declared twice")
-        out.append(folded)
-    if len(out) > MAX_QUALIFIERS:
-        raise ValueError(f"at most {MAX_QUALIFIERS} qualifier keys")
-    return tuple(out)
 
 
 def qualifiers(
