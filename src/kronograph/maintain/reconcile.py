@@ -14,7 +14,8 @@ Checks (each finding carries what is needed to act on it):
   left with nothing deleted), one plan per missing episode.
 * overlapping intervals within a slot: two unexpired facts of a relation
   declared single-valued (many-to-one: same subject; one-to-many: same
-  object; one-to-one: both) whose valid times overlap. Reported only: which
+  object; one-to-one: both; and the same qualifiers, kronograph.qualifiers)
+  whose valid times overlap. Reported only: which
   fact is right (or whether the declaration is) is a judgment, and retiring
   either changes what the memory answers.
 * entity fragment candidates: pairs ingestion recorded as maybe one entity,
