@@ -74,6 +74,7 @@ def test_two_periods_stand_side_by_side_and_one_period_is_replaced(memory_factor
     # A fact's history keeps its slot; the conflicts sweep finds no pair across slots.
     assert memory.fact("g", q2.fact.uuid).qualifiers == {"period": "2024-Q2"}  # type: ignore[union-attr]
     assert memory.audit("g") == []
+    assert memory.reconcile("g").overlaps == []  # Q2's and Q3's values overlap in time, in two slots
 
 
 @BOTH
