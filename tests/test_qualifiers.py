@@ -254,3 +254,17 @@ def _cli(tmp_path: Path) -> None:
     listed = run("facts", "g", "--qualifier", "period=2024-Q3", "--json")
     assert listed.exit_code == 0, listed.output
     assert [(f["object"], f["qualifiers"]) for f in json.loads(listed.output)] == [("380k", {"period": "2024-Q3"})]
+
+
+def test_merging_entities_keeps_each_slot_and_retires_within_one() -> None:
+    with Memory(":memory:", model=None, relation_types=TYPES) as memory:
+        memory.add_fact("g", "Tesla", "DELIVERIES", "400k", valid_at="2024-07-02", qualifiers={"period": "2024-Q2"})
+        memory.add_fact("g", "Tesla Inc", "DELIVERIES", "380k", valid_at="2024-10-02",
+                        qualifiers={"period": "2024-Q3"})
+        memory.add_fact("g", "Tesla Inc", "DELIVERIES", "410k", valid_at="2024-07-05",
+                        qualifiers={"period": "2024-Q2"})
+        assert len(memory.facts("g")) == 3  # two subjects yet: nothing shares a slot
+        merged = memory.merge_entities("g", "Tesla", ["Tesla Inc"])
+        assert [f.object for f in merged.changed if f.invalid_at is not None] == ["400k"]  # Q2's, by Q2's
+        assert _slots(memory.facts("g", subject="Tesla")) == [
+            ("380k", {"period": "2024-Q3"}), ("410k", {"period": "2024-Q2"})]
