@@ -268,3 +268,12 @@ def test_merging_entities_keeps_each_slot_and_retires_within_one() -> None:
         assert [f.object for f in merged.changed if f.invalid_at is not None] == ["400k"]  # Q2's, by Q2's
         assert _slots(memory.facts("g", subject="Tesla")) == [
             ("380k", {"period": "2024-Q3"}), ("410k", {"period": "2024-Q2"})]
+
+
+def test_an_extractors_qualifiers_are_kept_by_the_declaration() -> None:
+    from kronograph.qualifiers import kept
+
+    slot, dropped = kept({"Year": 2025, "unit": "pct", "bad key": "x", "tenor": "\x01"}, ("year", "tenor"))
+    assert slot == {"year": "2025"}  # a number is read as its text; keys folded
+    assert dropped == ["unit: not declared for this relation", "(a key that is not identifier-like)",
+                       "tenor: contains a control character"]

@@ -13,7 +13,7 @@ text: stripped, runs of white space folded to one space, at most
 compared exactly (``2024-Q2`` and ``2024-q2`` are two slots). A fact holds at
 most :data:`MAX_QUALIFIERS`. Stored as canonical JSON text (keys sorted), or
 NULL for none. The key rule is the model's (a relation's declaration is
-checked by it); this module imports nothing else of ours but the checks.
+checked by it); this module imports only the model, the checks and the errors.
 """
 
 from __future__ import annotations
@@ -149,11 +149,13 @@ def kept(value: Mapping[str, Any], declared: Iterable[str]) -> tuple[Qualifiers,
     """An extractor's qualifiers: those of ``declared`` keys with a valid
     value, normalised; and a note for each dropped (``"unit: not declared"``),
     naming a key only where it is a valid key (never storing text a caller
-    could not have filed)."""
+    could not have filed). A number (``2025``) is read as its text."""
     allowed = set(declared)
     out: Qualifiers = {}
     dropped: list[str] = []
     for key, raw in value.items():
+        if isinstance(raw, int | float) and not isinstance(raw, bool):
+            raw = str(raw)
         if key_problem(key) is not None:
             dropped.append("(a key that is not identifier-like)")
             continue
@@ -174,7 +176,7 @@ def parse_pairs(field: str, items: Iterable[str]) -> dict[str, str]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep:
-            raise InvalidInputError(field, f"expected KEY=VALUE, not {item!r}")
+            raise InvalidInputError(field, "expected KEY=VALUE (a key, '=', then its value)")
         key = key.strip()
         if key.casefold() in {k.casefold() for k in out}:
             raise InvalidInputError(field, f"qualifier {key!r} given twice")
