@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import uvicorn
@@ -51,7 +52,7 @@ class Live:
 @contextmanager
 def live_server(db: Path | str, *, keys: dict[str, tuple[list[str], bool]] | None = None, local: bool = False,
                 limits: Limits | None = None, workers: int = 2, host: str = "127.0.0.1",
-                log_level: str = "warning", relation_types: dict[str, dict[str, str]] | None = None) -> Iterator[Live]:
+                log_level: str = "warning", relation_types: dict[str, Any] | None = None) -> Iterator[Live]:
     """uvicorn serving ``create_app`` in a thread until the block ends.
     ``keys``: name -> (groups, admin); ``host``: the address the app is told
     it serves (it listens on 127.0.0.1 whatever it is told); ``relation_types``: the memory's."""

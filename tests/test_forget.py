@@ -477,7 +477,7 @@ def test_a_trace_in_any_text_column_is_found_erased_and_gone_from_the_file(
     conn = sqlite3.connect(path)
     key = TABLE_KEYS[table]
     row, value = conn.execute(f'SELECT "{key}", "{column}" FROM "{table}" WHERE group_id = ? LIMIT 1', (G,)).fetchone()
-    if column in ("pending", "checkpoint", "result") and value is None:
+    if column in ("pending", "checkpoint", "result", "qualifiers") and value is None:  # JSON held as text
         value = "{}"
     conn.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE "{key}" = ? AND group_id = ?', (_planted(value), row, G))
     conn.commit()

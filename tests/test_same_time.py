@@ -251,4 +251,4 @@ def test_cli_declares_hold_and_shows_the_conflict(tmp_path: Path) -> None:
     assert all(f["conflicting"] for f in facts) and len(facts) == 2
     assert cli("facts", G).stdout.count("(conflicting)") == 2
     assert cli("conflicts", G, facts[0]["uuid"]).stdout.count("conflicting") == 2
-    assert "hold" in cli("add-fact", G, "a", "R", "b", "--relation-type", "R=many_to_one:keep", expect=2).stderr
+    assert "hold" in cli("add-fact", G, "a", "R", "b", "--relation-type", "R=many_to_one:hold:correct", expect=2).stderr

@@ -54,6 +54,9 @@ from .model import (
     fold_relation,
     normalise_name,
 )
+from .qualifiers import describe as describe_qualifiers
+from .qualifiers import qualifiers as check_qualifiers
+from .qualifiers import wanted as wanted_qualifiers
 from .same_time import held_partners, mark_conflicting
 from .search.engine import SCOPES, SearchRequest, run_search
 from .search.question import analyse
@@ -109,6 +112,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
         tier: str | None = None,
         replaces: str | None = None,
         reason: str | None = None,
+        qualifiers: Mapping[str, str] | None = None,
     ) -> AddFactResult:
         """Add one fact; returns what was written, merged, retired and changed,
         and the possible contradictions it raised (candidates, scored: see
@@ -118,18 +122,24 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
         ``"decision"``, ...), else its relation's default. ``replaces``: the
         uuid of a fact this one corrects, retired by it; a fact of an owned
         tier (standing, decision) filed by another actor is replaced only
-        with a ``reason``, recorded with the override."""
+        with a ``reason``, recorded with the override. ``qualifiers``
+        (``{"period": "2024-Q2"}``): the slot it fills, of keys its relation
+        declares (``RelationType(qualifiers=...)``); facts of other
+        qualifiers never replace it (:mod:`kronograph.qualifiers`)."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         subject_name = _text("subject", subject)
         relation_name = _id("relation", relation, max_length=checks.NAME_MAX)
         object_name = _text("object", object)
+        declared = self._relation_types.get(fold_relation(relation_name))
+        slot = check_qualifiers("qualifiers", qualifiers, declared.qualifiers if declared else (), relation_name)
+        generated = f"{subject_name} {relation_name} {object_name}{describe_qualifiers(slot)}"
         data = FactInput(
             group_id=g,
             subject=subject_name,
             relation=relation_name,
             object=object_name,
-            fact=_text("fact", fact, optional=True) or f"{subject_name} {relation_name} {object_name}",
+            fact=_text("fact", fact, optional=True) or generated,
             valid_at=_time("valid_at", valid_at),
             invalid_at=_time("invalid_at", invalid_at),
             episode_id=_id("episode_id", episode_id, optional=True),
@@ -139,6 +149,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
             on_behalf_of=actor_text("on_behalf_of", on_behalf_of),
             tier=tier_text("tier", tier),
             replaces=_id("replaces", replaces, optional=True),
+            qualifiers=slot,
         )
         why = reason_text("reason", reason)
         store = await self._ready()
@@ -149,7 +160,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
         settings = Resolver(
             clock=self._now,
             judge=self._judge,
-            relation_type=self._relation_types.get(fold_relation(relation_name)),
+            relation_type=declared,
             candidate_limit=self._candidate_limit,
             embedding=vector,
             authority=self._authority,
@@ -403,6 +414,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
         include_expired: bool = False,
         include_events: bool = False,
         limit: int | None = None,
+        qualifiers: Mapping[str, str] | None = None,
     ) -> list[Fact]:
         """Facts valid now (default), valid at ``as_of``, as believed at
         ``known_at`` (valid at ``as_of``, which defaults to ``known_at``), or every
@@ -410,14 +422,17 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
         by folded key; ``entity`` matches either end. Events (``Fact.event``:
         moments such as ``Sam LEFT Northwind``) are not standing facts: left
         out unless ``include_events`` (then those that had happened by then);
-        :meth:`events` reads them by time. A fact held in conflict with
-        another (``RelationType(same_time="hold")``) names it in ``conflicting``."""
+        :meth:`events` reads them by time. ``qualifiers``: only facts
+        carrying every one of these pairs (``{"period": "2024-Q2"}``). A fact
+        held in conflict with another (``RelationType(same_time="hold")``)
+        names it in ``conflicting``."""
         checks.flag("include_events", include_events)
         g, query = self._fact_query(
             group_id, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
             known_at=known_at, include_retired=include_retired, include_expired=include_expired, limit=limit,
         )
-        query = replace(query, event=None if include_events else False)
+        asked = wanted_qualifiers("qualifiers", qualifiers)
+        query = replace(query, event=None if include_events else False, qualifiers=asked)
         store = await self._ready()
         found = await store.facts(g, query)
         return await mark_conflicting(store, g, found, at=self._now(), known_at=query.known_at)

@@ -12,7 +12,7 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .authority import Tier
 from .time import as_utc
@@ -54,6 +54,40 @@ def fold_relation(relation: str) -> str:
     """The key relations are compared by: ``MIGRATED_OFF``, ``migrated-off`` and
     ``Migrated Off`` all fold to ``migratedoff``."""
     return _RELATION_NOISE.sub("", relation).casefold()
+
+
+QUALIFIER_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+QUALIFIER_KEY_MAX = 40  # characters
+MAX_QUALIFIERS = 8  # keys a relation declares, pairs a fact carries
+
+
+def qualifier_key_problem(key: Any) -> str | None:
+    """What is wrong with a qualifier key (kronograph.qualifiers), or None."""
+    if not isinstance(key, str):
+        return f"a qualifier key must be a string, not {type(key).__name__}"
+    if not key:
+        return "a qualifier key must not be empty"
+    if len(key) > QUALIFIER_KEY_MAX:
+        return f"qualifier key {key[:QUALIFIER_KEY_MAX]!r}... is longer than {QUALIFIER_KEY_MAX} characters"
+    if not QUALIFIER_KEY.fullmatch(key):
+        return f"qualifier key {key!r} must be a letter or '_' followed by letters, digits or '_'"
+    return None
+
+
+def qualifier_keys(keys: Any) -> tuple[str, ...]:
+    """A relation's declared keys, checked and folded to lower case; a key
+    given twice is refused (ValueError, for pydantic)."""
+    out: list[str] = []
+    for key in keys:
+        problem = qualifier_key_problem(key)
+        if problem is not None:
+            raise ValueError(problem)
+        if key.casefold() in out:
+            raise ValueError(f"qualifier key {key!r} is declared twice")
+        out.append(key.casefold())
+    if len(out) > MAX_QUALIFIERS:
+        raise ValueError(f"at most {MAX_QUALIFIERS} qualifier keys")
+    return tuple(out)
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -122,6 +156,17 @@ class RelationType(_Model):
         if self.same_time == "hold" and self.cardinality == Cardinality.MANY_TO_MANY:
             raise ValueError("same_time='hold' needs a cardinality other than many_to_many (it holds a slot)")
         return self
+
+    # Qualifier keys its facts may carry (``("period",)``): cardinality then
+    # applies per subject, relation and qualifiers (see kronograph.qualifiers).
+    qualifiers: tuple[str, ...] = ()
+
+    @field_validator("qualifiers", mode="before")
+    @classmethod
+    def _qualifier_keys(cls, value: Any) -> tuple[str, ...]:
+        if isinstance(value, str):
+            raise ValueError("expected a list of qualifier keys, not a string")
+        return qualifier_keys(value or ())
 
     @property
     def ends_keys(self) -> frozenset[str]:
@@ -317,6 +362,8 @@ class Fact(_Model):
     # The facts it is held in conflict with (the same slot and valid time, another
     # value, a relation declared ``same_time="hold"``), as the read sees them.
     conflicting: tuple[str, ...] = ()
+    # Its qualifiers (``{"period": "2024-Q2"}``): which slot of its relation it fills.
+    qualifiers: dict[str, str] = Field(default_factory=dict)
 
     @property
     def triple(self) -> str:

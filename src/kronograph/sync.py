@@ -112,7 +112,7 @@ class Memory(SyncShell):
         valid_at: TimeLike | None = None, invalid_at: TimeLike | None = None, episode_id: str | None = None,
         subject_labels: Iterable[str] = (), object_labels: Iterable[str] = (), actor: str | None = None,
         on_behalf_of: str | None = None, tier: str | None = None, replaces: str | None = None,
-        reason: str | None = None,
+        reason: str | None = None, qualifiers: Mapping[str, str] | None = None,
     ) -> AddFactResult:
         """Add one fact; returns what was written, merged, retired and changed,
         and the possible contradictions it raised (candidates, scored: see
@@ -122,12 +122,15 @@ class Memory(SyncShell):
         ``"decision"``, ...), else its relation's default. ``replaces``: the
         uuid of a fact this one corrects, retired by it; a fact of an owned
         tier (standing, decision) filed by another actor is replaced only
-        with a ``reason``, recorded with the override."""
+        with a ``reason``, recorded with the override. ``qualifiers``
+        (``{"period": "2024-Q2"}``): the slot it fills, of keys its relation
+        declares (``RelationType(qualifiers=...)``); facts of other
+        qualifiers never replace it (:mod:`kronograph.qualifiers`)."""
         refuse_writes_from_a_judge()
         return self._call(self._core.add_fact(
             group_id, subject, relation, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
             episode_id=episode_id, subject_labels=subject_labels, object_labels=object_labels, actor=actor,
-            on_behalf_of=on_behalf_of, tier=tier, replaces=replaces, reason=reason,
+            on_behalf_of=on_behalf_of, tier=tier, replaces=replaces, reason=reason, qualifiers=qualifiers,
         ))
 
     def add_episode(
@@ -273,7 +276,7 @@ class Memory(SyncShell):
         self, group_id: str, *, subject: str | None = None, relation: str | None = None, object: str | None = None,
         entity: str | None = None, as_of: TimeLike | None = None, known_at: TimeLike | None = None,
         include_retired: bool = False, include_expired: bool = False, include_events: bool = False,
-        limit: int | None = None,
+        limit: int | None = None, qualifiers: Mapping[str, str] | None = None,
     ) -> list[Fact]:
         """Facts valid now (default), valid at ``as_of``, as believed at
         ``known_at`` (valid at ``as_of``, which defaults to ``known_at``), or every
@@ -281,12 +284,14 @@ class Memory(SyncShell):
         by folded key; ``entity`` matches either end. Events (``Fact.event``:
         moments such as ``Sam LEFT Northwind``) are not standing facts: left
         out unless ``include_events`` (then those that had happened by then);
-        :meth:`events` reads them by time. A fact held in conflict with
-        another (``RelationType(same_time="hold")``) names it in ``conflicting``."""
+        :meth:`events` reads them by time. ``qualifiers``: only facts
+        carrying every one of these pairs (``{"period": "2024-Q2"}``). A fact
+        held in conflict with another (``RelationType(same_time="hold")``)
+        names it in ``conflicting``."""
         return self._call(self._core.facts(
             group_id, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of, known_at=known_at,
             include_retired=include_retired, include_expired=include_expired, include_events=include_events,
-            limit=limit,
+            limit=limit, qualifiers=qualifiers,
         ))
 
     def events(

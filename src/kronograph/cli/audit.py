@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..model import AuditEvent, PossibleContradiction
-from .facts import _relation_types
+from .facts import RelationTypes, _relation_types
 from .options import DEFAULT_DB, Db, option
 from .output import console, plural, short, when
 from .session import open_memory
@@ -45,10 +45,7 @@ def audit(
     group: Annotated[str, typer.Argument(metavar="GROUP", help="Group (tenant) to audit.")],
     log: Annotated[bool, typer.Option("--log", help="Print the group's audit log instead of sweeping it.")] = False,
     kind: Annotated[str | None, option("KIND", "With --log: only events of this kind (e.g. forgotten).")] = None,
-    relation_type: Annotated[
-        list[str], option("NAME=CARDINALITY[:hold]", "Declare a relation's cardinality (:hold: same-time values"
-                          " are held, reason same_time) for the sweep; repeatable.")
-    ] = [],  # noqa: B006
+    relation_type: RelationTypes = [],  # noqa: B006
     as_json: Annotated[bool, typer.Option("--json", help="Print the findings or events as JSON instead.")] = False,
     db: Db = DEFAULT_DB,
 ) -> None:

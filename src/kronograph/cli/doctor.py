@@ -10,8 +10,8 @@ import typer
 from rich.markup import escape
 
 from ..maintain.reconcile import ReconcileReport
-from .facts import _relation_types
-from .options import DEFAULT_DB, Db, option
+from .facts import RelationTypes, _relation_types
+from .options import DEFAULT_DB, Db
 from .output import console, plural, short, when
 from .session import open_memory
 
@@ -86,10 +86,7 @@ def doctor(
             "--repair", help="Fix what is safe (dangling sources, orphan entities, stale summaries, a pending erasure)."
         ),
     ] = False,
-    relation_type: Annotated[
-        list[str], option("NAME=CARDINALITY[:hold]", "Declare a relation's cardinality (:hold: values held at"
-                          " the same valid time are no overlap) for the overlap check; repeatable.")
-    ] = [],  # noqa: B006
+    relation_type: RelationTypes = [],  # noqa: B006
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead.")] = False,
     db: Db = DEFAULT_DB,
 ) -> None:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..errors import InvalidInputError
 from ..model import Cardinality
+from ..qualifiers import describe, parse_pairs
 from .contradictions import print_candidates
 from .options import DEFAULT_DB, Actor, AsJson, Db, Group, TierOption, option
 from .output import console, fact_table, fail, interval, print_json, short, timeline_table, when
@@ -19,22 +21,50 @@ from .session import open_memory
 __all__ = ["add_fact", "facts", "history", "remove_episode", "timeline"]
 
 
-def _relation_types(specs: Sequence[str]) -> dict[str, dict[str, str]]:
-    """``NAME=CARDINALITY`` specs, each with an optional ``:hold`` or
-    ``:correct`` (what two values at the same valid time do: kronograph.same_time)."""
+def _relation_types(specs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """``NAME=CARDINALITY`` specs, each optionally followed by ``:`` parts: the
+    relation's qualifier keys (``DELIVERIES=many_to_one:period``, several
+    comma-separated) and ``hold`` or ``correct`` (what two values at the same
+    valid time do: kronograph.same_time), in either order."""
     kinds = ", ".join(c.value for c in Cardinality)
-    out: dict[str, dict[str, str]] = {}
+    out: dict[str, dict[str, Any]] = {}
     for spec in specs:
         name, sep, rest = spec.partition("=")
-        cardinality, colon, policy = rest.partition(":")
-        if (not sep or not name.strip() or cardinality.strip() not in {c.value for c in Cardinality}
-                or (colon and policy.strip() not in ("hold", "correct"))):
-            fail(f"--relation-type: expected NAME=CARDINALITY[:hold|:correct] with CARDINALITY one of {kinds},"
-                 f" got {spec!r}")
-        if policy.strip() == "hold" and cardinality.strip() == Cardinality.MANY_TO_MANY:
+        cardinality, *parts = (p.strip() for p in rest.split(":"))
+        policies = [p for p in parts if p in ("hold", "correct")]
+        keys = [k.strip() for p in parts if p not in ("hold", "correct") for k in p.split(",")]
+        if (not sep or not name.strip() or cardinality not in {c.value for c in Cardinality}
+                or len(policies) > 1 or any(not k for k in keys)):
+            fail(f"--relation-type: expected NAME=CARDINALITY[:KEY,...][:hold|:correct] with CARDINALITY one of"
+                 f" {kinds}, got {spec!r}")
+        if policies == ["hold"] and cardinality == Cardinality.MANY_TO_MANY:
             fail(f"--relation-type: {spec!r}: hold needs a cardinality other than many_to_many")
-        out[name.strip()] = {"cardinality": cardinality.strip(), **({"same_time": policy.strip()} if colon else {})}
+        declared: dict[str, Any] = {"cardinality": cardinality}
+        if keys:
+            declared["qualifiers"] = keys
+        if policies:
+            declared["same_time"] = policies[0]
+        out[name.strip()] = declared
     return out
+
+
+def _qualifiers(option_name: str, items: Sequence[str]) -> dict[str, str] | None:
+    """``--qualifier KEY=VALUE`` options as a mapping (None for none), or a one-line failure."""
+    if not items:
+        return None
+    try:
+        return parse_pairs(option_name, items)
+    except InvalidInputError as exc:
+        fail(str(exc))
+
+
+Qualifier = Annotated[list[str], option("KEY=VALUE", "A qualifier (which slot of the relation); repeatable.")]
+RelationTypes = Annotated[list[str], option(
+    "NAME=CARDINALITY[:KEY,...][:hold]",
+    "Declare a relation's cardinality, its qualifier keys (DELIVERIES=many_to_one:period) and whether two values"
+    " at the same valid time are held side by side, flagged (:hold), instead of the later correcting; repeatable.",
+    "--relation-type",
+)]
 
 
 def add_fact(
@@ -48,10 +78,8 @@ def add_fact(
     episode: Annotated[str | None, option("ID", "Source episode id (default: a new one).")] = None,
     subject_label: Annotated[list[str], option("LABEL", "A type of the subject; repeatable.")] = [],  # noqa: B006
     object_label: Annotated[list[str], option("LABEL", "A type of the object; repeatable.")] = [],  # noqa: B006
-    relation_type: Annotated[
-        list[str], option("NAME=CARDINALITY[:hold]", "Declare a relation's cardinality for this call (:hold keeps"
-                          " two values at the same valid time, flagged, instead of correcting); repeatable.")
-    ] = [],  # noqa: B006
+    relation_type: RelationTypes = [],  # noqa: B006
+    qualifier: Qualifier = [],  # noqa: B006
     actor: Actor = None,
     tier: TierOption = None,
     replaces: Annotated[str | None, option("UUID", "A fact this one corrects: retired by it.")] = None,
@@ -60,18 +88,21 @@ def add_fact(
     ] = None,
     db: Db = DEFAULT_DB,
 ) -> None:
-    """Add one fact; print it, the facts it retired or moved, and the standing facts it may contradict."""
+    """Add one fact; print it, the facts it retired or moved, and the standing facts it may contradict.
+    A --qualifier key must be declared for the relation (--relation-type DELIVERIES=many_to_one:period)."""
     types = _relation_types(relation_type)
+    slot = _qualifiers("--qualifier", qualifier)
     with open_memory(db, create=True, relation_types=types) as memory:
         result = memory.add_fact(
             group, subject, relation, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
             episode_id=episode, subject_labels=subject_label, object_labels=object_label, actor=actor, tier=tier,
-            replaces=replaces, reason=reason,
+            replaces=replaces, reason=reason, qualifiers=slot,
         )
     out = console()
     verb = "merged into existing fact" if result.merged else "wrote fact"
     tiered = f"  [dim]({result.fact.tier})[/]" if result.fact.tier else ""
-    out.print(f"[green]✓[/] {verb} [bold]{escape(result.fact.triple)}[/]  {interval(result.fact)}{tiered}")
+    slot = escape(describe(result.fact.qualifiers))
+    out.print(f"[green]✓[/] {verb} [bold]{escape(result.fact.triple)}{slot}[/]  {interval(result.fact)}{tiered}")
     out.print(f"  [dim]fact {result.fact.uuid} · episode {escape(result.episode_id)}[/]", soft_wrap=True)
     if result.retired:
         out.print(timeline_table(result.retired, "retired (no longer current)"))
@@ -98,15 +129,19 @@ def facts(
         bool, typer.Option("--include-events", help="Events too (LEFT, MET...: moments, not standing facts).")
     ] = False,
     limit: Annotated[int | None, option("N", "At most N facts.", min=1)] = None,
+    qualifier: Annotated[list[str], option(
+        "KEY=VALUE", "Only facts with this qualifier (e.g. period=2024-Q2); repeatable: all must match.")
+    ] = [],  # noqa: B006
     as_json: AsJson = False,
     db: Db = DEFAULT_DB,
 ) -> None:
     """List facts: current ones by default, or as of / as known at a time."""
+    slot = _qualifiers("--qualifier", qualifier)
     with open_memory(db, group=group) as memory:
         found = memory.facts(
             group, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
             known_at=known_at, include_retired=include_retired, include_expired=include_expired,
-            include_events=include_events, limit=limit,
+            include_events=include_events, limit=limit, qualifiers=slot,
         )
     if as_json:
         print_json(found)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..errors import KronographError
+from .facts import RelationTypes, _relation_types
 from .options import DEFAULT_DB, Db, Offline, option
 from .output import console, fail
 from .session import message
@@ -22,27 +23,29 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 SERVER_HINT = "kronograph mcp needs the server extra: pip install 'kronograph[server]'"
 
 
-def _open(db: str, offline: bool) -> AsyncMemory:
+def _open(db: str, offline: bool, types: dict[str, Any] | None = None) -> AsyncMemory:
     """The async memory the server runs on; the file is created when missing (a new agent's memory)."""
     from ..memory import AsyncMemory
 
-    return AsyncMemory(db, model=None if offline else "auto", resume=False)
+    return AsyncMemory(db, model=None if offline else "auto", resume=False, relation_types=types)
 
 
-async def _stdio(db: str, offline: bool, groups: list[str]) -> None:
+async def _stdio(db: str, offline: bool, groups: list[str], types: dict[str, Any] | None = None) -> None:
     from ..server.mcp_server import run_stdio
     from ..server.mcp_tools import Access
 
-    async with _open(db, offline) as memory:
+    async with _open(db, offline, types) as memory:
         await run_stdio(memory, Access.local(groups))
 
 
-async def _http(db: str, offline: bool, host: str, port: int, keys: Any, anonymous: Any) -> None:
+async def _http(
+    db: str, offline: bool, host: str, port: int, keys: Any, anonymous: Any, types: dict[str, Any] | None = None,
+) -> None:
     import uvicorn
 
     from ..server.mcp_server import mcp_http_app
 
-    async with _open(db, offline) as memory:
+    async with _open(db, offline, types) as memory:
         app = mcp_http_app(memory, keys, host=host, anonymous=anonymous)
         server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
         console(stderr=True).print(f"kronograph MCP (streamable HTTP) at http://{host}:{port}/mcp", soft_wrap=True)
@@ -68,6 +71,7 @@ def mcp(
     local: Annotated[
         bool, typer.Option("--local", help="With --http: accept requests without a key, on 127.0.0.1 only.")
     ] = False,
+    relation_type: RelationTypes = [],  # noqa: B006
 ) -> None:
     """Serve the memory to AI agents over the Model Context Protocol: tools to add
     memories, search facts and entities, read episodes, timelines and conflicts,
@@ -83,7 +87,7 @@ def mcp(
                             ("--port", port != 8765)):
             if given:
                 fail(f"{name} is for --http only")
-        _run(_stdio(db, offline, groups))
+        _run(_stdio(db, offline, groups, _relation_types(relation_type)))
         return
     from ..server.keys import KeyRing
     from ..server.mcp_tools import Access
@@ -101,7 +105,8 @@ def mcp(
              "or --local to serve 127.0.0.1 without keys")
     if not 0 < port < 65_536:
         fail(f"--port: {port} is not a port")
-    _run(_http(db, offline, host, port, ring, Access.local(groups) if local else None))
+    _run(_http(db, offline, host, port, ring, Access.local(groups) if local else None,
+               _relation_types(relation_type)))
 
 
 def _run(main: Any) -> None:

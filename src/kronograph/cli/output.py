@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..model import Fact
+from ..qualifiers import describe
 from ..redact import redact_dsn
 
 __all__ = [
@@ -60,7 +61,7 @@ def fact_table(facts: Sequence[Fact], title: str | None = None) -> Table:
         table.add_column(name, style="dim" if name == "uuid" else None, no_wrap=not wraps, overflow="fold")
     for fact in facts:
         table.add_row(
-            short(fact.uuid), escape(fact.subject), escape(fact.relation),
+            short(fact.uuid), escape(fact.subject), escape(fact.relation + describe(fact.qualifiers)),
             escape(fact.object) + (" [red](conflicting)[/]" if fact.conflicting else ""), when(fact.valid_at),
             when(fact.invalid_at, "[dim]event[/]" if fact.event else "[dim]open[/]"),
             escape(", ".join(map(short, fact.episodes))),
@@ -83,7 +84,7 @@ def timeline_table(facts: Sequence[Fact], title: str | None = None) -> Table:
             status = "[green]current[/]" if fact.invalid_at is None else "[yellow]closed[/]"
             if fact.conflicting:  # held beside another value of the same time (kronograph.same_time)
                 status += " [red]conflicting[/]"
-        table.add_row(interval(fact), escape(fact.triple), status, when(fact.created_at))
+        table.add_row(interval(fact), escape(fact.triple + describe(fact.qualifiers)), status, when(fact.created_at))
     return table
 
 

@@ -13,6 +13,7 @@ from rich.table import Table
 from ..model import Fact
 from ..search.recipes import RECIPES
 from ..search.types import Hit, SearchFilters, SearchResults
+from .facts import _qualifiers
 from .options import DEFAULT_DB, Db, Group, option
 from .output import console, fail, interval, plural, print_json, short, when
 from .session import open_memory
@@ -138,6 +139,9 @@ def search(
     label: Annotated[
         list[str], option("LABEL", "Only entities (and facts touching one) with this label; repeatable.")
     ] = [],  # noqa: B006
+    qualifier: Annotated[list[str], option(
+        "KEY=VALUE", "Only facts with this qualifier (e.g. period=2024-Q2); repeatable: all must match.")
+    ] = [],  # noqa: B006
     as_json: Annotated[bool, typer.Option("--json", help="Print the hits as a JSON object instead.")] = False,
     db: Db = DEFAULT_DB,
 ) -> None:
@@ -151,7 +155,10 @@ def search(
         fail(f"--recipe: no recipe named {recipe!r}; the recipes are {', '.join(RECIPES)}")
     if include_retired and as_of is not None:
         fail("--as-of cannot be combined with --include-retired (which returns every interval)")
-    filters = SearchFilters(labels=tuple(label), relations=tuple(relation)) if label or relation else None
+    slot = _qualifiers("--qualifier", qualifier) or {}
+    filters = SearchFilters(
+        labels=tuple(label), relations=tuple(relation), qualifiers=slot,
+    ) if label or relation or slot else None
     groups = list(dict.fromkeys([group, *also]))
     with open_memory(db, group=groups) as memory:
         results = memory.search(

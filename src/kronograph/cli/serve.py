@@ -11,6 +11,7 @@ import typer
 
 from ..errors import KronographError
 from ..redact import redact_dsn
+from .facts import RelationTypes, _relation_types
 from .keys import DEFAULT_KEYS, Keys
 from .options import DEFAULT_DB, Db, Offline, option
 from .output import console, fail
@@ -37,6 +38,7 @@ def serve(
     offline: Offline = False,
     docs: Annotated[bool, typer.Option(
         "--docs/--no-docs", help="Serve the API reference page at /docs (plain HTML, no script).")] = True,
+    relation_type: RelationTypes = [],  # noqa: B006
 ) -> None:
     """Serve the REST API (reference at /docs, schema at /openapi.json), the web view at /, the MCP
     endpoint at /mcp, and the ingestion queue's worker.
@@ -55,6 +57,7 @@ def serve(
         from ..server.logs import log_in_background
     except ImportError:
         fail("the service needs the 'server' extra:  pip install 'kronograph[server]'")
+    types = _relation_types(relation_type)
     if local and not is_loopback(host):
         fail(f"--local serves without keys, so only on a loopback address (127.0.0.1, ::1), not {host}")
     try:
@@ -70,7 +73,7 @@ def serve(
 
     async def run() -> None:
         leased: dict[str, Any] = {} if lease is None else {"lease_seconds": lease}
-        memory = AsyncMemory(db, model=None if offline else "auto", **leased)
+        memory = AsyncMemory(db, model=None if offline else "auto", relation_types=types, **leased)
         try:
             app = create_app(memory, ring, local=local, workers=workers, host=host, docs=docs,
                              limits=Limits(max_body=max_body, timeout=timeout))

@@ -85,6 +85,7 @@ class FactInput:
     replaces: str | None = None  # a fact it corrects by hand: retired by it
     reason: str | None = None  # why it replaces that fact
     override: dict[str, Any] | None = None  # another actor's owned fact it replaces (maintain.overrides)
+    qualifiers: dict[str, str] | None = None  # its slot's qualifiers, checked (kronograph.qualifiers)
 
     def __post_init__(self) -> None:
         if self.valid_at is not None:
@@ -383,6 +384,7 @@ async def _resolve_and_apply(
         # built-in defaults are for what ingestion extracts
         event=event_default(relation_type, data.relation, built_in=False),
         tier=data.tier or (relation_type.tier if relation_type is not None else None),
+        qualifiers=data.qualifiers,
     )
 
     async def verdict(screening: Screening) -> Verdict:

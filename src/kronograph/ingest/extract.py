@@ -9,6 +9,7 @@ dropped, every fact's ends listed, times resolved against the reference time.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -48,6 +49,7 @@ class FactDraft:
     invalid_at: datetime | None
     attributes: dict[str, Any]
     provenance: dict[str, Any]
+    qualifiers: dict[str, Any] = field(default_factory=dict)  # as extracted: checked against the relation later
 
 
 @dataclass(slots=True)
@@ -58,10 +60,13 @@ class Drafts:
 
 
 async def extract(
-    inp: EpisodeInput, *, model: ModelClient | None, context: list[Episode], usage: Usage
+    inp: EpisodeInput, *, model: ModelClient | None, context: list[Episode], usage: Usage,
+    qualified: Mapping[str, tuple[str, ...]] | None = None,
 ) -> tuple[Extraction, dict[str, Any], list[str]]:
     """Run the extractor the episode needs; returns its output, provenance
-    and notes on the sentences that gave no fact (the offline reader's only)."""
+    and notes on the sentences that gave no fact (the offline reader's only).
+    ``qualified``: the qualifier keys of the relations that declare some, by
+    folded relation key, shown to a model (:mod:`kronograph.qualifiers`)."""
     ontology_version = inp.ontology.version
     if inp.kind == EpisodeKind.JSON:
         return (
@@ -91,6 +96,7 @@ async def extract(
         role=inp.role,
         addressee=inp.addressee,
         user_name=inp.user_name,
+        qualified=qualified,
     )
     extraction = await model.structured(
         "extract", system=prompt.system, user=prompt.user, schema=Extraction, usage=usage,
@@ -234,6 +240,7 @@ def _fact(
         valid_at=valid_at,
         invalid_at=invalid_at,
         attributes=_attributes(item, inp, typed, provenance),
+        qualifiers=dict(item.qualifiers),
         provenance={
             **provenance,
             "episode": inp.episode_id,

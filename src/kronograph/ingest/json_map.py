@@ -54,6 +54,10 @@ class JsonMapping(BaseModel):
     """On a nested object: when the fact joining it to its parent became true."""
     valid_to_keys: tuple[str, ...] = ("valid_to", "until", "end_date")
     """On a nested object: when that fact stopped being true."""
+    qualifier_keys: tuple[str, ...] = ()
+    """On a nested object: keys whose text (or number) values qualify the fact joining it to
+    its parent (``("period",)``: ``{"deliveries": [{"name": "400k", "period": "2024-Q2"}]}``).
+    Kept only where the relation declares the key (:mod:`kronograph.qualifiers`)."""
     max_depth: int = Field(default=16, ge=1, le=MAX_JSON_DEPTH, strict=True)
     """Deeper nesting is refused rather than mapped halfway."""
 
@@ -81,6 +85,7 @@ class _Keys:
     reverse: frozenset[str]
     valid_from: tuple[str, ...]
     valid_to: tuple[str, ...]
+    qualifiers: tuple[str, ...]
 
     @classmethod
     def of(cls, m: JsonMapping) -> _Keys:
@@ -96,6 +101,7 @@ class _Keys:
             fold(m.reverse_keys),
             fold(m.valid_from_keys),
             fold(m.valid_to_keys),
+            fold(m.qualifier_keys),
         )
 
 
@@ -103,7 +109,7 @@ class _Keys:
 class _Out:
     entities: dict[str, ExtractedEntity] = field(default_factory=dict)  # by normalised name
     facts: list[ExtractedFact] = field(default_factory=list)
-    seen: set[tuple[str, str, str]] = field(default_factory=set)
+    seen: set[tuple[str, str, str, str]] = field(default_factory=set)
 
     def entity(self, name: str, labels: list[str], attributes: dict[str, Any]) -> None:
         key = normalise_name(name)
@@ -119,7 +125,8 @@ class _Out:
             known.attributes.setdefault(k, v)
 
     def fact(self, fact: ExtractedFact) -> None:
-        key = (normalise_name(fact.subject), fold_relation(fact.relation), normalise_name(fact.object))
+        key = (normalise_name(fact.subject), fold_relation(fact.relation), normalise_name(fact.object),
+               json.dumps(fact.qualifiers, sort_keys=True))
         if key not in self.seen:
             self.seen.add(key)
             self.facts.append(fact)
@@ -173,8 +180,14 @@ class _Mapper:
             labels.insert(0, extra_label)
         times = self._times(fields, folded)
         used = {name_key, label_key}
+        qualifiers: dict[str, Any] = {}
         if link is not None:  # on a nested object the times belong to the fact; on the top one, to both
             used.update(folded[k] for k in self.keys.valid_from + self.keys.valid_to if k in folded)
+            for k in self.keys.qualifiers:  # and so do its qualifiers
+                value = fields.get(folded.get(k, ""))
+                if isinstance(value, str | int | float) and not isinstance(value, bool):
+                    qualifiers[k] = str(value)
+                    used.add(folded[k])
 
         attributes: dict[str, Any] = {}
         children: list[tuple[str, dict[str, Any], str]] = []  # (key, child, fallback name)
@@ -194,7 +207,7 @@ class _Mapper:
         self.out.entity(name, labels, attributes)
 
         if link is not None:
-            self._fact(link, name, times or link.inherited)
+            self._fact(link, name, times or link.inherited, qualifiers)
         for key, child, child_fallback in children:
             inherited = times if link is None else _Times()
             self.object(
@@ -234,7 +247,7 @@ class _Mapper:
         raw = " to ".join(r for r in (start_raw, end_raw) if r is not None) or None
         return _Times(start, end, raw)
 
-    def _fact(self, link: _Link, child: str, times: _Times) -> None:
+    def _fact(self, link: _Link, child: str, times: _Times, qualifiers: dict[str, Any]) -> None:
         relation = self.keys.relations.get(link.key.casefold()) or relation_name(link.key)
         subject, obj = (child, link.parent) if link.key.casefold() in self.keys.reverse else (link.parent, child)
         self.out.fact(
@@ -246,6 +259,7 @@ class _Mapper:
                 valid_at=times.valid_at,
                 invalid_at=times.invalid_at,
                 time_expression=times.expression,
+                qualifiers=qualifiers,
                 confidence=1.0,
             )
         )

@@ -45,6 +45,7 @@ from ..model import (
     Verdict,
     fold_relation,
 )
+from ..qualifiers import kept as kept_qualifiers
 from ..store.plan import Plan
 from ..store.protocol import ResolutionReads, Store
 from ..store.records import FactRecord
@@ -208,7 +209,8 @@ class Pipeline(EpisodeStatuses):
         calls = usage.calls
         with collecting(inp.group_id):
             extraction, provenance, unread = await self._keeping_replies(
-                inp.group_id, inp.episode_id, extract(inp, model=model, context=context, usage=usage)
+                inp.group_id, inp.episode_id,
+                extract(inp, model=model, context=context, usage=usage, qualified=self._qualified(inp)),
             )
             checkpoint = replace(
                 checkpoint, extracting=False, provenance=provenance, unread=tuple(unread),
@@ -357,6 +359,9 @@ class Pipeline(EpisodeStatuses):
                 return None
             s_uuid, o_uuid = s_uuid or f"new:{draft.subject}", o_uuid or f"new:{draft.object}"
             s_name, o_name = names.get(draft.subject, draft.subject), names.get(draft.object, draft.object)
+        declared = self._relation_type(inp, draft.relation)
+        slot, dropped = kept_qualifiers(draft.qualifiers, declared.qualifiers if declared is not None else ())
+        provenance = {**draft.provenance, "qualifiers_dropped": dropped} if dropped else draft.provenance
         return FactRecord.stated(
             uuid=new_id() if not provisional else f"new:{id(draft)}",
             group_id=inp.group_id,
@@ -369,11 +374,17 @@ class Pipeline(EpisodeStatuses):
             stated_invalid_at=draft.invalid_at,
             episode_id=inp.episode_id,
             now=now or self._now(),
-            provenance=draft.provenance,
+            provenance=provenance,
             attributes=draft.attributes,
             event=self._event(inp, draft.relation),
             tier=inp.tier or self._default_tier(inp, draft.relation),
+            qualifiers=slot,
         )
+
+    def _qualified(self, inp: EpisodeInput) -> dict[str, tuple[str, ...]]:
+        """The qualifier keys of the relations that declare some, by folded key."""
+        declared = {**self.settings.relation_types, **inp.ontology.relation_types()}
+        return {key: t.qualifiers for key, t in declared.items() if t.qualifiers}
 
     def _default_tier(self, inp: EpisodeInput, relation: str) -> str | None:
         declared = self._relation_type(inp, relation)

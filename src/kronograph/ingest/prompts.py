@@ -10,7 +10,7 @@ prompt produced; change it whenever a prompt's meaning changes.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -83,6 +83,19 @@ def _types_section(ontology: Ontology) -> str:
     return "\n".join(lines)
 
 
+_QUALIFIED = """Relations with qualifiers: one subject holds one value per slot (Q2's deliveries beside
+Q3's). For a fact of these relations (names compared ignoring case, spaces, '_' and '-'), give
+its qualifiers: the keys listed for it only, each a short text value as the episode says it
+(e.g. "period": "2024-Q2"); leave out a key the episode does not give."""
+
+
+def _qualified_section(qualified: Mapping[str, tuple[str, ...]]) -> str:
+    lines = [_QUALIFIED]
+    for relation, keys in sorted(qualified.items()):
+        lines.append(f"- {relation}: {', '.join(keys)}")
+    return "\n".join(lines)
+
+
 def _attribute(name: str, value: str | None) -> str:
     """An attribute of a tag, quoted as JSON (a name may hold a quote)."""
     return f" {name}={json.dumps(value, ensure_ascii=False)}" if value else ""
@@ -105,16 +118,20 @@ def extraction_prompt(
     role: str | None = None,
     addressee: str | None = None,
     user_name: str | None = None,
+    qualified: Mapping[str, tuple[str, ...]] | None = None,
 ) -> Prompt:
     """The extraction prompt; a message's ``speaker``, ``role``, ``addressee``
     and the group's ``user_name`` go on the current episode's tag, with the
-    rules for reading first and second person."""
+    rules for reading first and second person. ``qualified``: the qualifier
+    keys of relations that declare some (the section is left out without)."""
     system = _EXTRACT
     if speaker or role or addressee:
         system = f"{system}\n\n{_SPEAKERS}"
     types = _types_section(ontology)
     if types:
         system = f"{system}\n\n{types}"
+    if qualified:
+        system = f"{system}\n\n{_qualified_section(qualified)}"
     parts: list[str] = []
     if previous:
         parts.append("<previous_episodes>")

@@ -86,6 +86,8 @@ def screen(
         same_relation = cand.relation_key == new.relation_key
         if not (same_pair or (same_relation and (cand.source_uuid in ends or cand.target_uuid in ends))):
             continue  # the guard: this fact could not be replaced by the new one
+        if same_relation and cand.qualifiers != new.qualifiers:
+            continue  # another slot of the relation (Q2's value beside Q3's): kronograph.qualifiers
         if same_pair and not expired:
             result.same_pair.add(cand.uuid)
         same_direction = cand.source_uuid == new.source_uuid and cand.target_uuid == new.target_uuid
@@ -254,6 +256,8 @@ def flag_contradictions(
         if not _overlaps(cand, new):
             continue
         reason: ContradictionReason | None = None
+        if cand.relation_key == new.relation_key and cand.qualifiers != new.qualifiers:
+            continue  # another slot of the relation: kronograph.qualifiers
         if cand.relation_key == new.relation_key:
             if subject_side and cand.source_uuid == new.source_uuid and cand.target_uuid != new.target_uuid:
                 reason = "same_slot"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "CommunitySummaryAnswer",
@@ -65,7 +65,17 @@ class ExtractedFact(_Out):
     attributes: dict[str, Any] = Field(
         default_factory=dict, description="Values of the attributes its custom fact type defines, if any."
     )
+    qualifiers: dict[str, Any] = Field(
+        default_factory=dict,
+        description="For a relation listed with qualifiers: which slot the value fills, by the keys listed "
+        "for it only (e.g. {\"period\": \"2024-Q2\"}); else empty.",
+    )
     confidence: float | None = Field(default=None, ge=0, le=1, description="How sure you are, 0 to 1.")
+
+    @field_validator("qualifiers", mode="before")
+    @classmethod
+    def _any_mapping(cls, value: Any) -> Any:
+        return value if isinstance(value, dict) else {}  # null or a stray list: none, not a failed episode
 
 
 class Extraction(_Out):

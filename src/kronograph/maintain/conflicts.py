@@ -2,8 +2,8 @@
 possible contradictions nobody resolved.
 
 The same rules as ingestion's flags (:func:`kronograph.ingest.resolution.flag_contradictions`),
-applied to every pair of current facts: the same slot (same subject and
-folded relation, another object, for a relation not declared many-to-many;
+applied to every pair of current facts: the same slot (same subject,
+folded relation and qualifiers, another object, for a relation not declared many-to-many;
 or the same object, another subject, for one declared one subject per
 object), or alike fact texts between the same two entities under another
 relation. A same-slot pair of a relation declared ``same_time="hold"`` with
@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from ..authority import ContradictionPolicy
 from ..model import Cardinality, ContradictionReason, Fact, PossibleContradiction, RelationType, fold_relation
+from ..qualifiers import encode
 
 __all__ = ["sweep_conflicts"]
 
@@ -45,16 +46,18 @@ def sweep_conflicts(
         declared = relation_types.get(fold_relation(fact.relation))
         return weigh.tier_weight(fact.tier, declared.authority if declared is not None else 0.5)
 
-    subject_slots: dict[tuple[str, str], list[Fact]] = defaultdict(list)
-    object_slots: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+    # A slot is also its qualifiers (kronograph.qualifiers): Q2's value never contradicts Q3's.
+    subject_slots: dict[tuple[str, str, str | None], list[Fact]] = defaultdict(list)
+    object_slots: dict[tuple[str, str, str | None], list[Fact]] = defaultdict(list)
     by_pair: dict[frozenset[str], list[Fact]] = defaultdict(list)
     for fact in facts:
         key = fold_relation(fact.relation)
         declared = relation_types.get(key)
+        qualified = encode(fact.qualifiers)
         if declared is None or declared.cardinality != Cardinality.MANY_TO_MANY:
-            subject_slots[(fact.subject_uuid, key)].append(fact)
+            subject_slots[(fact.subject_uuid, key, qualified)].append(fact)
         if declared is not None and declared.one_subject_per_object:
-            object_slots[(fact.object_uuid, key)].append(fact)
+            object_slots[(fact.object_uuid, key, qualified)].append(fact)
         by_pair[frozenset((fact.subject_uuid, fact.object_uuid))].append(fact)
     found: dict[tuple[str, str], PossibleContradiction] = {}
 

@@ -58,6 +58,7 @@ def record_to_json(r: FactRecord) -> dict[str, Any]:
         "created_at": _t(r.created_at), "expired_at": _t(r.expired_at), "invalidated_by": r.invalidated_by,
         "attributes": r.attributes, "cause": r.cause, "cause_episode": r.cause_episode, "event": r.event,
         "tier": r.tier,
+        "qualifiers": dict(r.qualifiers),
         "sources": [
             [s.episode_id, _t(s.valid_at), _t(s.stated_invalid_at), _t(s.added_at), s.provenance or {}]
             for s in r.sources
@@ -78,6 +79,7 @@ def record_from_json(group_id: str, d: dict[str, Any]) -> FactRecord:
         expired_at=_d(d["expired_at"]), invalidated_by=d["invalidated_by"], sources=sources,
         attributes=dict(d["attributes"]), cause=d["cause"], cause_episode=d["cause_episode"],
         event=bool(d.get("event", False)), tier=d.get("tier"),  # absent from merges recorded before them
+        qualifiers=dict(d.get("qualifiers") or {}),
     )
 
 

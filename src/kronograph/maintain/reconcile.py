@@ -14,9 +14,10 @@ Checks (each finding carries what is needed to act on it):
   left with nothing deleted), one plan per missing episode.
 * overlapping intervals within a slot: two unexpired facts of a relation
   declared single-valued (many-to-one: same subject; one-to-many: same
-  object; one-to-one: both) whose valid times overlap (not two a relation
-  declared ``same_time="hold"`` keeps side by side from the same valid time:
-  those are listed as held contradictions). Reported only: which
+  object; one-to-one: both; and the same qualifiers, kronograph.qualifiers)
+  whose valid times overlap (not two a relation declared
+  ``same_time="hold"`` keeps side by side from the same valid time: those
+  are listed as held contradictions). Reported only: which
   fact is right (or whether the declaration is) is a judgment, and retiring
   either changes what the memory answers.
 * entity fragment candidates: pairs ingestion recorded as maybe one entity,
@@ -62,6 +63,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .._retry import retry_on_conflict
 from ..metrics import record_interval_violations
 from ..model import AuditEvent, Cardinality, Entity, Fact, RelationType, UtcDatetime, normalise_name
+from ..qualifiers import encode as encode_qualifiers
 from ..store.plan import Plan
 from ..store.protocol import CallerReads, FactQuery, Store
 from ..store.records import HealthScan
@@ -252,10 +254,12 @@ def _overlaps(facts: list[Fact], relation: RelationType) -> list[SlotOverlap]:
             and b.expired_at is None
 
     for side in sides:
-        slots: dict[str, list[Fact]] = defaultdict(list)
+        # A slot is also its qualifiers (kronograph.qualifiers): Q2's value beside Q3's is no overlap.
+        slots: dict[tuple[str, str], list[Fact]] = defaultdict(list)
         for fact in facts:
-            slots[fact.subject_uuid if side == "subject" else fact.object_uuid].append(fact)
-        for entity_uuid, slot in sorted(slots.items()):
+            end = fact.subject_uuid if side == "subject" else fact.object_uuid
+            slots[(end, encode_qualifiers(fact.qualifiers) or "")].append(fact)
+        for (entity_uuid, _), slot in sorted(slots.items()):
             slot.sort(key=lambda f: (f.valid_at, f.uuid))
             active: list[Fact] = []
             for fact in slot:

@@ -29,6 +29,7 @@ from ..errors import ModelError
 from ..ingest.schema import SummaryAnswer
 from ..llm.client import ModelClient
 from ..model import Entity, EntitySummary, Fact
+from ..qualifiers import describe as describe_qualifiers
 from ..store.plan import BuiltSummary, Plan
 from ..store.protocol import FactQuery, SearchReads, Store
 from ..time import Clock
@@ -83,10 +84,15 @@ def rank_facts(facts: Sequence[Fact]) -> list[Fact]:
 
 
 def fact_sentence(fact: Fact) -> str:
-    """The fact's text as a sentence; a bare triple gets its relation in words."""
+    """The fact's text as a sentence; a bare triple gets its relation in
+    words; its qualifiers are shown where its text does not give them
+    (``Tesla deliveries 400k (period 2024-Q2).``)."""
     text = " ".join(fact.fact.split())
-    if text == fact.triple or not text:
+    slot = describe_qualifiers(fact.qualifiers)
+    if text in (fact.triple, fact.triple + slot) or not text:
         text = f"{fact.subject} {fact.relation.replace('_', ' ').lower()} {fact.object}"
+    if slot and not all(v in text for v in fact.qualifiers.values()):
+        text += slot
     text = text[0].upper() + text[1:]
     return text if text[-1] in ".!?" else text + "."
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..metrics import record_search
 from ..model import Community, Entity, Episode, Fact, fold_relation, normalise_name
+from ..qualifiers import matches
 from ..store.protocol import FactQuery, SearchReads
 from .fit import entity_fit, episode_fit, fact_fit
 from .graph import store_hops
@@ -440,6 +441,7 @@ async def _facts_filtered(store: SearchReads, group_id: str, facts: list[Fact], 
         and (filters.invalid_at is None or filters.invalid_at.contains(f.invalid_at))
         and (filters.created_at is None or filters.created_at.contains(f.created_at))
         and (filters.expired_at is None or filters.expired_at.contains(f.expired_at))
+        and (not filters.qualifiers or matches(f.qualifiers, filters.qualifiers))
     ]
     if filters.labels and kept:
         ends = {u for f in kept for u in (f.subject_uuid, f.object_uuid)}

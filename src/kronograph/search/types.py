@@ -6,13 +6,14 @@ vector; a cross-encoder, when one is configured, is injected as a protocol.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from .. import checks
 from ..errors import InvalidInputError
+from ..qualifiers import wanted
 from ..time import parse_time
 
 __all__ = [
@@ -83,7 +84,9 @@ class SearchFilters:
     ``relations``: facts whose folded relation is one of these;
     ``valid_at`` / ``invalid_at`` / ``created_at`` / ``expired_at``: date
     ranges on the facts' time fields; ``reference_time``: on episodes;
-    ``episode_kinds`` and ``sagas``: episodes of those kinds / sagas.
+    ``episode_kinds`` and ``sagas``: episodes of those kinds / sagas;
+    ``qualifiers``: facts carrying every one of these pairs
+    (``{"period": "2024-Q2"}``; kept as sorted pairs: :mod:`kronograph.qualifiers`).
     """
 
     labels: tuple[str, ...] = ()
@@ -95,8 +98,16 @@ class SearchFilters:
     reference_time: DateRange | None = None
     episode_kinds: tuple[str, ...] = ()
     sagas: tuple[str, ...] = ()
+    qualifiers: Any = ()  # a mapping of key to value (or pairs); kept as sorted pairs
 
     def __post_init__(self) -> None:
+        pairs = self.qualifiers
+        if not isinstance(pairs, Mapping):
+            try:
+                pairs = dict(pairs)
+            except (TypeError, ValueError):
+                raise InvalidInputError("filters.qualifiers", "expected a mapping of key to value") from None
+        object.__setattr__(self, "qualifiers", wanted("filters.qualifiers", pairs))
         for name in ("labels", "relations", "episode_kinds", "sagas"):
             value = getattr(self, name)
             if isinstance(value, str):

@@ -58,6 +58,9 @@ from .mcp_contradictions import contradict as _contradict
 from .mcp_contradictions import get_contradictions as _get_contradictions
 from .mcp_contradictions import set_tier as _set_tier
 from .mcp_conversation import AddMemoryOut, ConversationTools, UserOut
+from .mcp_facts import AddFactOut
+from .mcp_facts import add_fact as _add_fact
+from .mcp_facts import get_facts as _get_facts
 from .mcp_tools import (
     Access,
     ConflictsOut,
@@ -119,6 +122,13 @@ FactUuid = Annotated[str, Field(min_length=1, max_length=ID_MAX,
 EpisodeId = Annotated[
     str, Field(min_length=1, max_length=ID_MAX,
                description="An episode's id, as returned by add_memory or get_episodes."),
+]
+
+QualifiersArg = Annotated[
+    dict[Annotated[str, Field(min_length=1, max_length=40)], Annotated[str, Field(min_length=1, max_length=200)]]
+    | None,
+    Field(max_length=8, description="Qualifiers: which slot of its relation a fact fills, e.g. {\"period\": "
+                                    "\"2024-Q2\"} (Q2's value beside Q3's, neither replacing the other)."),
 ]
 
 TierArg = Annotated[
@@ -294,10 +304,52 @@ def build_mcp_server(
             max_length=NAME_MAX, description="Rank facts near this entity (a name or uuid) first.")] = None,
         include_events: Annotated[bool, Field(strict=True, description=(
             "Also return events (moments such as LEFT or MET, which are not standing facts)."))] = False,
+        qualifiers: QualifiersArg = None,
     ) -> Annotated[CallToolResult, FactsOut]:
         return await call(ctx, lambda a: tools.search_facts(
             a, group_id, query, as_of=as_of, known_at=known_at, include_retired=include_retired, limit=limit,
-            center_entity=center_entity, include_events=include_events))
+            center_entity=center_entity, include_events=include_events, qualifiers=qualifiers))
+
+    @server.tool(annotations=_WRITE, description=(
+        "Add one fact you know exactly (subject, relation, object), rather than words to extract from: e.g. "
+        "Tesla DELIVERIES 400k with qualifiers {\"period\": \"2024-Q2\"}. A relation declared with "
+        "qualifiers holds one value per slot: Q2's and Q3's stand side by side, a new Q2 value replaces "
+        "the old one. Answers the fact, what it retired and the possible contradictions it raised."))
+    async def add_fact(
+        ctx: Context,
+        subject: Annotated[str, Field(min_length=1, max_length=NAME_MAX, description="Who or what it is about.")],
+        relation: Annotated[str, Field(min_length=1, max_length=NAME_MAX, description="e.g. WORKS_AT.")],
+        object: Annotated[str, Field(min_length=1, max_length=NAME_MAX, description="The other entity or value.")],
+        group_id: GroupId = None,
+        fact: Annotated[str | None, Field(max_length=10_000, description="The fact in words (default: "
+                                                                             "the triple).")] = None,
+        valid_at: Annotated[str | None, Field(description="ISO 8601 time it became true (default: now).")] = None,
+        invalid_at: Annotated[str | None, Field(description="ISO 8601 time it stopped being true.")] = None,
+        qualifiers: QualifiersArg = None,
+        tier: TierArg = None,
+        on_behalf_of: Annotated[str | None, Field(max_length=ID_MAX, description="Whom you act for.")] = None,
+    ) -> Annotated[CallToolResult, AddFactOut]:
+        return await call(ctx, lambda a: _add_fact(
+            memory, a, group_id, subject, relation, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
+            qualifiers=qualifiers, tier=tier, on_behalf_of=on_behalf_of))
+
+    @server.tool(annotations=_READ, description=(
+        "Facts by exact names, relation, time and qualifiers, without search ranking: e.g. subject Tesla, "
+        "relation DELIVERIES, qualifiers {\"period\": \"2024-Q2\"}. The default answers what is true NOW; "
+        "as_of, known_at and include_retired as in search_facts."))
+    async def get_facts(
+        ctx: Context, group_id: GroupId = None,
+        subject: Annotated[str | None, Field(min_length=1, max_length=NAME_MAX)] = None,
+        relation: Annotated[str | None, Field(min_length=1, max_length=NAME_MAX)] = None,
+        object: Annotated[str | None, Field(min_length=1, max_length=NAME_MAX)] = None,
+        entity: Annotated[str | None, Field(min_length=1, max_length=NAME_MAX,
+                                            description="Either end is this entity.")] = None,
+        as_of: AsOf = None, known_at: KnownAt = None, include_retired: IncludeRetired = False,
+        qualifiers: QualifiersArg = None, limit: Limit = 50,
+    ) -> Annotated[CallToolResult, FactsOut]:
+        return await call(ctx, lambda a: _get_facts(
+            memory, a, group_id, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
+            known_at=known_at, include_retired=include_retired, qualifiers=qualifiers, limit=limit))
 
     @server.tool(annotations=_READ, description=(
         "Find entities (people, organisations, places, things) by name or description, with their labels, "

@@ -37,6 +37,7 @@ from ..model import (
     SagaSummary,
 )
 from ..same_time import mark_conflicting
+from ..search.types import SearchFilters
 from .limits import Limits
 
 __all__ = [
@@ -165,6 +166,7 @@ class FactOut(_Out):
     sources: list[SourceOut] | None = None
     score: float | None = None
     conflicting: list[str] = []  # facts held in conflict with it (same slot and valid time): kronograph.same_time
+    qualifiers: dict[str, str] = {}  # the slot of its relation it fills ({"period": "2024-Q2"})
 
     @classmethod
     def of(cls, fact: Fact, sources: Sequence[FactSource] | None = None, score: float | None = None) -> FactOut:
@@ -173,7 +175,7 @@ class FactOut(_Out):
             valid_at=fact.valid_at, invalid_at=fact.invalid_at, expired_at=fact.expired_at,
             retired=fact.invalid_at is not None or fact.expired_at is not None, invalidated_by=fact.invalidated_by,
             episodes=list(fact.episodes), sources=None if sources is None else [SourceOut.of(s) for s in sources],
-            score=score, event=fact.event, conflicting=list(fact.conflicting),
+            score=score, event=fact.event, conflicting=list(fact.conflicting), qualifiers=dict(fact.qualifiers),
         )
 
     def text(self) -> str:
@@ -184,7 +186,8 @@ class FactOut(_Out):
             state += f", CONFLICTING (same time) with {', '.join(self.conflicting)}"
         when = f"on {_when(self.valid_at)}" if self.event and self.invalid_at is None else (
             f"valid {_when(self.valid_at)} → {_when(self.invalid_at)}")
-        line = (f"- {self.fact} [{self.subject} {self.relation} {self.object}] {when}"
+        slot = "".join(f"; {k} {v}" for k, v in sorted(self.qualifiers.items()))
+        line = (f"- {self.fact} [{self.subject} {self.relation} {self.object}{slot}] {when}"
                 f" ({state}); fact {self.uuid}; from episodes {', '.join(self.episodes)}")
         for source in self.sources or ():
             line += f"\n    {source.text()}"
@@ -558,12 +561,13 @@ class MemoryTools:
     async def search_facts(
         self, access: Access, group_id: str | None, query: str, *, as_of: str | None = None,
         known_at: str | None = None, include_retired: bool = False, limit: int = 10,
-        center_entity: str | None = None, include_events: bool = False,
+        center_entity: str | None = None, include_events: bool = False, qualifiers: dict[str, str] | None = None,
     ) -> FactsOut:
         g = access.group(group_id)
         found = await self.memory.search(
             g, query, scopes=["facts"], limit=limit, as_of=as_of, known_at=known_at, include_retired=include_retired,
             center_entity=center_entity, include_events=include_events,
+            filters=SearchFilters(qualifiers=qualifiers) if qualifiers else None,
         )
         # search hits carry no same-time marker of their own: marked here, as believed now (kronograph.same_time)
         hits = await mark_conflicting(self.memory.store, g, [h.item for h in found.facts], at=datetime.now(UTC),

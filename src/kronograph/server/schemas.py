@@ -221,6 +221,9 @@ class FactIn(_In):
     replaces: Identifier | None = Field(
         default=None, min_length=1, max_length=200, description="The uuid of a fact this one corrects (retired by it).")
     reason: str | None = Field(default=None, min_length=1, max_length=1000, description=_REASON)
+    qualifiers: dict[str, str] | None = Field(default=None, max_length=8, description=(
+        "The slot it fills, by keys its relation declares (e.g. {\"period\": \"2024-Q2\"}): facts of"
+        " other qualifiers never replace it."))
 
 
 class ContradictIn(_In):
@@ -256,6 +259,8 @@ class SearchIn(_In):
     include_retired: bool = False
     include_events: bool = False
     center_entity: str | list[str] | None = None
+    qualifiers: dict[str, str] | None = Field(default=None, max_length=8, description=(
+        "Only facts carrying every one of these qualifiers (e.g. {\"period\": \"2024-Q2\"})."))
 
 
 class ForgetIn(_In):

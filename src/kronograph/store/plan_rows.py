@@ -21,6 +21,7 @@ from json import dumps
 from typing import Any
 
 from ..model import acronym, normalise_name
+from ..qualifiers import encode as encode_qualifiers
 from ..time import to_micros
 from .plan import EpisodeState, Plan, stale_summaries
 from .records import FactRecord
@@ -62,7 +63,7 @@ CHANGES = (
     "removed_mentions",  # (group, episode_id, entity_uuid)
     "facts",  # (uuid, group, source, target, relation, relation_key, fact, valid_at, invalid_at,
     #           stated_invalid_at, created_at, expired_at, invalidated_by, attributes, recorded_at, cause,
-    #           cause_episode, vector, event, tier)
+    #           cause_episode, vector, event, tier, qualifiers)
     "fact_sources",  # (fact_uuid, group, episode_id, valid_at, stated_invalid_at, added_at, provenance): replaces
     "removed_sources",  # (group, fact_uuid, episode_id)
     "fact_versions",  # (valid_at, invalid_at, stated_invalid_at, expired_at, invalidated_by, recorded_at, cause,
@@ -75,7 +76,7 @@ CHANGES = (
     "dismissed_contradictions",  # (dismissed_at, group, fact_uuid, target_uuid, kind): only where still open
     "fact_history",  # (group, fact_uuid, recorded_at, cause, episode_id, status, source, target, subject, object,
     #                  subject_key, object_key, relation, relation_key, fact, valid_at, invalid_at,
-    #                  invalidated_by, created_at, expired_at, episodes, event, tier)
+    #                  invalidated_by, created_at, expired_at, episodes, event, tier, qualifiers)
     "retracted_facts",  # (fact_uuid, group, subject_key, object_key, retracted_at): replaces
     "deleted_facts",  # (uuid, group)
     "deleted_contradictions",  # (group, uuid): the rows filed from a deleted fact or episode
@@ -143,7 +144,7 @@ def _history(g: str, f: FactRecord, status: str, enc: Encoding) -> tuple[Any, ..
         g, f.uuid, to_micros(f.version_at), f.cause, f.cause_episode, status, f.source_uuid, f.target_uuid,
         f.subject, f.object, normalise_name(f.subject), normalise_name(f.object), f.relation, f.relation_key,
         f.fact, to_micros(f.valid_at), _t(f.invalid_at), f.invalidated_by, to_micros(f.created_at),
-        _t(f.expired_at), enc.json(list(f.episodes)), f.event, f.tier,
+        _t(f.expired_at), enc.json(list(f.episodes)), f.event, f.tier, encode_qualifiers(f.qualifiers),
     )
 
 
@@ -217,7 +218,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
         (f.uuid, g, f.source_uuid, f.target_uuid, f.relation, f.relation_key, f.fact, to_micros(f.valid_at),
          _t(f.invalid_at), _t(f.stated_invalid_at), to_micros(f.created_at), _t(f.expired_at), f.invalidated_by,
          json(f.attributes), to_micros(f.version_at), f.cause, f.cause_episode,
-         vector(plan.fact_embeddings.get(f.uuid)), f.event, f.tier)
+         vector(plan.fact_embeddings.get(f.uuid)), f.event, f.tier, encode_qualifiers(f.qualifiers))
         for f in plan.new_facts
     ]
     sources = [(f.uuid, s) for f in plan.new_facts for s in f.sources] + plan.add_sources

@@ -76,6 +76,8 @@ class FactQuery:
     event: bool | None = None
     since: datetime | None = None
     until: datetime | None = None
+    # Only facts carrying every one of these (key, value) pairs (kronograph.qualifiers), sorted by key.
+    qualifiers: tuple[tuple[str, str], ...] = ()
 
 
 class Lookups(Protocol):

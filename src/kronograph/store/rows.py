@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..model import AuditEvent, Entity, Episode, EpisodeKind, Fact, FactChange, trusted
+from ..qualifiers import decode as decode_qualifiers
 from ..time import from_micros
 from .records import ContradictionRecord, FactRecord, Source
 
@@ -51,6 +52,7 @@ def fact(row: tuple) -> Fact:  # type: ignore[type-arg]
         event=bool(row[15]),
         tier=row[16],
         conflicting=(),
+        qualifiers=decode_qualifiers(row[17]),
     )
 
 
@@ -81,6 +83,7 @@ def fact_record(row: tuple, sources: Iterable[Source]) -> FactRecord:  # type: i
         cause_episode=row[18],
         event=bool(row[19]),
         tier=row[20],
+        qualifiers=decode_qualifiers(row[21]),
     )
 
 

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query
 
 from ...errors import NotFoundError
 from ...model import AddFactResult, RemovalResult
+from ...qualifiers import parse_pairs
 from ..auth import GroupPath, Who
 from ..errors import ErrorBody
 from ..limits import NAME_MAX
@@ -39,12 +40,16 @@ async def list_facts(
     as_of: Time | None = None, known_at: Time | None = None,
     include_retired: bool = False, include_expired: bool = False, include_events: bool = False,
     limit: Annotated[Count | None, Query(ge=1, le=10_000)] = None,
+    qualifier: Annotated[list[str] | None, Query(max_length=8, description=(
+        "KEY=VALUE (repeatable): only facts carrying every one of these qualifiers."))] = None,
 ) -> FactList:
     """Facts valid now (default), at ``as_of``, as believed at ``known_at``, or every interval;
-    events (``event: true``: moments such as LEFT, not standing facts) only with ``include_events``."""
+    events (``event: true``: moments such as LEFT, not standing facts) only with ``include_events``;
+    ``qualifier=period=2024-Q2``: only that slot's."""
     return FactList(facts=await memory.facts(
         group, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of, known_at=known_at,
         include_retired=include_retired, include_expired=include_expired, include_events=include_events, limit=limit,
+        qualifiers=parse_pairs("qualifier", qualifier) if qualifier else None,
     ))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from ...search.engine import SCOPES
+from ...search.types import SearchFilters
 from ..auth import GroupPath
 from ..errors import ErrorBody
 from ..schemas import SearchIn, SearchOut
@@ -25,6 +26,7 @@ async def search(group: GroupPath, body: SearchIn, memory: Mem) -> SearchOut:
         group, body.query, scopes=body.scopes or SCOPES, recipe=body.recipe, limit=body.limit, as_of=body.as_of,
         known_at=body.known_at, include_retired=body.include_retired, include_events=body.include_events,
         center_entity=body.center_entity,
+        filters=SearchFilters(qualifiers=body.qualifiers) if body.qualifiers else None,
     )
     return SearchOut.model_validate({
         "facts": _hits(found.facts), "entities": _hits(found.entities), "episodes": _hits(found.episodes),

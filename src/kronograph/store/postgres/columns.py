@@ -47,18 +47,19 @@ _EPISODES = (
 FACT_COLUMNS = (
     "f.uuid, f.group_id, s.name, f.source_uuid, f.relation, o.name, f.target_uuid, f.fact,"
     " f.valid_at, f.invalid_at, f.created_at, f.expired_at, f.invalidated_by, f.attributes,"
-    f" {_EPISODES}, f.event, f.tier"
+    f" {_EPISODES}, f.event, f.tier, f.qualifiers"
 )
 FACT_ORDER = 'f.valid_at, f.created_at, f.uuid COLLATE "C"'
 # The same shape, read from a history snapshot.
 HISTORY_FACT_COLUMNS = (
     "h.fact_uuid, h.group_id, h.subject, h.source_uuid, h.relation, h.object, h.target_uuid, h.fact,"
-    " h.valid_at, h.invalid_at, h.created_at, h.expired_at, h.invalidated_by, '{}'::jsonb, h.episodes, h.event, h.tier"
+    " h.valid_at, h.invalid_at, h.created_at, h.expired_at, h.invalidated_by, '{}'::jsonb, h.episodes, h.event, h.tier,"
+    " h.qualifiers"
 )
 RECORD_COLUMNS = (
     "f.uuid, f.group_id, f.source_uuid, f.target_uuid, s.name, o.name, f.relation, f.relation_key,"
     " f.fact, f.valid_at, f.invalid_at, f.stated_invalid_at, f.created_at, f.expired_at,"
-    " f.invalidated_by, f.attributes, f.recorded_at, f.cause, f.cause_episode, f.event, f.tier"
+    " f.invalidated_by, f.attributes, f.recorded_at, f.cause, f.cause_episode, f.event, f.tier, f.qualifiers"
 )
 # A fact record's sources in the same row: [[episode, valid_at, stated_invalid_at,
 # added_at], ...] in order, or NULL; one round trip instead of SQLite's two.

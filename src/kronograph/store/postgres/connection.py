@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import TypeAlias
 
 from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
@@ -14,7 +15,9 @@ from .schema import LOCK_SPACE
 
 __all__ = ["Connection", "Pool", "connect", "lock_group", "lock_schema", "redact"]
 
-Connection = AsyncConnection
+# Declared an alias: mypy reads psycopg as Any, and in an import cycle a bare
+# assignment of it may be read as a variable, which is then no type.
+Connection: TypeAlias = AsyncConnection
 
 
 def redact(text: str) -> str:

@@ -496,6 +496,15 @@ CREATE INDEX IF NOT EXISTS contradictions_by_target ON contradictions(group_id, 
 CREATE INDEX IF NOT EXISTS facts_tiered ON facts(group_id) WHERE tier IS NOT NULL;
 """
 
+# Qualified slots (kronograph.qualifiers): a fact's qualifiers as canonical
+# JSON text (keys sorted; NULL for none), kept with each version; text, not
+# jsonb, so that the stored form is the same on every backend. No index: a
+# slot's facts are found by subject and relation as before.
+_V21 = """
+ALTER TABLE facts ADD COLUMN IF NOT EXISTS qualifiers TEXT;
+ALTER TABLE fact_history ADD COLUMN IF NOT EXISTS qualifiers TEXT;
+"""
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (1, "initial", _V1),
     (2, "actor", _V2),
@@ -513,6 +522,8 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (16, "write_checks", _V16),
     (18, "hot_stale_summaries", _V18),
     (19, "contradictions", _V19),
+    # 20 is left to another change of issue 20 (merged beside this one).
+    (21, "qualifiers", _V21),
 ]
 
 # Every table of group data (each keyed by group_id), parents first.

@@ -100,6 +100,16 @@ class Dialect(ABC):
     def json_length(self, column: str, key: str) -> str:
         """The length of the JSON array at ``key`` of the object in ``column`` (NULL if none)."""
 
+    @abstractmethod
+    def text_field(self, column: str, path: str) -> str:
+        """The text at the JSON path parameter ``path`` (from :meth:`field_path`)
+        of the JSON object held as text in ``column`` (NULL if none)."""
+
+    def field_path(self, key: str) -> str:
+        """The value to bind for :meth:`text_field`'s path to the top-level ``key``
+        (an identifier-like key: nothing in it needs quoting)."""
+        return key
+
     def on(self, alias: str, other: str, condition: str) -> str:
         """A join condition of ``alias`` to ``other``, kept within the group
         where rows are keyed by it (so a distributed join stays on one shard)."""
@@ -212,6 +222,12 @@ class SqliteDialect(Dialect):
     def json_length(self, column: str, key: str) -> str:
         return f"json_array_length({column}, '$.{key}')"
 
+    def text_field(self, column: str, path: str) -> str:
+        return f"json_extract({column}, {self.p(path)})"
+
+    def field_path(self, key: str) -> str:
+        return f"$.{key}"
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class PostgresDialect(Dialect):
@@ -250,6 +266,9 @@ class PostgresDialect(Dialect):
 
     def json_length(self, column: str, key: str) -> str:
         return f"jsonb_array_length({column} -> '{key}')"
+
+    def text_field(self, column: str, path: str) -> str:
+        return f"(CAST({column} AS jsonb) ->> {self.p(path)})"
 
     def typed(self, expr: str, sql_type: str) -> str:
         return f"{expr}::{sql_type}"

@@ -66,6 +66,8 @@ def facts(d: Dialect, group_id: str, q: FactQuery) -> Query:
     if q.uuids is not None:
         params["uuids"] = d.bind_list(q.uuids)
     _span_params(q, params)
+    for i, (key, value) in enumerate(q.qualifiers):
+        params[f"qk{i}"], params[f"qv{i}"] = d.field_path(key), value
     if q.known_at is not None:
         params["k"] = to_micros(q.known_at)
         sql = _believed_sql(d, _shape(q))
@@ -76,7 +78,7 @@ def facts(d: Dialect, group_id: str, q: FactQuery) -> Query:
     return sql, params
 
 
-_Shape = tuple[bool, bool, bool, bool, bool, bool, bool, "bool | None", bool, bool]
+_Shape = tuple[bool, bool, bool, bool, bool, bool, bool, "bool | None", bool, bool, int]
 
 
 def _shape(q: FactQuery) -> _Shape:
@@ -85,6 +87,7 @@ def _shape(q: FactQuery) -> _Shape:
         q.uuids is not None, q.subject_key is not None, q.object_key is not None, q.entity_key is not None,
         q.relation_key is not None, q.include_expired, q.include_retired,
         None if q.event is None else bool(q.event), q.since is not None, q.until is not None,
+        len(q.qualifiers),
     )
 
 
@@ -96,10 +99,10 @@ def _span_params(q: FactQuery, params: dict[str, object]) -> None:
 
 
 def _kind_and_span(d: Dialect, shape: _Shape, table: str) -> list[str]:
-    """The conditions of the query's event, since and until on ``table``
-    (``f``: facts, ``h``: history)."""
-    event, since, until = shape[7:]
-    out = []
+    """The conditions of the query's event, since, until and qualifiers on
+    ``table`` (``f``: facts, ``h``: history)."""
+    event, since, until, qualified = shape[7:]
+    out = [f"{d.text_field(f'{table}.qualifiers', f'qk{i}')} = {d.p(f'qv{i}')}" for i in range(qualified)]
     if event is not None:
         out.append(d.is_(f"{table}.event", event))
     if since:

@@ -21,7 +21,7 @@ _SAGA_COLUMNS = (
 _FACT_COLUMNS = (
     "uuid", "group_id", "source_uuid", "target_uuid", "relation", "relation_key", "fact", "valid_at", "invalid_at",
     "stated_invalid_at", "created_at", "expired_at", "invalidated_by", "attributes", "recorded_at", "cause",
-    "cause_episode", "embedding", "event", "tier",
+    "cause_episode", "embedding", "event", "tier", "qualifiers",
 )
 _CONTRADICTION_COLUMNS = (
     "group_id", "fact_uuid", "target_uuid", "kind", "reason", "target_authority", "actor_weight", "score",
@@ -30,7 +30,7 @@ _CONTRADICTION_COLUMNS = (
 _HISTORY_COLUMNS = (
     "group_id", "fact_uuid", "recorded_at", "cause", "episode_id", "status", "source_uuid", "target_uuid", "subject",
     "object", "subject_key", "object_key", "relation", "relation_key", "fact", "valid_at", "invalid_at",
-    "invalidated_by", "created_at", "expired_at", "episodes", "event", "tier",
+    "invalidated_by", "created_at", "expired_at", "episodes", "event", "tier", "qualifiers",
 )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-__all__ = ["change_feed", "contradictions", "events", "speakers", "statements", "summary_index"]
+__all__ = ["change_feed", "contradictions", "events", "qualifiers", "speakers", "statements", "summary_index"]
 
 
 _V14 = """
@@ -121,6 +121,15 @@ def contradictions(conn: sqlite3.Connection) -> None:
     for statement in statements(_V18):
         conn.execute(statement)
     conn.execute(_V18_TIERED)  # after the column
+
+
+# Qualified slots (kronograph.qualifiers): a fact's qualifiers as canonical JSON text (keys sorted),
+# NULL for none, kept with each version. No index: a slot's facts are found by their subject and
+# relation as before, and told apart by their qualifiers among those few. Idempotent.
+def qualifiers(conn: sqlite3.Connection) -> None:
+    for table in ("facts", "fact_history"):
+        if not any(row[1] == "qualifiers" for row in conn.execute(f"PRAGMA table_info({table})")):
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN qualifiers TEXT")
 
 
 def statements(script: str) -> list[str]:
