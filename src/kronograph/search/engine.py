@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..lookahead import known_sources, timeless
 from ..metrics import record_search
 from ..model import Community, Entity, Episode, Fact, fold_relation, normalise_name
 from ..store.protocol import FactQuery, SearchReads
@@ -48,6 +49,9 @@ class SearchRequest:
     question: Question | None = None  # the query's analysis (made from ``query`` when not given)
     scope_limits: tuple[tuple[str, int], ...] = ()  # (scope, limit) where a scope needs fewer than ``limit``
     widening: int = 16  # how many times the candidates a scope may ask for when the mode hides most of them
+    # A point-in-time view's search (``AsyncMemory.at``): nothing without a
+    # history (aliases, labels, summaries) names, matches or is shown.
+    point_in_time: bool = False
 
     @property
     def asked(self) -> Question:
@@ -124,7 +128,7 @@ async def _search(store: SearchReads, request: SearchRequest) -> SearchResults:
         del hits[request.limit_for(scope) :]
     return SearchResults(
         facts=out["facts"], entities=out["entities"], episodes=out["episodes"], communities=out["communities"],
-        left_out=left_out,
+        left_out=0 if request.point_in_time else left_out,  # it would count facts learned later
     )
 
 
@@ -166,6 +170,8 @@ async def _ask(store: SearchReads, group_id: str, request: SearchRequest, questi
     if request.known_at is not None:  # what the memory did not know of then names nothing
         candidates = [e for e in candidates if e.created_at <= request.known_at]
     named = named_in(question, candidates)
+    if request.point_in_time:  # an alias has no time: it may have been learned later
+        named = [n for n in named if n.how != "alias"]
     extra = [n.entity.name for n in named if n.how in ("alias", "fuzzy")]
     terms = " ".join([question.terms, *dict.fromkeys(extra)])
     return _Asked(question, hops, {n.entity.uuid: n.strength for n in named}, terms)
@@ -392,7 +398,10 @@ async def _items(
             uuids=tuple(uuids),
             event=None if request.include_events else False,
         )
-        facts = {f.uuid: f for f in await store.facts(group_id, query)}
+        read = await store.facts(group_id, query)
+        if request.point_in_time and request.known_at is not None:
+            read = await known_sources(store, group_id, read, request.known_at)
+        facts = {f.uuid: f for f in read}
         kept = await _facts_filtered(store, group_id, list(facts.values()), filters)
         dropped = 0
         if found is not None and found.hidden is not None:
@@ -410,6 +419,8 @@ async def _items(
             and (known is None or e.uuid in known)
             and (not filters.labels or _has_label(e, filters.labels))
         }
+        if request.point_in_time:
+            out = {u: timeless(e) for u, e in out.items() if _shown_by_name(request, e, found)}
         return out, 0
     if scope == "communities":  # current only (see run_search); filters narrow facts, entities and episodes
         return {c.uuid: c for c in await store.communities(group_id, uuids)}, 0
@@ -424,6 +435,15 @@ async def _items(
         and (filters.reference_time is None or filters.reference_time.contains(p.reference_time))
     }
     return kept_episodes, 0
+
+
+def _shown_by_name(request: SearchRequest, entity: Entity, found: _Candidates | None) -> bool:
+    """Whether a point-in-time view may show this entity hit: full text
+    also reads summaries, written later, so an entity found by full text
+    alone must share a word of the query with its name."""
+    if found is None or found.found_by(entity.uuid) != ("bm25",):
+        return True
+    return bool(set(request.asked.terms.casefold().split()) & set(normalise_name(entity.name).split()))
 
 
 def _has_label(entity: Entity, labels: Sequence[str]) -> bool:
