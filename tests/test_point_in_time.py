@@ -9,16 +9,23 @@ Acme (an alias learned in May) and Acme gets a label."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from kronograph import Memory
+from kronograph import AsyncMemory, Memory
 from kronograph.errors import InvalidInputError
 from kronograph.search.types import SearchFilters
+from kronograph.server.mcp_server import build_mcp_server
+from kronograph.server.mcp_tools import Access
 
 from .conftest import StepClock
+from .server_helpers import live_server
 
 MakeMemory = Callable[..., Memory]
 G = "market"
@@ -126,3 +133,99 @@ def test_a_view_refuses_a_bad_moment(memory_factory: MakeMemory) -> None:
             memory.at(bad)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="cannot check"):
         memory.at(JAN).lookahead({"not": "a result"})
+
+
+# -- the service, the MCP tools and the commands (SQLite: the reads are the library's, tested above) ----------
+
+
+def _story_file(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    db = tmp_path / "pit.db"
+    clock = StepClock()
+    with Memory(db, model=None, clock=clock, relation_types=TYPES) as memory:
+        _, ids = _story(lambda **options: memory, clock)  # the story on this one memory
+    return db, ids
+
+
+def test_rest_reads_at_a_point_in_time_and_answer_the_report(tmp_path: Path) -> None:
+    db, ids = _story_file(tmp_path)
+    at = T.isoformat()
+    with live_server(db, local=True) as server, server.client() as client:
+        base = f"/v1/groups/{G}"
+        facts = client.get(f"{base}/facts", params={"subject": "Acme", "at": at})
+        assert facts.status_code == 200, facts.text
+        assert {f["uuid"] for f in facts.json()["facts"]} == {ids["five"], ids["berlin"]}
+        assert facts.json()["lookahead"] == {"moment": "2026-04-15T00:00:00Z", "clean": True, "items": []}
+        assert client.get(f"{base}/facts", params={"subject": "Acme"}).json()["lookahead"] is None
+        for params in ({"as_of": at}, {"known_at": at}, {"include_retired": "true"}):
+            refused = client.get(f"{base}/facts", params={"at": at, **params})
+            assert refused.status_code == 400 and refused.json()["error"]["field"] == "at", refused.text
+        assert client.get(f"{base}/facts", params={"at": "soon"}).status_code == 422
+        timeline = client.get(f"{base}/timeline", params={"entity": "Acme", "at": at}).json()
+        assert {f["uuid"] for f in timeline["facts"]} == {ids["five"], ids["berlin"]} and timeline["lookahead"]["clean"]
+        entities = client.get(f"{base}/entities", params={"at": at}).json()
+        assert "Globex" not in {e["name"] for e in entities["entities"]} and entities["lookahead"]["clean"]
+        assert all(e["aliases"] == [] and e["labels"] == [] for e in entities["entities"])
+        assert client.get(f"{base}/entities", params={"at": at, "label": "Company"}).status_code == 400
+        found = client.post(f"{base}/search", json={"query": "Acme rate percent", "at": at}).json()
+        assert found["facts"][0]["item"]["uuid"] == ids["five"] and found["lookahead"]["clean"]
+        refused = client.post(f"{base}/search", json={"query": "Acme", "at": at, "as_of": at})
+        assert refused.status_code == 400 and refused.json()["error"]["field"] == "at"
+        block = client.post(f"{base}/context", json={"query": "What is Acme's rate?", "at": at}).json()
+        assert "5 percent" in block["text"] and "4 percent" not in block["text"] and block["lookahead"]["clean"]
+        assert client.post(f"{base}/context", json={"query": "rate", "at": at, "known_at": at}).status_code == 400
+
+
+def test_mcp_tools_read_at_a_point_in_time(tmp_path: Path) -> None:
+    from mcp import Client
+
+    db, ids = _story_file(tmp_path)
+
+    async def run() -> None:
+        async with AsyncMemory(db, model=None) as memory, \
+                Client(build_mcp_server(memory, access=Access.local([G]))) as client:
+            at = T.isoformat()
+            found = await client.call_tool("search_facts", {"query": "Acme rate percent", "at": at})
+            out: dict[str, Any] = found.structured_content  # type: ignore[assignment]
+            assert out["facts"][0]["uuid"] == ids["five"] and out["lookahead"]["clean"]
+            assert ids["four"] not in {f["uuid"] for f in out["facts"]}
+            assert "nothing learned later" in found.content[0].text  # type: ignore[union-attr]
+            plain = await client.call_tool("search_facts", {"query": "Acme rate percent"})
+            assert plain.structured_content.get("lookahead") is None  # type: ignore[union-attr]
+            timeline = await client.call_tool("timeline", {"entity": "Acme", "at": at})
+            assert {f["uuid"] for f in timeline.structured_content["facts"]} == {  # type: ignore[index]
+                ids["five"], ids["berlin"]}
+            entities = await client.call_tool("search_entities", {"query": "Globex", "at": at})
+            assert all(e["name"] != "Globex" for e in entities.structured_content["entities"])  # type: ignore[index]
+            block = await client.call_tool("get_context", {"query": "What is Acme's rate?", "at": at})
+            assert block.structured_content["lookahead"]["clean"]  # type: ignore[index]
+            assert "4 percent" not in block.structured_content["block"]  # type: ignore[index]
+            both = await client.call_tool("search_facts", {"query": "Acme", "at": at, "known_at": at})
+            assert both.is_error and "at" in both.content[0].text  # type: ignore[union-attr]
+
+    asyncio.run(run())
+
+
+def test_cli_reads_at_a_point_in_time(tmp_path: Path) -> None:
+    pytest.importorskip("typer")
+    from typer.testing import CliRunner
+
+    from kronograph.cli import app
+
+    db, ids = _story_file(tmp_path)
+    runner = CliRunner()
+
+    def cli(*args: str, expect: int = 0) -> Any:
+        result = runner.invoke(app, [*args, "--db", str(db)], env={"COLUMNS": "240"})  # type: ignore[arg-type]
+        assert result.exit_code == expect, (args, result.output, result.exception)
+        return result
+
+    at = T.isoformat()
+    listed = json.loads(cli("facts", G, "--subject", "Acme", "--at", at, "--json").stdout)
+    assert {f["uuid"] for f in listed} == {ids["five"], ids["berlin"]}
+    assert "nothing learned later" in cli("facts", G, "--at", at).stdout
+    found = json.loads(cli("search", G, "Acme rate percent", "--at", at, "--json").stdout)
+    assert found["facts"][0]["item"]["uuid"] == ids["five"] and found["lookahead"]["clean"]
+    block = json.loads(cli("context", G, "What is Acme's rate?", "--at", at, "--json").stdout)
+    assert "4 percent" not in block["text"] and block["lookahead"]["clean"]
+    assert "--at cannot be combined with --as-of" in cli("facts", G, "--at", at, "--as-of", at, expect=2).stderr
+    assert "--at" in cli("search", G, "Acme", "--at", "soon", expect=2).stderr
