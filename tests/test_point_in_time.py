@@ -29,7 +29,7 @@ from .server_helpers import live_server
 
 MakeMemory = Callable[..., Memory]
 G = "market"
-JAN, MARCH, APRIL, MAY = (datetime(2026, m, 1, tzinfo=UTC) for m in (1, 3, 4, 5))
+JAN, MARCH, APRIL, MAY, JULY = (datetime(2026, m, 1, tzinfo=UTC) for m in (1, 3, 4, 5, 7))
 T = datetime(2026, 4, 15, tzinfo=UTC)  # after the move to Paris happened, before it was learned
 TYPES = {"HAS_RATE": {"cardinality": "many_to_one"}, "LOCATED_IN": {"cardinality": "many_to_one"}}
 
@@ -39,7 +39,10 @@ def _story(memory_factory: MakeMemory, clock: StepClock) -> tuple[Memory, dict[s
     clock.set(MARCH)
     five = memory.add_fact(G, "Acme", "HAS_RATE", "5 percent", fact="Acme's rate is 5 percent", valid_at=JAN)
     berlin = memory.add_fact(G, "Acme", "LOCATED_IN", "Berlin", fact="Acme is located in Berlin", valid_at=JAN)
+    ipo = memory.add_fact(G, "Acme", "PLANS_IPO_IN", "Frankfurt", fact="Acme plans an IPO in Frankfurt",
+                          valid_at=JULY)
     clock.set(MAY)
+    memory.add_fact(G, "Acme", "LOCATED_IN", "Berlin", fact="Acme is located in Berlin", valid_at=JAN)  # restated
     four = memory.add_fact(G, "Acme", "HAS_RATE", "4 percent", fact="Acme's rate is 4 percent", valid_at=JAN,
                            subject_labels=["Company"])
     paris = memory.add_fact(G, "Acme", "LOCATED_IN", "Paris", fact="Acme is located in Paris", valid_at=APRIL)
@@ -49,7 +52,7 @@ def _story(memory_factory: MakeMemory, clock: StepClock) -> tuple[Memory, dict[s
     memory.merge_entities(G, five.fact.subject_uuid, corp.fact.subject_uuid)
     clock.set(datetime(2026, 6, 1, tzinfo=UTC))
     ids = {"five": five.fact.uuid, "four": four.fact.uuid, "berlin": berlin.fact.uuid, "paris": paris.fact.uuid,
-           "acme": five.fact.subject_uuid}
+           "acme": five.fact.subject_uuid, "ipo": ipo.fact.uuid}
     return memory, ids
 
 
@@ -69,7 +72,7 @@ def test_a_view_reads_what_was_true_and_known_then(memory_factory: MakeMemory, c
     assert {f.uuid for f in timeline} == {ids["five"], ids["berlin"]}
     assert view.lookahead(timeline).clean
     entities = view.entities(G)
-    assert {e.name for e in entities} == {"Acme", "5 percent", "Berlin"}  # not Globex, Paris, Acme Corporation
+    assert {e.name for e in entities} == {"Acme", "5 percent", "Berlin", "Frankfurt"}  # not Globex, Paris...
     acme = next(e for e in entities if e.uuid == ids["acme"])
     assert acme.aliases == () and acme.labels == () and acme.summary is None  # no history: left out
     assert view.entities(G, name="Acme Corporation") == []  # an alias learned in May names nothing then
@@ -92,14 +95,19 @@ def test_lookahead_flags_a_plain_read_as_of_t(memory_factory: MakeMemory, clock:
     march = memory.at(datetime(2026, 3, 15, tzinfo=UTC))
     berlin = memory.facts(G, subject="Acme", relation="LOCATED_IN", as_of=datetime(2026, 3, 15, tzinfo=UTC))
     assert [f.invalid_at for f in berlin] == [APRIL]  # its end was learned in May
-    (item,) = march.lookahead(berlin).items
-    assert (item.kind, item.uuid, item.reason, item.at) == ("fact", ids["berlin"], "changed_after", MAY)
+    flagged = {(i.kind, i.reason, i.at) for i in march.lookahead(berlin).items}
+    assert flagged == {("fact", "changed_after", MAY), ("fact_source", "learned_after", MAY)}  # restated in May
     entities = view.lookahead(memory.entities(G))
     assert ("entity_aliases", ids["acme"], "no_history") in _flagged(entities)
     assert ("entity_labels", ids["acme"], "no_history") in _flagged(entities)
     assert any(i.kind == "entity" and i.reason == "learned_after" for i in entities.items)  # Globex
     assert view.lookahead(memory.episodes(G)).items[0].reason == "learned_after"
     assert view.lookahead([]).clean
+    timeline = view.lookahead(memory.timeline(G, "Acme"))  # every interval as believed now
+    assert ("fact", ids["ipo"], "valid_after") in _flagged(timeline)  # known in March, holds from July
+    restated = [i for i in timeline.items if i.kind == "fact_source"]  # Berlin's May source
+    assert restated and all(i.reason == "learned_after" and i.at == MAY for i in restated)
+    assert ids["ipo"] not in {f.uuid for f in view.timeline(G, "Acme")}
 
 
 def test_search_and_context_of_a_view_rank_nothing_learned_later(
