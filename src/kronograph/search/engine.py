@@ -145,12 +145,13 @@ async def _hops(store: SearchReads, group_id: str, request: SearchRequest) -> di
     if not request.centers:
         return {}
     keys = {normalise_name(c) for c in request.centers}
-    centers = {e.uuid for e in await store.entities_named(group_id, keys)}
-    centers |= {e.uuid for e in await store.entities_by_uuid(group_id, request.centers)}
+    found = [*await store.entities_named(group_id, keys), *await store.entities_by_uuid(group_id, request.centers)]
+    centers = {e.uuid for e in found if request.known_at is None or e.created_at <= request.known_at}
     if not centers:
         return {}
-
-    return await store_hops(store, group_id, centers, depth=request.recipe.bfs_depth, at=_moment(request))
+    # A view walks the facts valid at its moment (as believed now: the walk has no record time).
+    at = request.as_of if request.point_in_time else _moment(request)
+    return await store_hops(store, group_id, centers, depth=request.recipe.bfs_depth, at=at)
 
 
 # The rerankers whose scores the fit of an item adds to (see ``fit``): the
