@@ -224,7 +224,8 @@ async def _by_name(
 
 
 async def _fitted(
-    store: SearchReads, group_id: str, scope: str, asked: _Asked, ranked: list[tuple[str, float]], items: dict[str, Any]
+    store: SearchReads, group_id: str, scope: str, asked: _Asked, ranked: list[tuple[str, float]],
+    items: dict[str, Any], labels_known: bool = True,
 ) -> list[tuple[str, float]]:
     """Each item's score plus its fit (``fit``) in shares of the best score:
     near matches reorder by what the question asks; a clearly better match stays first."""
@@ -234,7 +235,7 @@ async def _fitted(
     scale = max((s for _, s in ranked), default=0.0) or 1.0
     if scope == "facts":
         labels: dict[str, tuple[str, ...]] = {}
-        if question.wants:
+        if question.wants and labels_known:  # a view's: labels have no history
             ends = {u for uid, _ in ranked for u in (items[uid].subject_uuid, items[uid].object_uuid)}
             labels = {e.uuid: e.labels for e in await store.entities_by_uuid(group_id, ends)}
         fit = {u: fact_fit(items[u], question, named, labels) for u, _ in ranked}
@@ -280,7 +281,7 @@ async def _rerank(
         fused = _fuse(found, weight, scope)
         seen = {u for u, _ in fused}
         fused += [(u, 0.0) for u in found.rankings.get("names", ()) if u not in seen]  # named, but no word matched
-        return await _fitted(store, group_id, scope, asked, fused, items)
+        return await _fitted(store, group_id, scope, asked, fused, items, labels_known=not request.point_in_time)
     fused = rrf(list(found.rankings.values()), k=recipe.rrf_k)
     ids = [u for u, _ in fused]
     if recipe.reranker == "mmr" and request.vector is not None:
