@@ -62,7 +62,7 @@ def test_every_public_async_method_has_a_sync_twin_with_its_signature_and_docstr
             assert inspect.signature(method) == inspect.signature(async_method), name
             assert method.__doc__ == async_method.__doc__, name
     sync_only = set(_public(Memory)) - set(methods) - {"close"}
-    assert sync_only == {"store"} == set(_public(AsyncMemory)) - set(methods)  # a property in both
+    assert sync_only == {"store", "at"} == set(_public(AsyncMemory)) - set(methods)  # a property, a view
     assert inspect.getdoc(Memory.store)
     assert inspect.signature(Memory.__init__) == inspect.signature(AsyncMemory.__init__)
 
@@ -149,3 +149,16 @@ def test_the_sync_shell_refuses_a_judges_write_in_the_callers_thread() -> None:
     for name in guarded:
         body = source.split(f"    def {name}(", 1)[1].split("\n    def ", 1)[0]
         assert "refuse_writes_from_a_judge()" in body, name
+
+
+def test_the_point_in_time_view_has_a_blocking_twin_of_every_read() -> None:
+    from kronograph.point_in_time import PointInTime
+    from kronograph.sync import MemoryAt
+
+    reads = {n: v for n, v in _public(PointInTime).items() if inspect.iscoroutinefunction(v)}
+    assert {"facts", "search", "context", "timeline", "entities", "episodes", "events", "lookahead"} <= set(reads)
+    for name, read in reads.items():
+        twin = getattr(MemoryAt, name)
+        assert not inspect.iscoroutinefunction(twin), name
+        assert inspect.signature(twin) == inspect.signature(read) and twin.__doc__ == read.__doc__, name
+    assert inspect.signature(Memory.at).parameters.keys() == inspect.signature(AsyncMemory.at).parameters.keys()

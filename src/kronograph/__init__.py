@@ -21,6 +21,7 @@ from .errors import (
 from .ingest.bulk import EpisodeItem
 from .ingest.json_map import JsonMapping
 from .llm import ModelClient, ModelSettings
+from .lookahead import LookaheadItem, LookaheadReport
 from .maintain.repair import MergeResult, SplitResult
 from .memory import AsyncMemory
 from .message import Message
@@ -54,7 +55,8 @@ from .model import (
     SagaSummary,
     Verdict,
 )
-from .sync import Memory
+from .point_in_time import PointInTime
+from .sync import Memory, MemoryAt
 
 __version__ = "0.1.0"
 
@@ -88,7 +90,10 @@ __all__ = [
     "JsonMapping",
     "JudgeError",
     "KronographError",
+    "LookaheadItem",
+    "LookaheadReport",
     "Memory",
+    "MemoryAt",
     "MergeResult",
     "Message",
     "ModelClient",
@@ -96,6 +101,7 @@ __all__ = [
     "ModelOutputError",
     "ModelSettings",
     "ModelUsage",
+    "PointInTime",
     "PossibleContradiction",
     "Contradiction",
     "ContradictionPolicy",

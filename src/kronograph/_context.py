@@ -25,6 +25,7 @@ from .context.excerpt import terms
 from .context.period import named_month, named_period
 from .context.query import QUERY_MAX, from_messages
 from .errors import InvalidInputError
+from .lookahead import known_sources, timeless
 from .maintain.summaries import extractive_summary
 from .message import Message, read_messages
 from .metrics import span
@@ -82,6 +83,19 @@ class Contexts(Lifecycle):
         over :meth:`ContextParts.fields`, or a function of the
         :class:`ContextParts`. Deterministic; no model is called. See
         ``docs/context.md``."""
+        return await self._context_block(
+            group_id, query, messages=messages, as_of=as_of, known_at=known_at, max_tokens=max_tokens,
+            scopes=scopes, template=template, token_counter=token_counter,
+        )
+
+    async def _context_block(
+        self, group_id: str, query: str | None, *, messages: Iterable[Message | Mapping[str, Any]] | None,
+        as_of: TimeLike | None, known_at: TimeLike | None, max_tokens: int, scopes: Iterable[str],
+        template: str | Callable[[ContextParts], str] | None,
+        token_counter: TokenCounter | Callable[[str], int] | None, point_in_time: bool = False,
+    ) -> Context:
+        """:meth:`context`; ``point_in_time``: as a view of ``at`` reads
+        (entities without what has no history: see ``lookahead.timeless``)."""
         g = self._group(group_id)
         text = _text("query", query, optional=True)
         if text is not None and len(text) > QUERY_MAX:
@@ -101,7 +115,8 @@ class Contexts(Lifecycle):
         when, believed = _time("as_of", as_of), _time("known_at", known_at)
         store = await self._ready()
         now = self._now()
-        m = Material(query=text or "", moment=when or believed or now, as_of=when, known_at=believed)
+        m = Material(query=text or "", moment=when or believed or now, as_of=when, known_at=believed,
+                     point_in_time=point_in_time)
         with span("context", group_id=g):
             if "entities" in wanted:
                 await self._context_user(store, g, m)
@@ -132,7 +147,7 @@ class Contexts(Lifecycle):
             cross_encoder=self._cross_encoder,
             cosine_weight=self._services.fusion_weight,
             scope_limits=(("entities", ENTITY_HITS), ("facts", max(12, candidates(max_tokens) // 2))),
-            widening=CONTEXT_WIDENING,
+            widening=CONTEXT_WIDENING, point_in_time=m.point_in_time,
         )
         found = await run_search(store, request)
         m.facts, m.entities, m.episodes = found.facts, found.entities, found.episodes
@@ -240,6 +255,8 @@ class Contexts(Lifecycle):
             ))
             if len(facts) >= RECENT * 3:
                 break
+        if m.point_in_time and m.known_at is not None:
+            facts = await known_sources(store, g, facts, m.known_at)
         facts.sort(key=lambda f: (-f.valid_at.timestamp(), f.uuid))
         m.facts = [Hit(f, 1.0 / (1 + i), ("recent",)) for i, f in enumerate(facts[: RECENT * 3])]
 
@@ -261,7 +278,7 @@ class Contexts(Lifecycle):
             until=m.moment + _TICK, limit=200,
         ))
         mine = [f for f in facts if user.uuid in (f.subject_uuid, f.object_uuid) and _holds(f, m.moment)]
-        m.user, m.user_summary = user, extractive_summary(mine)
+        m.user, m.user_summary = timeless(user) if m.point_in_time else user, extractive_summary(mine)
 
     async def _context_replaced(self, store: Store, g: str, m: Material) -> None:
         """For each fact, the latest fact of its slot (linked by a recorded

@@ -10,6 +10,8 @@ twin to copy lives here: closing (the store, then the private event loop),
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
+from datetime import datetime
 from types import TracebackType
 from typing import Any, Self
 
@@ -18,7 +20,7 @@ from .errors import ClosedError
 from .memory import AsyncMemory
 from .store import Store
 
-__all__ = ["SyncShell"]
+__all__ = ["SyncShell", "SyncView"]
 
 
 class _SyncCore(AsyncMemory):
@@ -71,3 +73,21 @@ class SyncShell:
             coro.close()
             raise ClosedError("this memory is closed")
         return self._portal.call(coro)
+
+
+class SyncView:
+    """The base of a generated blocking view (``Memory.at``'s ``MemoryAt``):
+    the async view and the memory's portal call its reads run through."""
+
+    def __init__(self, view: Any, call: Callable[[Any], Any]) -> None:
+        self._view = view
+        self._call = call
+
+    @property
+    def moment(self) -> datetime:
+        """The moment of the view, aware UTC."""
+        moment: datetime = self._view.moment
+        return moment
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.moment.isoformat()})"

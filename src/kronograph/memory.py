@@ -54,6 +54,7 @@ from .model import (
     fold_relation,
     normalise_name,
 )
+from .point_in_time import PointInTime
 from .qualifiers import describe as describe_qualifiers
 from .qualifiers import qualifiers as check_qualifiers
 from .qualifiers import wanted as wanted_qualifiers
@@ -400,6 +401,14 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
         return await (await self._ready()).groups()
 
     # -- reading ---------------------------------------------------------------
+    def at(self, moment: TimeLike) -> PointInTime:
+        """A read-only view of this memory at ``moment`` (naive: UTC): its
+        facts, search, context, timeline, entities, episodes and events are
+        what held then as the memory knew it then, on both axes, with
+        nothing learned later; ``lookahead`` checks any result for what was.
+        See :mod:`kronograph.point_in_time` and ``docs/point-in-time.md``."""
+        return PointInTime(self, moment)
+
     async def facts(
         self,
         group_id: str,
@@ -528,6 +537,19 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
         reranker (see ``docs/search.md``); ``center_entity`` (names or uuids)
         feeds graph search and the node-distance reranker. ``query_vector``
         skips embedding the query. Never returns anything of a group not asked for."""
+        return await self._search(
+            group_ids, query, scopes=scopes, recipe=recipe, limit=limit, as_of=as_of, known_at=known_at,
+            include_retired=include_retired, include_events=include_events, center_entity=center_entity,
+            filters=filters, query_vector=query_vector,
+        )
+
+    async def _search(
+        self, group_ids: str | Iterable[str], query: str, *, scopes: Iterable[str], recipe: str | Recipe, limit: int,
+        as_of: TimeLike | None, known_at: TimeLike | None, include_retired: bool, include_events: bool,
+        center_entity: str | Iterable[str] | None, filters: SearchFilters | None,
+        query_vector: Sequence[float] | None, point_in_time: bool = False,
+    ) -> SearchResults:
+        """:meth:`search`; ``point_in_time``: as a view of :meth:`at` reads (see ``SearchRequest``)."""
         checks.flag("include_events", include_events)
         args = search_arguments(
             group_ids, query, scopes=scopes, recipe=recipe, limit=limit, as_of=as_of, known_at=known_at,
@@ -557,7 +579,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
             now=self._now(), as_of=args.as_of, known_at=args.known_at, include_retired=include_retired,
             include_events=include_events,
             centers=args.centers, filters=args.filters, cross_encoder=self._cross_encoder,
-            cosine_weight=self._services.fusion_weight, question=question,
+            cosine_weight=self._services.fusion_weight, question=question, point_in_time=point_in_time,
         )
         started = time.perf_counter()
         with span("search", scopes=",".join(args.scopes), recipe=chosen.name):

@@ -18,7 +18,7 @@ from . import checks
 from ._arguments import TimeLike
 from ._context import CONTEXT_SCOPES
 from ._portal import Portal
-from ._sync_shell import SyncShell, _SyncCore
+from ._sync_shell import SyncShell, SyncView, _SyncCore
 from .authority import ContradictionPolicy
 from .context import Context, ContextParts, TokenCounter
 from .embed.protocol import Embedder
@@ -28,6 +28,7 @@ from .ingest.json_map import JsonMapping
 from .ingest.judge import Judge, refuse_writes_from_a_judge
 from .ingest.ontology import TypesArg
 from .ingest.ownership import LEASE_SECONDS
+from .lookahead import LookaheadReport
 from .maintain import communities as _communities
 from .maintain.reconcile import ReconcileReport
 from .maintain.repair import MergeResult, SplitResult
@@ -65,7 +66,7 @@ from .services import ModelArg
 from .store import Store
 from .time import Clock
 
-__all__ = ["Memory"]
+__all__ = ["Memory", "MemoryAt"]
 
 
 class Memory(SyncShell):
@@ -271,6 +272,14 @@ class Memory(SyncShell):
         """Every group of the store, by name. (A service shows each key only
         its own: see ``kronograph.server``.)"""
         return self._call(self._core.groups())
+
+    def at(self, moment: TimeLike) -> MemoryAt:
+        """A read-only view of this memory at ``moment`` (naive: UTC): its
+        facts, search, context, timeline, entities, episodes and events are
+        what held then as the memory knew it then, on both axes, with
+        nothing learned later; ``lookahead`` checks any result for what was.
+        See :mod:`kronograph.point_in_time` and ``docs/point-in-time.md``."""
+        return MemoryAt(self._core.at(moment), self._call)
 
     def facts(
         self, group_id: str, *, subject: str | None = None, relation: str | None = None, object: str | None = None,
@@ -671,3 +680,88 @@ class Memory(SyncShell):
         if checks.flag("repair", repair):
             refuse_writes_from_a_judge()
         return self._call(self._core.reconcile(group_id, repair, actor=actor, on_behalf_of=on_behalf_of))
+
+
+class MemoryAt(SyncView):
+    """The blocking twin of :class:`~kronograph.point_in_time.PointInTime`:
+    every read is its async twin's, run to completion."""
+
+    def facts(
+        self, group_id: str, *, subject: str | None = None, relation: str | None = None, object: str | None = None,
+        entity: str | None = None, include_events: bool = False, limit: int | None = None,
+        qualifiers: Mapping[str, str] | None = None,
+    ) -> list[Fact]:
+        """Facts valid at the moment as believed then (``facts(as_of=T,
+        known_at=T)``), each citing the episodes received by then. Names
+        match as they were known then (a name, or an earlier name a fact
+        was recorded under); events only with ``include_events``;
+        ``qualifiers``: only that slot's (kronograph.qualifiers)."""
+        return self._call(self._view.facts(
+            group_id, subject=subject, relation=relation, object=object, entity=entity, include_events=include_events,
+            limit=limit, qualifiers=qualifiers,
+        ))
+
+    def events(
+        self, group_id: str, *, subject: str | None = None, relation: str | None = None, object: str | None = None,
+        entity: str | None = None, since: TimeLike | None = None, limit: int | None = None,
+    ) -> list[Fact]:
+        """Events (moments such as LEFT) that had happened by the moment, at
+        or after ``since``, as believed then."""
+        return self._call(self._view.events(
+            group_id, subject=subject, relation=relation, object=object, entity=entity, since=since, limit=limit,
+        ))
+
+    def timeline(self, group_id: str, entity: str, relation: str | None = None) -> list[Fact]:
+        """Every interval, as believed at the moment, of the facts touching
+        ``entity`` that had begun by then (events included), by ``valid_at``."""
+        return self._call(self._view.timeline(group_id, entity, relation))
+
+    def entities(self, group_id: str, *, name: str | None = None) -> list[Entity]:
+        """The entities the memory had by the moment, oldest first, shown
+        without summary, aliases, labels or attributes (no history: they
+        may hold what was learned later); ``name`` matches names only."""
+        return self._call(self._view.entities(group_id, name=name))
+
+    def episodes(self, group_id: str, *, status: str | None = None) -> list[Episode]:
+        """The episodes received by the moment and dated by it, by reference
+        time (``status`` as it stands now)."""
+        return self._call(self._view.episodes(group_id, status=status))
+
+    def search(
+        self, group_ids: str | Iterable[str], query: str, *, scopes: Iterable[str] = SCOPES,
+        recipe: str | Recipe = "hybrid", limit: int = 10, include_events: bool = False,
+        center_entity: str | Iterable[str] | None = None, filters: SearchFilters | None = None,
+        query_vector: Sequence[float] | None = None,
+    ) -> SearchResults:
+        """``search`` as of the moment on both axes: only facts, entities and
+        episodes known then are ranked or returned; no communities (they
+        have no history); entities shown without what has no history, and
+        neither named by an alias nor found by full text through a summary;
+        ``left_out`` not counted (it would count facts learned later).
+        ``filters.labels`` is refused: labels have no history."""
+        return self._call(self._view.search(
+            group_ids, query, scopes=scopes, recipe=recipe, limit=limit, include_events=include_events,
+            center_entity=center_entity, filters=filters, query_vector=query_vector,
+        ))
+
+    def context(
+        self, group_id: str, query: str | None = None, *, messages: Iterable[Message | Mapping[str, Any]] | None = None,
+        max_tokens: int = 1000, scopes: Iterable[str] = ("facts", "entities", "episodes"),
+        template: str | Callable[[ContextParts], str] | None = None,
+        token_counter: TokenCounter | Callable[[str], int] | None = None,
+    ) -> Context:
+        """``context`` as of the moment on both axes: its search as
+        :meth:`search` reads, entity summaries made from the facts of the
+        moment (never the stored ones), no contradictions (they are open
+        now, not then)."""
+        return self._call(self._view.context(
+            group_id, query, messages=messages, max_tokens=max_tokens, scopes=scopes, template=template,
+            token_counter=token_counter,
+        ))
+
+    def lookahead(self, result: Any) -> LookaheadReport:
+        """What of ``result`` (facts, entities, episodes, search results, a
+        context block or its hits, a timeline: this view's or the plain
+        memory's) was learned, or only held, after the moment; ``clean``
+        when nothing. A backtest asserts ``(await view.lookahead(r)).clean``."""
+        return self._call(self._view.lookahead(result))

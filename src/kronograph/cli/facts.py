@@ -16,6 +16,7 @@ from ..qualifiers import describe, parse_pairs
 from .contradictions import print_candidates
 from .options import DEFAULT_DB, Actor, AsJson, Db, Group, TierOption, option
 from .output import console, fact_table, fail, interval, print_json, short, timeline_table, when
+from .point_in_time import AT_HELP, print_lookahead, refuse_with_at
 from .session import open_memory
 
 __all__ = ["add_fact", "facts", "history", "remove_episode", "timeline"]
@@ -121,6 +122,7 @@ def facts(
     entity: Annotated[str | None, option("NAME", "Only facts touching this entity, either end.")] = None,
     as_of: Annotated[str | None, option("TIME", "Facts valid at this time (default: now).")] = None,
     known_at: Annotated[str | None, option("TIME", "As the memory believed at this time.")] = None,
+    at: Annotated[str | None, option("TIME", AT_HELP)] = None,
     include_retired: Annotated[bool, typer.Option("--include-retired", help="Closed intervals too.")] = False,
     include_expired: Annotated[
         bool, typer.Option("--include-expired", help="Records replaced by a correction too.")
@@ -135,18 +137,29 @@ def facts(
     as_json: AsJson = False,
     db: Db = DEFAULT_DB,
 ) -> None:
-    """List facts: current ones by default, or as of / as known at a time."""
+    """List facts: current ones by default, or as of / as known at a time, or at a
+    point in time (--at: both, nothing learned later)."""
+    refuse_with_at(at, as_of=as_of, known_at=known_at, include_retired=include_retired,
+                   include_expired=include_expired)
     slot = _qualifiers("--qualifier", qualifier)
+    report = None
     with open_memory(db, group=group) as memory:
-        found = memory.facts(
-            group, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
-            known_at=known_at, include_retired=include_retired, include_expired=include_expired,
-            include_events=include_events, limit=limit, qualifiers=slot,
-        )
+        if at is not None:
+            view = memory.at(at)
+            found = view.facts(group, subject=subject, relation=relation, object=object, entity=entity,
+                               include_events=include_events, limit=limit, qualifiers=slot)
+            report = view.lookahead(found)
+        else:
+            found = memory.facts(
+                group, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
+                known_at=known_at, include_retired=include_retired, include_expired=include_expired,
+                include_events=include_events, limit=limit, qualifiers=slot,
+            )
     if as_json:
         print_json(found)
         return
     console().print(fact_table(found) if found else "[dim]no facts match[/]")
+    print_lookahead(report)
 
 
 def events(

@@ -10,12 +10,14 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..lookahead import LookaheadReport
 from ..model import Fact
 from ..search.recipes import RECIPES
 from ..search.types import Hit, SearchFilters, SearchResults
 from .facts import _qualifiers
 from .options import DEFAULT_DB, Db, Group, option
 from .output import console, fail, interval, plural, print_json, short, when
+from .point_in_time import AT_HELP, lookahead_json, print_lookahead, refuse_with_at
 from .session import open_memory
 
 __all__ = ["conflicts", "search"]
@@ -103,14 +105,14 @@ _TABLES = {
 }
 
 
-def _as_json(results: SearchResults, scopes: Sequence[str]) -> str:
+def _as_json(results: SearchResults, scopes: Sequence[str], report: LookaheadReport | None = None) -> str:
     def hit(h: Hit[Any]) -> dict[str, Any]:
         # warnings=False: the store hands an episode's ``kind`` back as a plain string, which serialises the same
         return {"item": h.item.model_dump(mode="json", warnings=False), "score": h.score, "methods": list(h.methods)}
 
     out: dict[str, Any] = {scope: [hit(h) for h in getattr(results, scope)] for scope in scopes}
     out["left_out"] = results.left_out
-    return json.dumps(out, indent=2)
+    return json.dumps(out | lookahead_json(report), indent=2)
 
 
 def search(
@@ -126,6 +128,7 @@ def search(
     limit: Annotated[int, option("N", "At most N hits per scope.", min=1)] = 10,
     as_of: Annotated[str | None, option("TIME", "Facts valid at TIME, episodes referenced by then.")] = None,
     known_at: Annotated[str | None, option("TIME", "As the memory believed at TIME.")] = None,
+    at: Annotated[str | None, option("TIME", AT_HELP)] = None,
     include_retired: Annotated[
         bool, typer.Option("--include-retired", help="Closed intervals too; not with --as-of.")
     ] = False,
@@ -160,14 +163,22 @@ def search(
         labels=tuple(label), relations=tuple(relation), qualifiers=slot,
     ) if label or relation or slot else None
     groups = list(dict.fromkeys([group, *also]))
+    refuse_with_at(at, as_of=as_of, known_at=known_at, include_retired=include_retired)
+    report = None
     with open_memory(db, group=groups) as memory:
-        results = memory.search(
-            groups, query, scopes=scopes, recipe=recipe, limit=limit, as_of=as_of, known_at=known_at,
-            include_retired=include_retired, include_events=include_events, center_entity=center or None,
-            filters=filters,
-        )
+        if at is not None:
+            view = memory.at(at)
+            results = view.search(groups, query, scopes=scopes, recipe=recipe, limit=limit,
+                                  include_events=include_events, center_entity=center or None, filters=filters)
+            report = view.lookahead(results)
+        else:
+            results = memory.search(
+                groups, query, scopes=scopes, recipe=recipe, limit=limit, as_of=as_of, known_at=known_at,
+                include_retired=include_retired, include_events=include_events, center_entity=center or None,
+                filters=filters,
+            )
     if as_json:
-        typer.echo(_as_json(results, scopes))
+        typer.echo(_as_json(results, scopes, report))
         return
     out = console()
     for name in scopes:
@@ -179,6 +190,7 @@ def search(
             "(use --include-retired for closed intervals, --include-events for events, or --as-of / --known-at"
             " for another time)"
         )
+    print_lookahead(report)
 
 
 def _status(fact: Fact) -> str:

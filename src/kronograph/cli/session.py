@@ -25,7 +25,7 @@ _OPTION_NAMES = {
     "user_name": "--user-name", "assistant_name": "--assistant-name", "speaker": "--speaker", "role": "--role",
     "actor": "--actor", "max_tokens": "--max-tokens", "template": "--template",
     "tier": "--tier", "replaces": "--replaces", "reason": "--reason", "note": "--note",
-    "contradicted_uuid": "CONTRADICTED_UUID",
+    "contradicted_uuid": "CONTRADICTED_UUID", "at": "--at", "moment": "--at",
 }
 
 

@@ -66,6 +66,7 @@ class Material:
     moment: datetime  # the moment facts are told as of: as_of, else known_at, else now
     as_of: datetime | None
     known_at: datetime | None
+    point_in_time: bool = False  # a view of ``AsyncMemory.at``: entities shown without what has no history
     facts: list[Hit[Fact]] = field(default_factory=list)
     entities: list[Hit[Entity]] = field(default_factory=list)
     episodes: list[Hit[Episode]] = field(default_factory=list)

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..lookahead import known_sources, timeless
 from ..metrics import record_search
 from ..model import Community, Entity, Episode, Fact, fold_relation, normalise_name
 from ..qualifiers import matches
@@ -49,6 +50,9 @@ class SearchRequest:
     question: Question | None = None  # the query's analysis (made from ``query`` when not given)
     scope_limits: tuple[tuple[str, int], ...] = ()  # (scope, limit) where a scope needs fewer than ``limit``
     widening: int = 16  # how many times the candidates a scope may ask for when the mode hides most of them
+    # A point-in-time view's search (``AsyncMemory.at``): nothing without a
+    # history (aliases, labels, summaries) names, matches or is shown.
+    point_in_time: bool = False
 
     @property
     def asked(self) -> Question:
@@ -125,7 +129,7 @@ async def _search(store: SearchReads, request: SearchRequest) -> SearchResults:
         del hits[request.limit_for(scope) :]
     return SearchResults(
         facts=out["facts"], entities=out["entities"], episodes=out["episodes"], communities=out["communities"],
-        left_out=left_out,
+        left_out=0 if request.point_in_time else left_out,  # it would count facts learned later
     )
 
 
@@ -142,12 +146,13 @@ async def _hops(store: SearchReads, group_id: str, request: SearchRequest) -> di
     if not request.centers:
         return {}
     keys = {normalise_name(c) for c in request.centers}
-    centers = {e.uuid for e in await store.entities_named(group_id, keys)}
-    centers |= {e.uuid for e in await store.entities_by_uuid(group_id, request.centers)}
+    found = [*await store.entities_named(group_id, keys), *await store.entities_by_uuid(group_id, request.centers)]
+    centers = {e.uuid for e in found if request.known_at is None or e.created_at <= request.known_at}
     if not centers:
         return {}
-
-    return await store_hops(store, group_id, centers, depth=request.recipe.bfs_depth, at=_moment(request))
+    # A view walks the facts valid at its moment (as believed now: the walk has no record time).
+    at = request.as_of if request.point_in_time else _moment(request)
+    return await store_hops(store, group_id, centers, depth=request.recipe.bfs_depth, at=at)
 
 
 # The rerankers whose scores the fit of an item adds to (see ``fit``): the
@@ -167,6 +172,8 @@ async def _ask(store: SearchReads, group_id: str, request: SearchRequest, questi
     if request.known_at is not None:  # what the memory did not know of then names nothing
         candidates = [e for e in candidates if e.created_at <= request.known_at]
     named = named_in(question, candidates)
+    if request.point_in_time:  # an alias has no time: it may have been learned later
+        named = [n for n in named if n.how != "alias"]
     extra = [n.entity.name for n in named if n.how in ("alias", "fuzzy")]
     terms = " ".join([question.terms, *dict.fromkeys(extra)])
     return _Asked(question, hops, {n.entity.uuid: n.strength for n in named}, terms)
@@ -218,7 +225,8 @@ async def _by_name(
 
 
 async def _fitted(
-    store: SearchReads, group_id: str, scope: str, asked: _Asked, ranked: list[tuple[str, float]], items: dict[str, Any]
+    store: SearchReads, group_id: str, scope: str, asked: _Asked, ranked: list[tuple[str, float]],
+    items: dict[str, Any], labels_known: bool = True,
 ) -> list[tuple[str, float]]:
     """Each item's score plus its fit (``fit``) in shares of the best score:
     near matches reorder by what the question asks; a clearly better match stays first."""
@@ -228,7 +236,7 @@ async def _fitted(
     scale = max((s for _, s in ranked), default=0.0) or 1.0
     if scope == "facts":
         labels: dict[str, tuple[str, ...]] = {}
-        if question.wants:
+        if question.wants and labels_known:  # a view's: labels have no history
             ends = {u for uid, _ in ranked for u in (items[uid].subject_uuid, items[uid].object_uuid)}
             labels = {e.uuid: e.labels for e in await store.entities_by_uuid(group_id, ends)}
         fit = {u: fact_fit(items[u], question, named, labels) for u, _ in ranked}
@@ -274,7 +282,7 @@ async def _rerank(
         fused = _fuse(found, weight, scope)
         seen = {u for u, _ in fused}
         fused += [(u, 0.0) for u in found.rankings.get("names", ()) if u not in seen]  # named, but no word matched
-        return await _fitted(store, group_id, scope, asked, fused, items)
+        return await _fitted(store, group_id, scope, asked, fused, items, labels_known=not request.point_in_time)
     fused = rrf(list(found.rankings.values()), k=recipe.rrf_k)
     ids = [u for u, _ in fused]
     if recipe.reranker == "mmr" and request.vector is not None:
@@ -393,7 +401,10 @@ async def _items(
             uuids=tuple(uuids),
             event=None if request.include_events else False,
         )
-        facts = {f.uuid: f for f in await store.facts(group_id, query)}
+        read = await store.facts(group_id, query)
+        if request.point_in_time and request.known_at is not None:
+            read = await known_sources(store, group_id, read, request.known_at)
+        facts = {f.uuid: f for f in read}
         kept = await _facts_filtered(store, group_id, list(facts.values()), filters)
         dropped = 0
         if found is not None and found.hidden is not None:
@@ -411,6 +422,8 @@ async def _items(
             and (known is None or e.uuid in known)
             and (not filters.labels or _has_label(e, filters.labels))
         }
+        if request.point_in_time:
+            out = {u: timeless(e) for u, e in out.items() if _shown_by_name(request, e, found)}
         return out, 0
     if scope == "communities":  # current only (see run_search); filters narrow facts, entities and episodes
         return {c.uuid: c for c in await store.communities(group_id, uuids)}, 0
@@ -425,6 +438,15 @@ async def _items(
         and (filters.reference_time is None or filters.reference_time.contains(p.reference_time))
     }
     return kept_episodes, 0
+
+
+def _shown_by_name(request: SearchRequest, entity: Entity, found: _Candidates | None) -> bool:
+    """Whether a point-in-time view may show this entity hit: full text
+    also reads summaries, written later, so an entity found by full text
+    alone must share a word of the query with its name."""
+    if found is None or found.found_by(entity.uuid) != ("bm25",):
+        return True
+    return bool(set(request.asked.terms.casefold().split()) & set(normalise_name(entity.name).split()))
 
 
 def _has_label(entity: Entity, labels: Sequence[str]) -> bool:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from ..memory import AsyncMemory
 from ..model import AddFactResult
 from .mcp_tools import Access, CandidateOut, FactOut, FactsOut, _candidates_text, _facts_text, _Out
+from .point_in_time import view_at
 
 __all__ = ["AddFactOut", "add_fact", "get_facts"]
 
@@ -63,9 +64,14 @@ async def get_facts(
     memory: AsyncMemory, access: Access, group_id: str | None, *, subject: str | None = None,
     relation: str | None = None, object: str | None = None, entity: str | None = None, as_of: str | None = None,
     known_at: str | None = None, include_retired: bool = False, qualifiers: Mapping[str, str] | None = None,
-    limit: int = 50,
+    limit: int = 50, at: str | None = None,
 ) -> FactsOut:
     g = access.group(group_id)
+    view = view_at(memory, at, as_of=as_of, known_at=known_at, include_retired=include_retired)
+    if view is not None:
+        found = await view.facts(g, subject=subject, relation=relation, object=object, entity=entity,
+                                 qualifiers=qualifiers, limit=limit)
+        return FactsOut(group_id=g, facts=[FactOut.of(f) for f in found], lookahead=await view.lookahead(found))
     found = await memory.facts(
         g, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of, known_at=known_at,
         include_retired=include_retired, qualifiers=qualifiers, limit=limit,

@@ -85,8 +85,9 @@ when they held in the world (valid_at → invalid_at) and the episodes they came
 retired, not lost: history stays queryable. Events (event: true, e.g. LEFT, MET) are moments, not \
 standing facts: current reads leave them out. Write with add_memory (one episode, or a conversation's \
 messages with user_name: "I" is then that user, whom get_user describes); read current facts with \
-search_facts (as_of for the past, known_at for what was believed then, include_retired for every \
-interval); use get_events for what happened when, timeline for how one entity changed, conflicts for \
+search_facts (as_of for the past, known_at for what was believed then, at for both with nothing \
+learned later, include_retired for every interval); use get_events for what happened when, timeline \
+for how one entity changed, conflicts for \
 facts that disagree, get_fact for one fact's sources and history, get_episodes for the original words, \
 get_changes for what the memory learned and retired since a time. add_memory lists the standing rules \
 and decisions a filing may contradict (candidates, scored): when yours disagrees on purpose, say so with \
@@ -111,6 +112,12 @@ AsOf = Annotated[
 KnownAt = Annotated[
     str | None,
     Field(description="ISO 8601 time: answer with what the memory believed then, before later corrections."),
+]
+At = Annotated[
+    str | None,
+    Field(description="ISO 8601 time: a backtest's moment, as_of and known_at both: only what held then as the "
+                      "memory knew it then, nothing learned later (the answer's lookahead says so). Not with "
+                      "as_of or known_at."),
 ]
 IncludeRetired = Annotated[
     bool, Field(strict=True,
@@ -225,9 +232,11 @@ def build_mcp_server(
         as_of: AsOf = None, known_at: KnownAt = None,
         max_tokens: Annotated[int, Field(ge=50, le=100_000, strict=True, description=(
             "The block's size at most, in tokens (50-100000)."))] = 1000,
+        at: At = None,
     ) -> Annotated[CallToolResult, ContextOut]:
         return await call(ctx, lambda a: block_for(
-            memory, a, group_id, query, messages=messages, as_of=as_of, known_at=known_at, max_tokens=max_tokens))
+            memory, a, group_id, query, messages=messages, as_of=as_of, known_at=known_at, max_tokens=max_tokens,
+            at=at))
 
     @server.tool(annotations=_WRITE, description=(
         "Remember something: store one episode (a chat message, a note, a document or a JSON record) and "
@@ -304,11 +313,11 @@ def build_mcp_server(
             max_length=NAME_MAX, description="Rank facts near this entity (a name or uuid) first.")] = None,
         include_events: Annotated[bool, Field(strict=True, description=(
             "Also return events (moments such as LEFT or MET, which are not standing facts)."))] = False,
-        qualifiers: QualifiersArg = None,
+        qualifiers: QualifiersArg = None, at: At = None,
     ) -> Annotated[CallToolResult, FactsOut]:
         return await call(ctx, lambda a: tools.search_facts(
             a, group_id, query, as_of=as_of, known_at=known_at, include_retired=include_retired, limit=limit,
-            center_entity=center_entity, include_events=include_events, qualifiers=qualifiers))
+            center_entity=center_entity, include_events=include_events, qualifiers=qualifiers, at=at))
 
     @server.tool(annotations=_WRITE, description=(
         "Add one fact you know exactly (subject, relation, object), rather than words to extract from: e.g. "
@@ -336,7 +345,7 @@ def build_mcp_server(
     @server.tool(annotations=_READ, description=(
         "Facts by exact names, relation, time and qualifiers, without search ranking: e.g. subject Tesla, "
         "relation DELIVERIES, qualifiers {\"period\": \"2024-Q2\"}. The default answers what is true NOW; "
-        "as_of, known_at and include_retired as in search_facts."))
+        "as_of, known_at, include_retired and at as in search_facts."))
     async def get_facts(
         ctx: Context, group_id: GroupId = None,
         subject: Annotated[str | None, Field(min_length=1, max_length=NAME_MAX)] = None,
@@ -345,20 +354,20 @@ def build_mcp_server(
         entity: Annotated[str | None, Field(min_length=1, max_length=NAME_MAX,
                                             description="Either end is this entity.")] = None,
         as_of: AsOf = None, known_at: KnownAt = None, include_retired: IncludeRetired = False,
-        qualifiers: QualifiersArg = None, limit: Limit = 50,
+        qualifiers: QualifiersArg = None, limit: Limit = 50, at: At = None,
     ) -> Annotated[CallToolResult, FactsOut]:
         return await call(ctx, lambda a: _get_facts(
             memory, a, group_id, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
-            known_at=known_at, include_retired=include_retired, qualifiers=qualifiers, limit=limit))
+            known_at=known_at, include_retired=include_retired, qualifiers=qualifiers, limit=limit, at=at))
 
     @server.tool(annotations=_READ, description=(
         "Find entities (people, organisations, places, things) by name or description, with their labels, "
         "aliases and summary. Use it to learn the exact name of something before timeline, or to check "
         "whether the memory knows it at all. For what is true about an entity, use search_facts."))
     async def search_entities(
-        ctx: Context, query: Query, group_id: GroupId = None, limit: Limit = 10,
+        ctx: Context, query: Query, group_id: GroupId = None, limit: Limit = 10, at: At = None,
     ) -> Annotated[CallToolResult, EntitiesOut]:
-        return await call(ctx, lambda a: tools.search_entities(a, group_id, query, limit=limit))
+        return await call(ctx, lambda a: tools.search_entities(a, group_id, query, limit=limit, at=at))
 
     @server.tool(annotations=_READ, description=(
         "Read episodes, the original words facts came from: by id (episode_ids, e.g. a fact's sources), by "
@@ -388,9 +397,10 @@ def build_mcp_server(
         group_id: GroupId = None,
         relation: Annotated[str | None, Field(max_length=NAME_MAX,
                                               description="Only this relation, e.g. WORKS_AT.")] = None,
-        limit: Limit = 50,
+        limit: Limit = 50, at: At = None,
     ) -> Annotated[CallToolResult, FactsOut]:
-        return await call(ctx, lambda a: tools.timeline(a, group_id, entity, relation=relation, limit=limit))
+        return await call(ctx, lambda a: tools.timeline(a, group_id, entity, relation=relation, limit=limit,
+                                                        at=at))
 
     @server.tool(annotations=_READ, description=(
         "What happened, and when: events (moments such as LEFT, MET, VISITED, GOT_ENGAGED_TO), which are "

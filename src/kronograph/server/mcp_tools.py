@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import InvalidInputError, NotFoundError
+from ..lookahead import LookaheadReport
 from ..memory import AsyncMemory
 from ..model import (
     Entity,
@@ -39,6 +40,7 @@ from ..model import (
 from ..same_time import mark_conflicting
 from ..search.types import SearchFilters
 from .limits import Limits
+from .point_in_time import lookahead_text, view_at
 
 __all__ = [
     "Access",
@@ -206,13 +208,14 @@ class FactsOut(_Out):
     group_id: str
     facts: list[FactOut]
     left_out: int = 0
+    lookahead: LookaheadReport | None = None  # read with ``at``
 
     def text(self) -> str:
         body = _facts_text(f"{len(self.facts)} fact(s) in group {self.group_id!r}", self.facts, "none found")
         if self.left_out:
             body += (f"\n({self.left_out} more matched but are retired, not valid then or events:"
                      " include_retired, include_events show them)")
-        return body
+        return body + lookahead_text(self.lookahead)
 
 
 class ChangeOut(_Out):
@@ -270,13 +273,14 @@ class EntityOut(_Out):
 class EntitiesOut(_Out):
     group_id: str
     entities: list[EntityOut]
+    lookahead: LookaheadReport | None = None  # read with ``at``
 
     def text(self) -> str:
         if not self.entities:
-            return f"no entity found in group {self.group_id!r}"
+            return f"no entity found in group {self.group_id!r}" + lookahead_text(self.lookahead)
         return f"{len(self.entities)} entit(ies) in group {self.group_id!r}:\n" + "\n".join(
             e.text() for e in self.entities
-        )
+        ) + lookahead_text(self.lookahead)
 
 
 class EpisodeOut(_Out):
@@ -536,7 +540,8 @@ class MemoryTools:
                             ) -> list[FactOut]:
         out = []
         for i, fact in enumerate(facts):
-            sources = (await self.memory.fact_sources(group_id, fact.uuid))[:SOURCES_PER_FACT]
+            stated = await self.memory.fact_sources(group_id, fact.uuid)  # those of the version read (known_at)
+            sources = [s for s in stated if s.episode_id in fact.episodes][:SOURCES_PER_FACT]
             out.append(FactOut.of(fact, sources, None if scores is None else round(scores[i], 4)))
         return out
 
@@ -562,18 +567,28 @@ class MemoryTools:
         self, access: Access, group_id: str | None, query: str, *, as_of: str | None = None,
         known_at: str | None = None, include_retired: bool = False, limit: int = 10,
         center_entity: str | None = None, include_events: bool = False, qualifiers: dict[str, str] | None = None,
+        at: str | None = None,
     ) -> FactsOut:
         g = access.group(group_id)
-        found = await self.memory.search(
-            g, query, scopes=["facts"], limit=limit, as_of=as_of, known_at=known_at, include_retired=include_retired,
-            center_entity=center_entity, include_events=include_events,
-            filters=SearchFilters(qualifiers=qualifiers) if qualifiers else None,
-        )
-        # search hits carry no same-time marker of their own: marked here, as believed now (kronograph.same_time)
-        hits = await mark_conflicting(self.memory.store, g, [h.item for h in found.facts], at=datetime.now(UTC),
-                                      known_at=None)
+        filters = SearchFilters(qualifiers=qualifiers) if qualifiers else None
+        view = view_at(self.memory, at, as_of=as_of, known_at=known_at, include_retired=include_retired)
+        if view is not None:
+            found = await view.search(g, query, scopes=["facts"], limit=limit, center_entity=center_entity,
+                                      include_events=include_events, filters=filters)
+        else:
+            found = await self.memory.search(
+                g, query, scopes=["facts"], limit=limit, as_of=as_of, known_at=known_at,
+                include_retired=include_retired, center_entity=center_entity, include_events=include_events,
+                filters=filters,
+            )
+        # search hits carry no same-time marker of their own: marked here (kronograph.same_time), as
+        # believed at the view's moment, or now
+        moment = view.moment if view is not None else datetime.now(UTC)
+        hits = await mark_conflicting(self.memory.store, g, [h.item for h in found.facts], at=moment,
+                                      known_at=view.moment if view is not None else None)
         facts = await self._with_sources(g, hits, [h.score for h in found.facts])
-        return FactsOut(group_id=g, facts=facts, left_out=found.left_out)
+        report = await view.lookahead(found) if view is not None else None
+        return FactsOut(group_id=g, facts=facts, left_out=found.left_out, lookahead=report)
 
     async def get_fact(self, access: Access, group_id: str | None, fact_uuid: str) -> FactDetailOut:
         g = access.group(group_id)
@@ -585,10 +600,14 @@ class MemoryTools:
         return FactDetailOut(group_id=g, fact=detail, history=history)
 
     async def search_entities(self, access: Access, group_id: str | None, query: str, *, limit: int = 10,
-                              ) -> EntitiesOut:
+                              at: str | None = None) -> EntitiesOut:
         g = access.group(group_id)
-        found = await self.memory.search(g, query, scopes=["entities"], limit=limit)
-        return EntitiesOut(group_id=g, entities=[EntityOut.of(h.item, round(h.score, 4)) for h in found.entities])
+        view = view_at(self.memory, at)
+        reader = view.search if view is not None else self.memory.search
+        found = await reader(g, query, scopes=["entities"], limit=limit)
+        report = await view.lookahead(found) if view is not None else None
+        return EntitiesOut(group_id=g, entities=[EntityOut.of(h.item, round(h.score, 4)) for h in found.entities],
+                           lookahead=report)
 
     async def get_episodes(
         self, access: Access, group_id: str | None, *, episode_ids: Sequence[str] | None = None,
@@ -615,10 +634,12 @@ class MemoryTools:
         return EpisodesOut(group_id=g, episodes=[EpisodeOut.of(e, max_chars) for e in chosen])
 
     async def timeline(self, access: Access, group_id: str | None, entity: str, *, relation: str | None = None,
-                       limit: int = 50) -> FactsOut:
+                       limit: int = 50, at: str | None = None) -> FactsOut:
         g = access.group(group_id)
-        facts = (await self.memory.timeline(g, entity, relation))[-limit:]
-        return FactsOut(group_id=g, facts=await self._with_sources(g, facts))
+        view = view_at(self.memory, at)
+        facts = (await (view or self.memory).timeline(g, entity, relation))[-limit:]
+        report = await view.lookahead(facts) if view is not None else None
+        return FactsOut(group_id=g, facts=await self._with_sources(g, facts), lookahead=report)
 
     async def events(self, access: Access, group_id: str | None, *, entity: str | None = None,
                      relation: str | None = None, since: str | None = None, until: str | None = None,

@@ -15,6 +15,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from ..authority import Tier
 from ..checks import ID_MAX, NAME_MAX, identifier_problem, json_problem
+from ..lookahead import LookaheadReport
 from ..maintain.reconcile import ReconcileReport
 from ..model import (
     AuditEvent,
@@ -256,6 +257,7 @@ class SearchIn(_In):
     limit: int = Field(default=10, ge=1, le=200)
     as_of: Time | None = None
     known_at: Time | None = None
+    at: Time | None = Field(default=None, description="as_of and known_at both, nothing learned later")
     include_retired: bool = False
     include_events: bool = False
     center_entity: str | list[str] | None = None
@@ -307,6 +309,7 @@ class EpisodeList(BaseModel):
 
 class FactList(BaseModel):
     facts: list[Fact]
+    lookahead: LookaheadReport | None = None  # read with ``at``: what lies after it (clean)
 
 
 class ChangeList(BaseModel):
@@ -327,6 +330,7 @@ class FactDetail(BaseModel):
 
 class EntityList(BaseModel):
     entities: list[Entity]
+    lookahead: LookaheadReport | None = None  # read with ``at``: what lies after it (clean)
 
 
 class EntityDetail(BaseModel):
@@ -394,3 +398,4 @@ class SearchOut(BaseModel):
     episodes: list[EpisodeHit] = Field(default_factory=list)
     communities: list[CommunityHit] = Field(default_factory=list)
     left_out: int = 0
+    lookahead: LookaheadReport | None = None  # read with ``at``: what lies after it (clean)

@@ -11,7 +11,8 @@ from ...model import ForgetReport
 from ..auth import GroupPath, Who
 from ..errors import ErrorBody
 from ..limits import ID_MAX, NAME_MAX
-from ..schemas import EntityDetail, EntityList, MergeIn, SplitIn
+from ..point_in_time import view_at
+from ..schemas import EntityDetail, EntityList, MergeIn, SplitIn, Time
 from . import ERRORS, Mem
 
 router = APIRouter(tags=["entities"], responses={k: {**v, "model": ErrorBody} for k, v in ERRORS.items()})
@@ -22,8 +23,16 @@ async def list_entities(
     group: GroupPath, memory: Mem,
     name: Annotated[str | None, Query(min_length=1, max_length=NAME_MAX)] = None,
     label: Annotated[str | None, Query(min_length=1, max_length=ID_MAX)] = None,
+    at: Annotated[Time | None, Query(description=(
+        "A point in time: the entities known then, without what has no history (summary, aliases, labels)."
+    ))] = None,
 ) -> EntityList:
-    """The group's entities, by name (case-insensitive) or label if given."""
+    """The group's entities, by name (case-insensitive) or label if given;
+    ``at``: those known then (with the answer's ``lookahead``; no label)."""
+    view = view_at(memory, at, label=label)
+    if view is not None:
+        found = await view.entities(group, name=name)
+        return EntityList(entities=found, lookahead=await view.lookahead(found))
     return EntityList(entities=await memory.entities(group, name=name, label=label))
 
 

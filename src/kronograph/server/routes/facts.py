@@ -14,12 +14,15 @@ from ...qualifiers import parse_pairs
 from ..auth import GroupPath, Who
 from ..errors import ErrorBody
 from ..limits import NAME_MAX
+from ..point_in_time import view_at
 from ..schemas import ChangeList, Count, FactDetail, FactIn, FactList, Time
 from . import ERRORS, Mem
 
 router = APIRouter(tags=["facts"], responses={k: {**v, "model": ErrorBody} for k, v in ERRORS.items()})
 
 Opt = Annotated[str | None, Query(min_length=1, max_length=NAME_MAX)]
+At = Annotated[Time | None, Query(description=(
+    "A point in time: as_of and known_at both, nothing learned later (refused with either)."))]
 
 
 @router.post("/v1/groups/{group}/facts", status_code=201, response_model=AddFactResult)
@@ -37,7 +40,7 @@ async def add_fact(
 async def list_facts(
     group: GroupPath, memory: Mem,
     subject: Opt = None, relation: Opt = None, object: Opt = None, entity: Opt = None,
-    as_of: Time | None = None, known_at: Time | None = None,
+    as_of: Time | None = None, known_at: Time | None = None, at: At = None,
     include_retired: bool = False, include_expired: bool = False, include_events: bool = False,
     limit: Annotated[Count | None, Query(ge=1, le=10_000)] = None,
     qualifier: Annotated[list[str] | None, Query(max_length=8, description=(
@@ -45,11 +48,19 @@ async def list_facts(
 ) -> FactList:
     """Facts valid now (default), at ``as_of``, as believed at ``known_at``, or every interval;
     events (``event: true``: moments such as LEFT, not standing facts) only with ``include_events``;
-    ``qualifier=period=2024-Q2``: only that slot's."""
+    ``qualifier=period=2024-Q2``: only that slot's; ``at``: as of then on both axes, nothing
+    learned later (the answer's ``lookahead`` says so)."""
+    slot = parse_pairs("qualifier", qualifier) if qualifier else None
+    view = view_at(memory, at, as_of=as_of, known_at=known_at, include_retired=include_retired,
+                   include_expired=include_expired)
+    if view is not None:
+        found = await view.facts(group, subject=subject, relation=relation, object=object, entity=entity,
+                                 include_events=include_events, limit=limit, qualifiers=slot)
+        return FactList(facts=found, lookahead=await view.lookahead(found))
     return FactList(facts=await memory.facts(
         group, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of, known_at=known_at,
         include_retired=include_retired, include_expired=include_expired, include_events=include_events, limit=limit,
-        qualifiers=parse_pairs("qualifier", qualifier) if qualifier else None,
+        qualifiers=slot,
     ))
 
 
@@ -99,9 +110,14 @@ async def delete_fact(
 async def timeline(
     group: GroupPath, memory: Mem,
     entity: Annotated[str, Query(min_length=1, max_length=NAME_MAX, description="The entity's name.")],
-    relation: Opt = None,
+    relation: Opt = None, at: At = None,
 ) -> FactList:
-    """Every interval of the facts touching an entity, by ``valid_at``."""
+    """Every interval of the facts touching an entity, by ``valid_at``; ``at``:
+    those begun by then, as believed then (with the answer's ``lookahead``)."""
+    view = view_at(memory, at)
+    if view is not None:
+        found = await view.timeline(group, entity, relation)
+        return FactList(facts=found, lookahead=await view.lookahead(found))
     return FactList(facts=await memory.timeline(group, entity, relation))
 
 
