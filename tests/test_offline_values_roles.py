@@ -424,6 +424,18 @@ def test_a_new_value_replaces_the_old_one() -> None:
     assert then == [("$190", {"value": 190, "unit": "USD"})]
 
 
+def test_values_of_two_periods_stand_side_by_side_and_one_period_is_corrected() -> None:
+    with Memory(":memory:", model=None) as memory:
+        memory.add_episode("g", "Acme's revenue was $3.2 million in Q2 2025", reference_time="2025-07-10T09:00Z")
+        memory.add_episode("g", "Acme's revenue was $3.5 million in Q3 2025", reference_time="2025-10-10T09:00Z")
+        memory.add_episode("g", "Correction: Acme's revenue was $3.3 million in Q2 2025",
+                           reference_time="2025-10-12T09:00Z")
+        now = sorted((f.qualifiers["period"], f.object) for f in memory.facts("g", relation="HAS_VALUE"))
+        q2 = memory.facts("g", relation="HAS_VALUE", qualifiers={"period": "2025-Q2"}, include_retired=True)
+    assert now == [("2025-Q2", "$3.3 million"), ("2025-Q3", "$3.5 million")]
+    assert sorted(f.object for f in q2) == ["$3.2 million", "$3.3 million"]
+
+
 def test_a_promotion_replaces_the_role_and_keeps_the_job() -> None:
     with Memory(":memory:", model=None) as memory:
         memory.add_messages(

@@ -92,7 +92,8 @@ OFFLINE_RELATION_TYPES: dict[str, RelationType] = {
     fold_relation("COMES_FROM"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
     # one value of a thing at a time ("our budget is now $250" replaces $190), one role of a person
     # ("promoted to senior engineer" replaces "engineer"): see offline/values.py and offline/roles.py
-    fold_relation("HAS_VALUE"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
+    # per period where one is said ("revenue was $3.2m in Q2" and "$3.5m in Q3" stand side by side)
+    fold_relation("HAS_VALUE"): RelationType(cardinality=Cardinality.MANY_TO_ONE, qualifiers=("period",)),
     fold_relation("HAS_ROLE"): RelationType(cardinality=Cardinality.MANY_TO_ONE),
 }
 

@@ -30,7 +30,7 @@ from .dates import TimeMention, find_times
 __all__ = ["PERIOD", "VALUE_RELATION", "read_values"]
 
 VALUE_RELATION = "HAS_VALUE"
-PERIOD = "period"  # the attribute key of the period a value is for; the lead wires it into Fact.qualifiers
+PERIOD = "period"  # the period a value is for: an attribute, and the fact's qualifier (HAS_VALUE declares it)
 
 _CURRENCY_SIGNS = {"us$": "USD", "$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR"}
 _CODES = "USD EUR GBP JPY CHF CAD AUD INR CNY SEK NOK DKK".split()
@@ -211,6 +211,8 @@ def _one(text: str, m: re.Match[str], ctx: Context, found: list[TimeMention], of
     fact = ctx.facts.get((subject.casefold(), VALUE_RELATION, said.casefold()))
     if made and fact is not None:
         fact.attributes = attributes
+        if PERIOD in attributes:  # the slot it fills: Q2's value and Q3's stand side by side (kronograph.qualifiers)
+            fact.qualifiers = {PERIOD: str(attributes[PERIOD])}
         when = f" for {attributes[PERIOD]}" if PERIOD in attributes else ""
         fact.fact = f"{subject} {'was' if past else 'is'} {said}{when}"
     return made
