@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from .authority import Tier
+from .erasure import ErasureReceipt
 from .time import as_utc
 
 __all__ = [
@@ -187,6 +188,7 @@ class Episode(_Model):
     held_until: UtcDatetime | None = None
     speaker: str | None = None  # who said it: whom "I" and "my" mean
     role: str | None = None  # a message's role: "user", "assistant", "system", "tool"...
+    data_subject: str | None = None  # whose data it is (a customer id): forget(data_subject=...) erases it
     # What it said that gave no fact, once complete: "nothing understood in: ..."
     # or "no fact in (question): ..." (quoted only when its content is kept).
     notes: list[str] = Field(default_factory=list)
@@ -297,6 +299,7 @@ class Fact(_Model):
     attributes: dict[str, Any] = Field(default_factory=dict)
     event: bool = False
     tier: Tier | None = None
+    data_subject: str | None = None  # whose data it is: its episode's, or add_fact's data_subject
 
     @property
     def triple(self) -> str:
@@ -544,6 +547,7 @@ class ForgetReport(_Model):
     group_id: str
     entity: str | None = None
     episode_id: str | None = None
+    data_subject: str | None = None
     dry_run: bool = False
     needles: list[str] = Field(default_factory=list)
     episodes: list[str] = Field(default_factory=list)
@@ -558,6 +562,9 @@ class ForgetReport(_Model):
     cached_replies_dropped: int = 0
     verified: bool = False
     leftovers: list[str] = Field(default_factory=list)
+    # The erasure log's entry written with the purge (None on a dry run); its
+    # verification entry follows it in ``AsyncMemory.erasures``.
+    receipt: ErasureReceipt | None = None
 
 
 class ModelUsage(_Model):

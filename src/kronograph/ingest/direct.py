@@ -85,6 +85,7 @@ class FactInput:
     replaces: str | None = None  # a fact it corrects by hand: retired by it
     reason: str | None = None  # why it replaces that fact
     override: dict[str, Any] | None = None  # another actor's owned fact it replaces (maintain.overrides)
+    data_subject: str | None = None  # whose data it is (a customer id): on the fact and a new source episode
 
     def __post_init__(self) -> None:
         if self.valid_at is not None:
@@ -345,7 +346,7 @@ async def _resolve_and_apply(
     episode_id = data.episode_id or new_id()
     # The episode is created if it does not exist yet (the store ignores a known
     # one); it is read only when its reference time is the fact's default start.
-    plan.new_episodes.append(new_episode_for_fact(g, episode_id, now, data.actor, data.on_behalf_of))
+    plan.new_episodes.append(new_episode_for_fact(g, episode_id, now, data.actor, data.on_behalf_of, data.data_subject))
     valid_at = data.valid_at
     if valid_at is None:
         episode = await store.episode(g, episode_id) if data.episode_id else None
@@ -382,6 +383,7 @@ async def _resolve_and_apply(
         # built-in defaults are for what ingestion extracts
         event=event_default(relation_type, data.relation, built_in=False),
         tier=data.tier or (relation_type.tier if relation_type is not None else None),
+        data_subject=data.data_subject,
     )
 
     async def verdict(screening: Screening) -> Verdict:

@@ -363,6 +363,7 @@ class Pipeline(EpisodeStatuses):
             attributes=draft.attributes,
             event=self._event(inp, draft.relation),
             tier=inp.tier or self._default_tier(inp, draft.relation),
+            data_subject=inp.data_subject,
         )
 
     def _default_tier(self, inp: EpisodeInput, relation: str) -> str | None:

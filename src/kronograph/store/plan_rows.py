@@ -31,7 +31,7 @@ __all__ = ["CHANGES", "Encoding", "episode_state", "plan_rows"]
 # for a change takes the parameters plan_rows gives it, in that order.
 CHANGES = (
     "episodes",  # (group, uuid, name, kind, content, hash, source, reference_time, created_at, saga, status, metadata,
-    #              actor, on_behalf_of, speaker, role): an episode of a saga is stamped past the saga's latest
+    #              actor, on_behalf_of, speaker, role, data_subject): an episode of a saga is stamped past the saga's latest
     #              created_at (see below)
     "episode_states",  # (columns, values, group, uuid, owner): built by episode_state, one statement each,
     #                    fenced by the episode's lease when an owner writes it (see .fence)
@@ -62,7 +62,7 @@ CHANGES = (
     "removed_mentions",  # (group, episode_id, entity_uuid)
     "facts",  # (uuid, group, source, target, relation, relation_key, fact, valid_at, invalid_at,
     #           stated_invalid_at, created_at, expired_at, invalidated_by, attributes, recorded_at, cause,
-    #           cause_episode, vector, event, tier)
+    #           cause_episode, vector, event, tier, data_subject)
     "fact_sources",  # (fact_uuid, group, episode_id, valid_at, stated_invalid_at, added_at, provenance): replaces
     "removed_sources",  # (group, fact_uuid, episode_id)
     "fact_versions",  # (valid_at, invalid_at, stated_invalid_at, expired_at, invalidated_by, recorded_at, cause,
@@ -165,7 +165,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "episodes", [
         (g, e.uuid, e.name, str(e.kind), e.content, e.content_hash, e.source_description,
          to_micros(e.reference_time), to_micros(e.created_at), e.saga, e.status, json(e.metadata), e.actor,
-         e.on_behalf_of, e.speaker, e.role)
+         e.on_behalf_of, e.speaker, e.role, e.data_subject)
         for e in plan.new_episodes
     ]
     yield "episode_states", [(*episode_state(s, enc), g, s.uuid, s.owner) for s in plan.episode_states]
@@ -217,7 +217,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
         (f.uuid, g, f.source_uuid, f.target_uuid, f.relation, f.relation_key, f.fact, to_micros(f.valid_at),
          _t(f.invalid_at), _t(f.stated_invalid_at), to_micros(f.created_at), _t(f.expired_at), f.invalidated_by,
          json(f.attributes), to_micros(f.version_at), f.cause, f.cause_episode,
-         vector(plan.fact_embeddings.get(f.uuid)), f.event, f.tier)
+         vector(plan.fact_embeddings.get(f.uuid)), f.event, f.tier, f.data_subject)
         for f in plan.new_facts
     ]
     sources = [(f.uuid, s) for f in plan.new_facts for s in f.sources] + plan.add_sources

@@ -73,6 +73,8 @@ class FactRecord:
     event: bool = False
     # Its governance tier (kronograph.authority), None when filed without one.
     tier: str | None = None
+    # Whose data it is (a customer id), written when the fact is created; not versioned.
+    data_subject: str | None = None
 
     @classmethod
     def stated(
@@ -93,6 +95,7 @@ class FactRecord:
         attributes: dict[str, Any] | None = None,
         event: bool = False,
         tier: str | None = None,
+        data_subject: str | None = None,
     ) -> FactRecord:
         """A new fact as one episode states it: its first version, open until
         resolution links it to others."""
@@ -102,7 +105,7 @@ class FactRecord:
             invalid_at=None, stated_invalid_at=stated_invalid_at, created_at=now, expired_at=None,
             invalidated_by=None, sources=(Source(episode_id, valid_at, stated_invalid_at, now, provenance),),
             attributes=attributes or {}, recorded_at=now, cause="created", cause_episode=episode_id, event=event,
-            tier=tier,
+            tier=tier, data_subject=data_subject,
         )
 
     @property
@@ -140,6 +143,7 @@ class FactRecord:
             attributes=dict(self.attributes),
             event=self.event,
             tier=self.tier,
+            data_subject=self.data_subject,
         )
 
 

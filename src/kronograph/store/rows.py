@@ -50,6 +50,7 @@ def fact(row: tuple) -> Fact:  # type: ignore[type-arg]
         episodes=tuple(_json(row[14], ())),
         event=bool(row[15]),
         tier=row[16],
+        data_subject=row[17] if len(row) > 17 else None,
     )
 
 
@@ -80,6 +81,7 @@ def fact_record(row: tuple, sources: Iterable[Source]) -> FactRecord:  # type: i
         cause_episode=row[18],
         event=bool(row[19]),
         tier=row[20],
+        data_subject=row[21] if len(row) > 21 else None,
     )
 
 
@@ -131,6 +133,7 @@ def episode(row: tuple) -> Episode:  # type: ignore[type-arg]
         notes=list(_json(row[17], {}).get("notes") or ()),
         speaker=row[18],
         role=row[19],
+        data_subject=row[20] if len(row) > 20 else None,
     )
 
 

@@ -21,7 +21,7 @@ _SAGA_COLUMNS = (
 _FACT_COLUMNS = (
     "uuid", "group_id", "source_uuid", "target_uuid", "relation", "relation_key", "fact", "valid_at", "invalid_at",
     "stated_invalid_at", "created_at", "expired_at", "invalidated_by", "attributes", "recorded_at", "cause",
-    "cause_episode", "embedding", "event", "tier",
+    "cause_episode", "embedding", "event", "tier", "data_subject",
 )
 _CONTRADICTION_COLUMNS = (
     "group_id", "fact_uuid", "target_uuid", "kind", "reason", "target_authority", "actor_weight", "score",
