@@ -31,8 +31,8 @@ __all__ = ["CHANGES", "Encoding", "episode_state", "plan_rows"]
 # for a change takes the parameters plan_rows gives it, in that order.
 CHANGES = (
     "episodes",  # (group, uuid, name, kind, content, hash, source, reference_time, created_at, saga, status, metadata,
-    #              actor, on_behalf_of, speaker, role, data_subject): an episode of a saga is stamped past the saga's latest
-    #              created_at (see below)
+    #              actor, on_behalf_of, speaker, role, data_subject): an episode of a saga is stamped past the
+    #              saga's latest created_at (see below)
     "episode_states",  # (columns, values, group, uuid, owner): built by episode_state, one statement each,
     #                    fenced by the episode's lease when an owner writes it (see .fence)
     "episode_vectors",  # (vector, group, uuid)
@@ -100,7 +100,10 @@ CHANGES = (
     "cleared_communities",  # (group, uuid): name emptied, summary and vector cleared
     "group_settings",  # (group, name, value, updated_at): replaces
     "dropped_settings",  # (group, name)
+    "cleared_fact_subjects",  # (uuid, group): a fact kept by a data subject's forget loses the key
     "audit_events",  # (group, kind, recorded_at, episode_id, detail, actor, on_behalf_of)
+    "erasure_log",  # (group, seq, receipt_id, entry, by, request_id, reason, actor, on_behalf_of, recorded_at,
+    #                 counts, verified, leftovers, previous, digest): appended, never changed
 )
 
 
@@ -270,6 +273,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
         yield "dropped_sagas", [(g, saga) for saga in purge.dropped_sagas]
         yield "dropped_contradictions", [(g, u) for u in purge.contradictions]
         yield "cleared_communities", [(g, uuid) for uuid in purge.communities]
+        yield "cleared_fact_subjects", [(u, g) for u in purge.cleared_subjects]
     yield "group_settings", [  # JSON text (a falsy value too), cast by the backend
         (g, name, dumps(value, ensure_ascii=False), now) for name, value in plan.settings.items() if value is not None
     ]
@@ -277,4 +281,9 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "audit_events", [
         (g, a.kind, to_micros(a.recorded_at), a.episode_id, json(a.detail), a.actor, a.on_behalf_of)
         for a in plan.audit
+    ]
+    yield "erasure_log", [
+        (g, r.seq, r.receipt_id, r.entry, r.by, r.request_id, r.reason, r.actor, r.on_behalf_of,
+         to_micros(r.recorded_at), json(r.counts), r.verified, r.leftovers, r.previous, r.digest)
+        for r in plan.erasures
     ]

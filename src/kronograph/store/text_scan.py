@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 __all__ = [
-    "NOT_SCANNED", "NOT_TEXT", "PENDING_ERASURE", "TABLE_KEYS", "Erasure", "TextHit", "TextTable", "coarse_forms", "mentions",
+    "NOT_SCANNED", "NOT_TEXT", "PENDING_ERASURE",
+    "TABLE_KEYS", "Erasure", "TextHit", "TextTable", "coarse_forms", "mentions",
     "needle_forms", "text_tables",
 ]
 

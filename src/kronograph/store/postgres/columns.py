@@ -53,7 +53,8 @@ FACT_ORDER = 'f.valid_at, f.created_at, f.uuid COLLATE "C"'
 # The same shape, read from a history snapshot.
 HISTORY_FACT_COLUMNS = (
     "h.fact_uuid, h.group_id, h.subject, h.source_uuid, h.relation, h.object, h.target_uuid, h.fact,"
-    " h.valid_at, h.invalid_at, h.created_at, h.expired_at, h.invalidated_by, '{}'::jsonb, h.episodes, h.event, h.tier, NULL"
+    " h.valid_at, h.invalid_at, h.created_at, h.expired_at, h.invalidated_by, '{}'::jsonb, h.episodes, h.event, h.tier,"
+    " NULL::text"
 )
 RECORD_COLUMNS = (
     "f.uuid, f.group_id, f.source_uuid, f.target_uuid, s.name, o.name, f.relation, f.relation_key,"

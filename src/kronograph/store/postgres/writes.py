@@ -40,7 +40,8 @@ SQL = {
     " reference_time, created_at, saga, status, metadata, actor, on_behalf_of, speaker, role, data_subject)"
     " SELECT v.g, v.u, v.n, v.k, v.c, v.h, v.s, v.r,"
     " GREATEST(v.t, COALESCE((SELECT MAX(e.created_at) + 1 FROM episodes e WHERE e.group_id = v.g"
-    " AND e.saga = v.sg), v.t)), v.sg, v.st, v.m, v.a, v.b, v.sp, v.ro, v.ds FROM (VALUES (%s::text, %s::text, %s::text,"
+    " AND e.saga = v.sg), v.t)), v.sg, v.st, v.m, v.a, v.b, v.sp, v.ro, v.ds"
+    " FROM (VALUES (%s::text, %s::text, %s::text,"
     " %s::text, %s::text, %s::text, %s::text, %s::bigint, %s::bigint, %s::text, %s::text, %s::jsonb, %s::text,"
     " %s::text, %s::text, %s::text, %s::text))"
     " AS v(g, u, n, k, c, h, s, r, t, sg, st, m, a, b, sp, ro, ds) ON CONFLICT (group_id, uuid) DO NOTHING",

@@ -134,6 +134,11 @@ def statements(d: Dialect) -> dict[str, str]:
             source=f"VALUES ({m},{m},{d.typed(m, 'jsonb')},{m})",
         ),
         "dropped_settings": f"DELETE FROM group_settings WHERE {where('group_id', 'name')}",
+        "cleared_fact_subjects": f"UPDATE facts SET data_subject = NULL WHERE {where('uuid', 'group_id')}",
+        "erasure_log": d.insert("erasure_log", (
+            "group_id", "seq", "receipt_id", "entry", "target", "request_id", "reason", "actor", "on_behalf_of",
+            "recorded_at", "counts", "verified", "leftovers", "previous", "digest",
+        )),
         "audit_events": d.insert(
             "audit_events", ("group_id", "kind", "recorded_at", "episode_id", "detail", "actor", "on_behalf_of")
         ),

@@ -58,7 +58,9 @@ FACT_COLUMNS = (
 
 # The same with the sources left for one read of many facts' (``reads.facts``):
 # a correlated subquery per fact costs more than the fact itself.
-FACT_COLUMNS_LATER_SOURCES = FACT_COLUMNS[: FACT_COLUMNS.index("(SELECT json_group_array")] + "NULL, f.event, f.tier, f.data_subject"
+FACT_COLUMNS_LATER_SOURCES = (
+    FACT_COLUMNS[: FACT_COLUMNS.index("(SELECT json_group_array")] + "NULL, f.event, f.tier, f.data_subject"
+)
 
 # The same shape, read from a history snapshot.
 HISTORY_FACT_COLUMNS = (
