@@ -81,7 +81,7 @@ _PRIOR = (
     "p.status, p.subject, p.source_uuid, p.object, p.target_uuid, p.valid_at, p.invalid_at, p.expired_at,"
     " p.episodes, p.tier"
 )
-_NO_FACT = ", ".join(["NULL"] * 27)  # the 17 fact columns and the 10 of the prior version
+_NO_FACT = ", ".join(["NULL"] * 28)  # the 18 fact columns and the 10 of the prior version
 # The history row just before a version: of the same fact, the last one written before it.
 _PRIOR_OF = (
     " LEFT JOIN fact_history p ON p.group_id = {g} AND p.seq = (SELECT MAX(p2.seq) FROM fact_history p2"
@@ -154,13 +154,14 @@ def changes_sql(
 def stored_change(row: tuple[Any, ...]) -> StoredChange:  # type: ignore[type-arg]
     """A row of :func:`changes_sql` as a :class:`StoredChange`."""
     key: ChangeKey = (int(row[0]), int(row[1]), row[2], int(row[3]), int(row[4]))
-    fact = rows.fact(row[9:26]) if row[9] is not None else None
+    fact = rows.fact(row[9:27]) if row[9] is not None else None
+    p = row[27:]  # the prior version's columns
     prior = None
-    if row[26] is not None:
+    if p[0] is not None:
         prior = Prior(
-            status=row[26], subject=row[27], subject_uuid=row[28], object=row[29], object_uuid=row[30],
-            valid_at=rows.opt_time(row[31]), invalid_at=rows.opt_time(row[32]), expired_at=rows.opt_time(row[33]),
-            episodes=tuple(_json(row[34], ())), tier=row[35],
+            status=p[0], subject=p[1], subject_uuid=p[2], object=p[3], object_uuid=p[4],
+            valid_at=rows.opt_time(p[5]), invalid_at=rows.opt_time(p[6]), expired_at=rows.opt_time(p[7]),
+            episodes=tuple(_json(p[8], ())), tier=p[9],
         )
     detail = _json(row[8], {}) if row[1] == 0 else None
     return StoredChange(

@@ -15,9 +15,8 @@ __all__ = ["erasure_log"]
 # under, so ``forget(data_subject=...)`` finds them by index. A fact's key is
 # a property of the fact, not of a version: fact_history does not copy it.
 # The erasure log is append-only: triggers refuse every UPDATE and DELETE of it.
+# Idempotent: the columns are added only where missing.
 _V19 = """
-ALTER TABLE episodes ADD COLUMN data_subject TEXT;
-ALTER TABLE facts ADD COLUMN data_subject TEXT;
 CREATE INDEX IF NOT EXISTS episodes_by_subject ON episodes(group_id, data_subject) WHERE data_subject IS NOT NULL;
 CREATE INDEX IF NOT EXISTS facts_by_subject ON facts(group_id, data_subject) WHERE data_subject IS NOT NULL;
 CREATE TABLE IF NOT EXISTS erasure_log (
@@ -50,5 +49,8 @@ END;
 
 
 def erasure_log(conn: sqlite3.Connection) -> None:
+    for table in ("episodes", "facts"):
+        if not any(row[1] == "data_subject" for row in conn.execute(f"PRAGMA table_info({table})")):
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN data_subject TEXT")
     for statement in statements(_V19):
         conn.execute(statement)
