@@ -38,14 +38,15 @@ MakeMemory = Callable[..., Memory]
 def _seed(memory: Memory | Any) -> str:
     """Two subjects share one fact; the other facts are each one subject's or nobody's.
     Returns the episode id add_fact filed the keyed fact under."""
-    for eid, text, key in [("a1", "Alice Smith works at Acme.", KEY), ("a2", f"{NAME} lives in Paris.", KEY),
-                           ("b1", "Alice Smith works at Acme.", "cust-2"), ("b2", "Carol Okafor works at Initech.", None)]:
+    episodes = [("a1", "Alice Smith works at Acme.", KEY), ("a2", f"{NAME} lives in Paris.", KEY),
+                ("b1", "Alice Smith works at Acme.", "cust-2"), ("b2", "Carol Okafor works at Initech.", None)]
+    for eid, text, key in episodes:
         memory.add_episode(G, text, episode_id=eid, data_subject=key, reference_time="2024-01-01")
     return str(memory.add_fact(G, NAME, "KNOWS", "Carol Okafor", data_subject=KEY).episode_id)
 
 
-def _dump(value: Any) -> str:
-    return json.dumps([v.model_dump(mode="json") for v in value]) if isinstance(value, list) else value.model_dump_json()
+def _dump(values: list[ErasureReceipt]) -> str:
+    return json.dumps([v.model_dump(mode="json") for v in values])
 
 
 def test_forget_a_data_subject_erases_what_only_it_stated(memory_factory: MakeMemory) -> None:

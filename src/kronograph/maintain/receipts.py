@@ -86,7 +86,8 @@ async def erasure_entry(
     seq, previous = await _head(store, group_id)
     return sealed(ErasureReceipt(
         receipt_id=new_id(), group_id=group_id, seq=seq + 1, entry="erasure", by=by, recorded_at=now,
-        counts=_counts(report), previous=previous, **who.fields(),
+        counts=_counts(report), previous=previous, request_id=who.request_id, reason=who.reason, actor=who.actor,
+        on_behalf_of=who.on_behalf_of,
     ))
 
 
