@@ -27,7 +27,8 @@ from kronograph.server.keys import KeyRing
 from kronograph.server.mcp_server import build_mcp_server
 from kronograph.server.mcp_tools import Access
 
-from . import pg_server
+from . import citus_server
+from .conftest import store_url
 
 G = "g"
 KEY = "cust-1"
@@ -143,9 +144,13 @@ def test_a_request_naming_what_goes_is_refused_with_nothing_written(memory_facto
         memory.forget(G, data_subject="nobody")
 
 
-@pytest.mark.parametrize("where", ["sqlite", "postgres"])
-def test_the_database_refuses_to_change_the_log(where: str, tmp_path: Path) -> None:
-    target = str(tmp_path / "k.db") if where == "sqlite" else pg_server.databases().fresh()
+@pytest.mark.parametrize("backend", ["sqlite-file", "postgres", "citus"])
+def test_the_database_refuses_to_change_the_log(backend: str, tmp_path: Path) -> None:
+    """Raw SQL cannot change the log: SQLite's triggers, PostgreSQL's trigger (on Citus, on the group's shard)."""
+    where = "sqlite" if backend == "sqlite-file" else "postgres"
+    if backend == "citus":
+        citus_server.coordinator_url()  # skips where the cluster is unavailable
+    target = str(tmp_path / "k.db") if where == "sqlite" else store_url(backend)
     with Memory(target, model=None) as memory:
         _seed(memory)
         memory.forget(G, data_subject=KEY, request_id="REQ-1")
