@@ -114,6 +114,7 @@ def test_receipts_are_chained_and_hold_no_erased_text(memory_factory: MakeMemory
     assert not verify_chain(G, [log[0], *log[2:]]).ok  # an entry removed
     assert [r.seq for r in memory.erasures(G, request_id="REQ-2")] == [3, 4]
     assert memory.erasures("another-group") == []
+    assert memory.export(G).erasures == log and memory.export("another-group").erasures == []
     text = _dump(log).casefold()
     for erased in (NAME, "Paris", "Carol Okafor", "Dana Rossi", KEY):
         assert erased.casefold() not in text

@@ -161,6 +161,8 @@ class Maintenance(Lifecycle):
 
         def scan() -> None:  # the whole group's text: on a worker thread, off the event loop
             for kind, item in exported.records():
+                if kind == "erasure":  # the log holds no erased text by construction, and nothing erases it
+                    continue
                 key = str(getattr(item, "uuid", None) or getattr(item, "saga", ""))
                 check(f"export {kind}", key, item.model_dump_json())
 
@@ -292,6 +294,7 @@ class Maintenance(Lifecycle):
             communities=await store.communities(g), sagas=sagas, audit_events=await store.audit_events(g),
             contradictions=await read_contradictions(store, g, fact_uuids=None, open_only=False, at=exported_at),
             settings=group_settings(g, values) if (values := await store.group_settings(g)) else None,
+            erasures=await store.erasures(g),
         )
 
     async def audit(self, group_id: str, mode: str = "conflicts") -> list[PossibleContradiction]:

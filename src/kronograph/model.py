@@ -477,8 +477,8 @@ class CommunityBuild(_Model):
 class GroupExport(_Model):
     """Everything a group holds, as the reads return it: episodes (with
     their text, where kept), entities (with summaries), every fact interval
-    and expired record, communities, saga summaries, audit log, settings. A
-    subject access request, an inspection, a backup of what was derived;
+    and expired record, communities, saga summaries, audit log, settings,
+    erasure receipts. A subject access request, an inspection, a backup of what was derived;
     to move a memory elsewhere, ``kronograph migrate`` or the file itself."""
 
     group_id: str
@@ -491,16 +491,18 @@ class GroupExport(_Model):
     audit_events: list[AuditEvent] = Field(default_factory=list)
     contradictions: list[Contradiction] = Field(default_factory=list)
     settings: GroupSettings | None = None
+    erasures: list[ErasureReceipt] = Field(default_factory=list)  # the erasure log: counts, never erased text
 
-    def records(self) -> list[tuple[str, _Model]]:
+    def records(self) -> list[tuple[str, BaseModel]]:
         """Every item with its kind (``episode``, ``entity``, ``fact``,
         ``community``, ``saga``, ``audit_event``, ``contradiction``,
-        ``settings``), in that order."""
+        ``settings``, ``erasure``), in that order."""
         kinds: tuple[tuple[str, list[Any]], ...] = (
             ("episode", self.episodes), ("entity", self.entities), ("fact", self.facts),
             ("community", self.communities), ("saga", self.sagas), ("audit_event", self.audit_events),
             ("contradiction", self.contradictions),
             ("settings", [self.settings] if self.settings is not None else []),
+            ("erasure", self.erasures),
         )
         return [(kind, item) for kind, items in kinds for item in items]
 
