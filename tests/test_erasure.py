@@ -235,6 +235,13 @@ def test_cli_forget_by_data_subject_and_erasures(tmp_path: Path) -> None:
     assert [r["entry"] for r in json.loads(result.output)] == ["erasure", "verification"]
     result = runner.invoke(cli_app, ["forget", G, "--data-subject", KEY, "--episode", "x", "--yes", "--db", db])
     assert result.exit_code != 0
+    result = runner.invoke(cli_app, ["add-fact", G, "Una Vale", "LIVES_IN", "Oslo", "--data-subject", "cust-3",
+                                     "--db", db])
+    assert result.exit_code == 0, result.output
+    with Memory(db, model=None) as memory:
+        assert [f.data_subject for f in memory.facts(G, subject="Una Vale")] == ["cust-3"]
+    result = runner.invoke(cli_app, ["forget", G, "--data-subject", "cust-3", "--yes", "--db", db])
+    assert result.exit_code == 0, result.output
 
 
 def test_a_receipt_digest_is_over_its_own_fields_only() -> None:
