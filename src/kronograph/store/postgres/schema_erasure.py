@@ -13,7 +13,14 @@ __all__ = ["V20"]
 # under, so ``forget(data_subject=...)`` finds them by index. A fact's key is
 # a property of the fact, not of a version: fact_history does not copy it.
 # The erasure log is append-only: a trigger refuses every UPDATE and DELETE.
+# The function comes first: on Citus, a function command after the parallel
+# DDL on distributed tables (the ALTERs) is refused in the same transaction.
 V20 = """
+CREATE OR REPLACE FUNCTION kronograph_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '% is append-only', TG_TABLE_NAME USING ERRCODE = 'KG002';
+END
+$$;
 ALTER TABLE episodes ADD COLUMN IF NOT EXISTS data_subject TEXT;
 ALTER TABLE facts ADD COLUMN IF NOT EXISTS data_subject TEXT;
 CREATE INDEX IF NOT EXISTS episodes_by_subject ON episodes(group_id, data_subject) WHERE data_subject IS NOT NULL;
@@ -36,11 +43,6 @@ CREATE TABLE IF NOT EXISTS erasure_log (
     digest        TEXT NOT NULL,
     PRIMARY KEY (group_id, seq)
 );
-CREATE OR REPLACE FUNCTION kronograph_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    RAISE EXCEPTION '% is append-only', TG_TABLE_NAME USING ERRCODE = 'KG002';
-END
-$$;
 DROP TRIGGER IF EXISTS erasure_log_append_only ON erasure_log;
 CREATE TRIGGER erasure_log_append_only BEFORE UPDATE OR DELETE ON erasure_log
     FOR EACH ROW EXECUTE FUNCTION kronograph_append_only();
