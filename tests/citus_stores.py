@@ -94,8 +94,12 @@ class Stores:
             tables = self._tables.get(schema)
             if tables is None:
                 tables = self._tables[schema] = [str(row[0]) for row in conn.execute(_TABLES, {"s": schema})]
+            for table in tables:  # the erasure log refuses DELETE (append-only): it is truncated, first
+                if table == "erasure_log":
+                    conn.execute(f'TRUNCATE "{schema}"."{table}"')  # type: ignore[arg-type]
             for table in tables:
-                conn.execute(f'DELETE FROM "{schema}"."{table}"')  # type: ignore[arg-type]
+                if table != "erasure_log":
+                    conn.execute(f'DELETE FROM "{schema}"."{table}"')  # type: ignore[arg-type]
 
     def close(self) -> None:
         made, self._made = self._made, []

@@ -212,8 +212,14 @@ def test_an_old_schema_on_citus_migrates_distributed(
     with Memory(url, model=None) as memory:  # migrates the rest on the distributed tables
         memory.add_fact("g", "Alice", "LIVES_IN", "Paris")
         assert [f.object for f in memory.facts("g")] == ["Paris"]
+        memory.add_fact("g", "Zed", "LIVES_IN", "Oslo", data_subject="c1")
+        memory.forget("g", data_subject="c1")  # an erasure receipt, on the shard of the group
     kinds = _table_kinds(url)
     assert {t: kinds.get(t) for t in schema.GROUP_TABLES} == {t: old["groups"] for t in schema.GROUP_TABLES}
+    import psycopg
+
+    with psycopg.connect(url) as conn, pytest.raises(psycopg.DatabaseError, match="append-only"):
+        conn.execute("DELETE FROM erasure_log")  # the trigger went to the shards with the table
 
 
 async def _open(url: str) -> None:

@@ -323,6 +323,12 @@ def _workload(memory: Any, recorder: Recorder, group: str) -> None:
     step("forget")
     memory.forget(group, entity="Bob")
     memory.forget(group, episode_id="e0")
+    # Data subjects and the erasure log (issue 20): filed under a key, erased by it, receipts listed.
+    memory.add_fact(group, "Zed", "LIVES_IN", "Oslo", valid_at=t0, data_subject="cust-9")
+    memory.forget(group, data_subject="cust-9", request_id="REQ-9", reason="erasure request")
+    memory.erasures(group)
+    memory.erasures(group, request_id="REQ-9")
+    memory.verify_erasure_log(group)
     step("queue")
     memory.enqueue_episode(group, "Carol joined Acme in 2023.", reference_time=t0, episode_id="q1")
     memory.enqueue_messages(group, [{"role": "user", "content": "I moved to Rome."}], thread="t")

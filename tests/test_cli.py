@@ -329,7 +329,7 @@ def test_every_command_and_option_is_documented() -> None:
         "episodes", "demo", "migrate", "doctor", "saga", "sagas", "forget", "audit", "communities", "export", "mcp",
         "serve", "keys add", "keys list", "keys revoke", "groups", "merge", "split", "events", "user",
         "settings", "changes", "context", "contradictions", "contradict", "dismiss", "tier",
-        "remove-fact",
+        "remove-fact", "erasures",
     }
     for name, options in commands.items():
         heading = re.search(rf"^## `kronograph {re.escape(name)}[ `]", docs, re.M)

@@ -35,7 +35,7 @@ KRONOGRAPH = str(Path(sys.executable).with_name("kronograph"))
 TOOLS = {
     "add_memory", "search_facts", "search_entities", "get_episodes", "timeline", "conflicts", "get_fact",
     "delete_episode", "delete_fact", "summarize_saga", "list_groups", "get_events", "get_user", "get_context",
-    "get_changes", "contradict", "get_contradictions", "set_tier", "add_fact", "get_facts",
+    "get_changes", "contradict", "get_contradictions", "set_tier", "add_fact", "get_facts", "forget", "get_erasures",
 }
 
 

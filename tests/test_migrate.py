@@ -105,6 +105,9 @@ def _names(memory: Memory, clock: StepClock) -> None:
                         user_name="Ann Lee", thread="intro")
     clock.tick(hours=1)
     memory.summarize_saga("names", "hires")  # a saga summary row
+    clock.tick(hours=1)  # a data subject's fact erased: the erasure log's entries
+    memory.add_fact("names", "Zed Quill", "LIVES_IN", "Reykjavik", data_subject="cust-1")
+    memory.forget("names", data_subject="cust-1", request_id="REQ-1")
 
 
 def _scripted(path: Path, clock: StepClock) -> None:

@@ -17,7 +17,7 @@ def fields() -> dict[str, object]:
         uuid="f", group_id="g", subject="A", subject_uuid="a", relation="R", object="B", object_uuid="b",
         fact="A R B", valid_at=datetime(2024, 1, 1, tzinfo=UTC), invalid_at=None,
         created_at=datetime(2024, 1, 2, tzinfo=UTC), expired_at=None, invalidated_by=None, episodes=("e1",),
-        attributes={}, event=False, tier=None, conflicting=(), qualifiers={},
+        attributes={}, event=False, tier=None, conflicting=(), qualifiers={}, data_subject=None,
     )
 
 

@@ -3,6 +3,7 @@
 from .authority import ContradictionPolicy
 from .context import Context, ContextParts, TokenCounter
 from .embed import HashingEmbedder
+from .erasure import ErasureChain, ErasureReceipt
 from .errors import (
     ClosedError,
     ConcurrentWriteError,
@@ -109,6 +110,8 @@ __all__ = [
     "QueueStats",
     "RelationType",
     "ForgetReport",
+    "ErasureReceipt",
+    "ErasureChain",
     "GroupExport",
     "GroupSettings",
     "RemovalResult",

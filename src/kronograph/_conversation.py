@@ -10,6 +10,7 @@ the services and plumbing it uses (``_ready``, ``_group``, ``_lock``,
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from . import checks
@@ -17,7 +18,7 @@ from ._lifecycle import Lifecycle
 from ._retry import retry_on_conflict
 from .errors import InvalidInputError
 from .ingest.bulk import EpisodeItem
-from .ingest.episode_input import DEFAULT_ASSISTANT, actor_text, content_hash
+from .ingest.episode_input import DEFAULT_ASSISTANT, actor_text, content_hash, data_subject_text
 from .ingest.group_user import find_user, group_settings, save_user_name
 from .ingest.judge import refuse_writes_from_a_judge
 from .ingest.speakers import speaker_text, speakers
@@ -46,6 +47,7 @@ class Conversations(Lifecycle):
         user_name: str | None = None,
         assistant_name: str = DEFAULT_ASSISTANT,
         actor: str | None = None,
+        data_subject: str | None = None,
     ) -> list[EpisodeResult]:
         """Ingest a conversation: each message (a :class:`~kronograph.Message`
         or a dict of its fields) becomes one episode (kind ``message``), in
@@ -56,8 +58,12 @@ class Conversations(Lifecycle):
         later calls may leave it out) and ``assistant_name`` for role
         ``assistant``; "I" and "my" are the speaker, "you" the other one of
         the two. Every message is checked first: a bad one raises
-        InvalidInputError naming it (``messages[3].role``) and nothing is stored."""
-        g, items, known = await self._conversation(group_id, messages, thread, user_name, assistant_name, actor)
+        InvalidInputError naming it (``messages[3].role``) and nothing is stored.
+        ``data_subject``: whose data the conversation is (a customer id), on
+        every message's episode (see :meth:`add_episode`)."""
+        g, items, known = await self._conversation(
+            group_id, messages, thread, user_name, assistant_name, actor, data_subject
+        )
         if not items:
             return []
         return await self._ingestion.add_episodes(g, items, user_name=known, label="messages")
@@ -71,13 +77,16 @@ class Conversations(Lifecycle):
         user_name: str | None = None,
         assistant_name: str = DEFAULT_ASSISTANT,
         actor: str | None = None,
+        data_subject: str | None = None,
     ) -> list[Episode]:
         """Accept a conversation for later ingestion, as :meth:`add_messages`
         would ingest it: every message checked first (nothing is stored if one
         is bad), then each recorded ``queued`` in order, so the queue's worker
         ingests them in that order (see :meth:`enqueue_episode`). Returns the
         episodes as recorded; adding the same ids again is idempotent."""
-        g, items, known = await self._conversation(group_id, messages, thread, user_name, assistant_name, actor)
+        g, items, known = await self._conversation(
+            group_id, messages, thread, user_name, assistant_name, actor, data_subject
+        )
         episodes = [await self._ingestion.enqueue(g, item, user_name=known) for item in items]
         for worker in self._workers:
             worker.wake()
@@ -85,7 +94,7 @@ class Conversations(Lifecycle):
 
     async def _conversation(
         self, group_id: str, messages: Iterable[Message | Mapping[str, Any]], thread: str | None,
-        user_name: str | None, assistant_name: str, actor: str | None,
+        user_name: str | None, assistant_name: str, actor: str | None, data_subject: str | None = None,
     ) -> tuple[str, list[EpisodeItem], str | None]:
         """The group, the messages as episodes and the user's name: every
         message checked (its id against the store too) before a new user name
@@ -97,9 +106,10 @@ class Conversations(Lifecycle):
         who = speaker_text("user_name", user_name)
         bot = speaker_text("assistant_name", assistant_name)
         by = actor_text("actor", actor)
+        key = data_subject_text("data_subject", data_subject)
         store = await self._ready()
         known = who or group_settings(g, await store.group_settings(g)).user_name
-        items = [self._item(m, saga, known, bot, by) for m in read]
+        items = [replace(self._item(m, saga, known, bot, by), data_subject=key) for m in read]
         self._ingestion.check(g, items, user_name=known, label="messages")  # stores nothing
         for i, m in enumerate(read):  # an id used before for other content is refused before anything is stored
             if m.id is not None:

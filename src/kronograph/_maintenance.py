@@ -22,14 +22,17 @@ from ._arguments import _id, _text
 from ._contradictions import read_contradictions
 from ._lifecycle import Lifecycle
 from ._retry import retry_on_conflict
+from .erasure import ErasureChain, ErasureReceipt, verify_chain
 from .errors import InvalidInputError, NotFoundError
 from .ingest.contradiction_check import contradiction_policy
-from .ingest.episode_input import actor_text
+from .ingest.episode_input import actor_text, data_subject_text
 from .ingest.group_user import group_settings
 from .ingest.judge import refuse_writes_from_a_judge
 from .maintain import communities as _communities
 from .maintain.conflicts import sweep_conflicts
 from .maintain.forget import forget as _forget
+from .maintain.overrides import reason_text
+from .maintain.receipts import Requester, append_verification
 from .maintain.reconcile import ReconcileReport
 from .maintain.reconcile import reconcile as _reconcile
 from .maintain.sagas import MAX_CALLS, saga_infos, stored_saga_summary
@@ -69,42 +72,67 @@ class Maintenance(Lifecycle):
         async def facts(self, group_id: str, **query: Any) -> list[Fact]: ...
 
     async def forget(
-        self, group_id: str, *, entity: str | None = None, episode_id: str | None = None, dry_run: bool = False,
-        actor: str | None = None, on_behalf_of: str | None = None,
+        self, group_id: str, *, entity: str | None = None, episode_id: str | None = None,
+        data_subject: str | None = None, dry_run: bool = False, actor: str | None = None,
+        on_behalf_of: str | None = None, request_id: str | None = None, reason: str | None = None,
     ) -> ForgetReport:
-        """Erase an entity (a name or uuid) or an episode for good, and prove
-        it: see :mod:`kronograph.maintain.forget`. After the purge, every
-        stored text is scanned for the name and every search scope is searched
-        by every method, and ``facts``/``timeline`` asked; the report's
-        ``leftovers`` lists anything found, or an erasure from the store's
-        files that a reader held back (``verified`` is True when none; what
-        it means on each backend: docs/forgetting.md).
-        ``dry_run`` reports what would go and changes nothing. ``actor`` (and
-        ``on_behalf_of``) go on its audit event."""
+        """Erase an entity (a name or uuid), an episode or everything filed
+        under a data subject's key for good, and prove it: see
+        :mod:`kronograph.maintain.forget`. After the purge, every stored text
+        is scanned for the name and every search scope is searched by every
+        method, and ``facts``/``timeline`` asked; the report's ``leftovers``
+        lists anything found, or an erasure from the store's files that a
+        reader held back (``verified`` is True when none; what it means on
+        each backend: docs/forgetting.md). ``dry_run`` reports what would go
+        and changes nothing. ``actor`` (and ``on_behalf_of``) go on its audit
+        event; with ``request_id`` and ``reason`` on its erasure receipt (the
+        report's ``receipt``; :meth:`erasures` lists them), refused if they
+        name what goes."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
-        if (entity is None) == (episode_id is None):
-            raise InvalidInputError("entity", "give exactly one of entity= and episode_id=")
+        if sum(x is not None for x in (entity, episode_id, data_subject)) != 1:
+            raise InvalidInputError("entity", "give exactly one of entity=, episode_id= and data_subject=")
         name = _text("entity", entity, optional=True)
         eid = _id("episode_id", episode_id, optional=True)
+        key = data_subject_text("data_subject", data_subject)
         checks.flag("dry_run", dry_run)
-        who = actor_text("actor", actor), actor_text("on_behalf_of", on_behalf_of)
+        who = Requester(
+            request_id=_id("request_id", request_id, optional=True), reason=reason_text("reason", reason),
+            actor=actor_text("actor", actor), on_behalf_of=actor_text("on_behalf_of", on_behalf_of),
+        )
         store = await self._ready()
         # An episode's own words probe the searches afterwards (kept here, never in the report).
-        probes = [] if eid is None else [p.content[:300] for p in [await store.episode(g, eid)] if p and p.content]
+        ids = [eid] if eid is not None else (await store.data_subject_items(g, key))[0][:5] if key is not None else []
+        probes = [p.content[:300] for p in await store.episodes_by_uuid(g, ids) if p.content]
         with span("forget", group_id=g):
             # The group's lock is held for the purge's reads and commit only: rebuilding
             # what it cleared embeds, which may wait on a network.
             report = await _forget(
-                store, g, entity=name, episode_id=eid, clock=self._now, embed=self._services.embed_for(g),
-                dry_run=dry_run, actor=who[0], on_behalf_of=who[1], hold=self._lock(g),
+                store, g, entity=name, episode_id=eid, data_subject=key, clock=self._now,
+                embed=self._services.embed_for(g), dry_run=dry_run, requester=who, hold=self._lock(g),
             )
         if dry_run:
             return report
         _drop_text_memos()
         leftovers = report.leftovers + await self._still_returned(g, report, probes)
         await store.drop_memos(g)  # the checks' searches asked for the forgotten words
+        if report.receipt is not None:
+            await append_verification(store, report.receipt, len(leftovers), clock=self._now, hold=self._lock(g))
         return report.model_copy(update={"leftovers": leftovers, "verified": not leftovers})
+
+    async def erasures(self, group_id: str, *, request_id: str | None = None) -> list[ErasureReceipt]:
+        """The group's erasure log, oldest first: each forget's ``erasure``
+        entry and, after it, its ``verification`` entry (only those of
+        ``request_id`` when given). See :mod:`kronograph.erasure`."""
+        g = self._group(group_id)
+        rid = _id("request_id", request_id, optional=True)
+        return await (await self._ready()).erasures(g, rid)
+
+    async def verify_erasure_log(self, group_id: str) -> ErasureChain:
+        """Recompute every digest of the group's erasure log and the chain
+        between its entries: ``ok`` when none was changed, removed or reordered."""
+        g = self._group(group_id)
+        return verify_chain(g, await (await self._ready()).erasures(g))
 
     async def _still_returned(self, group_id: str, report: ForgetReport, probes: list[str]) -> list[str]:
         """What reads and searches still return of a forgotten name, episode,
@@ -133,6 +161,8 @@ class Maintenance(Lifecycle):
 
         def scan() -> None:  # the whole group's text: on a worker thread, off the event loop
             for kind, item in exported.records():
+                if kind == "erasure":  # the log holds no erased text by construction, and nothing erases it
+                    continue
                 key = str(getattr(item, "uuid", None) or getattr(item, "saga", ""))
                 check(f"export {kind}", key, item.model_dump_json())
 
@@ -264,6 +294,7 @@ class Maintenance(Lifecycle):
             communities=await store.communities(g), sagas=sagas, audit_events=await store.audit_events(g),
             contradictions=await read_contradictions(store, g, fact_uuids=None, open_only=False, at=exported_at),
             settings=group_settings(g, values) if (values := await store.group_settings(g)) else None,
+            erasures=await store.erasures(g),
         )
 
     async def audit(self, group_id: str, mode: str = "conflicts") -> list[PossibleContradiction]:

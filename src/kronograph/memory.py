@@ -29,7 +29,7 @@ from .errors import InvalidInputError, NotFoundError
 from .ingest.bulk import EpisodeItem
 from .ingest.direct import FactInput, Resolver
 from .ingest.direct import add_fact as _add_fact
-from .ingest.episode_input import actor_text
+from .ingest.episode_input import actor_text, data_subject_text
 from .ingest.group_user import group_settings
 from .ingest.json_map import JsonMapping
 from .ingest.judge import refuse_writes_from_a_judge
@@ -114,6 +114,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
         replaces: str | None = None,
         reason: str | None = None,
         qualifiers: Mapping[str, str] | None = None,
+        data_subject: str | None = None,
     ) -> AddFactResult:
         """Add one fact; returns what was written, merged, retired and changed,
         and the possible contradictions it raised (candidates, scored: see
@@ -126,7 +127,8 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
         with a ``reason``, recorded with the override. ``qualifiers``
         (``{"period": "2024-Q2"}``): the slot it fills, of keys its relation
         declares (``RelationType(qualifiers=...)``); facts of other
-        qualifiers never replace it (:mod:`kronograph.qualifiers`)."""
+        qualifiers never replace it (:mod:`kronograph.qualifiers`). ``data_subject``: whose
+        data it is (a customer id), kept on the fact and its source episode."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         subject_name = _text("subject", subject)
@@ -151,6 +153,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
             tier=tier_text("tier", tier),
             replaces=_id("replaces", replaces, optional=True),
             qualifiers=slot,
+            data_subject=data_subject_text("data_subject", data_subject),
         )
         why = reason_text("reason", reason)
         store = await self._ready()
@@ -201,6 +204,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
         speaker: str | None = None,
         role: str | None = None,
         tier: str | None = None,
+        data_subject: str | None = None,
     ) -> EpisodeResult:
         """Ingest one episode (``kind`` ``"message"``, ``"text"`` or ``"json"``):
         extract, resolve and commit it in one transaction. Idempotent by
@@ -213,7 +217,9 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
         :mod:`kronograph.authority`) is the tier of the facts it states, else
         each relation's default; the result lists the possible
         contradictions it raised, scored by the tier of what they contradict
-        and the weight of ``actor``."""
+        and the weight of ``actor``. ``data_subject``: whose data it is (a
+        customer id), inherited by the facts it states; ``forget(group_id,
+        data_subject=...)`` erases everything filed under it."""
         refuse_writes_from_a_judge()
         g = self._group(group_id)
         item = EpisodeItem(
@@ -222,6 +228,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
             previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
             excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
             actor=actor, on_behalf_of=on_behalf_of, speaker=speaker, role=role, tier=tier,
+            data_subject=data_subject,
         )
         user_name = await self._user_name(g, speaker is not None or role is not None)
         return await self._ingestion.add_episode(g, item, user_name=user_name)
@@ -253,6 +260,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
         speaker: str | None = None,
         role: str | None = None,
         tier: str | None = None,
+        data_subject: str | None = None,
     ) -> Episode:
         """Accept an episode for later ingestion: validated as ``add_episode``
         validates, and recorded ``queued`` in one transaction, so it survives
@@ -268,6 +276,7 @@ class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Main
             previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
             excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping,
             actor=actor, on_behalf_of=on_behalf_of, speaker=speaker, role=role, tier=tier,
+            data_subject=data_subject,
         )
         user_name = await self._user_name(g, speaker is not None or role is not None)
         episode = await self._ingestion.enqueue(g, item, user_name=user_name)

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .authority import Tier
+from .erasure import ErasureReceipt
 from .time import as_utc
 
 __all__ = [
@@ -245,6 +246,7 @@ class Episode(_Model):
     held_until: UtcDatetime | None = None
     speaker: str | None = None  # who said it: whom "I" and "my" mean
     role: str | None = None  # a message's role: "user", "assistant", "system", "tool"...
+    data_subject: str | None = None  # whose data it is (a customer id): forget(data_subject=...) erases it
     # What it said that gave no fact, once complete: "nothing understood in: ..."
     # or "no fact in (question): ..." (quoted only when its content is kept).
     notes: list[str] = Field(default_factory=list)
@@ -364,6 +366,7 @@ class Fact(_Model):
     conflicting: tuple[str, ...] = ()
     # Its qualifiers (``{"period": "2024-Q2"}``): which slot of its relation it fills.
     qualifiers: dict[str, str] = Field(default_factory=dict)
+    data_subject: str | None = None  # whose data it is: its episode's, or add_fact's data_subject
 
     @property
     def triple(self) -> str:
@@ -544,8 +547,8 @@ class CommunityBuild(_Model):
 class GroupExport(_Model):
     """Everything a group holds, as the reads return it: episodes (with
     their text, where kept), entities (with summaries), every fact interval
-    and expired record, communities, saga summaries, audit log, settings. A
-    subject access request, an inspection, a backup of what was derived;
+    and expired record, communities, saga summaries, audit log, settings,
+    erasure receipts. A subject access request, an inspection, a backup of what was derived;
     to move a memory elsewhere, ``kronograph migrate`` or the file itself."""
 
     group_id: str
@@ -558,16 +561,18 @@ class GroupExport(_Model):
     audit_events: list[AuditEvent] = Field(default_factory=list)
     contradictions: list[Contradiction] = Field(default_factory=list)
     settings: GroupSettings | None = None
+    erasures: list[ErasureReceipt] = Field(default_factory=list)  # the erasure log: counts, never erased text
 
-    def records(self) -> list[tuple[str, _Model]]:
+    def records(self) -> list[tuple[str, BaseModel]]:
         """Every item with its kind (``episode``, ``entity``, ``fact``,
         ``community``, ``saga``, ``audit_event``, ``contradiction``,
-        ``settings``), in that order."""
+        ``settings``, ``erasure``), in that order."""
         kinds: tuple[tuple[str, list[Any]], ...] = (
             ("episode", self.episodes), ("entity", self.entities), ("fact", self.facts),
             ("community", self.communities), ("saga", self.sagas), ("audit_event", self.audit_events),
             ("contradiction", self.contradictions),
             ("settings", [self.settings] if self.settings is not None else []),
+            ("erasure", self.erasures),
         )
         return [(kind, item) for kind, items in kinds for item in items]
 
@@ -614,6 +619,7 @@ class ForgetReport(_Model):
     group_id: str
     entity: str | None = None
     episode_id: str | None = None
+    data_subject: str | None = None
     dry_run: bool = False
     needles: list[str] = Field(default_factory=list)
     episodes: list[str] = Field(default_factory=list)
@@ -628,6 +634,9 @@ class ForgetReport(_Model):
     cached_replies_dropped: int = 0
     verified: bool = False
     leftovers: list[str] = Field(default_factory=list)
+    # The erasure log's entry written with the purge (None on a dry run); its
+    # verification entry follows it in ``AsyncMemory.erasures``.
+    receipt: ErasureReceipt | None = None
 
 
 class ModelUsage(_Model):

@@ -22,6 +22,7 @@ from ._sync_shell import SyncShell, SyncView, _SyncCore
 from .authority import ContradictionPolicy
 from .context import Context, ContextParts, TokenCounter
 from .embed.protocol import Embedder
+from .erasure import ErasureChain, ErasureReceipt
 from .ingest.bulk import EpisodeItem
 from .ingest.episode_input import DEFAULT_ASSISTANT
 from .ingest.json_map import JsonMapping
@@ -113,7 +114,7 @@ class Memory(SyncShell):
         valid_at: TimeLike | None = None, invalid_at: TimeLike | None = None, episode_id: str | None = None,
         subject_labels: Iterable[str] = (), object_labels: Iterable[str] = (), actor: str | None = None,
         on_behalf_of: str | None = None, tier: str | None = None, replaces: str | None = None,
-        reason: str | None = None, qualifiers: Mapping[str, str] | None = None,
+        reason: str | None = None, qualifiers: Mapping[str, str] | None = None, data_subject: str | None = None,
     ) -> AddFactResult:
         """Add one fact; returns what was written, merged, retired and changed,
         and the possible contradictions it raised (candidates, scored: see
@@ -126,12 +127,14 @@ class Memory(SyncShell):
         with a ``reason``, recorded with the override. ``qualifiers``
         (``{"period": "2024-Q2"}``): the slot it fills, of keys its relation
         declares (``RelationType(qualifiers=...)``); facts of other
-        qualifiers never replace it (:mod:`kronograph.qualifiers`)."""
+        qualifiers never replace it (:mod:`kronograph.qualifiers`). ``data_subject``: whose
+        data it is (a customer id), kept on the fact and its source episode."""
         refuse_writes_from_a_judge()
         return self._call(self._core.add_fact(
             group_id, subject, relation, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
             episode_id=episode_id, subject_labels=subject_labels, object_labels=object_labels, actor=actor,
             on_behalf_of=on_behalf_of, tier=tier, replaces=replaces, reason=reason, qualifiers=qualifiers,
+            data_subject=data_subject,
         ))
 
     def add_episode(
@@ -141,7 +144,7 @@ class Memory(SyncShell):
         fact_types: TypesArg = None, excluded_entity_types: Iterable[str] | None = None,
         metadata: Mapping[str, Any] | None = None, json_mapping: JsonMapping | Mapping[str, Any] | None = None,
         actor: str | None = None, on_behalf_of: str | None = None, speaker: str | None = None, role: str | None = None,
-        tier: str | None = None,
+        tier: str | None = None, data_subject: str | None = None,
     ) -> EpisodeResult:
         """Ingest one episode (``kind`` ``"message"``, ``"text"`` or ``"json"``):
         extract, resolve and commit it in one transaction. Idempotent by
@@ -154,14 +157,16 @@ class Memory(SyncShell):
         :mod:`kronograph.authority`) is the tier of the facts it states, else
         each relation's default; the result lists the possible
         contradictions it raised, scored by the tier of what they contradict
-        and the weight of ``actor``."""
+        and the weight of ``actor``. ``data_subject``: whose data it is (a
+        customer id), inherited by the facts it states; ``forget(group_id,
+        data_subject=...)`` erases everything filed under it."""
         refuse_writes_from_a_judge()
         return self._call(self._core.add_episode(
             group_id, content, kind=kind, reference_time=reference_time, name=name,
             source_description=source_description, episode_id=episode_id, saga=saga,
             previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
             excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping, actor=actor,
-            on_behalf_of=on_behalf_of, speaker=speaker, role=role, tier=tier,
+            on_behalf_of=on_behalf_of, speaker=speaker, role=role, tier=tier, data_subject=data_subject,
         ))
 
     def enqueue_episode(
@@ -171,7 +176,7 @@ class Memory(SyncShell):
         fact_types: TypesArg = None, excluded_entity_types: Iterable[str] | None = None,
         metadata: Mapping[str, Any] | None = None, json_mapping: JsonMapping | Mapping[str, Any] | None = None,
         actor: str | None = None, on_behalf_of: str | None = None, speaker: str | None = None, role: str | None = None,
-        tier: str | None = None,
+        tier: str | None = None, data_subject: str | None = None,
     ) -> Episode:
         """Accept an episode for later ingestion: validated as ``add_episode``
         validates, and recorded ``queued`` in one transaction, so it survives
@@ -185,7 +190,7 @@ class Memory(SyncShell):
             source_description=source_description, episode_id=episode_id, saga=saga,
             previous_episode_ids=previous_episode_ids, entity_types=entity_types, fact_types=fact_types,
             excluded_entity_types=excluded_entity_types, metadata=metadata, json_mapping=json_mapping, actor=actor,
-            on_behalf_of=on_behalf_of, speaker=speaker, role=role, tier=tier,
+            on_behalf_of=on_behalf_of, speaker=speaker, role=role, tier=tier, data_subject=data_subject,
         ))
 
     def process_queue(self, *, concurrency: int = 4, wait: bool = False, poll: float = 0.5) -> int:
@@ -404,6 +409,7 @@ class Memory(SyncShell):
     def add_messages(
         self, group_id: str, messages: Iterable[Message | Mapping[str, Any]], *, thread: str | None = None,
         user_name: str | None = None, assistant_name: str = DEFAULT_ASSISTANT, actor: str | None = None,
+        data_subject: str | None = None,
     ) -> list[EpisodeResult]:
         """Ingest a conversation: each message (a :class:`~kronograph.Message`
         or a dict of its fields) becomes one episode (kind ``message``), in
@@ -414,15 +420,19 @@ class Memory(SyncShell):
         later calls may leave it out) and ``assistant_name`` for role
         ``assistant``; "I" and "my" are the speaker, "you" the other one of
         the two. Every message is checked first: a bad one raises
-        InvalidInputError naming it (``messages[3].role``) and nothing is stored."""
+        InvalidInputError naming it (``messages[3].role``) and nothing is stored.
+        ``data_subject``: whose data the conversation is (a customer id), on
+        every message's episode (see :meth:`add_episode`)."""
         refuse_writes_from_a_judge()
         return self._call(self._core.add_messages(
             group_id, messages, thread=thread, user_name=user_name, assistant_name=assistant_name, actor=actor,
+            data_subject=data_subject,
         ))
 
     def enqueue_messages(
         self, group_id: str, messages: Iterable[Message | Mapping[str, Any]], *, thread: str | None = None,
         user_name: str | None = None, assistant_name: str = DEFAULT_ASSISTANT, actor: str | None = None,
+        data_subject: str | None = None,
     ) -> list[Episode]:
         """Accept a conversation for later ingestion, as :meth:`add_messages`
         would ingest it: every message checked first (nothing is stored if one
@@ -432,6 +442,7 @@ class Memory(SyncShell):
         refuse_writes_from_a_judge()
         return self._call(self._core.enqueue_messages(
             group_id, messages, thread=thread, user_name=user_name, assistant_name=assistant_name, actor=actor,
+            data_subject=data_subject,
         ))
 
     def settings(self, group_id: str) -> GroupSettings:
@@ -572,22 +583,38 @@ class Memory(SyncShell):
         return self._call(self._core.split_entity(group_id, merge_id, actor=actor, on_behalf_of=on_behalf_of))
 
     def forget(
-        self, group_id: str, *, entity: str | None = None, episode_id: str | None = None, dry_run: bool = False,
-        actor: str | None = None, on_behalf_of: str | None = None,
+        self, group_id: str, *, entity: str | None = None, episode_id: str | None = None,
+        data_subject: str | None = None, dry_run: bool = False, actor: str | None = None,
+        on_behalf_of: str | None = None, request_id: str | None = None, reason: str | None = None,
     ) -> ForgetReport:
-        """Erase an entity (a name or uuid) or an episode for good, and prove
-        it: see :mod:`kronograph.maintain.forget`. After the purge, every
-        stored text is scanned for the name and every search scope is searched
-        by every method, and ``facts``/``timeline`` asked; the report's
-        ``leftovers`` lists anything found, or an erasure from the store's
-        files that a reader held back (``verified`` is True when none; what
-        it means on each backend: docs/forgetting.md).
-        ``dry_run`` reports what would go and changes nothing. ``actor`` (and
-        ``on_behalf_of``) go on its audit event."""
+        """Erase an entity (a name or uuid), an episode or everything filed
+        under a data subject's key for good, and prove it: see
+        :mod:`kronograph.maintain.forget`. After the purge, every stored text
+        is scanned for the name and every search scope is searched by every
+        method, and ``facts``/``timeline`` asked; the report's ``leftovers``
+        lists anything found, or an erasure from the store's files that a
+        reader held back (``verified`` is True when none; what it means on
+        each backend: docs/forgetting.md). ``dry_run`` reports what would go
+        and changes nothing. ``actor`` (and ``on_behalf_of``) go on its audit
+        event; with ``request_id`` and ``reason`` on its erasure receipt (the
+        report's ``receipt``; :meth:`erasures` lists them), refused if they
+        name what goes."""
         refuse_writes_from_a_judge()
         return self._call(self._core.forget(
-            group_id, entity=entity, episode_id=episode_id, dry_run=dry_run, actor=actor, on_behalf_of=on_behalf_of,
+            group_id, entity=entity, episode_id=episode_id, data_subject=data_subject, dry_run=dry_run, actor=actor,
+            on_behalf_of=on_behalf_of, request_id=request_id, reason=reason,
         ))
+
+    def erasures(self, group_id: str, *, request_id: str | None = None) -> list[ErasureReceipt]:
+        """The group's erasure log, oldest first: each forget's ``erasure``
+        entry and, after it, its ``verification`` entry (only those of
+        ``request_id`` when given). See :mod:`kronograph.erasure`."""
+        return self._call(self._core.erasures(group_id, request_id=request_id))
+
+    def verify_erasure_log(self, group_id: str) -> ErasureChain:
+        """Recompute every digest of the group's erasure log and the chain
+        between its entries: ``ok`` when none was changed, removed or reordered."""
+        return self._call(self._core.verify_erasure_log(group_id))
 
     def summarize_entities(
         self, group_id: str, names_or_uuids: str | Iterable[str] | None = None, *, refresh_stale_only: bool = True,

@@ -18,7 +18,7 @@ from .doctor import doctor
 from .episodes import add, episodes, import_, resume
 from .export import export
 from .facts import add_fact, events, facts, history, remove_episode, timeline
-from .forget import forget
+from .forget import erasures, forget
 from .groups import groups
 from .keys import keys_app
 from .mcp import mcp
@@ -37,7 +37,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "remove-episode": remove_episode, "search": search, "context": context, "conflicts": conflicts,
     "add": add, "import": import_, "resume": resume, "episodes": episodes,
     "demo": demo, "groups": groups, "migrate": migrate, "doctor": doctor, "saga": saga, "sagas": sagas,
-    "forget": forget, "merge": merge, "split": split, "user": user, "settings": settings,
+    "forget": forget, "erasures": erasures, "merge": merge, "split": split, "user": user, "settings": settings,
     "audit": audit, "communities": communities, "export": export, "mcp": mcp, "serve": serve,
     "contradictions": contradictions, "contradict": contradict, "dismiss": dismiss, "tier": tier,
     "remove-fact": remove_fact,

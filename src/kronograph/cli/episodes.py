@@ -20,7 +20,7 @@ from ..model import Episode, EpisodeStatus
 from .batches import BATCH_SIZE, ingest
 from .conversation import read_conversation
 from .jsonl import read_episodes, read_text
-from .options import DEFAULT_DB, Actor, Db, Offline, TierOption, option
+from .options import DEFAULT_DB, Actor, DataSubject, Db, Offline, TierOption, option
 from .output import console, fail, plural, short, when
 from .results import exit_for, print_episode, summary
 from .session import open_memory
@@ -97,6 +97,7 @@ def add(
     ] = None,
     actor: Actor = None,
     tier: TierOption = None,
+    data_subject: DataSubject = None,
     offline: Offline = False,
     db: Db = DEFAULT_DB,
 ) -> None:
@@ -105,7 +106,8 @@ def add(
     if role is not None:
         _add_message(group, text, role, speaker, time_, episode, saga, user_name, assistant_name, actor,
                      refused=[o for o, v in (("--name", name), ("--source", source), ("--file", file),
-                                             ("--tier", tier)) if v is not None]
+                                             ("--tier", tier),
+                                             ("--data-subject", data_subject)) if v is not None]
                      + (["--kind"] if kind != "message" else []), model=_model(offline), db=db)
         return
     for flag, value in (("--user-name", user_name), ("--assistant-name", assistant_name)):
@@ -113,7 +115,7 @@ def add(
             fail(f"{flag} goes with --role (a message)")
     fields: dict[str, Any] = {
         "kind": kind, "reference_time": time_, "name": name, "source_description": source, "saga": saga,
-        "actor": actor, "speaker": speaker, "tier": tier,
+        "actor": actor, "speaker": speaker, "tier": tier, "data_subject": data_subject,
     }
     if file is not None:
         _add_lines(group, file, text, episode, fields, _model(offline), db)

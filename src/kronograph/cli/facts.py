@@ -14,7 +14,7 @@ from ..errors import InvalidInputError
 from ..model import Cardinality
 from ..qualifiers import describe, parse_pairs
 from .contradictions import print_candidates
-from .options import DEFAULT_DB, Actor, AsJson, Db, Group, TierOption, option
+from .options import DEFAULT_DB, Actor, AsJson, DataSubject, Db, Group, TierOption, option
 from .output import console, fact_table, fail, interval, print_json, short, timeline_table, when
 from .point_in_time import AT_HELP, print_lookahead, refuse_with_at
 from .session import open_memory
@@ -83,6 +83,7 @@ def add_fact(
     qualifier: Qualifier = [],  # noqa: B006
     actor: Actor = None,
     tier: TierOption = None,
+    data_subject: DataSubject = None,
     replaces: Annotated[str | None, option("UUID", "A fact this one corrects: retired by it.")] = None,
     reason: Annotated[
         str | None, option("TEXT", "Why: required to replace another actor's standing rule or decision.")
@@ -97,7 +98,7 @@ def add_fact(
         result = memory.add_fact(
             group, subject, relation, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
             episode_id=episode, subject_labels=subject_label, object_labels=object_label, actor=actor, tier=tier,
-            replaces=replaces, reason=reason, qualifiers=slot,
+            replaces=replaces, reason=reason, qualifiers=slot, data_subject=data_subject,
         )
     out = console()
     verb = "merged into existing fact" if result.merged else "wrote fact"

@@ -32,6 +32,11 @@ Offline = Annotated[
     bool,
     typer.Option("--offline", help="Use the offline extractor (no model) instead of the environment's model."),
 ]
+DataSubject = Annotated[
+    str | None,
+    option("KEY", "Whose data it is (a customer id): `forget --data-subject KEY` erases everything filed under it.",
+           "--data-subject"),
+]
 TierOption = Annotated[
     str | None,
     option("TIER", "Governance tier: standing, decision, finding, goal, option, issue, assumption, reference or "

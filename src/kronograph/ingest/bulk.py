@@ -75,6 +75,7 @@ class EpisodeItem:
     role: str | None = None  # "user", "assistant", "system", "tool" or another word
     addressee: str | None = None  # whom "you" means (default: from role)
     tier: str | None = None  # the tier of the facts it states (kronograph.authority)
+    data_subject: str | None = None  # whose data it is (a customer id): forget(data_subject=...) erases it
 
     @classmethod
     def of(cls, value: Any, where: str) -> EpisodeItem:
@@ -139,6 +140,7 @@ class Ingestion:
                 metadata=item.metadata, json_mapping=item.json_mapping, now=self._clock(),
                 actor=item.actor, on_behalf_of=item.on_behalf_of, speaker=item.speaker, role=item.role,
                 addressee=item.addressee, user_name=user_name, tier=item.tier,
+                data_subject=item.data_subject,
             )
         except InvalidInputError as exc:
             if not where:

@@ -86,6 +86,7 @@ class FactInput:
     reason: str | None = None  # why it replaces that fact
     override: dict[str, Any] | None = None  # another actor's owned fact it replaces (maintain.overrides)
     qualifiers: dict[str, str] | None = None  # its slot's qualifiers, checked (kronograph.qualifiers)
+    data_subject: str | None = None  # whose data it is (a customer id): on the fact and a new source episode
 
     def __post_init__(self) -> None:
         if self.valid_at is not None:
@@ -347,7 +348,7 @@ async def _resolve_and_apply(
     episode_id = data.episode_id or new_id()
     # The episode is created if it does not exist yet (the store ignores a known
     # one); it is read only when its reference time is the fact's default start.
-    plan.new_episodes.append(new_episode_for_fact(g, episode_id, now, data.actor, data.on_behalf_of))
+    plan.new_episodes.append(new_episode_for_fact(g, episode_id, now, data.actor, data.on_behalf_of, data.data_subject))
     valid_at = data.valid_at
     if valid_at is None:
         episode = await store.episode(g, episode_id) if data.episode_id else None
@@ -385,6 +386,7 @@ async def _resolve_and_apply(
         event=event_default(relation_type, data.relation, built_in=False),
         tier=data.tier or (relation_type.tier if relation_type is not None else None),
         qualifiers=data.qualifiers,
+        data_subject=data.data_subject,
     )
 
     async def verdict(screening: Screening) -> Verdict:

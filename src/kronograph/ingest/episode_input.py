@@ -22,7 +22,7 @@ from .json_map import JsonMapping, map_json
 from .ontology import Ontology, TypesArg
 from .speakers import role_text, speaker_text, speakers
 
-__all__ = ["ACTOR_MAX", "DEFAULT_ASSISTANT", "EpisodeInput", "actor_text", "episode_input"]
+__all__ = ["ACTOR_MAX", "DEFAULT_ASSISTANT", "EpisodeInput", "actor_text", "data_subject_text", "episode_input"]
 
 DEFAULT_ASSISTANT = "Assistant"  # whom "you" means in a user's message, unless named
 
@@ -53,6 +53,7 @@ class EpisodeInput:
     addressee: str | None = None  # whom "you" means
     user_name: str | None = None  # the group's user (the person behind role "user"), when known
     tier: str | None = None  # the tier of the facts it states (kronograph.authority)
+    data_subject: str | None = None  # whose data it is (a customer id); its facts inherit it
 
     @property
     def local_reference_time(self) -> datetime:
@@ -68,7 +69,7 @@ class EpisodeInput:
             source_description=self.source_description, reference_time=self.reference_time,
             created_at=received_at, saga=self.saga, status=EpisodeStatus.RECEIVED.value,
             metadata=self.metadata, error=None, actor=self.actor, on_behalf_of=self.on_behalf_of,
-            speaker=self.speaker, role=self.role,
+            speaker=self.speaker, role=self.role, data_subject=self.data_subject,
         )
 
     def pending(self, *, with_content: bool) -> dict[str, Any]:
@@ -123,6 +124,7 @@ class EpisodeInput:
             addressee=pending.get("addressee"),
             user_name=pending.get("user_name"),
             tier=pending.get("tier"),
+            data_subject=episode.data_subject,
         )
 
 
@@ -133,6 +135,12 @@ def actor_text(field: str, value: Any) -> str | None:
     """An actor (who filed an episode or a fact): None, or an identifier
     (:mod:`kronograph.checks`), exactly as given."""
     return checks.identifier(field, value, optional=True, max_length=ACTOR_MAX)
+
+
+def data_subject_text(field: str, value: Any) -> str | None:
+    """A data subject's key (a customer id): None, or an identifier of at most
+    200 characters (:mod:`kronograph.checks`), exactly as given."""
+    return checks.identifier(field, value, optional=True, max_length=checks.ID_MAX)
 
 
 def content_hash(content: str) -> str:
@@ -244,6 +252,7 @@ def episode_input(
     user_name: str | None = None,
     assistant_name: str | None = DEFAULT_ASSISTANT,
     tier: str | None = None,
+    data_subject: str | None = None,
 ) -> EpisodeInput:
     """Validate one episode's arguments; raises InvalidInputError naming the field.
     ``speaker`` and ``addressee`` default from ``role`` (see :func:`.speakers.speakers`)."""
@@ -293,4 +302,5 @@ def episode_input(
         addressee=speaker_text("addressee", addressee) or said_to,
         user_name=user_name,
         tier=tier_text("tier", tier),
+        data_subject=data_subject_text("data_subject", data_subject),
     )

@@ -380,6 +380,7 @@ class Pipeline(EpisodeStatuses):
             event=self._event(inp, draft.relation),
             tier=inp.tier or self._default_tier(inp, draft.relation),
             qualifiers=slot,
+            data_subject=inp.data_subject,
         )
 
     def _qualified(self, inp: EpisodeInput) -> dict[str, tuple[str, ...]]:

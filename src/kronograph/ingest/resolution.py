@@ -287,7 +287,8 @@ def contradiction_event(
 
 
 def new_episode_for_fact(
-    group_id: str, episode_id: str, now: datetime, actor: str | None = None, on_behalf_of: str | None = None
+    group_id: str, episode_id: str, now: datetime, actor: str | None = None, on_behalf_of: str | None = None,
+    data_subject: str | None = None,
 ) -> Episode:
     """The source episode a directly added fact records when its id is unknown."""
     return trusted(
@@ -309,6 +310,7 @@ def new_episode_for_fact(
         on_behalf_of=on_behalf_of,
         speaker=None,
         role=None,
+        data_subject=data_subject,
     )
 
 

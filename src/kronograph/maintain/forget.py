@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from .._retry import retry_on_conflict
 from ..errors import InvalidInputError, NotFoundError
@@ -50,6 +51,7 @@ from ..store.text_scan import Erasure, TextHit, mentions
 from ..time import Clock
 from .communities import Embed
 from .communities import refresh as refresh_communities
+from .receipts import Requester, Target, erasure_entry, refuse_erased_text
 from .sagas import summarize_saga
 from .summaries import summarize
 
@@ -78,6 +80,7 @@ class _Scope:
     settings: set[str] = field(default_factory=set)  # the group's settings naming it (its user's name, say)
     contradictions: set[str] = field(default_factory=set)  # contradicting uuids whose rows' note or actor names it
     unrouted: set[str] = field(default_factory=set)  # where nothing erases it: a leftover, never verified
+    keyed: set[str] = field(default_factory=set)  # facts filed under the data subject's key being forgotten
 
     def found(self) -> bool:
         """Whether anything at all bears the name (a second forget still cleans up a trace)."""
@@ -173,6 +176,23 @@ async def _episode_scope(store: Lookups, group_id: str, episode_id: str) -> _Sco
     return _Scope(needles=[], episodes={episode_id})
 
 
+async def _subject_scope(store: Store, group_id: str, key: str, now: datetime) -> _Scope:
+    """Every episode filed under the data subject's key, and the names of the
+    entities known only from them (and from its facts) as needles: their
+    other traces go as an entity's do. Facts filed under the key go unless
+    another source stands (see ``plan_forget``)."""
+    episodes, facts = await store.data_subject_items(group_id, key)
+    if not episodes and not facts:
+        raise NotFoundError(f"nothing filed under that data subject in group {group_id!r}")
+    scope = _Scope(needles=[], episodes=set(episodes), keyed=set(facts))
+    first = await _planned(store, group_id, scope, Plan(group_id=group_id, now=now, expected_revision=None))
+    derived = await store.entities_by_uuid(group_id, first.plan.delete_entities)
+    scope.needles = _distinct([n for e in derived for n in (e.name, *e.aliases)])
+    if scope.needles:
+        _sort_hits(scope, await store.text_occurrences(group_id, scope.needles))
+    return scope
+
+
 def plan_forget(
     plan: Plan,
     scope: _Scope,
@@ -189,6 +209,7 @@ def plan_forget(
     gone = set(scope.facts)
     records = dict(hood_records)
     originals = dict(hood_records)
+    kept_keyed: set[str] = set()  # facts filed under the key that another source keeps standing
     for record in citing.values():
         if record.uuid in gone:
             continue
@@ -198,8 +219,11 @@ def plan_forget(
                 if s.episode_id in scope.episodes:
                     plan.remove_sources.append((record.uuid, s.episode_id))
             records[record.uuid] = merge_sources(record, remaining)
+            if record.uuid in scope.keyed:
+                kept_keyed.add(record.uuid)
         else:
             gone.add(record.uuid)
+    kept_keyed |= scope.keyed - gone - set(citing)  # filed under the key with another subject's episode
     plan.delete_facts.extend(sorted(gone))
     edges = {u: links - gone for u, links in hood_edges.items() if u not in gone}
     targets = {n for u in gone for n in hood_edges.get(u, set())} | set(citing)
@@ -223,8 +247,46 @@ def plan_forget(
         sagas=sorted(scope.sagas - scope.dropped_sagas),
         dropped_sagas=sorted(scope.dropped_sagas),
         contradictions=sorted(scope.contradictions),
+        cleared_subjects=sorted(kept_keyed),
     )
     return gone, [updated.uuid for _, updated in changes], purge
+
+
+@dataclass(slots=True)
+class _Planned:
+    """A purge planned from a scope: the plan, and what it erases and changes."""
+
+    plan: Plan
+    gone: set[str]
+    changed: list[str]
+    purge: Purge
+
+
+async def _planned(store: Store, group_id: str, scope: _Scope, plan: Plan) -> _Planned:
+    """Read what ``scope`` reaches and fill ``plan`` with its purge."""
+    scope.replies.update(await store.episode_replies(group_id, scope.episodes))
+    scope.sagas.update(p.saga for p in await store.episodes_by_uuid(group_id, scope.episodes) if p.saga)
+    citing: dict[str, FactRecord] = {}
+    for eid in sorted(scope.episodes):
+        for record in await store.facts_citing(group_id, eid):
+            citing[record.uuid] = record
+    hood = await store.conflict_neighbourhood(group_id, sorted(scope.facts | scope.keyed | set(citing)), 2)
+    touched = set(scope.entities)
+    for eid in scope.episodes:
+        touched.update(await store.mentioned_entities(group_id, eid))
+    for record in (*citing.values(), *hood.records.values()):
+        touched.update((record.source_uuid, record.target_uuid))
+    references = await store.entity_references(group_id, touched)
+    gone, changed, purge = plan_forget(plan, scope, citing, hood.records, hood.edges, references)
+    # An entity kept loses the labels that name it (and keeps the others).
+    for kept in await store.entities_by_uuid(group_id, scope.labels - set(plan.delete_entities)):
+        plan.entity_labels[kept.uuid] = tuple(x for x in kept.labels if not mentions(x, scope.needles))
+    # Communities that lose a member or a fact between members drew on what goes.
+    touched_members = set(plan.delete_entities) | plan.stale_entities
+    purge.communities = sorted(scope.communities | {
+        c.uuid for c in await store.communities(group_id) if touched_members & set(c.member_uuids)
+    })
+    return _Planned(plan, gone, changed, purge)
 
 
 async def forget(
@@ -235,15 +297,19 @@ async def forget(
     episode_id: str | None,
     clock: Clock,
     embed: Embed,
+    data_subject: str | None = None,
     dry_run: bool = False,
-    actor: str | None = None,
-    on_behalf_of: str | None = None,
+    requester: Requester | None = None,
     hold: asyncio.Lock | None = None,
 ) -> ForgetReport:
-    """Purge, erase traces, rebuild the cleared summaries, check the store.
-    ``embed`` makes the vectors of the communities rebuilt. ``hold``, the
+    """Purge (with its erasure receipt, in one transaction), erase traces,
+    rebuild the cleared summaries, check the store. ``embed`` makes the
+    vectors of the communities rebuilt. ``requester``: who asks and why, on the
+    audit event and the receipt (refused if it names what goes). ``hold``, the
     group's write lock, is held for the purge's reads and commit and for the
     rebuilt communities' commit, never while embedding."""
+    who = requester or Requester()
+    by: Target = "entity" if entity is not None else "episode" if episode_id is not None else "data_subject"
 
     async def attempt() -> tuple[ForgetReport, Plan]:
         plan = Plan(group_id=group_id, now=clock(), expected_revision=await store.revision(group_id))
@@ -251,49 +317,36 @@ async def forget(
             scope = await _entity_scope(store, group_id, entity)
         elif episode_id is not None:
             scope = await _episode_scope(store, group_id, episode_id)
+        elif data_subject is not None:
+            scope = await _subject_scope(store, group_id, data_subject, plan.now)
         else:
-            raise InvalidInputError("entity", "name the entity or the episode to forget")
-        scope.replies.update(await store.episode_replies(group_id, scope.episodes))
-        scope.sagas.update(p.saga for p in await store.episodes_by_uuid(group_id, scope.episodes) if p.saga)
-        citing: dict[str, FactRecord] = {}
-        for eid in sorted(scope.episodes):
-            for record in await store.facts_citing(group_id, eid):
-                citing[record.uuid] = record
-        hood = await store.conflict_neighbourhood(group_id, sorted(scope.facts | set(citing)), 2)
-        touched = set(scope.entities)
-        for eid in scope.episodes:
-            touched.update(await store.mentioned_entities(group_id, eid))
-        for record in (*citing.values(), *hood.records.values()):
-            touched.update((record.source_uuid, record.target_uuid))
-        references = await store.entity_references(group_id, touched)
-        gone, changed, purge = plan_forget(plan, scope, citing, hood.records, hood.edges, references)
-        # An entity kept loses the labels that name it (and keeps the others).
-        for kept in await store.entities_by_uuid(group_id, scope.labels - set(plan.delete_entities)):
-            plan.entity_labels[kept.uuid] = tuple(x for x in kept.labels if not mentions(x, scope.needles))
-        # Communities that lose a member or a fact between members drew on what goes.
-        touched_members = set(plan.delete_entities) | plan.stale_entities
-        purge.communities = sorted(scope.communities | {
-            c.uuid for c in await store.communities(group_id) if touched_members & set(c.member_uuids)
-        })
+            raise InvalidInputError("entity", "name the entity, the episode or the data subject to forget")
+        done = await _planned(store, group_id, scope, plan)
+        gone, purge = done.gone, done.purge
+        names = [n for e in await store.entities_by_uuid(group_id, plan.delete_entities) for n in (e.name, *e.aliases)]
+        refuse_erased_text(who, [*scope.needles, *names], data_subject)
         plan.audit.append(
             AuditEvent(
                 group_id=group_id, kind="forgotten", recorded_at=plan.now,
                 detail={
-                    "by": "entity" if entity is not None else "episode", "episodes": len(scope.episodes),
+                    "by": by, "episodes": len(scope.episodes),
                     "facts": len(gone), "entities": len(plan.delete_entities),
                 },
             )
         )
         report = ForgetReport(
-            group_id=group_id, entity=entity, episode_id=episode_id, dry_run=dry_run,
+            group_id=group_id, entity=entity, episode_id=episode_id, data_subject=data_subject, dry_run=dry_run,
             episodes=sorted(scope.episodes), facts=sorted(gone), entities=list(plan.delete_entities),
-            changed_facts=changed, summaries_rebuilt=list(purge.summaries),
+            changed_facts=done.changed, summaries_rebuilt=list(purge.summaries),
             sagas_rebuilt=list(purge.sagas), communities_rebuilt=list(purge.communities),
             audit_events_redacted=len(purge.audit_events), cached_replies_dropped=len(purge.replies),
             needles=scope.needles,
         )
         if not dry_run:
-            plan.attribute(actor, on_behalf_of)
+            plan.attribute(who.actor, who.on_behalf_of)
+            receipt = await erasure_entry(store, group_id, by, report, who, plan.now)
+            plan.erasures.append(receipt)
+            report = report.model_copy(update={"receipt": receipt})
             await store.apply(plan)
         return report, plan
 
@@ -305,8 +358,8 @@ async def forget(
         # Nothing is left by that name, but an earlier purge's erasure is: finish it.
         needles = _distinct([entity]) if entity is not None else []
         leftovers = _unfinished(await store.erase_traces(group_id))
-        return ForgetReport(group_id=group_id, entity=entity, episode_id=episode_id, needles=needles,
-                            leftovers=leftovers, verified=not leftovers)
+        return ForgetReport(group_id=group_id, entity=entity, episode_id=episode_id, data_subject=data_subject,
+                            needles=needles, leftovers=leftovers, verified=not leftovers)
     if dry_run:
         return report
     if plan.purge is not None and plan.purge.summaries:
@@ -365,4 +418,8 @@ async def check_store(store: Store, group_id: str, report: ForgetReport) -> list
     for fact_uuid in sorted(erased):
         if await store.history(group_id, fact_uuid):
             out.append(f"history of fact {fact_uuid}")
+    if report.data_subject is not None:
+        episodes, facts = await store.data_subject_items(group_id, report.data_subject)
+        out += [f"episode {u} filed under the data subject" for u in episodes]
+        out += [f"fact {u} filed under the data subject" for u in facts]
     return out

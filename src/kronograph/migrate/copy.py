@@ -52,6 +52,7 @@ TABLES: tuple[tuple[str, str], ...] = (
     ("model_replies", "group_id, key"),
     ("group_settings", "group_id, name"),
     ("contradictions", "group_id, fact_uuid, target_uuid, kind"),
+    ("erasure_log", "group_id, seq"),
     ("store_settings", "key"),
 )
 # PostgreSQL columns SQLite has no counterpart of, and what they start at (none

@@ -58,6 +58,9 @@ from .mcp_contradictions import contradict as _contradict
 from .mcp_contradictions import get_contradictions as _get_contradictions
 from .mcp_contradictions import set_tier as _set_tier
 from .mcp_conversation import AddMemoryOut, ConversationTools, UserOut
+from .mcp_erasure import ErasuresOut, ForgetOut
+from .mcp_erasure import forget as _forget
+from .mcp_erasure import get_erasures as _get_erasures
 from .mcp_facts import AddFactOut
 from .mcp_facts import add_fact as _add_fact
 from .mcp_facts import get_facts as _get_facts
@@ -475,6 +478,41 @@ def build_mcp_server(
         ctx: Context, fact_uuid: FactUuid, group_id: GroupId = None,
     ) -> Annotated[CallToolResult, RemovalOut]:
         return await call(ctx, lambda a: tools.delete_fact(a, group_id, fact_uuid))
+
+    @server.tool(annotations=_DELETE, description=(
+        "Erase for good (a compliance erasure, not a correction): an entity by name or uuid, an episode, or "
+        "everything filed under a data subject's key (a customer id), with everything only they stated; then "
+        "check nothing returns it, and keep a receipt (counts, never the erased text) in the group's "
+        "append-only erasure log. Give exactly one of entity, episode_id, data_subject; request_id and "
+        "reason go on the receipt and must not name what is erased. dry_run says what would go."))
+    async def forget(
+        ctx: Context, group_id: GroupId = None,
+        entity: Annotated[str | None, Field(min_length=1, max_length=NAME_MAX,
+                                            description="The entity to erase, by name or uuid.")] = None,
+        episode_id: Annotated[str | None, Field(min_length=1, max_length=ID_MAX,
+                                                description="The episode to erase.")] = None,
+        data_subject: Annotated[str | None, Field(min_length=1, max_length=ID_MAX, description=(
+            "Erase everything filed under this data subject's key."))] = None,
+        dry_run: Annotated[bool, Field(strict=True, description="Say what would go; change nothing.")] = False,
+        request_id: Annotated[str | None, Field(min_length=1, max_length=ID_MAX, description=(
+            "The erasure request's reference, kept on the receipt."))] = None,
+        reason: Annotated[str | None, Field(min_length=1, max_length=1000,
+                                            description="Why, kept on the receipt.")] = None,
+        on_behalf_of: Annotated[str | None, Field(max_length=ID_MAX, description="Whom you act for.")] = None,
+    ) -> Annotated[CallToolResult, ForgetOut]:
+        return await call(ctx, lambda a: _forget(
+            memory, a, group_id, entity=entity, episode_id=episode_id, data_subject=data_subject, dry_run=dry_run,
+            request_id=request_id, reason=reason, on_behalf_of=on_behalf_of))
+
+    @server.tool(annotations=_READ, description=(
+        "The group's erasure receipts, oldest first: each forget's erasure entry (what kinds and how many "
+        "items went, who asked, the request id) and its verification entry, with the log's hash chain checked."))
+    async def get_erasures(
+        ctx: Context, group_id: GroupId = None,
+        request_id: Annotated[str | None, Field(min_length=1, max_length=ID_MAX,
+                                                description="Only this request's entries.")] = None,
+    ) -> Annotated[CallToolResult, ErasuresOut]:
+        return await call(ctx, lambda a: _get_erasures(memory, a, group_id, request_id=request_id))
 
     @server.tool(annotations=_WRITE, description=(
         "Bring a saga's (a conversation's or thread's) running summary up to date and return it, with the "

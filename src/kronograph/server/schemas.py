@@ -15,6 +15,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from ..authority import Tier
 from ..checks import ID_MAX, NAME_MAX, identifier_problem, json_problem
+from ..erasure import ErasureChain, ErasureReceipt
 from ..lookahead import LookaheadReport
 from ..maintain.reconcile import ReconcileReport
 from ..model import (
@@ -46,6 +47,7 @@ __all__ = [
 Name = Field(min_length=1, max_length=1000)
 _ON_BEHALF = ("Whom the key acts for (a user, an agent): recorded as on_behalf_of. The write's actor is always "
               "the calling key.")
+_SUBJECT = "Whose data it is (a customer id): forget with data_subject erases everything filed under it."
 _TIER = ("The governance tier of the facts it states: standing, decision, finding, goal, option, issue, "
          "assumption, reference or transient (default: each relation's). See docs/contradictions.md.")
 _REASON = ("Why: required to retract, replace or re-tier another actor's standing rule or decision "
@@ -137,6 +139,7 @@ class EpisodeIn(_In):
         default=None, max_length=64, description="Its speaker's role: user, assistant, system, tool or another word."
     )
     tier: Tier | None = Field(default=None, description=_TIER)
+    data_subject: Identifier | None = Field(default=None, min_length=1, max_length=200, description=_SUBJECT)
 
     @field_validator("content")
     @classmethod
@@ -219,6 +222,7 @@ class FactIn(_In):
     object_labels: list[Label] = Field(default_factory=list)
     actor: Identifier | None = Field(default=None, max_length=200, description=_ON_BEHALF)
     tier: Tier | None = Field(default=None, description="The fact's governance tier (default: its relation's).")
+    data_subject: Identifier | None = Field(default=None, min_length=1, max_length=200, description=_SUBJECT)
     replaces: Identifier | None = Field(
         default=None, min_length=1, max_length=200, description="The uuid of a fact this one corrects (retired by it).")
     reason: str | None = Field(default=None, min_length=1, max_length=1000, description=_REASON)
@@ -266,12 +270,18 @@ class SearchIn(_In):
 
 
 class ForgetIn(_In):
-    """Exactly one of ``entity`` (a name or uuid) and ``episode_id``."""
+    """Exactly one of ``entity`` (a name or uuid), ``episode_id`` and
+    ``data_subject``; ``request_id`` and ``reason`` go on the erasure receipt
+    (refused if they name what goes)."""
 
     entity: str | None = Field(default=None, min_length=1, max_length=1000)
     episode_id: Identifier | None = Field(default=None, min_length=1, max_length=200)
+    data_subject: Identifier | None = Field(default=None, min_length=1, max_length=200, description=_SUBJECT)
     dry_run: bool = False
     actor: Identifier | None = Field(default=None, max_length=200, description=_ON_BEHALF)
+    request_id: Identifier | None = Field(
+        default=None, min_length=1, max_length=200, description="The erasure request's reference, on the receipt.")
+    reason: str | None = Field(default=None, min_length=1, max_length=1000, description="Why, on the receipt.")
 
 
 class MergeIn(_In):
@@ -366,6 +376,13 @@ class Dismissed(BaseModel):
 
 class AuditEventList(BaseModel):
     events: list[AuditEvent]
+
+
+class ErasureList(BaseModel):
+    """The group's erasure log, oldest first, and whether its hash chain verifies (the whole log's)."""
+
+    receipts: list[ErasureReceipt]
+    chain: ErasureChain
 
 
 class FactHit(BaseModel):

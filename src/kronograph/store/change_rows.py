@@ -154,13 +154,14 @@ def changes_sql(
 def stored_change(row: tuple[Any, ...]) -> StoredChange:  # type: ignore[type-arg]
     """A row of :func:`changes_sql` as a :class:`StoredChange`."""
     key: ChangeKey = (int(row[0]), int(row[1]), row[2], int(row[3]), int(row[4]))
-    fact = rows.fact(row[9:27]) if row[9] is not None else None
+    fact = rows.fact(row[9:28]) if row[9] is not None else None
+    p = row[28:]  # the prior version's columns
     prior = None
-    if row[27] is not None:
+    if p[0] is not None:
         prior = Prior(
-            status=row[27], subject=row[28], subject_uuid=row[29], object=row[30], object_uuid=row[31],
-            valid_at=rows.opt_time(row[32]), invalid_at=rows.opt_time(row[33]), expired_at=rows.opt_time(row[34]),
-            episodes=tuple(_json(row[35], ())), tier=row[36],
+            status=p[0], subject=p[1], subject_uuid=p[2], object=p[3], object_uuid=p[4],
+            valid_at=rows.opt_time(p[5]), invalid_at=rows.opt_time(p[6]), expired_at=rows.opt_time(p[7]),
+            episodes=tuple(_json(p[8], ())), tier=p[9],
         )
     detail = _json(row[8], {}) if row[1] == 0 else None
     return StoredChange(

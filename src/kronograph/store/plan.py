@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar, Literal
 
+from ..erasure import ErasureReceipt
 from ..model import AuditEvent, Entity, Episode
 from .records import ContradictionRecord, FactRecord, SagaState, Source
 
@@ -104,6 +105,8 @@ class Purge:
     # Communities that held or named what goes: name, summary and vector
     # cleared (forget then rebuilds them from the members left).
     communities: list[str] = field(default_factory=list)
+    # Facts kept by a data subject's forget (another source stands): their key is cleared.
+    cleared_subjects: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +216,8 @@ class Plan:
     # A compliance purge: applied with deleted content overwritten where the
     # backend can (see Store.erase_traces for what follows it).
     purge: Purge | None = None
+    # Entries appended to the group's erasure log (kronograph.erasure), sealed.
+    erasures: list[ErasureReceipt] = field(default_factory=list)
 
     def attribute(self, actor: str | None, on_behalf_of: str | None = None) -> None:
         """Record who caused this plan's audit events, and for whom: every event

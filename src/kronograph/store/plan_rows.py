@@ -32,8 +32,8 @@ __all__ = ["CHANGES", "Encoding", "episode_state", "plan_rows"]
 # for a change takes the parameters plan_rows gives it, in that order.
 CHANGES = (
     "episodes",  # (group, uuid, name, kind, content, hash, source, reference_time, created_at, saga, status, metadata,
-    #              actor, on_behalf_of, speaker, role): an episode of a saga is stamped past the saga's latest
-    #              created_at (see below)
+    #              actor, on_behalf_of, speaker, role, data_subject): an episode of a saga is stamped past the
+    #              saga's latest created_at (see below)
     "episode_states",  # (columns, values, group, uuid, owner): built by episode_state, one statement each,
     #                    fenced by the episode's lease when an owner writes it (see .fence)
     "episode_vectors",  # (vector, group, uuid)
@@ -63,7 +63,7 @@ CHANGES = (
     "removed_mentions",  # (group, episode_id, entity_uuid)
     "facts",  # (uuid, group, source, target, relation, relation_key, fact, valid_at, invalid_at,
     #           stated_invalid_at, created_at, expired_at, invalidated_by, attributes, recorded_at, cause,
-    #           cause_episode, vector, event, tier, qualifiers)
+    #           cause_episode, vector, event, tier, qualifiers, data_subject)
     "fact_sources",  # (fact_uuid, group, episode_id, valid_at, stated_invalid_at, added_at, provenance): replaces
     "removed_sources",  # (group, fact_uuid, episode_id)
     "fact_versions",  # (valid_at, invalid_at, stated_invalid_at, expired_at, invalidated_by, recorded_at, cause,
@@ -101,7 +101,10 @@ CHANGES = (
     "cleared_communities",  # (group, uuid): name emptied, summary and vector cleared
     "group_settings",  # (group, name, value, updated_at): replaces
     "dropped_settings",  # (group, name)
+    "cleared_fact_subjects",  # (uuid, group): a fact kept by a data subject's forget loses the key
     "audit_events",  # (group, kind, recorded_at, episode_id, detail, actor, on_behalf_of)
+    "erasure_log",  # (group, seq, receipt_id, entry, by, request_id, reason, actor, on_behalf_of, recorded_at,
+    #                 counts, verified, leftovers, previous, digest): appended, never changed
 )
 
 
@@ -166,7 +169,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "episodes", [
         (g, e.uuid, e.name, str(e.kind), e.content, e.content_hash, e.source_description,
          to_micros(e.reference_time), to_micros(e.created_at), e.saga, e.status, json(e.metadata), e.actor,
-         e.on_behalf_of, e.speaker, e.role)
+         e.on_behalf_of, e.speaker, e.role, e.data_subject)
         for e in plan.new_episodes
     ]
     yield "episode_states", [(*episode_state(s, enc), g, s.uuid, s.owner) for s in plan.episode_states]
@@ -218,7 +221,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
         (f.uuid, g, f.source_uuid, f.target_uuid, f.relation, f.relation_key, f.fact, to_micros(f.valid_at),
          _t(f.invalid_at), _t(f.stated_invalid_at), to_micros(f.created_at), _t(f.expired_at), f.invalidated_by,
          json(f.attributes), to_micros(f.version_at), f.cause, f.cause_episode,
-         vector(plan.fact_embeddings.get(f.uuid)), f.event, f.tier, encode_qualifiers(f.qualifiers))
+         vector(plan.fact_embeddings.get(f.uuid)), f.event, f.tier, encode_qualifiers(f.qualifiers), f.data_subject)
         for f in plan.new_facts
     ]
     sources = [(f.uuid, s) for f in plan.new_facts for s in f.sources] + plan.add_sources
@@ -271,6 +274,7 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
         yield "dropped_sagas", [(g, saga) for saga in purge.dropped_sagas]
         yield "dropped_contradictions", [(g, u) for u in purge.contradictions]
         yield "cleared_communities", [(g, uuid) for uuid in purge.communities]
+        yield "cleared_fact_subjects", [(u, g) for u in purge.cleared_subjects]
     yield "group_settings", [  # JSON text (a falsy value too), cast by the backend
         (g, name, dumps(value, ensure_ascii=False), now) for name, value in plan.settings.items() if value is not None
     ]
@@ -278,4 +282,9 @@ def plan_rows(plan: Plan, enc: Encoding) -> Iterator[tuple[str, list[Any]]]:
     yield "audit_events", [
         (g, a.kind, to_micros(a.recorded_at), a.episode_id, json(a.detail), a.actor, a.on_behalf_of)
         for a in plan.audit
+    ]
+    yield "erasure_log", [
+        (g, r.seq, r.receipt_id, r.entry, r.by, r.request_id, r.reason, r.actor, r.on_behalf_of,
+         to_micros(r.recorded_at), json(r.counts), r.verified, r.leftovers, r.previous, r.digest)
+        for r in plan.erasures
     ]

@@ -24,6 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..erasure import ErasureReceipt
 from ..model import AuditEvent, Community, Entity, Episode, Fact, FactChange, FactSource
 from .change_rows import ChangeWindow, StoredChange
 from .plan import Plan
@@ -448,6 +449,15 @@ class Maintenance(Protocol):
 
     async def episode_replies(self, group_id: str, episode_ids: Collection[str]) -> list[str]:
         """Keys of the cached model replies given while processing those episodes."""
+
+    async def data_subject_items(self, group_id: str, key: str) -> tuple[list[str], list[str]]:
+        """The uuids of the group's episodes and of its facts filed under a data subject's key."""
+
+    async def erasures(
+        self, group_id: str, request_id: str | None = None, *, last_only: bool = False
+    ) -> list[ErasureReceipt]:
+        """The group's erasure log, oldest first: every entry, those of one
+        request id, or (``last_only``) its latest entry only."""
 
     async def erase_traces(self, group_id: str) -> Erasure:
         """After a purge in the group: make deleted content unrecoverable from

@@ -75,6 +75,8 @@ class FactRecord:
     tier: str | None = None
     # Its qualifiers (kronograph.qualifiers): fixed when written, part of its slot.
     qualifiers: dict[str, str] = field(default_factory=dict)
+    # Whose data it is (a customer id), written when the fact is created; not versioned.
+    data_subject: str | None = None
 
     @classmethod
     def stated(
@@ -96,6 +98,7 @@ class FactRecord:
         event: bool = False,
         tier: str | None = None,
         qualifiers: dict[str, str] | None = None,
+        data_subject: str | None = None,
     ) -> FactRecord:
         """A new fact as one episode states it: its first version, open until
         resolution links it to others."""
@@ -105,7 +108,7 @@ class FactRecord:
             invalid_at=None, stated_invalid_at=stated_invalid_at, created_at=now, expired_at=None,
             invalidated_by=None, sources=(Source(episode_id, valid_at, stated_invalid_at, now, provenance),),
             attributes=attributes or {}, recorded_at=now, cause="created", cause_episode=episode_id, event=event,
-            tier=tier, qualifiers=qualifiers or {},
+            tier=tier, qualifiers=qualifiers or {}, data_subject=data_subject,
         )
 
     @property
@@ -145,6 +148,7 @@ class FactRecord:
             tier=self.tier,
             conflicting=(),
             qualifiers=dict(self.qualifiers),
+            data_subject=self.data_subject,
         )
 
 

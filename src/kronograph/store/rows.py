@@ -53,6 +53,7 @@ def fact(row: tuple) -> Fact:  # type: ignore[type-arg]
         tier=row[16],
         conflicting=(),
         qualifiers=decode_qualifiers(row[17]),
+        data_subject=row[18] if len(row) > 18 else None,
     )
 
 
@@ -84,6 +85,7 @@ def fact_record(row: tuple, sources: Iterable[Source]) -> FactRecord:  # type: i
         event=bool(row[19]),
         tier=row[20],
         qualifiers=decode_qualifiers(row[21]),
+        data_subject=row[22] if len(row) > 22 else None,
     )
 
 
@@ -135,6 +137,7 @@ def episode(row: tuple) -> Episode:  # type: ignore[type-arg]
         notes=list(_json(row[17], {}).get("notes") or ()),
         speaker=row[18],
         role=row[19],
+        data_subject=row[20] if len(row) > 20 else None,
     )
 
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 __all__ = [
-    "NOT_TEXT", "PENDING_ERASURE", "TABLE_KEYS", "Erasure", "TextHit", "TextTable", "coarse_forms", "mentions",
+    "NOT_SCANNED", "NOT_TEXT", "PENDING_ERASURE",
+    "TABLE_KEYS", "Erasure", "TextHit", "TextTable", "coarse_forms", "mentions",
     "needle_forms", "text_tables",
 ]
 
@@ -70,11 +71,19 @@ NOT_TEXT: frozenset[str] = frozenset({
 })
 
 
+# Tables never scanned: the erasure log (kronograph.erasure) is append-only, so
+# nothing could erase a hit in it, and holds no erased text by construction (a
+# request id or reason naming what a forget erases is refused; it keeps counts).
+NOT_SCANNED: frozenset[str] = frozenset({"erasure_log"})
+
+
 def text_tables(columns: Mapping[str, Iterable[str]]) -> tuple[TextTable, ...]:
     """The tables to scan, from a schema's text columns by table (tables with
     a ``group_id`` column only): every column but those of :data:`NOT_TEXT`."""
     out: list[TextTable] = []
     for table in sorted(columns):
+        if table in NOT_SCANNED:
+            continue
         scanned = tuple(c for c in columns[table] if c not in NOT_TEXT)
         if scanned:
             out.append(TextTable(table, TABLE_KEYS.get(table, "group_id"), scanned))

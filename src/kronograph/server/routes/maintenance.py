@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Query
 
 from ...model import CommunityBuild, CommunityUpdate, ForgetReport, SagaSummary
 from ..auth import GroupPath, Who
@@ -14,6 +14,7 @@ from ..schemas import (
     AuditEventList,
     CommunityList,
     ContradictionList,
+    ErasureList,
     ForgetIn,
     ReconcileIn,
     ReconcileReport,
@@ -28,9 +29,22 @@ SagaName = Annotated[str, Path(min_length=1, max_length=ID_MAX)]
 
 @router.post("/v1/groups/{group}/forget", response_model=ForgetReport)
 async def forget(group: GroupPath, body: ForgetIn, memory: Mem, who: Who) -> ForgetReport:
-    """Erase an entity (name or uuid) or an episode for good, then check no read returns it."""
-    return await memory.forget(group, entity=body.entity, episode_id=body.episode_id, dry_run=body.dry_run,
-                               **who.attribution(body.actor))
+    """Erase an entity (name or uuid), an episode or a data subject's data for good, then check no read
+    returns it; the report's ``receipt`` is its entry in the group's erasure log."""
+    return await memory.forget(group, entity=body.entity, episode_id=body.episode_id,
+                               data_subject=body.data_subject, dry_run=body.dry_run, request_id=body.request_id,
+                               reason=body.reason, **who.attribution(body.actor))
+
+
+@router.get("/v1/groups/{group}/erasures", response_model=ErasureList)
+async def erasures(
+    group: GroupPath, memory: Mem,
+    request_id: Annotated[str | None, Query(min_length=1, max_length=ID_MAX,
+                                            description="Only this request's entries.")] = None,
+) -> ErasureList:
+    """The group's erasure receipts, oldest first, with the whole log's hash chain checked."""
+    return ErasureList(receipts=await memory.erasures(group, request_id=request_id),
+                       chain=await memory.verify_erasure_log(group))
 
 
 @router.get("/v1/groups/{group}/communities", response_model=CommunityList)

@@ -81,6 +81,9 @@ async def distribute(
         # One connection per worker for the whole transaction: Citus refuses DDL after
         # parallel work on a distributed table in the same transaction otherwise.
         await conn.execute("SET LOCAL citus.multi_shard_modify_mode TO 'sequential'")
+        # The erasure log's append-only trigger (it only refuses: it writes nothing elsewhere)
+        # goes to the shards with the table; Citus distributes a table with triggers only so.
+        await conn.execute("SET LOCAL citus.enable_unsafe_triggers TO on")
         methods = await _pending(conn, [*group_tables, *reference_tables])
         local = _local(methods, group_tables, reference_tables)
         if not local:  # another process did it while we waited for the lock

@@ -32,7 +32,7 @@ ENTITY_ORDER = 'e.created_at, e.uuid COLLATE "C"'
 EPISODE_COLUMNS = (
     "p.uuid, p.group_id, p.name, p.kind, p.content, p.content_hash, p.source_description,"
     " p.reference_time, p.created_at, p.saga, p.status, p.metadata, p.error, p.actor, p.on_behalf_of,"
-    " p.lease_owner, p.lease_until, p.result, p.speaker, p.role"
+    " p.lease_owner, p.lease_until, p.result, p.speaker, p.role, p.data_subject"
 )
 # A fact's source episodes in order (jsonb, the type of a history snapshot's
 # list, so the two can be unioned). The subquery names its group by the
@@ -47,19 +47,20 @@ _EPISODES = (
 FACT_COLUMNS = (
     "f.uuid, f.group_id, s.name, f.source_uuid, f.relation, o.name, f.target_uuid, f.fact,"
     " f.valid_at, f.invalid_at, f.created_at, f.expired_at, f.invalidated_by, f.attributes,"
-    f" {_EPISODES}, f.event, f.tier, f.qualifiers"
+    f" {_EPISODES}, f.event, f.tier, f.qualifiers, f.data_subject"
 )
 FACT_ORDER = 'f.valid_at, f.created_at, f.uuid COLLATE "C"'
 # The same shape, read from a history snapshot.
 HISTORY_FACT_COLUMNS = (
     "h.fact_uuid, h.group_id, h.subject, h.source_uuid, h.relation, h.object, h.target_uuid, h.fact,"
     " h.valid_at, h.invalid_at, h.created_at, h.expired_at, h.invalidated_by, '{}'::jsonb, h.episodes, h.event, h.tier,"
-    " h.qualifiers"
+    " h.qualifiers, NULL::text"
 )
 RECORD_COLUMNS = (
     "f.uuid, f.group_id, f.source_uuid, f.target_uuid, s.name, o.name, f.relation, f.relation_key,"
     " f.fact, f.valid_at, f.invalid_at, f.stated_invalid_at, f.created_at, f.expired_at,"
-    " f.invalidated_by, f.attributes, f.recorded_at, f.cause, f.cause_episode, f.event, f.tier, f.qualifiers"
+    " f.invalidated_by, f.attributes, f.recorded_at, f.cause, f.cause_episode, f.event, f.tier, f.qualifiers,"
+    " f.data_subject"
 )
 # A fact record's sources in the same row: [[episode, valid_at, stated_invalid_at,
 # added_at], ...] in order, or NULL; one round trip instead of SQLite's two.

@@ -22,6 +22,7 @@ from psycopg import AsyncConnection
 from ...errors import SchemaError
 from ...event_relations import BUILT_IN_EVENTS
 from .citus import distribute
+from .schema_erasure import V20 as _V20
 from .script import statements
 
 __all__ = [
@@ -522,7 +523,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (16, "write_checks", _V16),
     (18, "hot_stale_summaries", _V18),
     (19, "contradictions", _V19),
-    # 20 is left to another change of issue 20 (merged beside this one).
+    (20, "erasure_log", _V20),
     (21, "qualifiers", _V21),
 ]
 
@@ -531,6 +532,7 @@ GROUP_TABLES = (
     "groups", "episodes", "entities", "entity_aliases", "entity_fragments", "facts", "fact_sources",
     "fact_conflicts", "fact_history", "retracted_facts", "mentions", "audit_events", "saga_summaries",
     "communities", "community_members", "model_replies", "group_settings", "contradictions",
+    "erasure_log",
 )
 
 # Store-wide tables (Citus: reference tables, a copy on every node).

@@ -20,6 +20,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any, TypeVar
 
+from ...erasure import ErasureReceipt
 from ...errors import StoreError
 from ...model import AuditEvent, Community, Entity, Episode, Fact, FactChange, FactSource
 from ...time import to_micros
@@ -39,7 +40,17 @@ from ..records import (
 )
 from ..sql import episode_queries
 from ..text_scan import Erasure, TextHit
-from . import community_reads, contradiction_reads, health_reads, ingest_reads, purge, reads, saga_reads, upkeep
+from . import (
+    community_reads,
+    contradiction_reads,
+    erasure_reads,
+    health_reads,
+    ingest_reads,
+    purge,
+    reads,
+    saga_reads,
+    upkeep,
+)
 from .columns import DIALECT as D
 from .connection import Connection, Pool, redact
 from .lifecycle import LoopPool
@@ -327,6 +338,14 @@ class PostgresStore(QueueCalls, SearchCalls):
 
     async def episode_replies(self, group_id: str, episode_ids: Collection[str]) -> list[str]:
         return await self._run(purge.episode_replies, group_id, episode_ids)
+
+    async def data_subject_items(self, group_id: str, key: str) -> tuple[list[str], list[str]]:
+        return await self._run(erasure_reads.data_subject_items, group_id, key)
+
+    async def erasures(
+        self, group_id: str, request_id: str | None = None, *, last_only: bool = False
+    ) -> list[ErasureReceipt]:
+        return await self._run(erasure_reads.erasures, group_id, request_id, last_only)
 
     async def erase_traces(self, group_id: str) -> Erasure:
         if self._replica:  # a standby replays the primary's VACUUM

@@ -37,13 +37,14 @@ def _vector(blob: bytes | None) -> np.ndarray | None:
 SQL = {
     **statements(D),
     "episodes": "INSERT INTO episodes(group_id, uuid, name, kind, content, content_hash, source_description,"
-    " reference_time, created_at, saga, status, metadata, actor, on_behalf_of, speaker, role)"
+    " reference_time, created_at, saga, status, metadata, actor, on_behalf_of, speaker, role, data_subject)"
     " SELECT v.g, v.u, v.n, v.k, v.c, v.h, v.s, v.r,"
     " GREATEST(v.t, COALESCE((SELECT MAX(e.created_at) + 1 FROM episodes e WHERE e.group_id = v.g"
-    " AND e.saga = v.sg), v.t)), v.sg, v.st, v.m, v.a, v.b, v.sp, v.ro FROM (VALUES (%s::text, %s::text, %s::text,"
+    " AND e.saga = v.sg), v.t)), v.sg, v.st, v.m, v.a, v.b, v.sp, v.ro, v.ds"
+    " FROM (VALUES (%s::text, %s::text, %s::text,"
     " %s::text, %s::text, %s::text, %s::text, %s::bigint, %s::bigint, %s::text, %s::text, %s::jsonb, %s::text,"
-    " %s::text, %s::text, %s::text))"
-    " AS v(g, u, n, k, c, h, s, r, t, sg, st, m, a, b, sp, ro) ON CONFLICT (group_id, uuid) DO NOTHING",
+    " %s::text, %s::text, %s::text, %s::text))"
+    " AS v(g, u, n, k, c, h, s, r, t, sg, st, m, a, b, sp, ro, ds) ON CONFLICT (group_id, uuid) DO NOTHING",
     # SQLite's union: the distinct aliases, in byte order (what its UNION gives).
     "entity_alias_lists": "UPDATE entities SET aliases = (SELECT jsonb_agg(v ORDER BY v COLLATE \"C\") FROM"
     " (SELECT jsonb_array_elements_text(aliases) UNION SELECT %s::text) x(v)) WHERE uuid = %s AND group_id = %s",

@@ -21,7 +21,7 @@ _SAGA_COLUMNS = (
 _FACT_COLUMNS = (
     "uuid", "group_id", "source_uuid", "target_uuid", "relation", "relation_key", "fact", "valid_at", "invalid_at",
     "stated_invalid_at", "created_at", "expired_at", "invalidated_by", "attributes", "recorded_at", "cause",
-    "cause_episode", "embedding", "event", "tier", "qualifiers",
+    "cause_episode", "embedding", "event", "tier", "qualifiers", "data_subject",
 )
 _CONTRADICTION_COLUMNS = (
     "group_id", "fact_uuid", "target_uuid", "kind", "reason", "target_authority", "actor_weight", "score",
@@ -134,6 +134,11 @@ def statements(d: Dialect) -> dict[str, str]:
             source=f"VALUES ({m},{m},{d.typed(m, 'jsonb')},{m})",
         ),
         "dropped_settings": f"DELETE FROM group_settings WHERE {where('group_id', 'name')}",
+        "cleared_fact_subjects": f"UPDATE facts SET data_subject = NULL WHERE {where('uuid', 'group_id')}",
+        "erasure_log": d.insert("erasure_log", (
+            "group_id", "seq", "receipt_id", "entry", "target", "request_id", "reason", "actor", "on_behalf_of",
+            "recorded_at", "counts", "verified", "leftovers", "previous", "digest",
+        )),
         "audit_events": d.insert(
             "audit_events", ("group_id", "kind", "recorded_at", "episode_id", "detail", "actor", "on_behalf_of")
         ),

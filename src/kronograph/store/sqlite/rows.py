@@ -39,9 +39,9 @@ _NOTES = (
 EPISODE_COLUMNS = (
     "p.uuid, p.group_id, p.name, p.kind, p.content, p.content_hash, p.source_description,"
     " p.reference_time, p.created_at, p.saga, p.status, p.metadata, p.error, p.actor, p.on_behalf_of,"
-    " p.lease_owner, p.lease_until, " + _NOTES + ", p.speaker, p.role"
+    " p.lease_owner, p.lease_until, " + _NOTES + ", p.speaker, p.role, p.data_subject"
 )
-EPISODE_WIDTH = 20  # the columns above (the notes expression holds commas of its own)
+EPISODE_WIDTH = 21  # the columns above (the notes expression holds commas of its own)
 
 # A fact's source episodes, in order, as a JSON list.
 _EPISODES = (
@@ -53,26 +53,28 @@ _EPISODES = (
 FACT_COLUMNS = (
     "f.uuid, f.group_id, s.name, f.source_uuid, f.relation, o.name, f.target_uuid, f.fact,"
     " f.valid_at, f.invalid_at, f.created_at, f.expired_at, f.invalidated_by, f.attributes,"
-    f" {_EPISODES}, f.event, f.tier, f.qualifiers"
+    f" {_EPISODES}, f.event, f.tier, f.qualifiers, f.data_subject"
 )
 
 # The same with the sources left for one read of many facts' (``reads.facts``):
 # a correlated subquery per fact costs more than the fact itself.
 FACT_COLUMNS_LATER_SOURCES = (
-    FACT_COLUMNS[: FACT_COLUMNS.index("(SELECT json_group_array")] + "NULL, f.event, f.tier, f.qualifiers"
+    FACT_COLUMNS[: FACT_COLUMNS.index("(SELECT json_group_array")]
+    + "NULL, f.event, f.tier, f.qualifiers, f.data_subject"
 )
 
 # The same shape, read from a history snapshot.
 HISTORY_FACT_COLUMNS = (
     "h.fact_uuid, h.group_id, h.subject, h.source_uuid, h.relation, h.object, h.target_uuid, h.fact,"
     " h.valid_at, h.invalid_at, h.created_at, h.expired_at, h.invalidated_by, '{}', h.episodes, h.event, h.tier,"
-    " h.qualifiers"
+    " h.qualifiers, NULL"
 )
 
 RECORD_COLUMNS = (
     "f.uuid, f.group_id, f.source_uuid, f.target_uuid, s.name, o.name, f.relation, f.relation_key,"
     " f.fact, f.valid_at, f.invalid_at, f.stated_invalid_at, f.created_at, f.expired_at,"
-    " f.invalidated_by, f.attributes, f.recorded_at, f.cause, f.cause_episode, f.event, f.tier, f.qualifiers"
+    " f.invalidated_by, f.attributes, f.recorded_at, f.cause, f.cause_episode, f.event, f.tier, f.qualifiers,"
+    " f.data_subject"
 )
 
 DIALECT = SqliteDialect(

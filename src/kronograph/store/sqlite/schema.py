@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Callable
 
 from ...errors import SchemaError
+from .schema_erasure import erasure_log as _erasure_log
 from .schema_recent import change_feed as _change_feed
 from .schema_recent import contradictions as _contradictions
 from .schema_recent import events as _events
@@ -534,7 +535,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (16, "change_feed", _change_feed),
     (17, "summary_index", _summary_index),
     (18, "contradictions", _contradictions),
-    # 19 is left to another change of issue 20 (merged beside this one).
+    (19, "erasure_log", _erasure_log),
     (20, "qualifiers", _qualifiers),
 ]
 

@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ...erasure import ErasureReceipt
 from ...model import AuditEvent, Community, Entity, Episode, Fact, FactChange, FactSource
 from ...time import to_micros
 from ..change_rows import ChangeWindow, StoredChange
@@ -32,6 +33,7 @@ from ..text_scan import Erasure, TextHit
 from . import (
     community_reads,
     contradiction_reads,
+    erasure_reads,
     group_text,
     health_reads,
     ingest_reads,
@@ -401,6 +403,14 @@ class SQLiteStore(SearchCalls, UnitOfWork):
 
     async def episode_replies(self, group_id: str, episode_ids: Collection[str]) -> list[str]:
         return await self._run(purge.episode_replies, group_id, episode_ids)
+
+    async def data_subject_items(self, group_id: str, key: str) -> tuple[list[str], list[str]]:
+        return await self._read(erasure_reads.data_subject_items, group_id, key)
+
+    async def erasures(
+        self, group_id: str, request_id: str | None = None, *, last_only: bool = False
+    ) -> list[ErasureReceipt]:
+        return await self._read(erasure_reads.erasures, group_id, request_id, last_only)
 
     async def erase_traces(self, group_id: str) -> Erasure:
         return await self._run(purge.erase_traces, group_id)

@@ -43,9 +43,9 @@ def apply_plan(conn: sqlite3.Connection, plan: Plan, revision: Callable[[sqlite3
 SQL = {
     **statements(D),
     "episodes": "INSERT OR IGNORE INTO episodes(group_id, uuid, name, kind, content, content_hash,"
-    " source_description, reference_time, created_at, saga, status, metadata, actor, on_behalf_of, speaker, role)"
-    " VALUES (?1,?2,?3,?4,?5,?6,?7,?8, MAX(?9, COALESCE((SELECT MAX(e.created_at) + 1 FROM episodes e"
-    " WHERE e.group_id = ?1 AND e.saga = ?10), ?9)), ?10,?11,?12,?13,?14,?15,?16)",
+    " source_description, reference_time, created_at, saga, status, metadata, actor, on_behalf_of, speaker, role,"
+    " data_subject) VALUES (?1,?2,?3,?4,?5,?6,?7,?8, MAX(?9, COALESCE((SELECT MAX(e.created_at) + 1 FROM episodes e"
+    " WHERE e.group_id = ?1 AND e.saga = ?10), ?9)), ?10,?11,?12,?13,?14,?15,?16,?17)",
     "entity_alias_lists": "UPDATE entities SET aliases = (SELECT json_group_array(value) FROM"
     " (SELECT value FROM json_each(entities.aliases) UNION SELECT ?)) WHERE uuid = ? AND group_id = ?",
     "stale_sagas": "UPDATE saga_summaries AS s SET version = s.version + 1, stale = s.stale +"
