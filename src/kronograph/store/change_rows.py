@@ -81,7 +81,7 @@ _PRIOR = (
     "p.status, p.subject, p.source_uuid, p.object, p.target_uuid, p.valid_at, p.invalid_at, p.expired_at,"
     " p.episodes, p.tier"
 )
-_NO_FACT = ", ".join(["NULL"] * 28)  # the 18 fact columns and the 10 of the prior version
+_NO_FACT = ", ".join(["NULL"] * 29)  # the 19 fact columns and the 10 of the prior version
 # The history row just before a version: of the same fact, the last one written before it.
 _PRIOR_OF = (
     " LEFT JOIN fact_history p ON p.group_id = {g} AND p.seq = (SELECT MAX(p2.seq) FROM fact_history p2"
