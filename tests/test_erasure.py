@@ -202,12 +202,19 @@ def test_mcp_forget_and_get_erasures() -> None:
         async with AsyncMemory(":memory:", model=None) as memory:
             await memory.add_episode(G, f"{NAME} lives in Paris.", episode_id="a1", data_subject=KEY)
             async with Client(build_mcp_server(memory, access=Access.local([G]))) as client:
+                filed = await client.call_tool("add_memory", {
+                    "content": f"{NAME} works at Globex.", "kind": "text", "data_subject": KEY})
+                assert not filed.is_error, filed.content
+                said = await client.call_tool("add_memory", {
+                    "messages": [{"role": "user", "name": NAME, "content": "I moved to Lyon."}], "data_subject": KEY})
+                assert not said.is_error, said.content
+                assert {e.data_subject for e in await memory.episodes(G)} == {KEY}
                 result = await client.call_tool("forget", {"data_subject": KEY, "request_id": f"{NAME} request"})
                 assert result.is_error and "request_id" in result.content[0].text  # type: ignore[union-attr]
                 result = await client.call_tool("forget", {"data_subject": KEY, "request_id": "REQ-3"})
                 assert not result.is_error, result.content
                 out = result.structured_content
-                assert out is not None and out["verified"] and out["episodes"] == 1
+                assert out is not None and out["verified"] and out["episodes"] == 3
                 assert out["receipt"]["by"] == "data_subject"
                 listed = await client.call_tool("get_erasures", {"request_id": "REQ-3"})
                 assert not listed.is_error and listed.structured_content is not None

@@ -137,7 +137,7 @@ class ConversationTools(MemoryTools):
                     raise InvalidInputError(f"messages[{i}].content", refused.removeprefix("content "))
         results = await self.memory.add_messages(
             g, messages, thread=thread, user_name=user_name, assistant_name=assistant_name or DEFAULT_ASSISTANT,
-            actor=access.actor,
+            actor=access.actor, data_subject=single.get("data_subject"),
         )
         return AddMemoryOut.of_messages(g, results)
 

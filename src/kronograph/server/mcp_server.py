@@ -287,12 +287,16 @@ def build_mcp_server(
             max_length=ID_MAX, description="With messages: who speaks for role 'assistant' "
                                            "(default 'Assistant').")] = None,
         tier: TierArg = None,
+        data_subject: Annotated[str | None, Field(
+            max_length=ID_MAX, description="Whose data it is: a customer or patient id (not a name), so that "
+                                           "forget with data_subject erases it and all derived only from it."
+        )] = None,
     ) -> Annotated[CallToolResult, AddMemoryOut]:
         return await call(ctx, lambda a: tools.add_memory(
             a, group_id, content, messages=messages, thread=thread, user_name=user_name,
             assistant_name=assistant_name, kind=kind, reference_time=reference_time,
             source_description=source_description, saga=saga, episode_id=episode_id, name=name,
-            on_behalf_of=on_behalf_of, tier=tier))
+            on_behalf_of=on_behalf_of, tier=tier, data_subject=data_subject))
 
     @server.tool(annotations=_READ, description=(
         "Who the user is: the person behind role 'user' in this group (named by add_memory's user_name), "

@@ -549,7 +549,7 @@ class MemoryTools:
         self, access: Access, group_id: str | None, content: str, *, kind: str = "message",
         reference_time: str | None = None, source_description: str | None = None, saga: str | None = None,
         episode_id: str | None = None, name: str | None = None, on_behalf_of: str | None = None,
-        tier: str | None = None,
+        tier: str | None = None, data_subject: str | None = None,
     ) -> IngestOut:
         g = access.group(group_id)
         if not isinstance(content, str) or not content.strip():
@@ -560,6 +560,7 @@ class MemoryTools:
         result = await self.memory.add_episode(
             g, content, kind=kind, reference_time=reference_time, source_description=source_description, saga=saga,
             episode_id=episode_id, name=name, actor=access.actor, on_behalf_of=on_behalf_of, tier=tier,
+            data_subject=data_subject,
         )
         return IngestOut.of(result)
 
