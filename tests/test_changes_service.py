@@ -86,7 +86,7 @@ def test_rest_reads_the_feed_by_page_and_checks_its_window(tmp_path: Path) -> No
         assert api.get("/v1/groups/beta/changes", params={"since": START}).status_code == 404
         theirs = other.get("/v1/groups/beta/changes", params={"since": START}).json()["changes"]
         assert _objects(theirs) == [("learned", "Globex")]
-        schema = api.get("/openapi.json").json()["paths"]["/v1/groups/{group}/changes"]["get"]
+        schema = api.get("/openapi.json", timeout=60).json()["paths"]["/v1/groups/{group}/changes"]["get"]
         assert {p["name"] for p in schema["parameters"]} >= {"since", "until", "limit", "after"}
 
 

@@ -79,7 +79,7 @@ def test_rest_context_on_every_backend(backend: Callable[..., Store]) -> None:
 
 def test_the_schema_documents_the_route(tmp_path: Path) -> None:
     with live_server(tmp_path / "schema.db", local=True) as server, httpx.Client(base_url=server.url) as api:
-        paths = api.get("/openapi.json").json()["paths"]
+        paths = api.get("/openapi.json", timeout=60).json()["paths"]
         assert "post" in paths["/v1/groups/{group}/context"]
 
 

@@ -139,7 +139,7 @@ def test_rest_contradictions_on_every_backend(backend: Callable[..., Store]) -> 
 
 def test_the_schema_documents_the_routes(tmp_path: Path) -> None:
     with live_server(tmp_path / "schema.db", local=True) as server, httpx.Client(base_url=server.url) as api:
-        paths = api.get("/openapi.json").json()["paths"]
+        paths = api.get("/openapi.json", timeout=60).json()["paths"]
         assert "get" in paths["/v1/groups/{group}/contradictions"]
         assert "post" in paths["/v1/groups/{group}/facts/{fact_uuid}/contradicts"]
         assert "post" in paths["/v1/groups/{group}/contradictions/dismiss"]

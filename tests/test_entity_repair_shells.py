@@ -112,6 +112,6 @@ def test_rest_merge_and_split(live: Live) -> None:
 
 
 def test_openapi_lists_the_repair_routes(live: Live) -> None:
-    paths = httpx.get(f"{live.url}/openapi.json").json()["paths"]
+    paths = httpx.get(f"{live.url}/openapi.json", timeout=60).json()["paths"]
     assert "post" in paths["/v1/groups/{group}/entities/merge"]
     assert "post" in paths["/v1/groups/{group}/entities/split"]

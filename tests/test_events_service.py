@@ -90,7 +90,7 @@ def test_mcp_tells_events_as_what_happened_and_reads_them_by_time() -> None:
 
 def test_the_rest_schema_documents_the_events_route(tmp_path: Path) -> None:
     with live_server(tmp_path / "schema.db", local=True) as server, httpx.Client(base_url=server.url) as api:
-        paths = api.get("/openapi.json").json()["paths"]
+        paths = api.get("/openapi.json", timeout=60).json()["paths"]
         assert "/v1/groups/{group}/events" in paths
         names = {p["name"] for p in paths["/v1/groups/{group}/facts"]["get"]["parameters"]}
         assert "include_events" in names

@@ -103,7 +103,7 @@ def test_docs_load_nothing_from_elsewhere(tmp_path: Path) -> None:
             assert not re.search(r"""(href|src)=["']?(https?:)?//""", html), path
             assert "cdn" not in html.lower(), path
         assert c.get("/redoc").status_code == 404
-        assert c.get("/openapi.json").json()["info"]["title"] == "kronograph"
+        assert c.get("/openapi.json", timeout=60).json()["info"]["title"] == "kronograph"
 
 
 # -- item 10: a 500 is logged once, by the standard logging, and the root logger is left alone --
