@@ -12,20 +12,20 @@ import threading
 from collections.abc import Iterator
 from datetime import datetime
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
-from test_web import _FLAGS, SHOTS, _chromium  # noqa: E402
 
 from kronograph.server.web import STATIC  # noqa: E402
+from tests.test_web import _FLAGS, SHOTS, _chromium  # noqa: E402
 
 _PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/static/app.css">
 <script src="/static/timeline.js"></script>
 </head><body><main style="display:block"><section><h3>Timeline</h3><div id="tl"></div></section></main></body></html>

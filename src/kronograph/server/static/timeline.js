@@ -199,7 +199,7 @@
     const zoomIn = html("button", { type: "button", class: "tl-zoom-in", "aria-label": "Zoom in" }, "+");
     const reset = html("button", { type: "button", class: "tl-reset" }, "Reset");
     const range = html("span", { class: "tl-range", "aria-live": "polite" });
-    const hint = html("span", { class: "tl-hint" }, "drag or ← → to pan; wheel or + − to zoom");
+    const hint = html("span", { class: "tl-hint" }, "drag or ← → to pan; + − or wheel (once focused) to zoom");
     controls.append(zoomOut, zoomIn, reset, range, hint);
     const plot = html("div", { class: "tl-plot" });
     const tooltip = html("div", { class: "tl-tooltip", role: "tooltip", id: `${st.id}-tip`, hidden: "" });
@@ -292,7 +292,7 @@
     const labelWidth = narrow ? 0 : Math.min(260, Math.round(width * 0.3));
     const left = narrow ? 8 : labelWidth + 12;
     const right = width - 18; // room for an open bar's arrow
-    const row = narrow ? 38 : 26;
+    const row = narrow ? 40 : 26;
     const top = 30;
     const [lo, hi] = st.window;
     const scale = (right - left) / (hi - lo);
@@ -345,7 +345,7 @@
       const y = top + i * row;
       const full = `${s.fact.subject} ${s.fact.relation} ${s.fact.object}` + (s.fact.fact ? ` — ${s.fact.fact}` : "");
       const text = labelOf(s.fact);
-      const live = !s.point && s.start <= st.marker && (s.end === null || st.marker < s.end);
+      const live = s.point ? s.start <= st.marker : s.start <= st.marker && (s.end === null || st.marker < s.end);
       const kind = s.point ? "tl-event" : s.retired ? "tl-bar tl-retired" : "tl-bar tl-open";
       const item = svg("g", { class: `tl-item ${kind}${live ? " tl-live" : ""}${s.expired !== null ? " tl-expired" : ""}`,
         tabindex: 0, role: "button", "data-fact": s.fact.uuid || String(i),
@@ -361,11 +361,11 @@
       const labelGroup = svg("g", { class: "tl-labelbox" });
       labelGroup.append(label, svg("title", {}, full));
       item.append(labelGroup);
-      const barTop = narrow ? y + 17 : y + 5;
-      const barHeight = narrow ? row - 23 : row - 10;
+      const barTop = narrow ? y + 20 : y + 5;
+      const barHeight = narrow ? row - 26 : row - 10;
       const shapeGroup = svg("g", { class: "tl-shape", "clip-path": `url(#${st.id}-clip)` });
       if (s.point) {
-        const cx = x(s.start), cy = barTop + barHeight / 2, r = Math.min(barHeight / 2 + 2, 8);
+        const cx = x(s.start), cy = barTop + barHeight / 2, r = Math.min(barHeight / 2 + 1, 8);
         shapeGroup.append(svg("path", { class: "tl-diamond", d: `M${cx},${cy - r} L${cx + r},${cy} L${cx},${cy + r} L${cx - r},${cy} Z` }));
       } else {
         const x1 = Math.max(x(s.start), left - 2);
@@ -496,7 +496,8 @@
       return st.window[0] + ((px - g.left) / (g.right - g.left)) * (st.window[1] - st.window[0]);
     };
     plot.addEventListener("wheel", (e) => {
-      if (!e.deltaY) return;
+      // Only once the timeline has focus (or with Ctrl): a page scrolled past it keeps scrolling.
+      if (!e.deltaY || !(e.ctrlKey || container.contains(document.activeElement))) return;
       e.preventDefault();
       zoom(container, e.deltaY < 0 ? 1 / 1.25 : 1.25, timeAt(e.clientX));
     }, { passive: false });
