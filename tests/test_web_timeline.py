@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
-from kronograph.server.web import STATIC  # noqa: E402
+from kronograph.server.web import HEADERS, STATIC  # noqa: E402
 from tests.test_web import _FLAGS, SHOTS, _chromium  # noqa: E402
 
 _PAGE = """<!doctype html>
@@ -27,8 +27,10 @@ _PAGE = """<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/static/app.css">
+<link rel="stylesheet" href="/static/page.css">
 <script src="/static/timeline.js"></script>
-</head><body><main style="display:block"><section><h3>Timeline</h3><div id="tl"></div></section></main></body></html>
+<script src="/static/page.js"></script>
+</head><body><main><section><h3>Timeline</h3><div id="tl"></div></section></main></body></html>
 """
 
 
@@ -74,8 +76,15 @@ def origin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     for name in ("timeline.js", "app.css"):
         shutil.copy(STATIC / name, root / "static" / name)
     (root / "index.html").write_text(_PAGE, encoding="utf-8")
+    (root / "static" / "page.css").write_text("main { display: block; }\n", encoding="utf-8")
+    (root / "static" / "page.js").write_text(f"window.draw = {_DRAW};\n", encoding="utf-8")
 
     class Quiet(SimpleHTTPRequestHandler):
+        def end_headers(self) -> None:  # the page's own headers: its CSP reports what it would block
+            for name, value in HEADERS.items():
+                self.send_header(name, value)
+            super().end_headers()
+
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
             pass
 
@@ -130,7 +139,7 @@ def _when(iso: str) -> datetime:
 
 def test_a_timeline_of_years(page: Page) -> None:
     page.errors.clear()  # type: ignore[attr-defined]
-    page.evaluate(_DRAW, [YEARS, None])
+    page.evaluate("(args) => window.draw(args)", [YEARS, None])
     # The axis: quarters or years, none overlapping, hugging 2019..2022 (not stretched to today).
     view = _svg(page)
     assert view["unit"] in ("quarter", "year"), view
@@ -202,12 +211,23 @@ def test_a_timeline_of_years(page: Page) -> None:
     page.click("#tl .tl-zoom-out")
     page.click("#tl .tl-reset")
     assert _svg(page) == before
+    # Dragging the plot pans it, and the click that ends a drag selects nothing.
+    box = berlin.locator(".tl-rect").bounding_box()
+    assert box
+    page.mouse.move(box["x"] + 20, box["y"] + 4)
+    page.mouse.down()
+    page.mouse.move(box["x"] - 100, box["y"] + 4, steps=4)
+    page.mouse.up()
+    dragged = _svg(page)
+    assert _when(dragged["start"]) > _when(before["start"]) and dragged["ppd"] == pytest.approx(before["ppd"])
+    assert page.evaluate("window.selected") == ["berlin", "carol", "paris"]
+    page.click("#tl .tl-reset")
     # Wheel over the plot zooms too; drawing again (e.g. a new as-of) keeps the window and marks the time.
     page.locator("#tl .tl-plot").hover()
     page.mouse.wheel(0, -300)
     wheeled = _svg(page)
     assert wheeled["ppd"] > before["ppd"]
-    page.evaluate(_DRAW, [YEARS, "2021-02-01T00:00:00Z"])
+    page.evaluate("(args) => window.draw(args)", [YEARS, "2021-02-01T00:00:00Z"])
     assert _svg(page) == wheeled
     page.click("#tl .tl-reset")
     marker = page.locator("#tl .tl-asof")
@@ -218,7 +238,7 @@ def test_a_timeline_of_years(page: Page) -> None:
 
 def test_a_timeline_of_days_and_on_a_phone(page: Page) -> None:
     page.errors.clear()  # type: ignore[attr-defined]
-    page.evaluate(_DRAW, [DAYS, None])
+    page.evaluate("(args) => window.draw(args)", [DAYS, None])
     view = _svg(page)
     assert view["unit"] in ("day", "week"), view
     _assert_ticks_readable(page, r"\d{1,2} (Feb|Mar)( 2024)?")
@@ -230,7 +250,7 @@ def test_a_timeline_of_days_and_on_a_phone(page: Page) -> None:
 
     # A phone: the SVG takes the width it has, labels sit above their bars, ticks still readable.
     page.set_viewport_size({"width": 390, "height": 800})
-    page.evaluate(_DRAW, [YEARS, None])
+    page.evaluate("(args) => window.draw(args)", [YEARS, None])
     view = _svg(page)
     assert view["width"] <= 390
     _assert_ticks_readable(page, r"Q[1-4]( \d{4})?|\d{4}")

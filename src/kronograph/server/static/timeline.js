@@ -200,7 +200,11 @@
     const reset = html("button", { type: "button", class: "tl-reset" }, "Reset");
     const range = html("span", { class: "tl-range", "aria-live": "polite" });
     const hint = html("span", { class: "tl-hint" }, "drag or ← → to pan; + − or wheel (once focused) to zoom");
-    controls.append(zoomOut, zoomIn, reset, range, hint);
+    const legend = html("span", { class: "tl-legend" });
+    for (const [cls, text] of [["tl-key-open", "holds"], ["tl-key-retired", "retired"], ["tl-key-event", "event"]]) {
+      legend.append(html("span", { class: `tl-key ${cls}` }, text));
+    }
+    controls.append(zoomOut, zoomIn, reset, range, legend, hint);
     const plot = html("div", { class: "tl-plot" });
     const tooltip = html("div", { class: "tl-tooltip", role: "tooltip", id: `${st.id}-tip`, hidden: "" });
     container.append(controls, plot, tooltip);
