@@ -238,7 +238,11 @@ def test_a_timeline_of_years(page: Page) -> None:
 
 def test_a_timeline_of_days_and_on_a_phone(page: Page) -> None:
     page.errors.clear()  # type: ignore[attr-defined]
+    # Drawn while hidden (as a page may before it shows a view), it redraws to its width once shown.
+    page.evaluate("document.querySelector('section').hidden = true")
     page.evaluate("(args) => window.draw(args)", [DAYS, None])
+    page.evaluate("document.querySelector('section').hidden = false")
+    page.wait_for_function("document.querySelector('#tl .tl-svg').getBoundingClientRect().width > 1000")
     view = _svg(page)
     assert view["unit"] in ("day", "week"), view
     _assert_ticks_readable(page, r"\d{1,2} (Feb|Mar)( 2024)?")

@@ -148,7 +148,7 @@
   // The finest unit whose labels fit between their ticks.
   function chooseTicks(lo, hi, x) {
     for (const unit of UNITS) {
-      if ((hi - lo) / (unit.name === "day" ? DAY : 1) > 1000 && unit.name === "day") continue;
+      if (unit.name === "day" && hi - lo > 400 * DAY) continue;
       const ticks = ticksFor(unit, lo, hi);
       if (ticks.length > 200) continue;
       let fits = true;
@@ -167,7 +167,7 @@
     let st = states.get(container);
     if (!st) {
       serial += 1;
-      st = { id: `tl${serial}`, window: null, domainKey: null, sources: new Map(), width: 0, observer: null };
+      st = { id: `tl${serial}`, window: null, domainKey: null, sources: new Map(), labels: new Map(), width: 0, observer: null };
       states.set(container, st);
     }
     return st;
@@ -290,7 +290,10 @@
     const plot = st.plot;
     hideTip(st);
     plot.replaceChildren();
-    const width = Math.max(container.clientWidth || plot.clientWidth || 640, 240);
+    // The container's content width (a hidden container has none: draw at 640 until it shows).
+    const css = getComputedStyle(container);
+    const inner = container.clientWidth - (parseFloat(css.paddingLeft) || 0) - (parseFloat(css.paddingRight) || 0);
+    const width = Math.max(inner > 0 ? inner : 640, 240);
     st.width = container.clientWidth;
     const narrow = width < NARROW;
     const labelWidth = narrow ? 0 : Math.min(260, Math.round(width * 0.3));
@@ -301,7 +304,9 @@
     const [lo, hi] = st.window;
     const scale = (right - left) / (hi - lo);
     const x = (t) => left + (t - lo) * scale;
-    const height = top + row * st.shapes.length + 8;
+    const marked = st.marker >= lo && st.marker <= hi;
+    const bottom = top + row * st.shapes.length;
+    const height = bottom + (marked ? 20 : 8);
     st.geom = { left, right };
 
     const root = svg("svg", { class: "tl-svg", width, height, viewBox: `0 0 ${width} ${height}`, role: "group",
@@ -360,7 +365,10 @@
       const label = svg("text", { class: "tl-label", x: narrow ? left : labelWidth, y: labelY,
         "text-anchor": narrow ? "start" : "end" }, text);
       rows.append(label);
-      truncate(label, text, narrow ? width - left - 8 : labelWidth - 4);
+      const room = narrow ? width - left - 8 : labelWidth - 4;
+      const fitted = st.labels.get(`${room}\u0000${text}`);
+      if (fitted !== undefined) label.textContent = fitted;
+      else { truncate(label, text, room); if (label.getComputedTextLength() > 0) st.labels.set(`${room}\u0000${text}`, label.textContent); }
       label.remove();
       const labelGroup = svg("g", { class: "tl-labelbox" });
       labelGroup.append(label, svg("title", {}, full));
@@ -393,12 +401,12 @@
       wire(container, item, s);
     });
 
-    if (st.marker >= lo && st.marker <= hi) {
+    if (marked) {
       const mx = x(st.marker);
       const asOf = svg("g", { class: "tl-asof" });
       asOf.append(svg("line", { x1: mx, x2: mx, y1: top - 4, y2: height - 4 }));
       const isNow = !(opts.asOf instanceof Date);
-      const t = svg("text", { x: mx + 3, y: height - 6, "text-anchor": mx > right - 80 ? "end" : "start" },
+      const t = svg("text", { x: mx + 3, y: height - 4, "text-anchor": mx > right - 80 ? "end" : "start" },
         isNow ? "now" : `as of ${day(st.marker)}`);
       asOf.append(t);
       root.append(asOf);
