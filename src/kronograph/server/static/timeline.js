@@ -38,7 +38,8 @@
 
   function time(iso) {
     if (!iso) return NaN;
-    return Date.parse(iso);
+    // A time without an offset is UTC, as the API means it (Date.parse would read it as local).
+    return Date.parse(/T[\d:.]+$/.test(iso) ? `${iso}Z` : iso);
   }
 
   function day(t) {
@@ -458,6 +459,11 @@
     if (s.fact.fact) tip.append(html("div", { class: "tl-tip-fact" }, s.fact.fact));
     tip.append(html("div", { class: "tl-tip-interval" }, interval(s)));
     tip.append(html("div", { class: `tl-tip-status${s.retired ? " tl-tip-retired" : ""}` }, status(s)));
+    const slot = Object.entries(s.fact.qualifiers || {}).map(([k, v]) => `${k} ${v}`).join(", ");
+    if (slot) tip.append(html("div", { class: "tl-tip-status" }, slot));
+    if ((s.fact.conflicting || []).length) {
+      tip.append(html("div", { class: "tl-tip-status tl-tip-retired" }, `conflicts (same time) with ${s.fact.conflicting.length} other fact(s)`));
+    }
     const list = html("ul", { class: "tl-tip-sources" });
     tip.append(list);
     tip.hidden = false;
