@@ -160,7 +160,7 @@ def test_overview_episode_and_entity_pages_with_links_reload_back_and_forward(si
     assert _count(page, "contradictions") == "0"
     latest = page.locator("#latest-episodes li").first
     assert "Dana Reyes works at Globex." in latest.inner_text()
-    expect(latest.locator(".produced")).to_contain_text("1 facts")
+    expect(latest.locator(".produced")).to_contain_text("1 fact, 2 entities")
     assert _texts(page, "#connected a")[0] == "Alice Moreno"
     kinds = page.locator("#changes li").evaluate_all("items => items.map(i => i.dataset.kind)")
     assert "learned" in kinds and "retired" in kinds

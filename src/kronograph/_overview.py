@@ -80,7 +80,8 @@ class Overviews(Changes):
             raise NotFoundError(f"no episode {eid!r} in group {g!r}")
         produced = sorted((r.to_fact() for r in await store.facts_citing(g, eid)),
                           key=lambda f: (f.valid_at, f.created_at, f.uuid))
-        named = {*await store.mentioned_entities(g, eid), *(u for f in produced for u in (f.subject_uuid, f.object_uuid))}
+        named = {*await store.mentioned_entities(g, eid),
+                 *(u for f in produced for u in (f.subject_uuid, f.object_uuid))}
         mentioned = await store.entities_by_uuid(g, named)
         retired: dict[str, Fact] = {}
         for change in await self.changes(g, episode.created_at, limit=MAX_CHANGES):

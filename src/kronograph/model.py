@@ -20,11 +20,11 @@ from .time import as_utc
 
 __all__ = [
     "AddFactResult", "AuditEvent", "Cardinality", "Change", "Community", "CommunityAttachment", "CommunityBuild",
-    "CommunityUpdate", "ConnectedEntity", "Contradiction", "ContradictionReason", "Entity", "EntitySummary", "Episode", "EpisodeKind",
-    "EpisodeDetail", "EpisodeResult", "EpisodeStatus", "Fact", "FactChange", "FactSource", "ForgetReport", "GroupExport",
-    "GroupOverview", "GroupSettings", "Mention", "ModelUsage", "PossibleContradiction", "QueueStats", "RelationType",
-    "RemovalResult", "SagaInfo", "SagaSummary", "SameTimePolicy", "UtcDatetime", "Verdict", "acronym", "fold_relation",
-    "normalise_name", "trusted",
+    "CommunityUpdate", "ConnectedEntity", "Contradiction", "ContradictionReason", "Entity", "EntitySummary", "Episode",
+    "EpisodeKind", "EpisodeDetail", "EpisodeResult", "EpisodeStatus", "Fact", "FactChange", "FactSource",
+    "ForgetReport", "GroupExport", "GroupOverview", "GroupSettings", "Mention", "ModelUsage", "PossibleContradiction",
+    "QueueStats", "RelationType", "RemovalResult", "SagaInfo", "SagaSummary", "SameTimePolicy", "UtcDatetime",
+    "Verdict", "acronym", "fold_relation", "normalise_name", "trusted",
 ]
 
 _SPACE = re.compile(r"\s+")

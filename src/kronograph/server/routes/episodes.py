@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from ...model import Episode, EpisodeDetail, EpisodeResult, GroupOverview, EpisodeStatus, ForgetReport, RemovalResult
+from ...model import Episode, EpisodeDetail, EpisodeResult, EpisodeStatus, ForgetReport, GroupOverview, RemovalResult
 from ..auth import GroupPath, Who
 from ..errors import ApiError, ErrorBody
 from ..schemas import Accepted, EpisodeIn, EpisodeList

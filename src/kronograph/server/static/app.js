@@ -123,6 +123,10 @@ function factList(id, facts, empty) {
   return list;
 }
 
+function plural(n, one, many = one + "s") {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 function card(title, ...children) {
   return el("section", { class: "card" }, el("h2", {}, title), ...children);
 }
@@ -143,6 +147,7 @@ function snippet(text, n = 140) {
 // a refused key says so in the form. The key is kept for the tab only.
 function askForKey(refused) {
   $("key-form").hidden = false;
+  document.body.classList.add("needs-key");
   $("view").replaceChildren();
   $("key-error").textContent = refused ? "That key was refused." : "";
   say("");
@@ -154,6 +159,7 @@ async function loadGroups() {
     const { groups } = await api("/v1/groups");
     state.groups = groups;
     $("key-form").hidden = true;
+    document.body.classList.remove("needs-key");
     const select = $("group");
     select.replaceChildren(...groups.map((g) => el("option", { value: g }, g)));
     return true;
@@ -186,6 +192,7 @@ async function route() {
   $("nav-overview").href = link.overview(r.group);
   $("nav-context").href = link.context(r.group);
   $("query").value = r.view === "search" ? r.params.get("q") || "" : $("query").value;
+  if (r.view !== "search") $("search-asof").value = "";
   say("Loading…");
   try {
     if (r.view === "overview") await showOverview();
@@ -224,7 +231,7 @@ async function showOverview() {
     latest.append(item);
   }
   const connected = el("ol", { class: "hits", id: "connected" });
-  for (const c of seen.connected) connected.append(el("li", {}, entityLink(c.name, c.uuid), el("span", { class: "dim" }, ` ${c.facts} facts now`)));
+  for (const c of seen.connected) connected.append(el("li", {}, entityLink(c.name, c.uuid), el("span", { class: "dim" }, ` ${plural(c.facts, "fact")} now`)));
   view(g,
     el("div", { class: "overview" },
       card(`Group ${g}`, counts),
@@ -240,9 +247,10 @@ async function annotateEpisodes(episodes, list) {
   await Promise.all(episodes.map(async (e, i) => {
     try {
       const d = await api(groupPath(`/episodes/${enc(e.uuid)}/detail`));
-      const bits = [`${d.produced.length} facts`, `${d.entities.length} entities`];
+      const bits = [plural(d.produced.length, "fact"), plural(d.entities.length, "entity", "entities")];
       if (d.retired.length) bits.push(`${d.retired.length} retired`);
-      items[i].append(el("span", { class: "dim produced" }, ` — ${bits.join(", ")}`));
+      const shown = e.content ? [] : d.produced.slice(0, 2).map((f) => f.fact);
+      items[i].append(el("span", { class: "dim produced" }, ` — ${[...shown, bits.join(", ")].join("; ")}`));
     } catch { /* the count is a courtesy; the link still works */ }
   }));
 }
@@ -298,7 +306,7 @@ async function showEpisode(id) {
   for (const x of d.entities) entities.append(el("li", {}, entityLink(x.name, x.uuid)));
   view(`Episode ${e.name}`,
     card(`Episode ${e.name}`, meta,
-      e.content ? el("pre", { class: "content", id: "episode-content" }, e.content) : el("p", { class: "dim" }, "No text kept (a fact added directly, or forgotten)."),
+      e.content ? el("pre", { class: "content prose", id: "episode-content" }, e.content) : el("p", { class: "dim" }, "No text kept (a fact added directly, or forgotten)."),
       e.notes && e.notes.length ? el("ul", { class: "notes" }, ...e.notes.map((n) => el("li", { class: "dim" }, n))) : null),
     card("Entities", d.entities.length ? entities : el("p", { class: "dim" }, "None.")),
     card("Facts it produced", factList("episode-produced", d.produced, "None.")),
