@@ -69,9 +69,10 @@ class Overviews(Changes):
 
     async def episode_detail(self, group_id: str, episode_id: str) -> EpisodeDetail:
         """One episode and what it did: the entities it mentioned or its facts
-        name, the facts citing it (every interval and version, oldest first) and the facts it
-        retired (as they stand now, from the change feed since it arrived, the
-        first 10,000 changes); NotFoundError if the group has no such episode."""
+        name, the facts citing it (every interval and version, oldest first)
+        and the facts it retired (as they stand now, from the change feed
+        since it arrived, its first 10,000 changes); NotFoundError if the
+        group has no such episode."""
         g = self._group(group_id)
         eid = _id("episode_id", episode_id)
         store = await self._ready()

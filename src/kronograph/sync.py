@@ -391,10 +391,11 @@ class Memory(SyncShell):
         return self._call(self._core.overview(group_id, episodes=episodes, entities=entities))
 
     def episode_detail(self, group_id: str, episode_id: str) -> EpisodeDetail:
-        """One episode and what it did: the entities it mentioned, the facts
-        citing it (every interval and version, oldest first) and the facts it
-        retired (as they stand now, from the change feed since it arrived, the
-        first 10,000 changes); NotFoundError if the group has no such episode."""
+        """One episode and what it did: the entities it mentioned or its facts
+        name, the facts citing it (every interval and version, oldest first)
+        and the facts it retired (as they stand now, from the change feed
+        since it arrived, its first 10,000 changes); NotFoundError if the
+        group has no such episode."""
         return self._call(self._core.episode_detail(group_id, episode_id))
 
     def context(
