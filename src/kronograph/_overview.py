@@ -3,11 +3,11 @@ landing page) or an episode: what the group holds at a glance, and what one
 episode did.
 
 A base class of :class:`~kronograph.memory.AsyncMemory`, on
-:class:`~kronograph._changes.Changes`. Both are composed from reads the store
-already makes, group-scoped: the overview reads the group's standing fact
-records once (every interval, not superseded versions) and its episode list;
-an episode's detail reads the facts citing it, the entities it mentioned and
-the change feed from its arrival on, filtered to it.
+:class:`~kronograph._changes.Changes`. Both are group-scoped: the overview
+counts the group's facts and entities and ranks its entities in the
+database (two queries, :mod:`kronograph.store.sql.overview_queries`) and
+reads its episode list; an episode's detail reads the facts citing it, the
+entities it mentioned and the change feed from its arrival on, filtered to it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from ._arguments import _id
 from ._changes import MAX_CHANGES, Changes
 from .errors import InvalidInputError, NotFoundError
 from .model import ConnectedEntity, EpisodeDetail, Fact, GroupOverview
-from .store.protocol import FactQuery
 
 __all__ = ["Overviews"]
 
@@ -44,27 +43,14 @@ class Overviews(Changes):
         now = self._now()
         listed = await store.episodes(g, None)
         statuses = Counter(e.status for e in listed)
-        records = await store.facts(g, FactQuery(as_of=now, include_retired=True))
-        current = retired = events = 0
-        degree: Counter[str] = Counter()
-        names: dict[str, str] = {}
-        for f in records:
-            if f.event:
-                events += 1
-            elif f.valid_at <= now and (f.invalid_at is None or now < f.invalid_at):
-                current += 1
-                for uuid, name in ((f.subject_uuid, f.subject), (f.object_uuid, f.object)):
-                    degree[uuid] += 1
-                    names[uuid] = name
-            elif f.invalid_at is not None:
-                retired += 1
-        top = sorted(degree.items(), key=lambda kv: (-kv[1], names[kv[0]].casefold(), kv[0]))[:entities]
+        current, retired, events, entities_count = await store.overview_counts(g, now)
+        top = await store.most_connected(g, now, entities)
         latest = sorted(listed, key=lambda e: (e.created_at, e.uuid), reverse=True)[:episodes]
         return GroupOverview(
-            group_id=g, episodes=dict(sorted(statuses.items())), entities=len(await store.entities(g)),
+            group_id=g, episodes=dict(sorted(statuses.items())), entities=entities_count,
             current_facts=current, retired_facts=retired, events=events,
             open_contradictions=await store.open_contradiction_count(g, now), latest_episodes=latest,
-            connected=[ConnectedEntity(uuid=u, name=names[u], facts=n) for u, n in top],
+            connected=[ConnectedEntity(uuid=u, name=name, facts=n) for u, name, n in top],
         )
 
     async def episode_detail(self, group_id: str, episode_id: str) -> EpisodeDetail:
