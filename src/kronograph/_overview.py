@@ -5,14 +5,12 @@ episode did.
 A base class of :class:`~kronograph.memory.AsyncMemory`, on
 :class:`~kronograph._changes.Changes`. Both are group-scoped: the overview
 counts the group's facts and entities and ranks its entities in the
-database (two queries, :mod:`kronograph.store.sql.overview_queries`) and
-reads its episode list; an episode's detail reads the facts citing it, the
+database (:mod:`kronograph.store.sql.overview_queries`), and reads only
+its latest episodes; an episode's detail reads the facts citing it, the
 entities it mentioned and the change feed from its arrival on, filtered to it.
 """
 
 from __future__ import annotations
-
-from collections import Counter
 
 from . import checks
 from ._arguments import _id
@@ -41,11 +39,10 @@ class Overviews(Changes):
                 raise InvalidInputError(name, f"at most {_MOST}, got {value}")
         store = await self._ready()
         now = self._now()
-        listed = await store.episodes(g, None)
-        statuses = Counter(e.status for e in listed)
+        statuses = await store.episode_statuses(g)
         current, retired, events, entities_count = await store.overview_counts(g, now)
         top = await store.most_connected(g, now, entities)
-        latest = sorted(listed, key=lambda e: (e.created_at, e.uuid), reverse=True)[:episodes]
+        latest = await store.latest_episodes(g, episodes)
         return GroupOverview(
             group_id=g, episodes=dict(sorted(statuses.items())), entities=entities_count,
             current_facts=current, retired_facts=retired, events=events,

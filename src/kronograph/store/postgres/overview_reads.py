@@ -7,11 +7,13 @@ from datetime import datetime
 
 from psycopg import AsyncConnection
 
+from ...model import Episode
+from .. import rows
 from ..sql import overview_queries as q
 from .columns import DIALECT as D
 from .execute import fetch_all, fetch_one
 
-__all__ = ["connected", "fact_counts"]
+__all__ = ["connected", "episode_statuses", "fact_counts", "latest_episodes"]
 
 
 async def fact_counts(conn: AsyncConnection, group_id: str, at: datetime) -> tuple[int, int, int, int]:
@@ -21,3 +23,11 @@ async def fact_counts(conn: AsyncConnection, group_id: str, at: datetime) -> tup
 
 async def connected(conn: AsyncConnection, group_id: str, at: datetime, limit: int) -> list[tuple[str, str, int]]:
     return [(u, name, int(n)) for u, name, n in await fetch_all(conn, q.connected(D, group_id, at, limit))]
+
+
+async def episode_statuses(conn: AsyncConnection, group_id: str) -> dict[str, int]:
+    return {status: int(n) for status, n in await fetch_all(conn, q.episode_statuses(D, group_id))}
+
+
+async def latest_episodes(conn: AsyncConnection, group_id: str, limit: int) -> list[Episode]:
+    return [rows.episode(r) for r in await fetch_all(conn, q.latest_episodes(D, group_id, limit))]

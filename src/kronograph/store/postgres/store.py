@@ -307,6 +307,12 @@ class PostgresStore(QueueCalls, SearchCalls):
     ) -> list[ContradictionRecord]:
         return await self._run(contradiction_reads.contradictions, group_id, fact_uuids, open_only, at)
 
+    async def episode_statuses(self, group_id: str) -> dict[str, int]:
+        return await self._run(overview_reads.episode_statuses, group_id)
+
+    async def latest_episodes(self, group_id: str, limit: int) -> list[Episode]:
+        return await self._run(overview_reads.latest_episodes, group_id, limit)
+
     async def overview_counts(self, group_id: str, at: datetime) -> tuple[int, int, int, int]:
         return await self._run(overview_reads.fact_counts, group_id, at)
 

@@ -11,7 +11,7 @@ from functools import cache
 from ...time import to_micros
 from .dialect import Dialect, Query
 
-__all__ = ["connected", "fact_counts"]
+__all__ = ["connected", "episode_statuses", "fact_counts", "latest_episodes"]
 
 
 @cache
@@ -53,3 +53,19 @@ def connected(d: Dialect, group_id: str, at: datetime, limit: int) -> Query:
     """(uuid, name, facts) of the ``limit`` entities at an end of the most
     facts holding at ``at`` (events apart), then by name and uuid (byte order)."""
     return _connected_sql(d), {"g": group_id, "t": to_micros(at), "n": limit}
+
+
+def episode_statuses(d: Dialect, group_id: str) -> Query:
+    """(status, count) of the group's episodes."""
+    return f"SELECT status, COUNT(*) FROM episodes WHERE group_id = {d.p('g')} GROUP BY status", {"g": group_id}
+
+
+@cache
+def _latest_sql(d: Dialect) -> str:
+    return (f"SELECT {d.columns.episode} FROM episodes p WHERE p.group_id = {d.p('g')}"
+            f" ORDER BY p.id DESC LIMIT {d.p('n')}")
+
+
+def latest_episodes(d: Dialect, group_id: str, limit: int) -> Query:
+    """The group's ``limit`` episodes received last, newest first (rows of ``rows.episode``)."""
+    return _latest_sql(d), {"g": group_id, "n": limit}
