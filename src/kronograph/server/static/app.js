@@ -9,7 +9,9 @@
 const SVG = "http://www.w3.org/2000/svg";
 const KEY = "kronograph-key";
 const $ = (id) => document.getElementById(id);
-const state = { groups: null, group: null, entity: null, facts: [], span: null, asOf: null, route: null };
+const state = { groups: null, group: null, entity: null, facts: [], span: null, asOf: null, route: null, seq: 0 };
+// A view whose answer came after the user moved on is not drawn.
+const stale = (seq) => seq !== state.seq;
 
 // -- talking to the API -------------------------------------------------------
 class ApiError extends Error {
@@ -188,6 +190,8 @@ async function route() {
   }
   state.group = r.group;
   state.route = r;
+  const seq = ++state.seq;
+  $("home").href = link.overview(r.group);
   $("group").value = r.group;
   $("nav-overview").href = link.overview(r.group);
   $("nav-context").href = link.context(r.group);
@@ -195,23 +199,25 @@ async function route() {
   if (r.view !== "search") $("search-asof").value = "";
   say("Loading…");
   try {
-    if (r.view === "overview") await showOverview();
-    else if (r.view === "entity" && r.id) await showEntity(r.id, r.params.get("asof"));
-    else if (r.view === "episode" && r.id) await showEpisode(r.id);
-    else if (r.view === "search") await showSearch(r.params.get("q") || "", r.params.get("asof"));
-    else if (r.view === "context") await showContext(r.params.get("q") || "");
+    if (r.view === "overview") await showOverview(seq);
+    else if (r.view === "entity" && r.id) await showEntity(seq, r.id, r.params.get("asof"));
+    else if (r.view === "episode" && r.id) await showEpisode(seq, r.id);
+    else if (r.view === "search") await showSearch(seq, r.params.get("q") || "", r.params.get("asof"));
+    else if (r.view === "context") await showContext(seq, r.params.get("q") || "");
     else { view("Not found", card("Not found", el("p", {}, "No such page."))); }
-    if ($("status").textContent === "Loading…") say("");
+    if (!stale(seq) && $("status").textContent === "Loading…") say("");
   } catch (error) {
+    if (stale(seq)) return;
     if (error.status === 401) { state.groups = null; askForKey(true); return; }
     say(error.message, true);
   }
 }
 
 // -- the group overview -------------------------------------------------------------
-async function showOverview() {
+async function showOverview(seq) {
   const g = state.group;
   const [seen, changes] = await Promise.all([api(groupPath("/overview")), recentChanges(20)]);
+  if (stale(seq)) return;
   const counts = el("dl", { class: "counts", id: "counts" });
   const count = (label, n, key) => counts.append(el("div", { "data-count": key }, el("dt", {}, label), el("dd", {}, String(n))));
   const statuses = Object.entries(seen.episodes);
@@ -286,8 +292,9 @@ function changeFeed(changes) {
 }
 
 // -- an episode --------------------------------------------------------------------
-async function showEpisode(id) {
+async function showEpisode(seq, id) {
   const d = await api(groupPath(`/episodes/${enc(id)}/detail`));
+  if (stale(seq)) return;
   const e = d.episode;
   const meta = el("dl", { class: "meta", id: "episode-meta" });
   const row = (label, value) => { if (value) meta.append(el("dt", {}, label), el("dd", {}, value)); };
@@ -314,12 +321,13 @@ async function showEpisode(id) {
 }
 
 // -- search ---------------------------------------------------------------------------
-async function showSearch(q, asof) {
+async function showSearch(seq, q, asof) {
   $("search-asof").value = asof ? asof.slice(0, 10) : "";
   if (!q) { view("Search", card("Search", el("p", { class: "dim" }, "Type a query above."))); return; }
   const body = { query: q, limit: 10, scopes: ["entities", "facts", "episodes"] };
   if (asof) body.as_of = asof;
   const found = await api(groupPath("/search"), { method: "POST", body: JSON.stringify(body) });
+  if (stale(seq)) return;
   const entities = el("ul", { class: "hits", id: "entity-hits" });
   for (const hit of found.entities) {
     entities.append(el("li", {}, entityLink(hit.item.name, hit.item.uuid), el("span", { class: "dim" }, " " + (hit.item.summary || ""))));
@@ -338,7 +346,7 @@ async function showSearch(q, asof) {
 }
 
 // -- the context block ------------------------------------------------------------------
-async function showContext(q) {
+async function showContext(seq, q) {
   const input = el("input", { id: "context-query", type: "search", value: q, "aria-label": "Query", placeholder: "What the agent is asked" });
   const form = el("form", { id: "context-form", class: "row" }, input, el("button", { type: "submit" }, "Build"));
   form.addEventListener("submit", (e) => {
@@ -348,6 +356,7 @@ async function showContext(q) {
   const parts = [form];
   if (q) {
     const got = await api(groupPath("/context"), { method: "POST", body: JSON.stringify({ query: q }) });
+    if (stale(seq)) return;
     const text = el("pre", { id: "context-text", class: "content", tabindex: 0 }, got.text);
     const copy = el("button", { id: "copy", type: "button" }, "Copy");
     copy.addEventListener("click", () => copyText(text, got.text));
@@ -374,8 +383,9 @@ async function copyText(node, text) {
 }
 
 // -- an entity: its facts, the as-of slider, the graph and the timeline -------------
-async function showEntity(uuid, asof) {
+async function showEntity(seq, uuid, asof) {
   const { entity, facts } = await api(groupPath(`/entities/${enc(uuid)}`));
+  if (stale(seq)) return;
   state.entity = entity;
   state.facts = facts.filter((f) => !f.expired_at); // superseded records are history, not intervals
   const times = state.facts.flatMap((f) => [Date.parse(f.valid_at), f.invalid_at ? Date.parse(f.invalid_at) : NaN]);
