@@ -198,6 +198,9 @@ def test_overview_episode_and_entity_pages_with_links_reload_back_and_forward(si
     assert "current fact" in page.inner_text("#entity-summary")
     assert sorted(_texts(page, "#graph .neighbour text")) == ["Acme Robotics", "Berlin", "Bob Stone"]
     assert page.locator("#timeline *").count() > 0  # drawTimeline filled it
+    # What the timeline shows on hover: each fact's source episodes, as text.
+    lines = page.evaluate("factSources(state.facts.find(f => f.object === 'Paris'))")
+    assert len(lines) == 1 and "add_fact" in lines[0] and "(stated 2019-01-01 → open)" in lines[0]
     _shot(page, "entity")
 
     # The slider: back in mid-2019 only Paris was home; the moment goes in the URL and survives reload.

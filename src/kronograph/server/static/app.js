@@ -449,6 +449,10 @@ function draw() {
   });
 }
 
+function stated(source) {
+  return `(stated ${day(source.valid_at)} → ${source.invalid_at ? day(source.invalid_at) : "open"})`;
+}
+
 // Text lines for a fact's source episodes (the timeline's hover), remembered.
 const sourceCache = new Map();
 function factSources(fact) {
@@ -460,9 +464,9 @@ function factSources(fact) {
       return Promise.all(detail.sources.slice(0, 3).map(async (s) => {
         try {
           const e = await api(groupPath(`/episodes/${enc(s.episode_id)}`, group));
-          return `${day(e.reference_time)}: ${snippet(e.content || e.source_description || e.name, 100)}`;
+          return `${day(e.reference_time)}: ${snippet(e.content || e.source_description || e.name, 100)} ${stated(s)}`;
         } catch {
-          return `episode ${s.episode_id}`;
+          return `episode ${s.episode_id} ${stated(s)}`;
         }
       }));
     })().catch(() => []));
