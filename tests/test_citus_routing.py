@@ -397,6 +397,8 @@ async def _store_calls(url: str, recorder: Recorder, group: str) -> None:
         await store.contradictions(group, at=now)
         await store.contradictions(group, fact_uuids=["e0", "f"], open_only=False, at=now)
         await store.open_contradiction_count(group, now)
+        await store.overview_counts(group, now)
+        await store.most_connected(group, now, 10)
     finally:
         await store.close()
 

@@ -61,6 +61,7 @@ def _reads(memory: Memory) -> None:
         memory._call(store.contradictions(g, at=at))  # type: ignore[attr-defined]
         memory._call(store.contradictions(g, fact_uuids=["f1", "f2"], open_only=False, at=at))  # type: ignore[attr-defined]
         memory._call(store.open_contradiction_count(g, at))  # type: ignore[attr-defined]
+        memory.overview(g)  # the web view's landing page: counts and the most connected, in the database
 
 
 def _traced(path: Path, run: Callable[[Memory], None]) -> list[str]:

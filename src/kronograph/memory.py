@@ -23,6 +23,7 @@ from ._conversation import Conversations
 from ._lifecycle import Lifecycle
 from ._lifecycle import ModelArg as ModelArg  # re-exported: its home before the lifecycle moved out
 from ._maintenance import Maintenance
+from ._overview import Overviews
 from ._repair import Repair
 from .authority import tier_text
 from .errors import InvalidInputError, NotFoundError
@@ -68,7 +69,7 @@ from .store import FactQuery
 __all__ = ["AsyncMemory"]
 
 
-class AsyncMemory(Contexts, Conversations, Changes, Contradictions, Repair, Maintenance, Lifecycle):
+class AsyncMemory(Overviews, Contexts, Conversations, Changes, Contradictions, Repair, Maintenance, Lifecycle):
     """A temporal knowledge-graph memory (async API).
 
     ``store`` is a file path, ``":memory:"``, a ``sqlite:///`` URL or a store

@@ -46,12 +46,14 @@ from .model import (
     Entity,
     EntitySummary,
     Episode,
+    EpisodeDetail,
     EpisodeResult,
     Fact,
     FactChange,
     FactSource,
     ForgetReport,
     GroupExport,
+    GroupOverview,
     GroupSettings,
     PossibleContradiction,
     QueueStats,
@@ -379,6 +381,22 @@ class Memory(SyncShell):
         """The group's audit trail, oldest first: each removal, merge, split,
         forget, settings change, repair and refused verdict, with who caused it."""
         return self._call(self._core.audit_events(group_id))
+
+    def overview(self, group_id: str, *, episodes: int = 10, entities: int = 10) -> GroupOverview:
+        """A group at a glance: its episodes by status, entities, current and
+        retired facts and events, open contradiction candidates, the latest
+        ``episodes`` episodes (newest received first) and the ``entities``
+        most connected entities (most facts holding now, then by name); each
+        list at most 100."""
+        return self._call(self._core.overview(group_id, episodes=episodes, entities=entities))
+
+    def episode_detail(self, group_id: str, episode_id: str) -> EpisodeDetail:
+        """One episode and what it did: the entities it mentioned or its facts
+        name, the facts citing it (every interval and version, oldest first)
+        and the facts it retired (as they stand now, from the change feed
+        since it arrived, its first 10,000 changes); NotFoundError if the
+        group has no such episode."""
+        return self._call(self._core.episode_detail(group_id, episode_id))
 
     def context(
         self, group_id: str, query: str | None = None, *, messages: Iterable[Message | Mapping[str, Any]] | None = None,

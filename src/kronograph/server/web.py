@@ -1,12 +1,13 @@
 """The web view: one page, served by ``kronograph serve`` at ``/``.
 
-Pick a group, search, open an entity: its neighbourhood as a graph and its
-facts as a timeline (validity intervals as bars, retired ones closed), with
-an *as of* slider that redraws both for any moment. The page is three files
-built into the package (``static/``), plain JavaScript and SVG: nothing is
-fetched from the internet, and the Content-Security-Policy says so. It reads
-the REST API (``/v1/...``) with the key the user types in (kept for the
-browser tab only), or with none in local mode.
+A group's overview (counts, latest episodes, most connected entities, recent
+changes), episode pages, entity pages (neighbourhood graph, timeline, *as of*
+slider), search and the context block, each at a hash route
+(``#/g/{group}/...``). The page is four files built into the package
+(``static/``), plain JavaScript and SVG: nothing is fetched from the
+internet, and the Content-Security-Policy says so. It reads the REST API
+(``/v1/...``) with the key the user types in (kept for the browser tab
+only), or with none in local mode. See ``docs/web.md``.
 """
 
 from __future__ import annotations

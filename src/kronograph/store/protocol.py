@@ -365,6 +365,20 @@ class CallerReads(Lookups, Protocol):
         that still exists. By score (highest first), then created_at,
         fact_uuid, target_uuid (byte order) and kind."""
 
+    async def episode_statuses(self, group_id: str) -> dict[str, int]:
+        """How many of the group's episodes are in each status (one query)."""
+
+    async def latest_episodes(self, group_id: str, limit: int) -> list[Episode]:
+        """The group's ``limit`` episodes received last, newest first."""
+
+    async def overview_counts(self, group_id: str, at: datetime) -> tuple[int, int, int, int]:
+        """The group's unexpired facts holding at ``at`` (events apart), those
+        ended by then, its events and its entities, in one query (``overview``)."""
+
+    async def most_connected(self, group_id: str, at: datetime, limit: int) -> list[tuple[str, str, int]]:
+        """(uuid, name, facts) of the ``limit`` entities at an end of the most
+        facts holding at ``at`` (events apart), then by name and uuid, byte order."""
+
     async def open_contradiction_count(self, group_id: str, at: datetime) -> int:
         """How many of the group's rows :meth:`contradictions` would list
         open at ``at`` with a score above 0 (one query, for drift reports)."""

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from ...model import Episode, EpisodeResult, EpisodeStatus, ForgetReport, RemovalResult
+from ...model import Episode, EpisodeDetail, EpisodeResult, EpisodeStatus, ForgetReport, GroupOverview, RemovalResult
 from ..auth import GroupPath, Who
 from ..errors import ApiError, ErrorBody
 from ..schemas import Accepted, EpisodeIn, EpisodeList
@@ -60,6 +60,25 @@ async def get_episode(group: GroupPath, episode_id: str, memory: Mem) -> Episode
     ``committing``), ``complete``, or failed (``retryable`` / ``quarantined``,
     with ``error``)."""
     return await memory.episode(group, episode_id)
+
+
+@router.get("/v1/groups/{group}/episodes/{episode_id}/detail", response_model=EpisodeDetail)
+async def get_episode_detail(group: GroupPath, episode_id: str, memory: Mem) -> EpisodeDetail:
+    """One episode and what it did (``episode_detail``): the entities it
+    mentioned, the facts citing it and the facts it retired."""
+    return await memory.episode_detail(group, episode_id)
+
+
+@router.get("/v1/groups/{group}/overview", response_model=GroupOverview, tags=["service"])
+async def group_overview(
+    group: GroupPath, memory: Mem,
+    episodes: Annotated[int, Query(ge=1, le=100, description="How many latest episodes.")] = 10,
+    entities: Annotated[int, Query(ge=1, le=100, description="How many most connected entities.")] = 10,
+) -> GroupOverview:
+    """The group at a glance (``overview``): episodes by status, entities, current
+    and retired facts, events, open contradiction candidates, the latest episodes
+    and the most connected entities."""
+    return await memory.overview(group, episodes=episodes, entities=entities)
 
 
 @router.delete("/v1/groups/{group}/episodes/{episode_id}", response_model=RemovalResult | ForgetReport)

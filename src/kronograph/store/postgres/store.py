@@ -46,6 +46,7 @@ from . import (
     erasure_reads,
     health_reads,
     ingest_reads,
+    overview_reads,
     purge,
     reads,
     saga_reads,
@@ -305,6 +306,18 @@ class PostgresStore(QueueCalls, SearchCalls):
         self, group_id: str, *, fact_uuids: Collection[str] | None = None, open_only: bool = True, at: datetime
     ) -> list[ContradictionRecord]:
         return await self._run(contradiction_reads.contradictions, group_id, fact_uuids, open_only, at)
+
+    async def episode_statuses(self, group_id: str) -> dict[str, int]:
+        return await self._run(overview_reads.episode_statuses, group_id)
+
+    async def latest_episodes(self, group_id: str, limit: int) -> list[Episode]:
+        return await self._run(overview_reads.latest_episodes, group_id, limit)
+
+    async def overview_counts(self, group_id: str, at: datetime) -> tuple[int, int, int, int]:
+        return await self._run(overview_reads.fact_counts, group_id, at)
+
+    async def most_connected(self, group_id: str, at: datetime, limit: int) -> list[tuple[str, str, int]]:
+        return await self._run(overview_reads.connected, group_id, at, limit)
 
     async def open_contradiction_count(self, group_id: str, at: datetime) -> int:
         return await self._run(contradiction_reads.open_contradiction_count, group_id, at)
