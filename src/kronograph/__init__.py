@@ -35,12 +35,10 @@ from .model import (
     CommunityAttachment,
     CommunityBuild,
     CommunityUpdate,
-    ConnectedEntity,
     Contradiction,
     Entity,
     EntitySummary,
     Episode,
-    EpisodeDetail,
     EpisodeResult,
     EpisodeStatus,
     Fact,
@@ -48,7 +46,6 @@ from .model import (
     FactSource,
     ForgetReport,
     GroupExport,
-    GroupOverview,
     GroupSettings,
     ModelUsage,
     PossibleContradiction,
@@ -59,6 +56,7 @@ from .model import (
     SagaSummary,
     Verdict,
 )
+from .overview import ConnectedEntity, EpisodeDetail, GroupOverview
 from .point_in_time import PointInTime
 from .sync import Memory, MemoryAt
 

@@ -16,7 +16,8 @@ from . import checks
 from ._arguments import _id
 from ._changes import MAX_CHANGES, Changes
 from .errors import InvalidInputError, NotFoundError
-from .model import ConnectedEntity, EpisodeDetail, Fact, GroupOverview
+from .model import Fact
+from .overview import ConnectedEntity, EpisodeDetail, GroupOverview
 
 __all__ = ["Overviews"]
 

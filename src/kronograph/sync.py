@@ -46,14 +46,12 @@ from .model import (
     Entity,
     EntitySummary,
     Episode,
-    EpisodeDetail,
     EpisodeResult,
     Fact,
     FactChange,
     FactSource,
     ForgetReport,
     GroupExport,
-    GroupOverview,
     GroupSettings,
     PossibleContradiction,
     QueueStats,
@@ -62,6 +60,7 @@ from .model import (
     SagaInfo,
     SagaSummary,
 )
+from .overview import EpisodeDetail, GroupOverview
 from .search.engine import SCOPES
 from .search.recipes import Recipe
 from .search.types import CrossEncoder, SearchFilters, SearchResults

@@ -7,7 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from ...model import Episode, EpisodeDetail, EpisodeResult, EpisodeStatus, ForgetReport, GroupOverview, RemovalResult
+from ...model import Episode, EpisodeResult, EpisodeStatus, ForgetReport, RemovalResult
+from ...overview import EpisodeDetail, GroupOverview
 from ..auth import GroupPath, Who
 from ..errors import ApiError, ErrorBody
 from ..schemas import Accepted, EpisodeIn, EpisodeList
