@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench bench-ingest bench-search bench-context bench-offline bench-chat bench-embed bench-citus clean lock
+.PHONY: demo test dist bench bench-ingest bench-search bench-context bench-offline bench-chat bench-embed bench-citus clean lock
 
 $(STAMP): pyproject.toml requirements.lock
 	rm -rf $(VENV)
@@ -23,6 +23,11 @@ test: $(STAMP)
 	$(BIN)/ruff check src tests tools
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+
+# The sdist and the wheel (a standard PEP 517 build, the wheel made from the sdist) into dist/.
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
 
 bench: $(STAMP)
 	$(BIN)/python bench/core.py

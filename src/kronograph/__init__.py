@@ -60,6 +60,8 @@ from .overview import ConnectedEntity, EpisodeDetail, GroupOverview
 from .point_in_time import PointInTime
 from .sync import Memory, MemoryAt
 
+# The one place the version is written: pyproject.toml reads it (setuptools dynamic version) into the
+# package metadata, and `kronograph --version` prints it.
 __version__ = "0.1.0"
 
 __all__ = [

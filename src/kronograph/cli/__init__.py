@@ -4,7 +4,7 @@ Each command is one library call, printed as a rich table. typer and rich are
 the optional extra ``kronograph[cli]``: without them :func:`main` says how to
 install them instead of failing with a traceback, so this package imports them
 guarded and only loads its commands and builds the app once they are known to
-be there.
+be there (``kronograph --version`` answers without them).
 
 Modules: :mod:`.application` (the app, root options), :mod:`.facts`,
 :mod:`.search`, :mod:`.episodes` and :mod:`.migrate` (the commands), :mod:`.demo` (the tour), :mod:`.output`
@@ -53,8 +53,15 @@ app: typer.Typer | None = build_app() if _MISSING is None else None
 
 
 def main() -> None:
-    """The ``kronograph`` entry point."""
+    """The ``kronograph`` entry point. Without the ``cli`` extra, ``--version``
+    still answers (a core-only install can say what it is); every other
+    command says how to install the extra."""
     if app is None:
+        if sys.argv[1:] == ["--version"]:
+            from .. import __version__
+
+            print(f"kronograph {__version__}")
+            return
         print(INSTALL_HINT, file=sys.stderr)
         raise SystemExit(1)
     app()
