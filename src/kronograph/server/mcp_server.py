@@ -33,7 +33,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, TextContent
 from pydantic import Field, ValidationError
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
@@ -41,7 +41,6 @@ from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
 from .. import __version__
-from ..authority import Tier
 from ..errors import KronographError
 from ..memory import AsyncMemory
 from ..redact import redact_text
@@ -50,20 +49,27 @@ from .guard import LoopbackGuard, is_loopback
 from .keys import KeyRing, key_actor
 from .limits import ID_MAX, IDS_MAX, MESSAGES_MAX, NAME_MAX, QUERY_MAX, Limits
 from .logs import root_logging_kept
+from .mcp_args import (
+    DELETE,
+    READ,
+    WRITE,
+    AsOf,
+    At,
+    EpisodeId,
+    FactUuid,
+    GroupId,
+    IncludeRetired,
+    KnownAt,
+    Limit,
+    QualifiersArg,
+    Query,
+    TierArg,
+)
 from .mcp_changes import ChangesOut
 from .mcp_changes import get_changes as _get_changes
 from .mcp_context import ContextOut, block_for
-from .mcp_contradictions import ContradictionsOut, TierOut
-from .mcp_contradictions import contradict as _contradict
-from .mcp_contradictions import get_contradictions as _get_contradictions
-from .mcp_contradictions import set_tier as _set_tier
 from .mcp_conversation import AddMemoryOut, ConversationTools, UserOut
-from .mcp_erasure import ErasuresOut, ForgetOut
-from .mcp_erasure import forget as _forget
-from .mcp_erasure import get_erasures as _get_erasures
-from .mcp_facts import AddFactOut
-from .mcp_facts import add_fact as _add_fact
-from .mcp_facts import get_facts as _get_facts
+from .mcp_governance import register_governance_tools
 from .mcp_tools import (
     Access,
     ConflictsOut,
@@ -99,57 +105,6 @@ Times are ISO 8601; without an offset they are UTC."""
 
 _O = TypeVar("_O")
 
-# -- parameters, described once --------------------------------------------------------
-
-GroupId = Annotated[
-    str | None,
-    Field(max_length=ID_MAX, description="The group (tenant, e.g. a user or a project) to work in. Omit to use "
-                                         "the default group (list_groups names it); nothing crosses groups."),
-]
-Query = Annotated[str, Field(min_length=1, max_length=QUERY_MAX,
-                             description="What to look for, in words (keywords or a question).")]
-AsOf = Annotated[
-    str | None,
-    Field(description="ISO 8601 time: answer as the world was then (facts valid at that moment). Default: now."),
-]
-KnownAt = Annotated[
-    str | None,
-    Field(description="ISO 8601 time: answer with what the memory believed then, before later corrections."),
-]
-At = Annotated[
-    str | None,
-    Field(description="ISO 8601 time: a backtest's moment, as_of and known_at both: only what held then as the "
-                      "memory knew it then, nothing learned later (the answer's lookahead says so). Not with "
-                      "as_of or known_at."),
-]
-IncludeRetired = Annotated[
-    bool, Field(strict=True,
-                description="Also return facts that are no longer true (every interval). Cannot be used with as_of.")
-]
-Limit = Annotated[int, Field(ge=1, le=100, strict=True, description="At most this many results (1-100).")]
-FactUuid = Annotated[str, Field(min_length=1, max_length=ID_MAX,
-                                description="A fact's uuid, as returned by another tool.")]
-EpisodeId = Annotated[
-    str, Field(min_length=1, max_length=ID_MAX,
-               description="An episode's id, as returned by add_memory or get_episodes."),
-]
-
-QualifiersArg = Annotated[
-    dict[Annotated[str, Field(min_length=1, max_length=40)], Annotated[str, Field(min_length=1, max_length=200)]]
-    | None,
-    Field(max_length=8, description="Qualifiers: which slot of its relation a fact fills, e.g. {\"period\": "
-                                    "\"2024-Q2\"} (Q2's value beside Q3's, neither replacing the other)."),
-]
-
-TierArg = Annotated[
-    Tier | None,
-    Field(description="The governance tier of what it states: standing (a rule), decision, finding, goal, option, "
-                      "issue, assumption, reference or transient. Default: each relation's."),
-]
-
-_READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
-_WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False)
-_DELETE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=False)
 
 
 def _result(out: Any) -> CallToolResult:
@@ -220,7 +175,7 @@ def build_mcp_server(
         except KronographError as exc:  # bad input names its parameter; NotFound leaks nothing more
             return _failure(redact_text(str(exc)))
 
-    @server.tool(annotations=_READ, description=(
+    @server.tool(annotations=READ, description=(
         "Call this first, before answering: what the memory knows that bears on the question (or on the last "
         "messages), as one prompt-ready block within max_tokens: the user, facts as sentences with when they "
         "held (what holds now first, and what each replaced), entity summaries, and dated excerpts of what was "
@@ -241,7 +196,7 @@ def build_mcp_server(
             memory, a, group_id, query, messages=messages, as_of=as_of, known_at=known_at, max_tokens=max_tokens,
             at=at))
 
-    @server.tool(annotations=_WRITE, description=(
+    @server.tool(annotations=WRITE, description=(
         "Remember something: store one episode (a chat message, a note, a document or a JSON record) and "
         "extract its facts. Use it for anything worth recalling later, including corrections ('Alice left "
         "Acme in May'): the memory retires what the new episode contradicts, it does not lose it. Give "
@@ -298,7 +253,7 @@ def build_mcp_server(
             source_description=source_description, saga=saga, episode_id=episode_id, name=name,
             on_behalf_of=on_behalf_of, tier=tier, data_subject=data_subject))
 
-    @server.tool(annotations=_READ, description=(
+    @server.tool(annotations=READ, description=(
         "Who the user is: the person behind role 'user' in this group (named by add_memory's user_name), "
         "their entity with its aliases and summary, and the facts true of them now with their intervals and "
         "sources. Use it at the start of a conversation to recall what you know about the user."))
@@ -307,7 +262,7 @@ def build_mcp_server(
     ) -> Annotated[CallToolResult, UserOut]:
         return await call(ctx, lambda a: tools.get_user(a, group_id, limit=limit))
 
-    @server.tool(annotations=_READ, description=(
+    @server.tool(annotations=READ, description=(
         "Find facts (who/what relates to whom) by meaning and keywords. The default answers what is true NOW. "
         "Ask about the past with as_of, about what the memory believed at some time with known_at, or for "
         "every interval, retired ones included, with include_retired. Each fact carries valid_at/invalid_at, "
@@ -326,48 +281,7 @@ def build_mcp_server(
             a, group_id, query, as_of=as_of, known_at=known_at, include_retired=include_retired, limit=limit,
             center_entity=center_entity, include_events=include_events, qualifiers=qualifiers, at=at))
 
-    @server.tool(annotations=_WRITE, description=(
-        "Add one fact you know exactly (subject, relation, object), rather than words to extract from: e.g. "
-        "Tesla DELIVERIES 400k with qualifiers {\"period\": \"2024-Q2\"}. A relation declared with "
-        "qualifiers holds one value per slot: Q2's and Q3's stand side by side, a new Q2 value replaces "
-        "the old one. Answers the fact, what it retired and the possible contradictions it raised."))
-    async def add_fact(
-        ctx: Context,
-        subject: Annotated[str, Field(min_length=1, max_length=NAME_MAX, description="Who or what it is about.")],
-        relation: Annotated[str, Field(min_length=1, max_length=NAME_MAX, description="e.g. WORKS_AT.")],
-        object: Annotated[str, Field(min_length=1, max_length=NAME_MAX, description="The other entity or value.")],
-        group_id: GroupId = None,
-        fact: Annotated[str | None, Field(max_length=10_000, description="The fact in words (default: "
-                                                                             "the triple).")] = None,
-        valid_at: Annotated[str | None, Field(description="ISO 8601 time it became true (default: now).")] = None,
-        invalid_at: Annotated[str | None, Field(description="ISO 8601 time it stopped being true.")] = None,
-        qualifiers: QualifiersArg = None,
-        tier: TierArg = None,
-        on_behalf_of: Annotated[str | None, Field(max_length=ID_MAX, description="Whom you act for.")] = None,
-    ) -> Annotated[CallToolResult, AddFactOut]:
-        return await call(ctx, lambda a: _add_fact(
-            memory, a, group_id, subject, relation, object, fact=fact, valid_at=valid_at, invalid_at=invalid_at,
-            qualifiers=qualifiers, tier=tier, on_behalf_of=on_behalf_of))
-
-    @server.tool(annotations=_READ, description=(
-        "Facts by exact names, relation, time and qualifiers, without search ranking: e.g. subject Tesla, "
-        "relation DELIVERIES, qualifiers {\"period\": \"2024-Q2\"}. The default answers what is true NOW; "
-        "as_of, known_at, include_retired and at as in search_facts."))
-    async def get_facts(
-        ctx: Context, group_id: GroupId = None,
-        subject: Annotated[str | None, Field(min_length=1, max_length=NAME_MAX)] = None,
-        relation: Annotated[str | None, Field(min_length=1, max_length=NAME_MAX)] = None,
-        object: Annotated[str | None, Field(min_length=1, max_length=NAME_MAX)] = None,
-        entity: Annotated[str | None, Field(min_length=1, max_length=NAME_MAX,
-                                            description="Either end is this entity.")] = None,
-        as_of: AsOf = None, known_at: KnownAt = None, include_retired: IncludeRetired = False,
-        qualifiers: QualifiersArg = None, limit: Limit = 50, at: At = None,
-    ) -> Annotated[CallToolResult, FactsOut]:
-        return await call(ctx, lambda a: _get_facts(
-            memory, a, group_id, subject=subject, relation=relation, object=object, entity=entity, as_of=as_of,
-            known_at=known_at, include_retired=include_retired, qualifiers=qualifiers, limit=limit, at=at))
-
-    @server.tool(annotations=_READ, description=(
+    @server.tool(annotations=READ, description=(
         "Find entities (people, organisations, places, things) by name or description, with their labels, "
         "aliases and summary. Use it to learn the exact name of something before timeline, or to check "
         "whether the memory knows it at all. For what is true about an entity, use search_facts."))
@@ -376,7 +290,7 @@ def build_mcp_server(
     ) -> Annotated[CallToolResult, EntitiesOut]:
         return await call(ctx, lambda a: tools.search_entities(a, group_id, query, limit=limit, at=at))
 
-    @server.tool(annotations=_READ, description=(
+    @server.tool(annotations=READ, description=(
         "Read episodes, the original words facts came from: by id (episode_ids, e.g. a fact's sources), by "
         "search (query), or the latest ones (neither), optionally of one saga. Use it to quote or check a "
         "source; to know what is true, search_facts is better."))
@@ -394,7 +308,7 @@ def build_mcp_server(
         return await call(ctx, lambda a: tools.get_episodes(
             a, group_id, episode_ids=episode_ids, query=query, saga=saga, limit=limit, max_chars=max_chars))
 
-    @server.tool(annotations=_READ, description=(
+    @server.tool(annotations=READ, description=(
         "How one entity changed over time: every fact touching it, retired ones included, ordered by when "
         "they became true, each with its interval and sources. Use it for 'where did X work before', 'since "
         "when'. The entity is matched by exact name (case-insensitive); search_entities finds the name."))
@@ -409,7 +323,7 @@ def build_mcp_server(
         return await call(ctx, lambda a: tools.timeline(a, group_id, entity, relation=relation, limit=limit,
                                                         at=at))
 
-    @server.tool(annotations=_READ, description=(
+    @server.tool(annotations=READ, description=(
         "What happened, and when: events (moments such as LEFT, MET, VISITED, GOT_ENGAGED_TO), which are "
         "not standing facts and which search_facts leaves out, by when they happened, oldest first; of one "
         "entity (by exact name), one relation, and a time window (since, until) if given."))
@@ -426,7 +340,7 @@ def build_mcp_server(
         return await call(ctx, lambda a: tools.events(
             a, group_id, entity=entity, relation=relation, since=since, until=until, limit=limit))
 
-    @server.tool(annotations=_READ, description=(
+    @server.tool(annotations=READ, description=(
         "Facts that disagree. With fact_uuid: that fact's whole slot, every fact that replaced it or that it "
         "replaced, by valid time, with intervals and sources; use it to explain a change or to judge which "
         "source to trust. Without: pairs of CURRENT facts that may contradict each other and were not "
@@ -439,7 +353,7 @@ def build_mcp_server(
     ) -> Annotated[CallToolResult, ConflictsOut]:
         return await call(ctx, lambda a: tools.conflicts(a, group_id, fact_uuid=fact_uuid, limit=limit))
 
-    @server.tool(annotations=_READ, description=(
+    @server.tool(annotations=READ, description=(
         "What changed in the memory since a time (when it was recorded, not when it was true), oldest first: "
         "facts learned, retired (no longer true, or corrected), restored, removed or changed, and entities "
         "merged or split, each with the fact as it stood after and the episode behind it. Use it to catch up "
@@ -456,7 +370,7 @@ def build_mcp_server(
         return await call(ctx, lambda a: _get_changes(
             memory, a, group_id, since, until=until, limit=limit, after=after))
 
-    @server.tool(annotations=_READ, description=(
+    @server.tool(annotations=READ, description=(
         "One fact by uuid, with every source episode's statement (the interval each gave, the time "
         "expression it was read from, what extracted it) and the fact's recorded history of changes. Use it "
         "to justify or audit an answer."))
@@ -465,7 +379,7 @@ def build_mcp_server(
     ) -> Annotated[CallToolResult, FactDetailOut]:
         return await call(ctx, lambda a: tools.get_fact(a, group_id, fact_uuid))
 
-    @server.tool(annotations=_DELETE, description=(
+    @server.tool(annotations=DELETE, description=(
         "Retract an episode that was wrong or should not have been stored: its facts lose it as a source and "
         "go when no other episode states them; facts only it had retired come back. Use it to undo an "
         "add_memory. To correct a fact that merely changed, add a new memory instead."))
@@ -474,7 +388,7 @@ def build_mcp_server(
     ) -> Annotated[CallToolResult, RemovalOut]:
         return await call(ctx, lambda a: tools.delete_episode(a, group_id, episode_id))
 
-    @server.tool(annotations=_DELETE, description=(
+    @server.tool(annotations=DELETE, description=(
         "Retract one wrong fact, whatever episodes stated it (a bad extraction, a fact the user says was never "
         "true); facts only it had retired come back. Not for facts that stopped being true: add_memory with "
         "the change keeps the history instead."))
@@ -483,42 +397,7 @@ def build_mcp_server(
     ) -> Annotated[CallToolResult, RemovalOut]:
         return await call(ctx, lambda a: tools.delete_fact(a, group_id, fact_uuid))
 
-    @server.tool(annotations=_DELETE, description=(
-        "Erase for good (a compliance erasure, not a correction): an entity by name or uuid, an episode, or "
-        "everything filed under a data subject's key (a customer id), with everything only they stated; then "
-        "check nothing returns it, and keep a receipt (counts, never the erased text) in the group's "
-        "append-only erasure log. Give exactly one of entity, episode_id, data_subject; request_id and "
-        "reason go on the receipt and must not name what is erased. dry_run says what would go."))
-    async def forget(
-        ctx: Context, group_id: GroupId = None,
-        entity: Annotated[str | None, Field(min_length=1, max_length=NAME_MAX,
-                                            description="The entity to erase, by name or uuid.")] = None,
-        episode_id: Annotated[str | None, Field(min_length=1, max_length=ID_MAX,
-                                                description="The episode to erase.")] = None,
-        data_subject: Annotated[str | None, Field(min_length=1, max_length=ID_MAX, description=(
-            "Erase everything filed under this data subject's key."))] = None,
-        dry_run: Annotated[bool, Field(strict=True, description="Say what would go; change nothing.")] = False,
-        request_id: Annotated[str | None, Field(min_length=1, max_length=ID_MAX, description=(
-            "The erasure request's reference, kept on the receipt."))] = None,
-        reason: Annotated[str | None, Field(min_length=1, max_length=1000,
-                                            description="Why, kept on the receipt.")] = None,
-        on_behalf_of: Annotated[str | None, Field(max_length=ID_MAX, description="Whom you act for.")] = None,
-    ) -> Annotated[CallToolResult, ForgetOut]:
-        return await call(ctx, lambda a: _forget(
-            memory, a, group_id, entity=entity, episode_id=episode_id, data_subject=data_subject, dry_run=dry_run,
-            request_id=request_id, reason=reason, on_behalf_of=on_behalf_of))
-
-    @server.tool(annotations=_READ, description=(
-        "The group's erasure receipts, oldest first: each forget's erasure entry (what kinds and how many "
-        "items went, who asked, the request id) and its verification entry, with the log's hash chain checked."))
-    async def get_erasures(
-        ctx: Context, group_id: GroupId = None,
-        request_id: Annotated[str | None, Field(min_length=1, max_length=ID_MAX,
-                                                description="Only this request's entries.")] = None,
-    ) -> Annotated[CallToolResult, ErasuresOut]:
-        return await call(ctx, lambda a: _get_erasures(memory, a, group_id, request_id=request_id))
-
-    @server.tool(annotations=_WRITE, description=(
+    @server.tool(annotations=WRITE, description=(
         "Bring a saga's (a conversation's or thread's) running summary up to date and return it, with the "
         "period its episodes cover. Use it to recall the gist of a long conversation; episodes join a saga "
         "through add_memory's saga parameter."))
@@ -529,47 +408,9 @@ def build_mcp_server(
     ) -> Annotated[CallToolResult, SagaOut]:
         return await call(ctx, lambda a: tools.summarize_saga(a, group_id, saga))
 
-    @server.tool(annotations=_WRITE, description=(
-        "Record that one fact (usually yours) disagrees with another, a standing rule say, without changing "
-        "either: the disagreement is scored (the contradicted fact's tier times your weight), kept in the "
-        "audit trail and listed by get_contradictions while both stand. note says why."))
-    async def contradict(
-        ctx: Context, fact_uuid: FactUuid,
-        contradicted_uuid: Annotated[str, Field(min_length=1, max_length=ID_MAX,
-                                                description="The fact it disagrees with.")],
-        group_id: GroupId = None,
-        note: Annotated[str | None, Field(min_length=1, max_length=1000, description="Why, in words.")] = None,
-        on_behalf_of: Annotated[str | None, Field(max_length=ID_MAX, description="Whom you act for.")] = None,
-    ) -> Annotated[CallToolResult, ContradictionsOut]:
-        return await call(ctx, lambda a: _contradict(
-            memory, a, group_id, fact_uuid, contradicted_uuid, note=note, on_behalf_of=on_behalf_of))
+    register_governance_tools(server, memory, call)
 
-    @server.tool(annotations=_READ, description=(
-        "What stands contradicted: candidates flagged when something was filed and disagreements recorded "
-        "with contradict, highest score first (the contradicted fact's tier times the filer's weight: "
-        "governance risk, not severity), each with both facts. Check it before relying on a standing rule."))
-    async def get_contradictions(
-        ctx: Context, group_id: GroupId = None,
-        fact_uuid: Annotated[str | None, Field(min_length=1, max_length=ID_MAX,
-                                               description="Only those naming this fact.")] = None,
-        include_settled: Annotated[bool, Field(strict=True, description=(
-            "Also those dismissed or whose facts no longer stand."))] = False,
-        limit: Limit = 20,
-    ) -> Annotated[CallToolResult, ContradictionsOut]:
-        return await call(ctx, lambda a: _get_contradictions(
-            memory, a, group_id, fact_uuid=fact_uuid, include_settled=include_settled, limit=limit))
-
-    @server.tool(annotations=_WRITE, description=(
-        "Set a fact's governance tier (standing, decision, finding, ...; null: none), kept as a new version "
-        "of the fact. Changing the tier of another actor's standing rule or decision needs a reason."))
-    async def set_tier(
-        ctx: Context, fact_uuid: FactUuid, tier: TierArg, group_id: GroupId = None,
-        reason: Annotated[str | None, Field(min_length=1, max_length=1000, description=(
-            "Why; required for another actor's standing rule or decision."))] = None,
-    ) -> Annotated[CallToolResult, TierOut]:
-        return await call(ctx, lambda a: _set_tier(memory, a, group_id, fact_uuid, tier, reason=reason))
-
-    @server.tool(annotations=_READ, description=(
+    @server.tool(annotations=READ, description=(
         "The groups this caller may use, and the default group used when group_id is omitted."))
     async def list_groups(ctx: Context) -> Annotated[CallToolResult, GroupsOut]:
         return await call(ctx, tools.list_groups)
