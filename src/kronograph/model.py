@@ -1,7 +1,8 @@
 """The data model: what a memory stores and returns.
 
 Every datetime field is timezone-aware UTC; a naive value is read as UTC.
-This module imports nothing else from kronograph but its time helpers.
+It imports only the leaf modules it is built from (the shared base, tiers,
+communities, erasure receipts, time helpers), never the rest of the library.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ import re
 from datetime import datetime
 from enum import StrEnum
 from functools import lru_cache
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
+from ._base import UtcDatetime, _Model, trusted
 from .authority import Tier
+from .community import Community, CommunityAttachment, CommunityBuild, CommunityUpdate
 from .erasure import ErasureReceipt
 from .time import as_utc
 
@@ -91,29 +94,6 @@ def qualifier_keys(keys: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
-M = TypeVar("M", bound=BaseModel)
-
-
-def trusted(cls: type[M], **values: Any) -> M:
-    """Build a model from values already known to be valid (our store's, our
-    code's) without validating them again: what ``model_construct`` makes
-    (tests/test_model.py checks), so every field must be given. It sets the
-    slots as pydantic's own ``__copy__`` does: on the hot path of every read,
-    ``model_construct`` is 3 times slower, a prototype's ``model_copy`` 1.3."""
-    obj = cls.__new__(cls)
-    object.__setattr__(obj, "__dict__", values)
-    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
-    object.__setattr__(obj, "__pydantic_extra__", None)
-    object.__setattr__(obj, "__pydantic_private__", None)
-    return obj
-
-
-UtcDatetime = Annotated[datetime, AfterValidator(as_utc)]
-"""A datetime that is always aware UTC once validated (naive input is read as UTC)."""
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class Cardinality(StrEnum):
@@ -515,35 +495,6 @@ class AddFactResult(_Model):
     possible_contradictions: list[PossibleContradiction] = Field(default_factory=list)
 
 
-class Community(_Model):
-    """A cluster of the entity graph (``build_communities``): its ``name``
-    from its most central members, a ``summary`` of its most informative
-    internal facts (``method`` ``"extractive"`` or ``"model"``), its members'
-    names and uuids, most central first, and how many of them
-    ``update_communities`` ``attached`` since it was built."""
-
-    uuid: str
-    group_id: str
-    name: str
-    summary: str | None = None
-    members: tuple[str, ...] = ()
-    member_uuids: tuple[str, ...] = ()
-    size: int
-    method: str
-    built_at: UtcDatetime
-    attached: int = 0
-
-
-class CommunityBuild(_Model):
-    """What ``build_communities`` wrote: the group's communities (replacing
-    the ones before), how many entities are in none (isolated, or alone in
-    their cluster), and the model calls the summaries took."""
-
-    communities: list[Community] = Field(default_factory=list)
-    unassigned: int = 0
-    model_calls: int = 0
-
-
 class GroupExport(_Model):
     """Everything a group holds, as the reads return it: episodes (with
     their text, where kept), entities (with summaries), every fact interval
@@ -575,29 +526,6 @@ class GroupExport(_Model):
             ("erasure", self.erasures),
         )
         return [(kind, item) for kind, items in kinds for item in items]
-
-
-class CommunityAttachment(_Model):
-    """An entity ``update_communities`` put in a community."""
-
-    entity_uuid: str
-    entity: str
-    community_uuid: str
-    community: str
-    weight: int  # its current facts with members of that community
-
-
-class CommunityUpdate(_Model):
-    """What ``update_communities`` did: entities attached, entities left in
-    no community (no current fact with any member), the communities whose
-    name, summary and vector were rebuilt, and whether a full rebuild is
-    advised (``rebuild_advised``: more than a fifth of the members were
-    attached since the build, or none has been built)."""
-
-    attached: list[CommunityAttachment] = Field(default_factory=list)
-    unassigned: list[str] = Field(default_factory=list)  # entity uuids
-    refreshed: list[Community] = Field(default_factory=list)
-    rebuild_advised: bool = False
 
 
 class RemovalResult(_Model):

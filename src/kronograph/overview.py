@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from .model import Entity, Episode, Fact, _Model
+from ._base import _Model
+from .model import Entity, Episode, Fact
 
 __all__ = ["ConnectedEntity", "EpisodeDetail", "GroupOverview"]
 
